@@ -1,0 +1,6 @@
+//! The command-line front end: one file per subcommand, each with its clap `Args` and a
+//! `run` that prints and returns the exit status. `main.rs` only dispatches.
+//!
+//! Exit statuses: 0 success (for `check`: allow), 2 bad input or usage.
+
+pub mod analyze;

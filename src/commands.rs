@@ -1,0 +1,198 @@
+//! What common commands do, by name: the network tools, git's global options and the
+//! subcommands that modify a repository, the filesystem verbs and the read-only file
+//! readers (seed §3.4, §3.5).
+//!
+//! Pure functions over words that are already unquoted; shared by both engines so they
+//! cannot drift apart on vocabulary. Knows nothing of bash syntax (the engines decide
+//! which words form a command) and nothing of rules.
+
+/// Command words that carry `network.access` (seed §3.4, plus the obvious siblings).
+pub const NETWORK_COMMANDS: &[&str] = &[
+    "curl", "wget", "nc", "ncat", "netcat", "ssh", "scp", "sftp", "ftp", "telnet", "ping",
+    "dig", "nslookup", "socat", "ssh-copy-id", "aria2c", "http", "https", "xh", "lftp",
+    "tftp", "mosh", "whois", "host", "traceroute", "nmap", "mtr", "websocat",
+];
+
+/// Filesystem verbs whose path arguments are checked against the project (seed §3.5).
+pub const FS_VERBS: &[&str] = &[
+    "rm", "cp", "mv", "mkdir", "rmdir", "touch", "chmod", "chown", "ln", "dd", "tee",
+    "truncate", "install",
+];
+
+/// Commands that run another command given in their arguments (DESIGN.md § Analysis).
+/// The engines look through them; such commands never get a broad always pattern.
+pub const WRAPPERS: &[&str] = &[
+    "sudo", "doas", "env", "command", "builtin", "exec", "nohup", "nice", "timeout", "time",
+    "stdbuf", "xargs", "watch", "ionice", "chrt", "taskset", "setsid", "unbuffer", "caffeinate",
+];
+
+/// Shells and `eval`/`source`: their argument is code (`sh -c '…'`, `eval '…'`).
+pub const CODE_RUNNERS: &[&str] = &["sh", "bash", "zsh", "dash", "ksh", "fish", "eval", "source", "."];
+
+/// Whether `words` (command word first) opens a network connection by name.
+pub fn is_network_command(words: &[String]) -> bool {
+    let Some(cmd) = words.first() else { return false };
+    if NETWORK_COMMANDS.contains(&cmd.as_str()) {
+        return true;
+    }
+    // rsync only with a remote argument: `host:path`, `user@host:path` or `rsync://`.
+    cmd == "rsync"
+        && words.iter().skip(1).any(|w| {
+            !w.starts_with('-') && (w.starts_with("rsync://") || is_remote_spec(w))
+        })
+}
+
+fn is_remote_spec(w: &str) -> bool {
+    match w.find(':') {
+        Some(i) => {
+            let host = &w[..i];
+            !host.is_empty() && !host.contains('/')
+        }
+        None => false,
+    }
+}
+
+/// git's global options that take a separate value (`git -C dir status`).
+const GIT_GLOBAL_WITH_VALUE: &[&str] =
+    &["-C", "-c", "--git-dir", "--work-tree", "--namespace", "--config-env", "--exec-path"];
+
+/// The index and name of git's subcommand, found after git's global options
+/// (`git -C x -c a=b --no-pager push` -> `push`). `None` when `words` is not a git
+/// command or has no subcommand.
+pub fn git_subcommand(words: &[String]) -> Option<(usize, &str)> {
+    if words.first().map(String::as_str) != Some("git") {
+        return None;
+    }
+    let mut i = 1;
+    while let Some(w) = words.get(i) {
+        if GIT_GLOBAL_WITH_VALUE.contains(&w.as_str()) {
+            i += 2;
+        } else if w.starts_with('-') {
+            i += 1;
+        } else {
+            return Some((i, w.as_str()));
+        }
+    }
+    None
+}
+
+/// The values of git's `-C` options, in order (they change git's working directory).
+pub fn git_dir_options(words: &[String]) -> Vec<&str> {
+    let mut out = Vec::new();
+    let end = git_subcommand(words).map(|(i, _)| i).unwrap_or(words.len());
+    let mut i = 1;
+    while i < end {
+        match words.get(i).map(String::as_str) {
+            Some("-C") => {
+                if let Some(v) = words.get(i + 1) {
+                    out.push(v.as_str());
+                }
+                i += 2;
+            }
+            Some(w) if GIT_GLOBAL_WITH_VALUE.contains(&w) => i += 2,
+            _ => i += 1,
+        }
+    }
+    out
+}
+
+/// Whether a git command modifies the repository (seed §3.4, `git.modify`). Read-only
+/// forms of the listed subcommands (`branch` listing, `tag -l`, `config --get`,
+/// `stash list`, `fetch --dry-run`, `apply --check`) stay plain `process.execute`.
+pub fn is_git_modify(words: &[String]) -> bool {
+    let Some((i, sub)) = git_subcommand(words) else { return false };
+    let args: Vec<&str> = words.iter().skip(i + 1).map(String::as_str).collect();
+    let has = |flags: &[&str]| args.iter().any(|a| flags.contains(a));
+    let positional = args.iter().any(|a| !a.starts_with('-'));
+    match sub {
+        "commit" | "push" | "reset" | "rebase" | "merge" | "revert" | "cherry-pick"
+        | "checkout" | "switch" | "restore" | "clean" | "am" | "filter-branch" | "gc" | "rm"
+        | "mv" | "pull" | "add" | "init" | "update-ref" | "prune" | "repack" | "bisect"
+        | "filter-repo" | "replace" | "update-index" | "sparse-checkout" => true,
+        "stash" => !matches!(args.first(), Some(&"list") | Some(&"show")),
+        "tag" => {
+            !(args.is_empty() || has(&["-l", "--list", "-n", "--contains", "--points-at"]))
+                || has(&["-d", "--delete", "-f", "--force", "-a", "-s", "-m"])
+        }
+        "branch" => {
+            has(&[
+                "-d", "-D", "-m", "-M", "-c", "-C", "-f", "--delete", "--move", "--copy",
+                "--force", "-u", "--set-upstream-to", "--unset-upstream", "--edit-description",
+            ]) || (positional
+                && !has(&["-l", "--list", "-a", "--all", "-r", "--remotes", "--contains", "--merged", "--no-merged", "--points-at", "--show-current"]))
+        }
+        "remote" => matches!(
+            args.first(),
+            Some(&"add") | Some(&"remove") | Some(&"rm") | Some(&"set-url") | Some(&"rename")
+                | Some(&"set-head") | Some(&"set-branches") | Some(&"prune") | Some(&"update")
+        ),
+        "reflog" => matches!(args.first(), Some(&"delete") | Some(&"expire")),
+        "config" => !has(&["--get", "--get-all", "--get-regexp", "--list", "-l", "--get-urlmatch"])
+            && !matches!(args.first(), Some(&"get") | Some(&"list")),
+        "apply" => !has(&["--check", "--stat", "--numstat", "--summary"]) || has(&["--apply", "--index", "--cached"]),
+        "fetch" => !has(&["--dry-run"]),
+        "worktree" => !matches!(args.first(), Some(&"list")),
+        "submodule" => !matches!(args.first(), None | Some(&"status") | Some(&"summary") | Some(&"foreach")),
+        "notes" => !matches!(args.first(), None | Some(&"list") | Some(&"show")),
+        "symbolic-ref" => args.iter().filter(|a| !a.starts_with('-')).count() >= 2 || has(&["-d", "--delete"]),
+        _ => false,
+    }
+}
+
+/// The non-flag arguments of a filesystem verb (seed §3.5): the words checked against
+/// the project. `dd` contributes its `of=` target.
+pub fn fs_verb_arguments(words: &[String]) -> Vec<&str> {
+    let Some(cmd) = words.first() else { return Vec::new() };
+    if !FS_VERBS.contains(&cmd.as_str()) {
+        return Vec::new();
+    }
+    if cmd == "dd" {
+        return words.iter().skip(1).filter_map(|w| w.strip_prefix("of=")).collect();
+    }
+    let mut out = Vec::new();
+    let mut after_dashdash = false;
+    for w in words.iter().skip(1) {
+        if !after_dashdash && w == "--" {
+            after_dashdash = true;
+        } else if after_dashdash || !w.starts_with('-') || w == "-" {
+            out.push(w.as_str());
+        }
+    }
+    // chmod's and chown's first operand is a mode or an owner, not a path.
+    if (cmd == "chmod" || cmd == "chown") && !out.is_empty() {
+        out.remove(0);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn w(s: &str) -> Vec<String> {
+        s.split_whitespace().map(String::from).collect()
+    }
+
+    #[test]
+    fn git_subcommand_skips_global_options() {
+        assert_eq!(git_subcommand(&w("git -C /x -c a=b --no-pager push origin")), Some((6, "push")));
+        assert_eq!(git_dir_options(&w("git -C /x -C y status")), vec!["/x", "y"]);
+        assert!(is_git_modify(&w("git -c x=y commit -m hi")));
+        assert!(!is_git_modify(&w("git branch")));
+        assert!(is_git_modify(&w("git branch -D old")));
+        assert!(!is_git_modify(&w("git config --get user.name")));
+    }
+
+    #[test]
+    fn rsync_is_network_only_with_a_remote() {
+        assert!(is_network_command(&w("rsync -a src/ host:/dst")));
+        assert!(!is_network_command(&w("rsync -a src/ dst/")));
+    }
+
+    #[test]
+    fn fs_verb_arguments_skip_flags_and_modes() {
+        assert_eq!(fs_verb_arguments(&w("rm -rf a b")), vec!["a", "b"]);
+        assert_eq!(fs_verb_arguments(&w("chmod -R 755 dir")), vec!["dir"]);
+        assert_eq!(fs_verb_arguments(&w("dd if=/dev/zero of=/tmp/x")), vec!["/tmp/x"]);
+    }
+}

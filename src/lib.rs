@@ -1,0 +1,19 @@
+//! khaelor-perm: decides, before an AI coding agent runs a tool, whether the call may run
+//! silently, must ask the user, or is denied.
+//!
+//! Data flows one way: tool call -> capability mapping (`tools`) -> bash analysis
+//! (`analysis`: `ast`, with `lexer` as fail-closed fallback) -> requests -> evaluation
+//! (`rules`, layered by `config`, floored by `hardline`) -> decision -> events and
+//! responses (`session`, `http`). Analysis knows nothing of rules; rules know nothing of
+//! bash; handlers only translate.
+#![forbid(unsafe_code)]
+
+pub mod analysis;
+pub mod arity;
+pub mod ast;
+pub mod cli;
+pub mod commands;
+pub mod hardline;
+pub mod lexer;
+pub mod paths;
+pub mod vocab;

@@ -1,0 +1,26 @@
+//! The `khaelor-perm` binary: parses the command line and dispatches to `cli`.
+#![forbid(unsafe_code)]
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+use khaelor_perm::cli;
+
+#[derive(Parser)]
+#[command(name = "khaelor-perm", version, about = "Decides allow / ask / deny before an AI coding agent runs a tool")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Analyze one bash command and print what it asks to do.
+    Analyze(cli::analyze::Args),
+}
+
+fn main() -> ExitCode {
+    match Cli::parse().command {
+        Command::Analyze(args) => cli::analyze::run(args),
+    }
+}

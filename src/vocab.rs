@@ -1,0 +1,328 @@
+//! The shared analysis vocabulary: capabilities, capability requests and the `Analysis`
+//! both bash engines produce.
+//!
+//! Owns the seed's normative shapes (seed §1, §1.1) and their camelCase JSON form. It
+//! knows nothing of bash syntax, rules or HTTP: the lexer and the AST engine fill these
+//! types, the policy evaluates them, the service serializes them.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
+
+use serde::{Deserialize, Serialize};
+
+/// The seven V1 capabilities (seed §1). Rules match these names, never tool names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum Capability {
+    #[serde(rename = "file.read")]
+    FileRead,
+    #[serde(rename = "file.write.project")]
+    FileWriteProject,
+    #[serde(rename = "file.write.outsideProject")]
+    FileWriteOutsideProject,
+    #[serde(rename = "process.execute")]
+    ProcessExecute,
+    #[serde(rename = "process.background")]
+    ProcessBackground,
+    #[serde(rename = "network.access")]
+    NetworkAccess,
+    #[serde(rename = "git.modify")]
+    GitModify,
+}
+
+impl Capability {
+    pub const ALL: [Capability; 7] = [
+        Capability::FileRead,
+        Capability::FileWriteProject,
+        Capability::FileWriteOutsideProject,
+        Capability::ProcessExecute,
+        Capability::ProcessBackground,
+        Capability::NetworkAccess,
+        Capability::GitModify,
+    ];
+
+    /// The seed's dotted name, e.g. `file.write.project`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Capability::FileRead => "file.read",
+            Capability::FileWriteProject => "file.write.project",
+            Capability::FileWriteOutsideProject => "file.write.outsideProject",
+            Capability::ProcessExecute => "process.execute",
+            Capability::ProcessBackground => "process.background",
+            Capability::NetworkAccess => "network.access",
+            Capability::GitModify => "git.modify",
+        }
+    }
+
+    /// Whether the subject of this capability is a command text (matched with collapsed
+    /// whitespace) rather than a path or URL.
+    pub fn has_command_subject(self) -> bool {
+        matches!(
+            self,
+            Capability::ProcessExecute | Capability::NetworkAccess | Capability::GitModify
+        )
+    }
+}
+
+impl fmt::Display for Capability {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// An unknown capability name.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown capability `{0}`")]
+pub struct UnknownCapability(pub String);
+
+impl FromStr for Capability {
+    type Err = UnknownCapability;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Capability::ALL
+            .into_iter()
+            .find(|c| c.as_str() == s)
+            .ok_or_else(|| UnknownCapability(s.to_string()))
+    }
+}
+
+/// One thing a tool call asks to do (seed §1.1). A call maps to one or more of these.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CapabilityRequest {
+    pub capability: Capability,
+    /// What rules' patterns match against: resolved path, URL or command text.
+    pub subject: String,
+    /// Human-readable line for the panel, e.g. `Run npm install`.
+    pub display: String,
+    /// Candidate "always allow" patterns, most specific first; empty when the analyzer
+    /// could not fully read the command (seed §3.3 refusal rule).
+    #[serde(default)]
+    pub always_patterns: Vec<String>,
+    /// Analyzer-derived facts shown in the panel.
+    #[serde(default)]
+    pub risk_notes: Vec<String>,
+    /// UI extras (diff, parts, cwd). Never model-facing.
+    #[serde(default, skip_serializing_if = "serde_json::Map::is_empty")]
+    pub metadata: serde_json::Map<String, serde_json::Value>,
+}
+
+impl CapabilityRequest {
+    pub fn new(capability: Capability, subject: impl Into<String>, display: impl Into<String>) -> Self {
+        CapabilityRequest {
+            capability,
+            subject: subject.into(),
+            display: display.into(),
+            always_patterns: Vec::new(),
+            risk_notes: Vec::new(),
+            metadata: serde_json::Map::new(),
+        }
+    }
+}
+
+/// The classification of a bash command (seed §3.2, DESIGN.md § Analysis).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CommandClass {
+    Simple,
+    Compound,
+    Obfuscated,
+}
+
+impl CommandClass {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CommandClass::Simple => "simple",
+            CommandClass::Compound => "compound",
+            CommandClass::Obfuscated => "obfuscated",
+        }
+    }
+}
+
+/// Which engine produced an analysis.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum EngineKind {
+    Ast,
+    Lexer,
+}
+
+impl EngineKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EngineKind::Ast => "ast",
+            EngineKind::Lexer => "lexer",
+        }
+    }
+}
+
+/// One simple command of the analysed text, as bash would run it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Part {
+    /// The words with quotes removed (the lexer's or the tree's reading).
+    pub words: Vec<String>,
+    /// The source text of this command, whitespace collapsed; the `process.execute`
+    /// subject for it.
+    pub text: String,
+    /// The effective working directory when this part runs; `None` when it could not
+    /// be known (after `cd "$X"` for example).
+    pub cwd: Option<String>,
+}
+
+/// A hit of the hardline floor (seed §4.2).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HardlineHit {
+    /// The floor entry that fired, as listed in seed §4.2, e.g. `rm -rf /`.
+    pub rule: String,
+    /// The de-obfuscated rendering it fired on.
+    pub rendering: String,
+}
+
+/// Why the AST engine handed over to the lexer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum FallbackReason {
+    /// The tree has ERROR or MISSING nodes.
+    ParseError,
+    /// The parse ran past its time budget.
+    ParseTimeout,
+    /// The nesting is deeper than the walker's bound.
+    DepthLimit,
+    /// The command is larger than the analyzer's byte or node budget.
+    TooLarge,
+    /// A node kind the walker does not know.
+    UnknownNode,
+    /// Any other analyzer error.
+    AnalyzerError,
+}
+
+impl FallbackReason {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FallbackReason::ParseError => "parseError",
+            FallbackReason::ParseTimeout => "parseTimeout",
+            FallbackReason::DepthLimit => "depthLimit",
+            FallbackReason::TooLarge => "tooLarge",
+            FallbackReason::UnknownNode => "unknownNode",
+            FallbackReason::AnalyzerError => "analyzerError",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Fallback {
+    pub reason: FallbackReason,
+    /// One line saying what was found, e.g. `ERROR node at 1:5`.
+    pub detail: String,
+}
+
+/// What an engine read from one bash command.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Analysis {
+    /// The command as given.
+    pub command: String,
+    pub class: CommandClass,
+    pub parts: Vec<Part>,
+    /// `process.execute` per part plus derived requests (network, git, writes, reads).
+    pub requests: Vec<CapabilityRequest>,
+    /// "Always allow" candidates for the whole command; empty unless fully read.
+    pub always_patterns: Vec<String>,
+    pub risk_notes: Vec<String>,
+    pub hardline: Option<HardlineHit>,
+    pub engine: EngineKind,
+    pub fallback: Option<Fallback>,
+}
+
+/// Where a command runs: the canonical project root, the starting cwd, the home used
+/// for `~` and `$HOME`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AnalysisContext {
+    root: PathBuf,
+    cwd: PathBuf,
+    home: PathBuf,
+}
+
+/// A context that cannot be used.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ContextError {
+    #[error("{what} `{path}` is not an absolute path")]
+    Relative { what: &'static str, path: String },
+    #[error("project root `{path}` does not exist or is not a directory")]
+    MissingRoot { path: String },
+}
+
+impl AnalysisContext {
+    /// Builds a context; the root must be an existing absolute directory and is
+    /// canonicalized (so `/work/proj/../proj` and symlinked roots compare correctly).
+    /// `cwd` and `home` must be absolute; `cwd` defaults to the root.
+    pub fn new(root: &Path, cwd: Option<&Path>, home: &Path) -> Result<Self, ContextError> {
+        fn absolute(what: &'static str, p: &Path) -> Result<(), ContextError> {
+            if p.is_absolute() {
+                Ok(())
+            } else {
+                Err(ContextError::Relative { what, path: p.display().to_string() })
+            }
+        }
+        absolute("project root", root)?;
+        absolute("home", home)?;
+        if let Some(cwd) = cwd {
+            absolute("cwd", cwd)?;
+        }
+        let canon = std::fs::canonicalize(root)
+            .ok()
+            .filter(|p| p.is_dir())
+            .ok_or_else(|| ContextError::MissingRoot { path: root.display().to_string() })?;
+        let cwd = match cwd {
+            Some(c) => crate::paths::resolve_existing_prefix(&crate::paths::clean(c)),
+            None => canon.clone(),
+        };
+        Ok(AnalysisContext { root: canon, cwd, home: crate::paths::clean(home) })
+    }
+
+    /// The canonical project root.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+    /// The starting working directory (absolute, normalized, symlinks resolved).
+    pub fn cwd(&self) -> &Path {
+        &self.cwd
+    }
+    /// The home directory `~` and `$HOME` expand to.
+    pub fn home(&self) -> &Path {
+        &self.home
+    }
+}
+
+/// Collapses runs of whitespace to one space and trims the ends: the form command
+/// subjects are matched in (seed §4.1).
+pub fn collapse_whitespace(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn capability_names_round_trip() {
+        for c in Capability::ALL {
+            let json = serde_json::to_string(&c).unwrap_or_default();
+            assert_eq!(json, format!("\"{}\"", c.as_str()));
+            assert_eq!(c.as_str().parse::<Capability>(), Ok(c));
+        }
+        assert!("file.*".parse::<Capability>().is_err());
+    }
+
+    #[test]
+    fn request_serializes_camel_case() {
+        let mut r = CapabilityRequest::new(Capability::ProcessExecute, "npm install", "Run npm install");
+        r.always_patterns.push("npm install *".into());
+        let v = serde_json::to_value(&r).unwrap_or_default();
+        assert_eq!(v["alwaysPatterns"][0], "npm install *");
+        assert!(v.get("riskNotes").is_some());
+        assert!(v.get("metadata").is_none());
+    }
+}
