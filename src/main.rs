@@ -7,7 +7,11 @@ use clap::{Parser, Subcommand};
 use khaelor_perm::cli;
 
 #[derive(Parser)]
-#[command(name = "khaelor-perm", version, about = "Decides allow / ask / deny before an AI coding agent runs a tool")]
+#[command(
+    name = "khaelor-perm",
+    version,
+    about = "Decides allow / ask / deny before an AI coding agent runs a tool"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,

@@ -52,7 +52,11 @@ fn resolve_with_budget(p: &Path, budget: &mut usize) -> PathBuf {
                             *budget -= 1;
                             if let Ok(target) = fs::read_link(&cur) {
                                 let base = cur.parent().map(Path::to_path_buf).unwrap_or_default();
-                                let next = if target.is_absolute() { target } else { base.join(target) };
+                                let next = if target.is_absolute() {
+                                    target
+                                } else {
+                                    base.join(target)
+                                };
                                 cur = resolve_with_budget(&next, budget);
                                 exists = fs::symlink_metadata(&cur).is_ok();
                             }
@@ -78,7 +82,11 @@ pub fn expand_home(word: &str, home: &Path) -> Option<PathBuf> {
         word.strip_prefix("${HOME}/")
     };
     match rest {
-        Some(r) if !r.contains('$') => Some(if r.is_empty() { home.to_path_buf() } else { home.join(r) }),
+        Some(r) if !r.contains('$') => Some(if r.is_empty() {
+            home.to_path_buf()
+        } else {
+            home.join(r)
+        }),
         Some(_) => None,
         None if word.starts_with('~') || word.contains('$') || word.contains('`') => None,
         None => Some(PathBuf::from(word)),
@@ -109,8 +117,14 @@ mod tests {
 
     #[test]
     fn sibling_with_common_prefix_is_outside() {
-        assert!(!is_inside(Path::new("/work/projX/a"), Path::new("/work/proj")));
-        assert!(is_inside(Path::new("/work/proj/a"), Path::new("/work/proj")));
+        assert!(!is_inside(
+            Path::new("/work/projX/a"),
+            Path::new("/work/proj")
+        ));
+        assert!(is_inside(
+            Path::new("/work/proj/a"),
+            Path::new("/work/proj")
+        ));
         assert!(is_inside(Path::new("/work/proj"), Path::new("/work/proj")));
     }
 
@@ -118,8 +132,14 @@ mod tests {
     fn home_forms_expand_and_unknown_variables_do_not() {
         let home = Path::new("/home/u");
         assert_eq!(expand_home("~", home), Some(PathBuf::from("/home/u")));
-        assert_eq!(expand_home("$HOME/x", home), Some(PathBuf::from("/home/u/x")));
-        assert_eq!(expand_home("${HOME}/x", home), Some(PathBuf::from("/home/u/x")));
+        assert_eq!(
+            expand_home("$HOME/x", home),
+            Some(PathBuf::from("/home/u/x"))
+        );
+        assert_eq!(
+            expand_home("${HOME}/x", home),
+            Some(PathBuf::from("/home/u/x"))
+        );
         assert_eq!(expand_home("$TMP/x", home), None);
         assert_eq!(expand_home("~root/x", home), None);
         assert_eq!(expand_home("a/b", home), Some(PathBuf::from("a/b")));
