@@ -123,6 +123,13 @@ enum Task<'t> {
         depth: usize,
         in_subst: bool,
     },
+    /// Redirects that tree-sitter hangs on a whole `list`/`pipeline` but bash binds to
+    /// its last command: they open after the commands before them ran.
+    LateRedirects {
+        redirects: Vec<Node<'t>>,
+        depth: usize,
+        in_subst: bool,
+    },
     /// End of a subshell scope: the cwd (and pushd stack) go back.
     Restore { cwd: Cwd, stack: Vec<Cwd> },
     /// End of a branch or loop: a cd inside makes the cwd unknown afterwards.
@@ -175,6 +182,15 @@ pub(crate) fn walk(
                 depth,
                 in_subst,
             } => w.command(node, outer, &redirects, depth, in_subst, &mut stack)?,
+            Task::LateRedirects {
+                redirects,
+                depth,
+                in_subst,
+            } => {
+                for r in redirects {
+                    w.redirect(r, depth, in_subst, &mut stack, None)?;
+                }
+            }
             Task::Restore { cwd, stack: dirs } => {
                 w.cwd = cwd;
                 w.dir_stack = dirs;
@@ -349,8 +365,20 @@ impl<'s> Walker<'s, '_> {
                             in_subst,
                         });
                     }
+                    Some(b) if b.kind() == k::LIST || b.kind() == k::PIPELINE => {
+                        stack.push(Task::LateRedirects {
+                            redirects,
+                            depth: depth + 1,
+                            in_subst,
+                        });
+                        stack.push(Task::Visit {
+                            node: b,
+                            depth: depth + 1,
+                            in_subst,
+                        });
+                    }
                     Some(b) => {
-                        // Redirects of a compound body open before it runs, in today's cwd.
+                        // Redirects of a group or loop open before it runs, in today's cwd.
                         for r in redirects {
                             self.redirect(r, depth + 1, in_subst, stack, None)?;
                         }
@@ -425,12 +453,24 @@ impl<'s> Walker<'s, '_> {
     ) -> Result<(), AstError> {
         self.budget(depth)?;
         let mut found: Vec<(Redirect, bool)> = Vec::new();
+        let mut extra_words: Vec<Word> = Vec::new();
         match node.kind() {
             k::FILE_REDIRECT => {
                 let op = operator_of(node, self.src);
-                let target = node
-                    .child_by_field_name(k::FIELD_DESTINATION)
+                // `rm > /dev/null -rf /`: words after the first destination are
+                // arguments of the command, not part of the target.
+                let mut cursor = node.walk();
+                let dests: Vec<Node<'t>> = node
+                    .children_by_field_name(k::FIELD_DESTINATION, &mut cursor)
+                    .collect();
+                let mut dests = dests.into_iter();
+                let target = dests
+                    .next()
                     .map(|d| self.word(d, depth + 1, in_subst, stack));
+                for extra in dests {
+                    let w = self.word(extra, depth + 1, in_subst, stack);
+                    extra_words.push(w);
+                }
                 let fd_target = target.as_ref().is_none_or(|t| is_fd_target(&t.text));
                 let kind = match op.as_str() {
                     "<" => RedirectKind::Read,
@@ -496,6 +536,7 @@ impl<'s> Walker<'s, '_> {
         }
         match cmd {
             Some(c) => {
+                c.words.extend(extra_words);
                 for (r, heredoc) in found {
                     c.heredoc |= heredoc;
                     c.redirects.push(r);
