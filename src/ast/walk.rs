@@ -144,6 +144,8 @@ struct Walker<'s, 'c> {
     dir_stack: Vec<Cwd>,
     nodes: usize,
     limits: Limits,
+    /// Set when a word nests past the depth bound (words are evaluated recursively).
+    too_deep: Option<usize>,
 }
 
 /// Walks `root` (a tree without ERROR/MISSING nodes) into a plan, starting in `cwd`.
@@ -162,6 +164,7 @@ pub(crate) fn walk(
         dir_stack: Vec::new(),
         nodes: 0,
         limits,
+        too_deep: None,
     };
     let mut stack = vec![Task::Visit {
         node: root,
@@ -205,6 +208,9 @@ pub(crate) fn walk(
                 }
             }
         }
+    }
+    if let Some(depth) = w.too_deep {
+        return Err(AstError::DepthLimit(depth));
     }
     Ok(w.plan)
 }
@@ -720,6 +726,7 @@ impl<'s> Walker<'s, '_> {
         if depth > self.limits.max_depth {
             out.text.push_str(raw);
             out.dynamic = true;
+            self.too_deep = Some(depth);
             return;
         }
         match node.kind() {
@@ -805,14 +812,12 @@ impl<'s> Walker<'s, '_> {
             | k::EXPANSION => {
                 out.text.push_str(raw);
                 out.dynamic = true;
-                // `${HOME}` is as known as `$HOME`; everything else hides a value.
-                if !(node.kind() == k::EXPANSION && raw == "${HOME}") {
-                    stack.push(Task::Visit {
-                        node,
-                        depth: depth + 1,
-                        in_subst,
-                    });
-                }
+                // Even `${HOME}` counts as obfuscated (DESIGN.md); paths still expand it.
+                stack.push(Task::Visit {
+                    node,
+                    depth: depth + 1,
+                    in_subst,
+                });
             }
             _ => {
                 // Expression shapes (arrays, subscripts, arithmetic): opaque values that
