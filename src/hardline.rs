@@ -105,17 +105,56 @@ fn check_text(text: &str, ctx: &AnalysisContext, depth: usize) -> Option<Hardlin
         return Some(h);
     }
     match lexer::lex(text) {
-        Ok(tokens) => tokens.commands.iter().find_map(|c| {
-            let target = if c.after_write_redirect {
-                c.words.first()
-            } else {
-                None
-            };
-            target
-                .and_then(|t| check_redirect_target(t, ctx))
-                .or_else(|| check_at(&c.words, ctx, depth))
-        }),
+        Ok(tokens) => check_tokens_at(&tokens, ctx, depth),
         Err(_) => check_unlexable(text, ctx, depth),
+    }
+}
+
+/// Every command the lexer found (redirect targets included), and the here-document
+/// bodies fed to a shell (`bash <<EOF`), read as code.
+pub(crate) fn check_tokens(tokens: &lexer::Tokens, ctx: &AnalysisContext) -> Option<HardlineHit> {
+    check_tokens_at(tokens, ctx, 0)
+}
+
+fn check_tokens_at(
+    tokens: &lexer::Tokens,
+    ctx: &AnalysisContext,
+    depth: usize,
+) -> Option<HardlineHit> {
+    let commands = tokens.commands.iter().find_map(|c| {
+        let target = if c.after_write_redirect {
+            c.words.first()
+        } else {
+            None
+        };
+        target
+            .and_then(|t| check_redirect_target(t, ctx))
+            .or_else(|| check_at(&c.words, ctx, depth))
+    });
+    commands.or_else(|| {
+        tokens
+            .heredocs
+            .iter()
+            .filter(|h| feeds_a_shell(&h.owner, ctx, depth))
+            .find_map(|h| check_text(&h.body, ctx, depth + 1))
+    })
+}
+
+/// Whether a command reads shell code from its stdin: a shell (after wrappers) given
+/// no `-c` string.
+fn feeds_a_shell(owner: &[String], ctx: &AnalysisContext, depth: usize) -> bool {
+    let stripped: Vec<Cow<'_, str>> = owner.iter().map(|w| strip_quotes(w)).collect();
+    let all: Vec<&str> = stripped.iter().map(|w| w.as_ref()).collect();
+    let raw: Vec<&str> = owner.iter().map(String::as_str).collect();
+    let Prefix::Command(start) = skip_prefixes(&all, &raw, ctx, depth) else {
+        return false;
+    };
+    match all.get(start..).unwrap_or_default().split_first() {
+        Some((cmd, args)) => {
+            let name = basename(cmd);
+            (SHELLS.contains(&name) && shell_code(args).is_none()) || name == "su"
+        }
+        None => false,
     }
 }
 

@@ -76,19 +76,30 @@ pub(crate) struct LexedCommand {
     pub after_write_redirect: bool,
 }
 
-/// The tokenizer's full output: `Lexed` plus which commands are redirect targets.
+/// A here-document body and the command it feeds: data, unless that command is a
+/// shell (`bash <<EOF`), which the floor then reads as code.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Heredoc {
+    /// The words of the command before `<<` (V1 ends a command at the operator).
+    pub owner: Vec<String>,
+    pub body: String,
+}
+
+/// The tokenizer's full output: `Lexed` plus which commands are redirect targets and
+/// the here-document bodies (which are not commands, so not in `commands`).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub(crate) struct Tokens {
     pub commands: Vec<LexedCommand>,
     pub operators: Vec<String>,
     pub has_substitution: bool,
+    pub heredocs: Vec<Heredoc>,
 }
 
 pub(crate) fn lex(command: &str) -> Result<Tokens, LexError> {
     if let Some(at) = command.bytes().position(|b| b == 0) {
         return Err(LexError::Nul { at });
     }
-    Lexer::new(command).run()
+    Lexer::new(command, 0).run()
 }
 
 /// What closes the current nesting level.
@@ -122,6 +133,19 @@ struct Cur {
     pending_redirect: bool,
     /// Unmatched `(` inside a `Paren` level (subshells inside `$( )`).
     paren: u32,
+    /// This level is an unquoted here-document body: read like a double-quoted word in
+    /// which `"` is an ordinary character.
+    heredoc_body: bool,
+}
+
+/// A `<<` whose delimiter word has been read and whose body starts after the next
+/// newline.
+#[derive(Debug)]
+struct PendingHeredoc {
+    owner: Vec<String>,
+    delimiter: String,
+    quoted: bool,
+    strip_tabs: bool,
 }
 
 struct Lexer<'a> {
@@ -130,20 +154,31 @@ struct Lexer<'a> {
     commands: Vec<LexedCommand>,
     operators: Vec<String>,
     has_substitution: bool,
+    heredocs: Vec<Heredoc>,
     cur: Cur,
     stack: Vec<Cur>,
+    /// Nesting already spent by the lexers this one runs inside (here-document bodies
+    /// are read by a lexer of their own), so the depth bound holds across them.
+    base_depth: usize,
+    /// `<<` seen, waiting for its delimiter word: (owner words, strip tabs).
+    delimiter_next: Option<(Vec<String>, bool)>,
+    pending_heredocs: Vec<PendingHeredoc>,
 }
 
 impl<'a> Lexer<'a> {
-    fn new(src: &'a str) -> Self {
+    fn new(src: &'a str, base_depth: usize) -> Self {
         Lexer {
             src,
             bytes: src.as_bytes(),
             commands: Vec::new(),
             operators: Vec::new(),
             has_substitution: false,
+            heredocs: Vec::new(),
             cur: Cur::default(),
             stack: Vec::new(),
+            base_depth,
+            delimiter_next: None,
+            pending_heredocs: Vec::new(),
         }
     }
 
@@ -155,6 +190,12 @@ impl<'a> Lexer<'a> {
             } else {
                 self.step(i, b)?
             };
+        }
+        if self.cur.heredoc_body && self.stack.is_empty() {
+            // The body itself is data: only the substitutions read inside it count.
+            self.cur.word.clear();
+            self.cur.in_word = false;
+            self.cur.dq_start = None;
         }
         if let Some(at) = self.cur.dq_start {
             return Err(LexError::UnbalancedDoubleQuote { at });
@@ -174,6 +215,7 @@ impl<'a> Lexer<'a> {
                 .collect(),
             operators: self.operators,
             has_substitution: self.has_substitution,
+            heredocs: self.heredocs,
         })
     }
 
@@ -203,7 +245,7 @@ impl<'a> Lexer<'a> {
             }
             b'\n' => {
                 self.push_op("\n".to_string());
-                Ok(i + 1)
+                self.heredoc_bodies(i + 1)
             }
             b'\'' => {
                 let close = self
@@ -270,12 +312,20 @@ impl<'a> Lexer<'a> {
     /// Inside double quotes: only `\`, `$`, backtick and the closing quote are special.
     fn step_quoted(&mut self, i: usize, b: u8) -> Result<usize, LexError> {
         match b {
+            b'"' if self.cur.heredoc_body => {
+                self.push(b);
+                Ok(i + 1)
+            }
             b'"' => {
                 self.cur.dq_start = None;
                 Ok(i + 1)
             }
             b'\\' => match self.peek(i + 1) {
                 Some(b'\n') => Ok(i + 2),
+                Some(b'"') if self.cur.heredoc_body => {
+                    self.push(b'\\');
+                    Ok(i + 1)
+                }
                 Some(c @ (b'\\' | b'"' | b'$' | b'`')) => {
                     self.push(c);
                     Ok(i + 2)
@@ -493,6 +543,83 @@ impl<'a> Lexer<'a> {
         end
     }
 
+    /// After a newline: the bodies of the here-documents opened on the line just ended,
+    /// in order. A quoted delimiter (`<<'EOF'`) makes the body literal; otherwise its
+    /// substitutions run, so they are read (by a lexer of its own, depth-bounded).
+    /// Returns where lexing resumes: after the last delimiter line.
+    fn heredoc_bodies(&mut self, mut pos: usize) -> Result<usize, LexError> {
+        for doc in mem::take(&mut self.pending_heredocs) {
+            let start = pos;
+            let mut body_end = self.bytes.len();
+            while pos < self.bytes.len() {
+                let line_end = self.find(b'\n', pos).unwrap_or(self.bytes.len());
+                let line = self.src.get(pos..line_end).unwrap_or_default();
+                let line = if doc.strip_tabs {
+                    line.trim_start_matches('\t')
+                } else {
+                    line
+                };
+                let next = (line_end + 1).min(self.bytes.len());
+                if line == doc.delimiter {
+                    body_end = pos;
+                    pos = next;
+                    break;
+                }
+                pos = if line_end >= self.bytes.len() {
+                    self.bytes.len()
+                } else {
+                    next
+                };
+            }
+            let body = self.src.get(start..body_end).unwrap_or_default();
+            if !doc.quoted {
+                self.read_heredoc_body(body, start)?;
+            }
+            self.heredocs.push(Heredoc {
+                owner: doc.owner,
+                body: body.to_string(),
+            });
+        }
+        Ok(pos)
+    }
+
+    fn read_heredoc_body(&mut self, body: &str, offset: usize) -> Result<(), LexError> {
+        let depth = self.base_depth + self.stack.len() + 1;
+        if depth >= MAX_DEPTH {
+            return Err(LexError::TooDeep {
+                at: offset,
+                max: MAX_DEPTH,
+            });
+        }
+        let mut inner = Lexer::new(body, depth);
+        inner.cur.dq_start = Some(0);
+        inner.cur.heredoc_body = true;
+        let shift = |e: LexError| match e {
+            LexError::UnbalancedSingleQuote { at } => {
+                LexError::UnbalancedSingleQuote { at: at + offset }
+            }
+            LexError::UnbalancedDoubleQuote { at } => {
+                LexError::UnbalancedDoubleQuote { at: at + offset }
+            }
+            LexError::Unterminated { opener, at } => LexError::Unterminated {
+                opener,
+                at: at + offset,
+            },
+            LexError::TrailingBackslash { at } => LexError::TrailingBackslash { at: at + offset },
+            LexError::Nul { at } => LexError::Nul { at: at + offset },
+            LexError::TooDeep { at, max } => LexError::TooDeep {
+                at: at + offset,
+                max,
+            },
+        };
+        let tokens = inner.run().map_err(shift)?;
+        self.has_substitution |= tokens.has_substitution;
+        self.operators.extend(tokens.operators);
+        self.commands.extend(tokens.commands);
+        self.heredocs.extend(tokens.heredocs);
+        Ok(())
+    }
+
     fn finish_word(&mut self) {
         if !self.cur.in_word {
             return;
@@ -500,6 +627,14 @@ impl<'a> Lexer<'a> {
         let bytes = mem::take(&mut self.cur.word);
         let word = String::from_utf8(bytes)
             .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
+        if let Some((owner, strip_tabs)) = self.delimiter_next.take() {
+            self.pending_heredocs.push(PendingHeredoc {
+                owner,
+                delimiter: word.clone(),
+                quoted: self.cur.quoted,
+                strip_tabs,
+            });
+        }
         let slot = self.command_slot();
         if let Some(c) = self.commands.get_mut(slot) {
             c.words.push(word);
@@ -530,13 +665,20 @@ impl<'a> Lexer<'a> {
     }
 
     fn push_op(&mut self, op: String) {
+        let bare = op.trim_start_matches(|c: char| c.is_ascii_digit());
+        if bare == "<<" || bare == "<<-" {
+            self.finish_word();
+            let owner = self.cur.cmd.and_then(|c| self.commands.get(c));
+            let owner = owner.map(|c| c.words.clone()).unwrap_or_default();
+            self.delimiter_next = Some((owner, bare == "<<-"));
+        }
         self.end_command();
         self.cur.pending_redirect = is_write_redirect(&op);
         self.operators.push(op);
     }
 
     fn open(&mut self, level: Level, opener: &'static str, at: usize) -> Result<(), LexError> {
-        if self.stack.len() >= MAX_DEPTH {
+        if self.base_depth + self.stack.len() >= MAX_DEPTH {
             return Err(LexError::TooDeep { at, max: MAX_DEPTH });
         }
         self.has_substitution = true;
@@ -791,20 +933,7 @@ pub fn analyze(command: &str, ctx: &AnalysisContext) -> Analysis {
         analysis.parts = parts;
     }
 
-    let hit = tokens
-        .commands
-        .iter()
-        .find_map(|c| {
-            let target_hit = if c.after_write_redirect {
-                c.words
-                    .first()
-                    .and_then(|t| hardline::check_redirect_target(t, ctx))
-            } else {
-                None
-            };
-            target_hit.or_else(|| hardline::check(&c.words, ctx))
-        })
-        .or_else(|| hardline::check_fork_bomb(command));
+    let hit = hardline::check_tokens(&tokens, ctx).or_else(|| hardline::check_fork_bomb(command));
     if let Some(hit) = hit {
         apply_hardline(&mut analysis, hit);
     }
