@@ -270,6 +270,8 @@ impl<'a> Lexer<'a> {
                 }
                 None => Err(LexError::TrailingBackslash { at: i }),
             },
+            // A comment: bash never runs it, so it is neither words nor markers.
+            b'#' if !self.cur.in_word => Ok(self.find(b'\n', i).unwrap_or(self.bytes.len())),
             b'$' => self.dollar(i),
             b'`' => {
                 if self.cur.level == Level::Backtick {
@@ -889,8 +891,9 @@ pub fn analyze(command: &str, ctx: &AnalysisContext) -> Analysis {
             analysis.parts.len()
         ));
         add_obfuscated_requests(&mut analysis, &mut seen, command);
-    } else if analysis.parts.is_empty() && !tokens.operators.is_empty() {
-        // Operators with no command (`;`, `&&`): nothing here can be read as a command.
+    } else if analysis.parts.is_empty() && !command.trim().is_empty() {
+        // Operators or comments with no command (`;`, `&&`, `# x`): nothing to read as a
+        // command, yet not empty; asked about as a whole rather than passed silently.
         analysis.class = CommandClass::Obfuscated;
         analysis.risk_notes.push(
             "KHAELOR found no command in this text — it cannot verify what it will run."
