@@ -30,6 +30,28 @@ const RESERVED_PREFIXES: &[&str] = &[
 /// Shells whose `-c` argument is code.
 const SHELLS: &[&str] = &["sh", "bash", "zsh", "dash", "ksh", "fish", "mksh", "yash"];
 
+/// systemctl options that take a separate value (`systemctl -H host reboot`).
+const SYSTEMCTL_VALUE_OPTIONS: &[&str] = &[
+    "-H",
+    "--host",
+    "-M",
+    "--machine",
+    "-t",
+    "--type",
+    "-p",
+    "--property",
+    "-s",
+    "--signal",
+    "-n",
+    "--lines",
+    "-o",
+    "--output",
+    "--root",
+    "--when",
+    "--state",
+    "--kill-whom",
+];
+
 /// `/dev` entries that are not disks: writing to them destroys nothing.
 const HARMLESS_DEVICES: &[&str] = &[
     "/dev/null",
@@ -244,7 +266,7 @@ fn check_at(words: &[String], ctx: &AnalysisContext, depth: usize) -> Option<Har
         "reboot" => hit("reboot*", rendering()),
         "halt" => hit("halt*", rendering()),
         "poweroff" => hit("poweroff*", rendering()),
-        "systemctl" => match args.iter().find(|a| !a.starts_with('-')).copied() {
+        "systemctl" => match first_operand(args, SYSTEMCTL_VALUE_OPTIONS) {
             Some("poweroff") => hit("poweroff*", rendering()),
             Some("reboot" | "kexec" | "soft-reboot") => hit("reboot*", rendering()),
             Some("halt") => hit("halt*", rendering()),
@@ -255,6 +277,11 @@ fn check_at(words: &[String], ctx: &AnalysisContext, depth: usize) -> Option<Har
             _ => None,
         },
         "git" => check_git_push(eff, rendering),
+        // `sudo tee /dev/sda` is how `> /dev/sda` is written with privileges.
+        "tee" => split_options(args)
+            .1
+            .iter()
+            .find_map(|t| check_redirect_target(t, ctx)),
         _ if name.starts_with("mkfs") => hit("mkfs*", rendering()),
         _ => None,
     }
@@ -481,6 +508,8 @@ fn classify_target(word: &str, ctx: &AnalysisContext) -> Option<Target> {
 /// A path word made absolute and normalized lexically (`//`, `/.`, `..`, trailing `/`);
 /// `~user` stands for `/home/user`. `None` when the word holds an unknown variable.
 fn normalize_path(word: &str, ctx: &AnalysisContext) -> Option<PathBuf> {
+    let word = plain_home_parameter(word);
+    let word = word.as_ref();
     let expanded = match word.strip_prefix('~') {
         Some(rest) if !rest.is_empty() && !rest.starts_with('/') => {
             let (user, tail) = rest.split_once('/').unwrap_or((rest, ""));
@@ -494,6 +523,30 @@ fn normalize_path(word: &str, ctx: &AnalysisContext) -> Option<PathBuf> {
         ctx.cwd().join(expanded)
     };
     Some(paths::clean(&absolute))
+}
+
+/// `${HOME:?}`, `${HOME:-x}`, `${HOME-x}`, `${HOME:=x}`: `HOME` is set for the agent,
+/// so each is `$HOME` (the guard idiom `rm -rf "${HOME:?}/"` must not hide the target).
+fn plain_home_parameter(word: &str) -> Cow<'_, str> {
+    let Some(rest) = word.strip_prefix("${HOME") else {
+        return Cow::Borrowed(word);
+    };
+    if !rest.starts_with([':', '-', '?', '=']) || rest.starts_with(":+") {
+        return Cow::Borrowed(word);
+    }
+    match rest.find('}') {
+        Some(close) => Cow::Owned(format!(
+            "$HOME{}",
+            rest.get(close + 1..).unwrap_or_default()
+        )),
+        None => Cow::Borrowed(word),
+    }
+}
+
+/// The first operand, options and their separate values skipped.
+fn first_operand<'w>(args: &[&'w str], value_opts: &[&str]) -> Option<&'w str> {
+    let i = skip_options(args, 0, value_opts);
+    args.get(i).copied()
 }
 
 fn is_disk_device(path: &Path) -> bool {
@@ -548,7 +601,7 @@ fn check_rm(
         let rule = match classify_target(w, ctx)? {
             Target::Root => "rm -rf /",
             Target::RootGlob => "rm -rf /*",
-            Target::Home if w.starts_with("$HOME") || w.starts_with("${HOME}") => "rm -rf $HOME",
+            Target::Home if w.starts_with("$HOME") || w.starts_with("${HOME") => "rm -rf $HOME",
             Target::Home => "rm -rf ~",
         };
         hit(rule, rendering())
