@@ -23,7 +23,13 @@ pub const SUBSTITUTION_RISK_NOTE: &str =
 
 /// How deep `$(`, backticks and `<(`/`>(` may nest before the lexer gives up. Real
 /// commands nest two or three levels; the bound keeps the work linear in the input.
-const MAX_DEPTH: usize = 64;
+const MAX_DEPTH: usize = 32;
+
+/// How many bytes of substitution source text the words of enclosing commands may hold
+/// in all, as a multiple of the input plus a constant: nesting repeats the inner text
+/// once per level, and a bound keeps the words (and the analysis over them) linear.
+const COPY_FACTOR: usize = 8;
+const COPY_SLACK: usize = 64 * 1024;
 
 /// How many parts get derived analysis (paths are resolved on disk, a few syscalls
 /// each); a longer command is read as a whole, like an obfuscated one, so a 1 MiB
@@ -54,6 +60,8 @@ pub enum LexError {
     Nul { at: usize },
     #[error("substitutions nested deeper than {max} levels at byte {at}")]
     TooDeep { at: usize, max: usize },
+    #[error("nested substitutions too large to read at byte {at}")]
+    TooLarge { at: usize },
 }
 
 /// Tokenizes one command (seed §3.1). Substitution bodies (`$(…)`, backticks, `<(…)`,
@@ -160,6 +168,8 @@ struct Lexer<'a> {
     /// Nesting already spent by the lexers this one runs inside (here-document bodies
     /// are read by a lexer of their own), so the depth bound holds across them.
     base_depth: usize,
+    /// Bytes of substitution source text still allowed into enclosing words.
+    copy_budget: usize,
     /// `<<` seen, waiting for its delimiter word: (owner words, strip tabs).
     delimiter_next: Option<(Vec<String>, bool)>,
     pending_heredocs: Vec<PendingHeredoc>,
@@ -177,6 +187,10 @@ impl<'a> Lexer<'a> {
             cur: Cur::default(),
             stack: Vec::new(),
             base_depth,
+            copy_budget: src
+                .len()
+                .saturating_mul(COPY_FACTOR)
+                .saturating_add(COPY_SLACK),
             delimiter_next: None,
             pending_heredocs: Vec::new(),
         }
@@ -275,7 +289,7 @@ impl<'a> Lexer<'a> {
             b'$' => self.dollar(i),
             b'`' => {
                 if self.cur.level == Level::Backtick {
-                    self.close(i);
+                    self.close(i)?;
                 } else {
                     self.open(Level::Backtick, "`", i)?;
                 }
@@ -290,7 +304,7 @@ impl<'a> Lexer<'a> {
             }
             b')' => {
                 if self.cur.level == Level::Paren && self.cur.paren == 0 {
-                    self.close(i);
+                    self.close(i)?;
                 } else {
                     self.cur.paren = self.cur.paren.saturating_sub(1);
                     self.push_op(")".to_string());
@@ -613,6 +627,7 @@ impl<'a> Lexer<'a> {
                 at: at + offset,
                 max,
             },
+            LexError::TooLarge { at } => LexError::TooLarge { at: at + offset },
         };
         let tokens = inner.run().map_err(shift)?;
         self.has_substitution |= tokens.has_substitution;
@@ -700,17 +715,22 @@ impl<'a> Lexer<'a> {
 
     /// Closes the current level at byte `end` (its closing character): the outer word
     /// gets the substitution's source text.
-    fn close(&mut self, end: usize) {
+    fn close(&mut self, end: usize) -> Result<(), LexError> {
         self.end_command();
         let Some(outer) = self.stack.pop() else {
-            return;
+            return Ok(());
         };
         let start = self.cur.start;
         self.cur = outer;
         let text = self.src.get(start..=end).unwrap_or_default();
+        self.copy_budget = self
+            .copy_budget
+            .checked_sub(text.len())
+            .ok_or(LexError::TooLarge { at: start })?;
         self.cur.word.extend_from_slice(text.as_bytes());
         self.cur.in_word = true;
         self.cur.quoted = true;
+        Ok(())
     }
 }
 
