@@ -104,6 +104,19 @@ fn mentions_network_command(text: &str) -> bool {
         .any(|w| commands::NETWORK_COMMANDS.contains(&w))
 }
 
+/// `collapse_whitespace(&words.join(" "))` in one allocation: the form command subjects
+/// take (seed §4.1).
+pub(crate) fn join_collapsed(words: &[String]) -> String {
+    let mut out = String::with_capacity(words.iter().map(|w| w.len() + 1).sum());
+    for piece in words.iter().flat_map(|w| w.split_whitespace()) {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(piece);
+    }
+    out
+}
+
 fn display_operator(op: &str) -> &str {
     if op == "\n" { "newline" } else { op }
 }
@@ -123,7 +136,7 @@ pub fn analyze(command: &str, ctx: &AnalysisContext) -> Analysis {
         engine: EngineKind::Lexer,
         fallback: None,
     };
-    let mut seen = HashSet::new();
+    let mut seen = Seen::default();
     let tokens = match lex(command) {
         Ok(t) => t,
         Err(e) => {
@@ -139,12 +152,14 @@ pub fn analyze(command: &str, ctx: &AnalysisContext) -> Analysis {
         }
     };
 
+    // The floor reads the tokens first, so their words can then move into the parts.
+    let hit = hardline::check_tokens(&tokens, ctx).or_else(|| hardline::check_fork_bomb(command));
     analysis.parts = tokens
         .commands
-        .iter()
+        .into_iter()
         .map(|c| Part {
-            text: collapse_whitespace(&c.words.join(" ")),
-            words: c.words.clone(),
+            text: join_collapsed(&c.words),
+            words: c.words,
             cwd: Some(cwd_text.clone()),
         })
         .collect();
@@ -214,20 +229,40 @@ pub fn analyze(command: &str, ctx: &AnalysisContext) -> Analysis {
         analysis.parts = parts;
     }
 
-    let hit = hardline::check_tokens(&tokens, ctx).or_else(|| hardline::check_fork_bomb(command));
     if let Some(hit) = hit {
         apply_hardline(&mut analysis, hit);
     }
     analysis
 }
 
-fn push_request(
-    analysis: &mut Analysis,
-    seen: &mut HashSet<(Capability, String)>,
-    request: CapabilityRequest,
-) {
-    // A set, not a scan: a 1 MiB command may have a hundred thousand parts.
-    if seen.insert((request.capability, request.subject.clone())) {
+/// The (capability, subject) pairs already requested. A scan of the requests while they
+/// are few (the usual case: one to five); a set once a long compound command makes a
+/// scan quadratic.
+#[derive(Default)]
+struct Seen {
+    set: Option<HashSet<(Capability, String)>>,
+}
+
+/// Requests beyond which duplicates are found through a set.
+const SCAN_LIMIT: usize = 32;
+
+fn push_request(analysis: &mut Analysis, seen: &mut Seen, request: CapabilityRequest) {
+    let requests = &analysis.requests;
+    if seen.set.is_none() && requests.len() >= SCAN_LIMIT {
+        seen.set = Some(
+            requests
+                .iter()
+                .map(|r| (r.capability, r.subject.clone()))
+                .collect(),
+        );
+    }
+    let fresh = match &mut seen.set {
+        Some(set) => set.insert((request.capability, request.subject.clone())),
+        None => !requests
+            .iter()
+            .any(|r| r.capability == request.capability && r.subject == request.subject),
+    };
+    if fresh {
         analysis.requests.push(request);
     }
 }
@@ -245,11 +280,7 @@ fn run_request(subject: &str, patterns: &[String], notes: &[String]) -> Capabili
 
 /// Seed §3.2: an obfuscated command carries one `process.execute` for the whole text,
 /// plus `network.access` when a network tool's name appears anywhere in it.
-fn add_obfuscated_requests(
-    analysis: &mut Analysis,
-    seen: &mut HashSet<(Capability, String)>,
-    command: &str,
-) {
+fn add_obfuscated_requests(analysis: &mut Analysis, seen: &mut Seen, command: &str) {
     let subject = collapse_whitespace(command);
     let request = run_request(&subject, &[], &analysis.risk_notes);
     push_request(analysis, seen, request);
@@ -267,7 +298,7 @@ fn add_obfuscated_requests(
 /// derived from its words (seed §3.4, §3.5).
 fn add_part_requests(
     analysis: &mut Analysis,
-    seen: &mut HashSet<(Capability, String)>,
+    seen: &mut Seen,
     part: &Part,
     patterns: &[String],
     ctx: &AnalysisContext,
@@ -351,6 +382,13 @@ mod tests {
         let marked: Vec<bool> = t.commands.iter().map(|c| c.after_write_redirect).collect();
         assert_eq!(marked, vec![false, true, false, false]);
         assert_eq!(t.operators, vec![">", ";", "2>&1", "|"]);
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn join_collapsed_is_collapse_of_join(words in proptest::collection::vec("[ a\t\n\u{a0}b]{0,4}", 0..6)) {
+            proptest::prop_assert_eq!(join_collapsed(&words), collapse_whitespace(&words.join(" ")));
+        }
     }
 
     #[test]
