@@ -72,7 +72,8 @@ thread_local! {
     static PARSER: RefCell<Option<Parser>> = const { RefCell::new(None) };
 }
 
-/// Parses `src` with this thread's parser under the time budget.
+/// Parses `src` with this thread's parser under the time budget. Non-ASCII bytes are
+/// parsed as `x` (see below); node ranges index the original text.
 pub fn parse(src: &str) -> Result<Tree, AstError> {
     PARSER.with(|cell| {
         let mut slot = cell
@@ -94,7 +95,21 @@ pub fn parse(src: &str) -> Result<Tree, AstError> {
             expired.set(over);
             over
         };
-        let bytes = src.as_bytes();
+        // tree-sitter-bash 0.25.1's scanner hands non-ASCII code points to `isdigit`,
+        // which reads out of bounds and can crash the process (upstream
+        // tree-sitter-bash#337). Bash treats every non-ASCII byte as a word character,
+        // so each one is parsed as the ASCII word character `x`: byte offsets stay
+        // the same and the walker reads the original text through them.
+        let folded: Vec<u8>;
+        let bytes = if src.is_ascii() {
+            src.as_bytes()
+        } else {
+            folded = src
+                .bytes()
+                .map(|b| if b.is_ascii() { b } else { b'x' })
+                .collect();
+            &folded
+        };
         let tree = parser.parse_with_options(
             &mut |i, _| bytes.get(i..).unwrap_or(&[]),
             None,
