@@ -4,15 +4,18 @@
 //! tool list (seed §7.2).
 //!
 //! Owns the order these apply in and the call-level result. Matching is `rules`,
-//! loading is `config`, wording and the panel are `messages`; this file does no I/O.
+//! loading is `config`, wording and the panel are `messages`; the only I/O here is
+//! resolving symlinks on the protected config paths.
 //!
 //! Per request, strictest wins, in this order:
 //! 1. hardline hit -> deny (no rule, no session grant can lift it);
 //! 2. rules: session grants, then defaults ++ managed ++ user ++ project (last match
 //!    wins, unmatched asks), then the managed ceiling;
-//! 3. self-protection: a write to `.khaelor/` (project or user) or to a loaded config
+//! 3. an obfuscated command (seed §3.2) asks unless an exact-subject rule allows it;
+//!    one the AST engine could not parse (fallback) always asks;
+//! 4. self-protection: a write to `.khaelor/` (project or user) or to a loaded config
 //!    file, or a command naming `.khaelor`, is at least ask and offers no "always";
-//! 4. a broken config caps allow at ask and offers no "always".
+//! 5. a broken config caps allow at ask and offers no "always".
 
 use std::path::{Path, PathBuf};
 
@@ -91,6 +94,12 @@ pub fn decide(
         ));
     }
 
+    let obfuscated = call
+        .analysis
+        .as_ref()
+        .is_some_and(|a| a.class == CommandClass::Obfuscated);
+    let fallback = call.analysis.as_ref().is_some_and(|a| a.fallback.is_some());
+    let unreadable = obfuscated || fallback;
     let mut risk_notes: Vec<String> = call
         .analysis
         .as_ref()
@@ -108,6 +117,27 @@ pub fn decide(
             // Explicit asks stay asks; the managed ceiling cannot be loosened at all.
             if r.source == RuleSource::Managed || (r.source.is_configured() && !r.allow_always) {
                 offer_always = false;
+            }
+        }
+        if unreadable && action == Action::Allow && req.capability.has_command_subject() {
+            // Seed §3.2: an obfuscated command asks unless an exact-subject rule allows
+            // it; a command the AST engine could not parse is never allowed silently.
+            let exact = rule.as_ref().is_some_and(|r| !r.pattern.contains('*'));
+            if fallback || !exact {
+                action = Action::Ask;
+                rule = Some(PermissionRule::new(
+                    req.capability.as_str(),
+                    "*",
+                    Action::Ask,
+                    RuleSource::Builtin,
+                ));
+                offer_always = false;
+                let note = if fallback {
+                    messages::UNPARSED_NOTE
+                } else {
+                    messages::OBFUSCATED_NOTE
+                };
+                push_note(&mut req.risk_notes, note);
             }
         }
         if let Some(pattern) = protected_target(&req, &protected) {
