@@ -545,12 +545,14 @@ fn attach_diff(
     }
     let old = old.unwrap_or_default();
     let name = display_path(resolved, ctx);
-    let a = if exists {
-        format!("a/{name}")
+    // git's a/ b/ prefixes only for project-relative names; `b//tmp/x` reads badly.
+    let inside = crate::paths::is_inside(resolved, ctx.root());
+    let (a, b) = if inside {
+        (format!("a/{name}"), format!("b/{name}"))
     } else {
-        "/dev/null".to_string()
+        (name.clone(), name)
     };
-    let b = format!("b/{name}");
+    let a = if exists { a } else { "/dev/null".to_string() };
     let diff = similar::TextDiff::configure()
         .timeout(DIFF_TIMEOUT)
         .diff_lines(old.as_str(), new.as_str())
