@@ -370,7 +370,13 @@ fn protected_target(req: &CapabilityRequest, protected: &[PathBuf]) -> Option<St
             protected
                 .iter()
                 .find(|d| crate::paths::is_inside(p, d))
-                .map(|d| format!("{}*", d.display()))
+                .map(|d| {
+                    if p == d.as_path() {
+                        d.display().to_string()
+                    } else {
+                        format!("{}/*", d.display())
+                    }
+                })
         }
         // A command that names the config directory (`rm -rf .khaelor`, `sed -i …
         // .khaelor/config.json`) may change it in ways the analysis cannot see.

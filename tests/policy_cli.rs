@@ -32,13 +32,16 @@ fn world() -> World {
     }
 }
 
+/// Runs the binary with `--root`/`--home` right after the subcommand (before any `--`).
 fn bin(w: &World, args: &[&str]) -> Output {
+    let (sub, rest) = args.split_first().unwrap();
     Command::new(env!("CARGO_BIN_EXE_khaelor-perm"))
-        .args(args)
+        .arg(sub)
         .arg("--root")
         .arg(&w.root)
         .arg("--home")
         .arg(&w.home)
+        .args(rest)
         .output()
         .unwrap()
 }
