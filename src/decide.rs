@@ -132,12 +132,19 @@ pub fn decide(
                     RuleSource::Builtin,
                 ));
                 offer_always = false;
-                let note = if fallback {
-                    messages::UNPARSED_NOTE
-                } else {
-                    messages::OBFUSCATED_NOTE
-                };
-                push_note(&mut req.risk_notes, note);
+                // The analysis usually says why already; add ours only when it is silent.
+                let analysis_silent = call
+                    .analysis
+                    .as_ref()
+                    .is_none_or(|a| a.risk_notes.is_empty());
+                if analysis_silent {
+                    let note = if fallback {
+                        messages::UNPARSED_NOTE
+                    } else {
+                        messages::OBFUSCATED_NOTE
+                    };
+                    push_note(&mut req.risk_notes, note);
+                }
             }
         }
         if let Some(pattern) = protected_target(&req, &protected) {

@@ -295,6 +295,15 @@ pub fn map_call(tool: &str, input: &Value, ctx: &AnalysisContext) -> Result<Mapp
         }
         other => return Err(ToolError::UnknownTool(other.to_string())),
     }
+    if call.hardline.is_none() && matches!(tool, "write" | "edit" | "apply_patch") {
+        // Writing a device node is the file-tool form of the floor's `> /dev/sd*`
+        // (seed §4.2); only paths under /dev can hit it, so only those are checked.
+        call.hardline = call
+            .requests
+            .iter()
+            .filter(|r| r.subject.starts_with("/dev/"))
+            .find_map(|r| crate::hardline::check_redirect_target(&r.subject, ctx));
+    }
     Ok(call)
 }
 

@@ -53,6 +53,12 @@ struct Case {
     error: Option<String>,
     #[serde(default)]
     diff_contains: Vec<String>,
+    /// A module this case needs beyond the mapping (`hardline`), for case selection.
+    #[serde(default)]
+    needs: Option<String>,
+    /// Whether the mapped call carries a hardline hit (checked when present).
+    #[serde(default)]
+    hardline: Option<bool>,
 }
 
 struct World {
@@ -126,8 +132,9 @@ impl World {
     }
 }
 
-fn is_engine_tool(c: &Case) -> bool {
-    c.error.is_none() && matches!(c.tool.as_str(), "bash" | "process_start")
+/// Cases that need the bash engines or the hardline floor from main.
+fn needs_engines(c: &Case) -> bool {
+    c.needs.is_some() || (c.error.is_none() && matches!(c.tool.as_str(), "bash" | "process_start"))
 }
 
 fn run(filter: impl Fn(&Case) -> bool) {
@@ -205,6 +212,14 @@ fn run(filter: impl Fn(&Case) -> bool) {
                         }
                     }
                 }
+                if let Some(want) = case.hardline
+                    && call.hardline.is_some() != want
+                {
+                    failures.push(fail(format!(
+                        "expected hardline {want}, got {:?}",
+                        call.hardline
+                    )));
+                }
                 let diffs: String = call
                     .requests
                     .iter()
@@ -229,13 +244,13 @@ fn run(filter: impl Fn(&Case) -> bool) {
 
 #[test]
 fn file_web_and_process_tools_map_as_the_table_says() {
-    run(|c| !is_engine_tool(c));
+    run(|c| !needs_engines(c));
 }
 
-/// Needs the bash engines (lexer/AST) from main.
+/// Needs the bash engines (lexer/AST) and the hardline floor from main.
 #[test]
-fn bash_and_process_start_map_as_the_table_says() {
-    run(is_engine_tool);
+fn engine_dependent_cases_map_as_the_table_says() {
+    run(needs_engines);
 }
 
 #[test]
