@@ -247,24 +247,25 @@ fn push_note(notes: &mut Vec<String>, note: &str) {
     }
 }
 
-fn hardline_rule(hit: &HardlineHit) -> PermissionRule {
+fn hardline_rule(hit: &HardlineHit, cap: Capability) -> PermissionRule {
     PermissionRule::new(
-        "process.execute",
+        cap.as_str(),
         hit.rule.clone(),
         Action::Deny,
         RuleSource::Hardline,
     )
 }
 
-/// Marks the request(s) the hit belongs to: the command part whose text is the hit's
-/// rendering, else the parts starting with the same command word, else every command
-/// part, else every request. Any mark denies the whole call.
+/// Marks the request(s) the hit belongs to: the request whose subject is the hit's
+/// rendering (a command part, or the device a redirect writes), else the command parts
+/// starting with the same word, else every command part, else every request. Any mark
+/// denies the whole call.
 fn apply_hardline(evaluated: &mut [EvaluatedRequest], hit: &HardlineHit) {
     let rendering = collapse_whitespace(&hit.rendering);
     let first_word = rendering.split(' ').next().unwrap_or_default().to_string();
     let is_exec = |e: &EvaluatedRequest| e.request.capability == Capability::ProcessExecute;
     let exact: Vec<usize> = indices(evaluated, |e| {
-        is_exec(e) && collapse_whitespace(&e.request.subject) == rendering
+        collapse_whitespace(&e.request.subject) == rendering
     });
     let by_word: Vec<usize> = indices(evaluated, |e| {
         is_exec(e) && e.request.subject.split_whitespace().next() == Some(first_word.as_str())
@@ -277,7 +278,7 @@ fn apply_hardline(evaluated: &mut [EvaluatedRequest], hit: &HardlineHit) {
     for i in targets {
         if let Some(e) = evaluated.get_mut(i) {
             e.decision = Action::Deny;
-            e.rule = Some(hardline_rule(hit));
+            e.rule = Some(hardline_rule(hit, e.request.capability));
             push_note(&mut e.request.risk_notes, messages::HARDLINE_NOTE);
         }
     }
