@@ -1,0 +1,414 @@
+//! Config loading and layering: JSON-with-comments files to an immutable `Policy`.
+//!
+//! Owns seed §4.1–§4.2 on the file side: where the files are (`$HOME/.khaelor/config.json`,
+//! `<root>/.khaelor/config.json`, the optional managed file), the `permissions` forms
+//! (shorthand, nested, `rules`) expanded in source key order, errors with file, line
+//! and column, and what a broken file keeps. Matching and evaluation live in `rules`;
+//! deciding a whole call lives in `decide`. Writing grants back is the service's job.
+//!
+//! Layer order (evaluation, last match wins): defaults ++ managed ++ user ++ project
+//! ++ session. The managed layer's `deny`/`ask` rules are also a ceiling: whatever a
+//! later layer says, a decision is at least as strict as the managed layer's own last
+//! match. Its `allow` rules are a baseline later layers may tighten.
+//!
+//! A broken file (syntax error, unknown action, wrong type, unknown field, failing
+//! example) keeps only its own well-formed `deny` rules (they can only tighten), drops
+//! everything else, and puts the whole project at most at ask (`decide` applies the cap
+//! and names the file in a risk note).
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+
+use crate::rules::{Action, Evaluation, PermissionRule, RuleSet, RuleSource, default_rules};
+use crate::vocab::Capability;
+
+mod parse;
+
+use parse::lower_first;
+pub use parse::parse_config;
+
+/// Config files larger than this are refused (a config is a few kilobytes).
+pub const MAX_CONFIG_BYTES: u64 = 4 * 1024 * 1024;
+
+/// A config file that could not be (fully) used; `Display` is `file:line:column: message`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize, thiserror::Error)]
+#[serde(rename_all = "camelCase")]
+#[error("{file}:{line}:{column}: {message}")]
+pub struct ConfigError {
+    pub file: String,
+    pub line: usize,
+    pub column: usize,
+    pub message: String,
+}
+
+/// A rule that a later rule always overrides (`rules --check`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Shadowed {
+    pub rule: PermissionRule,
+    pub by: PermissionRule,
+}
+
+impl fmt::Display for Shadowed {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "rule {} is never used: the later rule {} always overrides it",
+            self.rule.describe(),
+            self.by.describe()
+        )
+    }
+}
+
+/// The rules one file contributed, and what was wrong with it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ParsedConfig {
+    pub rules: Vec<PermissionRule>,
+    pub errors: Vec<ConfigError>,
+}
+
+/// The effective policy: defaults and config layers, compiled once. Cheap to clone.
+#[derive(Debug, Clone)]
+pub struct Policy {
+    inner: Arc<PolicyInner>,
+}
+
+#[derive(Debug)]
+struct PolicyInner {
+    set: RuleSet,
+    /// The managed layer alone: the ceiling its deny/ask rules impose.
+    managed: RuleSet,
+    errors: Vec<ConfigError>,
+    files: Vec<PathBuf>,
+}
+
+impl Default for Policy {
+    fn default() -> Self {
+        Policy::builder().build()
+    }
+}
+
+impl Policy {
+    pub fn builder() -> PolicyBuilder {
+        PolicyBuilder::default()
+    }
+
+    /// A policy of exactly these rules (no defaults, no managed ceiling), for tests and
+    /// tools that evaluate hand-made rule lists.
+    pub fn from_rules(rules: Vec<PermissionRule>) -> Policy {
+        Policy {
+            inner: Arc::new(PolicyInner {
+                set: RuleSet::new(rules),
+                managed: RuleSet::default(),
+                errors: Vec::new(),
+                files: Vec::new(),
+            }),
+        }
+    }
+
+    /// The effective rules in evaluation order (defaults, managed, user, project).
+    pub fn rules(&self) -> &[PermissionRule] {
+        self.inner.set.rules()
+    }
+
+    /// Everything wrong with the config files; non-empty means every decision is at
+    /// most ask.
+    pub fn errors(&self) -> &[ConfigError] {
+        &self.inner.errors
+    }
+
+    /// The config files this policy read (existing or not).
+    pub fn files(&self) -> &[PathBuf] {
+        &self.inner.files
+    }
+
+    pub fn rule_set(&self) -> &RuleSet {
+        &self.inner.set
+    }
+
+    /// The managed layer's rules alone.
+    pub fn managed(&self) -> &RuleSet {
+        &self.inner.managed
+    }
+
+    /// Evaluates one capability and subject: session rules (last, so first to win),
+    /// then the layered rules, then the managed ceiling.
+    pub fn evaluate<'a>(
+        &'a self,
+        session: Option<&'a RuleSet>,
+        cap: Capability,
+        subject: &str,
+    ) -> Evaluation<'a> {
+        let base = match session.and_then(|s| s.matched(cap, subject)) {
+            Some(rule) => Evaluation {
+                action: rule.action,
+                rule: Some(rule),
+            },
+            None => self.inner.set.evaluate(cap, subject),
+        };
+        match self.inner.managed.matched(cap, subject) {
+            Some(m) if m.action > base.action => Evaluation {
+                action: m.action,
+                rule: Some(m),
+            },
+            _ => base,
+        }
+    }
+
+    /// Whether `cap` is denied for every subject whatever session rules say: the layered
+    /// rules deny it for `*` with nothing later to allow or ask, or the managed ceiling
+    /// denies it for `*`.
+    pub fn denies_everything(&self, cap: Capability) -> bool {
+        self.inner.set.denies_everything(cap) || self.inner.managed.denies_everything(cap)
+    }
+
+    /// Config-file rules that a later rule always overrides. Defaults overridden by a
+    /// config file are intended and not reported; a managed deny/ask is never shadowed
+    /// by a non-managed rule (the ceiling keeps it alive).
+    pub fn shadowed(&self) -> Vec<Shadowed> {
+        let rules = self.rules();
+        let eligible = |i: usize, j: usize| match (rules.get(i), rules.get(j)) {
+            (Some(rule), Some(by)) => {
+                rule.source.is_configured()
+                    && !(rule.source == RuleSource::Managed
+                        && rule.action != Action::Allow
+                        && by.source != RuleSource::Managed)
+            }
+            _ => false,
+        };
+        self.inner
+            .set
+            .shadowed(eligible)
+            .into_iter()
+            .filter_map(|(i, j)| {
+                Some(Shadowed {
+                    rule: rules.get(i)?.clone(),
+                    by: rules.get(j)?.clone(),
+                })
+            })
+            .collect()
+    }
+}
+
+/// Assembles a policy from layers. `load_policy` is the file-reading front end.
+#[derive(Debug, Default)]
+pub struct PolicyBuilder {
+    no_defaults: bool,
+    managed: Vec<PermissionRule>,
+    user: Vec<PermissionRule>,
+    project: Vec<PermissionRule>,
+    errors: Vec<ConfigError>,
+    files: Vec<PathBuf>,
+}
+
+impl PolicyBuilder {
+    /// Leaves out the seed's defaults (tests of the evaluator alone).
+    pub fn without_defaults(mut self) -> Self {
+        self.no_defaults = true;
+        self
+    }
+
+    /// Adds a parsed file as the layer `source` (`User`, `Project` or `Managed`); a
+    /// broken file keeps only its deny rules.
+    pub fn layer(mut self, source: RuleSource, parsed: ParsedConfig) -> Self {
+        let ParsedConfig { rules, errors } = parsed;
+        let keep: Vec<PermissionRule> = if errors.is_empty() {
+            rules
+        } else {
+            rules
+                .into_iter()
+                .filter(|r| r.action == Action::Deny)
+                .collect()
+        };
+        self.errors.extend(errors);
+        match source {
+            RuleSource::Managed => self.managed.extend(keep),
+            RuleSource::Project => self.project.extend(keep),
+            _ => self.user.extend(keep),
+        }
+        self
+    }
+
+    /// Adds a config text as layer `source`, errors naming `file`.
+    pub fn text(self, source: RuleSource, file: &str, text: &str) -> Self {
+        let parsed = parse_config(text, file, source);
+        self.layer(source, parsed)
+    }
+
+    /// Adds a config file as layer `source`. A missing user or project file is no
+    /// layer; a missing managed file is an error (the administrator asked for it).
+    pub fn file(mut self, source: RuleSource, path: &Path) -> Self {
+        self.files.push(path.to_path_buf());
+        match read_config(path, source) {
+            Some(parsed) => self.layer(source, parsed),
+            None => self,
+        }
+    }
+
+    pub fn build(self) -> Policy {
+        let mut all = if self.no_defaults {
+            Vec::new()
+        } else {
+            default_rules()
+        };
+        all.extend(self.managed.iter().cloned());
+        all.extend(self.user);
+        all.extend(self.project);
+        Policy {
+            inner: Arc::new(PolicyInner {
+                set: RuleSet::new(all),
+                managed: RuleSet::new(self.managed),
+                errors: self.errors,
+                files: self.files,
+            }),
+        }
+    }
+}
+
+/// The files `load_policy` reads, in layer order: user, project, then managed.
+pub fn config_files(root: &Path, home: &Path, managed: Option<&Path>) -> Vec<PathBuf> {
+    let mut v = vec![user_config_path(home), project_config_path(root)];
+    if let Some(m) = managed {
+        v.push(m.to_path_buf());
+    }
+    v
+}
+
+/// `$HOME/.khaelor/config.json`.
+pub fn user_config_path(home: &Path) -> PathBuf {
+    home.join(".khaelor").join("config.json")
+}
+
+/// `<root>/.khaelor/config.json`.
+pub fn project_config_path(root: &Path) -> PathBuf {
+    root.join(".khaelor").join("config.json")
+}
+
+/// Loads defaults ++ managed ++ user ++ project. Never fails: problems are in
+/// `Policy::errors` and cap every decision at ask.
+pub fn load_policy(root: &Path, home: &Path, managed: Option<&Path>) -> Policy {
+    let mut b = Policy::builder();
+    if let Some(m) = managed {
+        b = b.file(RuleSource::Managed, m);
+    }
+    b.file(RuleSource::User, &user_config_path(home))
+        .file(RuleSource::Project, &project_config_path(root))
+        .build()
+}
+
+pub(crate) fn error_at(
+    file: &str,
+    line: usize,
+    column: usize,
+    message: impl Into<String>,
+) -> ConfigError {
+    ConfigError {
+        file: file.to_string(),
+        line,
+        column,
+        message: message.into(),
+    }
+}
+
+/// Reads one file; `None` when a user or project file does not exist.
+fn read_config(path: &Path, source: RuleSource) -> Option<ParsedConfig> {
+    let file = path.display().to_string();
+    let fail = |msg: String| {
+        Some(ParsedConfig {
+            rules: Vec::new(),
+            errors: vec![error_at(&file, 1, 1, msg)],
+        })
+    };
+    let meta = match std::fs::metadata(path) {
+        Ok(m) => m,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound && source != RuleSource::Managed => {
+            return None;
+        }
+        Err(e) => {
+            return fail(format!(
+                "cannot read config file: {}",
+                lower_first(&e.to_string())
+            ));
+        }
+    };
+    if !meta.is_file() {
+        return fail("config path is not a regular file".to_string());
+    }
+    if meta.len() > MAX_CONFIG_BYTES {
+        return fail(format!(
+            "config file is larger than {MAX_CONFIG_BYTES} bytes"
+        ));
+    }
+    let bytes = match std::fs::read(path) {
+        Ok(b) => b,
+        Err(e) => {
+            return fail(format!(
+                "cannot read config file: {}",
+                lower_first(&e.to_string())
+            ));
+        }
+    };
+    match String::from_utf8(bytes) {
+        Ok(text) => Some(parse_config(&text, &file, source)),
+        Err(_) => fail("config file is not valid UTF-8".to_string()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::RuleOrigin;
+
+    #[test]
+    fn forms_expand_in_source_order_with_rules_last() {
+        let text = r#"{
+  // comment
+  "permissions": {
+    "rules": [ { "capability": "file.write.outsideProject", "pattern": "/n/*", "action": "allow" }, ],
+    "file.read": "allow",
+    "process.execute": { "git push *": "allow", "*": "ask", },
+  },
+}"#;
+        let p = parse_config(text, "c.json", RuleSource::Project);
+        assert!(p.errors.is_empty(), "{:?}", p.errors);
+        let got: Vec<(&str, &str, Action)> = p
+            .rules
+            .iter()
+            .map(|r| (r.capability.as_str(), r.pattern.as_str(), r.action))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                ("file.read", "*", Action::Allow),
+                ("process.execute", "git push *", Action::Allow),
+                ("process.execute", "*", Action::Ask),
+                ("file.write.outsideProject", "/n/*", Action::Allow),
+            ]
+        );
+        let o = p.rules.first().and_then(|r| r.origin.clone());
+        assert_eq!(
+            o,
+            Some(RuleOrigin {
+                file: "c.json".into(),
+                line: 5,
+                column: 5
+            })
+        );
+    }
+
+    #[test]
+    fn errors_name_line_and_column() {
+        let p = parse_config(
+            "{\n  \"permissions\": { \"file.read\": \"alow\" }\n}",
+            "c.json",
+            RuleSource::User,
+        );
+        assert_eq!(
+            p.errors.first().map(ToString::to_string).as_deref(),
+            Some("c.json:2:33: unknown action `alow`, expected `allow`, `ask` or `deny`")
+        );
+    }
+}
