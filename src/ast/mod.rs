@@ -284,14 +284,18 @@ fn analyze_ast(command: &str, ctx: &AnalysisContext) -> Result<Analysis, AstErro
     };
 
     // The floor also reads the lexer's rendering and the raw text: either hit denies.
+    let lexed = crate::lexer::tokenize(command);
     if fx.hardline.is_none() {
         fx.hardline = hardline::check_raw(command, ctx);
     }
     if fx.hardline.is_none()
-        && let Ok(lexed) = crate::lexer::tokenize(command)
+        && let Ok(l) = &lexed
     {
-        fx.hardline = lexed.words.iter().find_map(|w| hardline::check(w, ctx));
+        fx.hardline = l.words.iter().find_map(|w| hardline::check(w, ctx));
     }
+    // The lexer is a second opinion that can only take generality away: where it sees a
+    // substitution marker or cannot read the text, nothing is offered beyond once.
+    let lexer_doubts = lexed.as_ref().map_or(true, |l| l.has_substitution);
 
     if top.background {
         fx_background(command, &mut fx);
@@ -336,7 +340,11 @@ fn analyze_ast(command: &str, ctx: &AnalysisContext) -> Result<Analysis, AstErro
     }
     notes.extend(fx.notes.iter().cloned());
 
-    let always = always_patterns(class, &top, &fx, ctx);
+    let always = if lexer_doubts {
+        Vec::new()
+    } else {
+        always_patterns(class, &top, &fx, ctx)
+    };
     let mut requests = std::mem::take(&mut fx.requests);
     for r in &mut requests {
         r.always_patterns = if always.is_empty() {
