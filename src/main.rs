@@ -21,10 +21,16 @@ struct Cli {
 enum Command {
     /// Analyze one bash command and print what it asks to do.
     Analyze(cli::analyze::Args),
+    /// Decide one tool call: allow (exit 0), ask (3) or deny (4).
+    Check(cli::check::Args),
+    /// List the effective permission rules with source and position; `--check` lints them.
+    Rules(cli::rules::Args),
 }
 
 fn main() -> ExitCode {
     match Cli::parse().command {
         Command::Analyze(args) => cli::analyze::run(args),
+        Command::Check(args) => cli::check::run(args),
+        Command::Rules(args) => cli::rules::run(args),
     }
 }

@@ -24,6 +24,14 @@ pub const NON_INTERACTIVE_MESSAGE: &str =
 pub const SELF_PROTECTION_NOTE: &str =
     "Changes KHAELOR's own permission configuration — never allowed silently.";
 
+/// Seed §3.2 risk note for obfuscated commands.
+pub const OBFUSCATED_NOTE: &str =
+    "Command uses substitution — KHAELOR cannot verify what it will run.";
+
+/// Risk note when the AST engine could not parse the command and the lexer took over.
+pub const UNPARSED_NOTE: &str =
+    "KHAELOR could not fully parse this command — it is never allowed silently.";
+
 /// Subjects longer than this are shortened in model-facing messages.
 const MESSAGE_SUBJECT_CHARS: usize = 300;
 
@@ -330,12 +338,23 @@ pub fn render_panel_box(panel: &Panel) -> String {
             }
         }
     }
-    if !esc_tab.is_empty() {
-        let line: String = esc_tab
-            .iter()
-            .map(|k| pad(&format!("{}{}", key_col(&k.key), k.label), 27))
-            .collect::<String>();
-        out.push_str(&boxed(line.trim_end()));
+    // The seed's last row: `[ Esc ]   Deny            [ Tab ] Details`.
+    let row: Vec<String> = esc_tab
+        .iter()
+        .enumerate()
+        .map(|(i, k)| {
+            if i == 0 {
+                pad(&format!("{}{}", key_col(&k.key), k.label), 26)
+            } else {
+                format!("[ {} ] {}", k.key, k.label)
+            }
+        })
+        .collect();
+    if !row.is_empty() {
+        out.push_str(&boxed(&cut(
+            &terminal_safe(row.concat().trim_end()),
+            TEXT_WIDTH,
+        )));
     }
     out.push_str(&format!("╰{}╯\n", "─".repeat(BOX_WIDTH - 2)));
     out

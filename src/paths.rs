@@ -26,6 +26,10 @@ pub fn resolve_existing_prefix(p: &Path) -> PathBuf {
 }
 
 fn resolve_with_budget(p: &Path, budget: &mut usize) -> PathBuf {
+    // Fast path: the whole path exists.
+    if let Ok(c) = fs::canonicalize(p) {
+        return c;
+    }
     let mut cur = PathBuf::from("/");
     // INVARIANT: while `exists`, `cur` is canonical, so `pop` on `..` is physical.
     let mut exists = true;
@@ -41,25 +45,29 @@ fn resolve_with_budget(p: &Path, budget: &mut usize) -> PathBuf {
                 if !exists {
                     continue;
                 }
-                match fs::canonicalize(&cur) {
-                    Ok(c) => cur = c,
-                    Err(_) => {
-                        exists = false;
-                        let is_link = fs::symlink_metadata(&cur)
-                            .map(|m| m.file_type().is_symlink())
-                            .unwrap_or(false);
-                        if is_link && *budget > 0 {
-                            *budget -= 1;
-                            if let Ok(target) = fs::read_link(&cur) {
+                // One lstat per component; only symlinks need more work.
+                match fs::symlink_metadata(&cur) {
+                    Err(_) => exists = false,
+                    Ok(m) if !m.file_type().is_symlink() => {}
+                    Ok(_) => {
+                        if *budget == 0 {
+                            exists = false;
+                            continue;
+                        }
+                        *budget -= 1;
+                        match fs::read_link(&cur) {
+                            Ok(target) => {
                                 let base = cur.parent().map(Path::to_path_buf).unwrap_or_default();
                                 let next = if target.is_absolute() {
                                     target
                                 } else {
                                     base.join(target)
                                 };
+                                // A dangling link is followed to where a write would land.
                                 cur = resolve_with_budget(&next, budget);
                                 exists = fs::symlink_metadata(&cur).is_ok();
                             }
+                            Err(_) => exists = false,
                         }
                     }
                 }

@@ -121,3 +121,32 @@ fn unbalanced_quotes_fall_back_to_the_lexer() {
         );
     }
 }
+
+/// tree-sitter-bash#337: a non-ASCII code point after `{` made the grammar's scanner
+/// read out of bounds and crash the process. Every such input must now parse safely.
+#[test]
+fn non_ascii_input_cannot_crash_the_parser() {
+    let d = tempfile::tempdir().unwrap();
+    let c = ctx(&d);
+    for cmd in [
+        "{\u{31860}",
+        "{ \u{31860}",
+        "echo {\u{2013}1}",
+        "{\u{10FFFF}",
+        "ls é && cat ünï.txt",
+        "echo '€' > ñ.txt",
+    ] {
+        let a = analyze(cmd, &c);
+        let _ = analyze_lexer(cmd, &c);
+        let _ = khaelor_perm::ast::parse(cmd);
+        assert!(a.hardline.is_none());
+    }
+    let a = analyze("cat ünï.txt > ñ.txt", &c);
+    assert_eq!(a.engine, EngineKind::Ast, "{a:#?}");
+    let write = a
+        .requests
+        .iter()
+        .find(|r| r.capability.as_str() == "file.write.project")
+        .unwrap();
+    assert!(write.subject.ends_with("/ñ.txt"), "{}", write.subject);
+}

@@ -72,7 +72,8 @@ thread_local! {
     static PARSER: RefCell<Option<Parser>> = const { RefCell::new(None) };
 }
 
-/// Parses `src` with this thread's parser under the time budget.
+/// Parses `src` with this thread's parser under the time budget. Non-ASCII bytes are
+/// parsed as `x` (see below); node ranges index the original text.
 pub fn parse(src: &str) -> Result<Tree, AstError> {
     PARSER.with(|cell| {
         let mut slot = cell
@@ -94,7 +95,21 @@ pub fn parse(src: &str) -> Result<Tree, AstError> {
             expired.set(over);
             over
         };
-        let bytes = src.as_bytes();
+        // tree-sitter-bash 0.25.1's scanner hands non-ASCII code points to `isdigit`,
+        // which reads out of bounds and can crash the process (upstream
+        // tree-sitter-bash#337). Bash treats every non-ASCII byte as a word character,
+        // so each one is parsed as the ASCII word character `x`: byte offsets stay
+        // the same and the walker reads the original text through them.
+        let folded: Vec<u8>;
+        let bytes = if src.is_ascii() {
+            src.as_bytes()
+        } else {
+            folded = src
+                .bytes()
+                .map(|b| if b.is_ascii() { b } else { b'x' })
+                .collect();
+            &folded
+        };
         let tree = parser.parse_with_options(
             &mut |i, _| bytes.get(i..).unwrap_or(&[]),
             None,
@@ -269,14 +284,18 @@ fn analyze_ast(command: &str, ctx: &AnalysisContext) -> Result<Analysis, AstErro
     };
 
     // The floor also reads the lexer's rendering and the raw text: either hit denies.
+    let lexed = crate::lexer::tokenize(command);
     if fx.hardline.is_none() {
         fx.hardline = hardline::check_raw(command, ctx);
     }
     if fx.hardline.is_none()
-        && let Ok(lexed) = crate::lexer::tokenize(command)
+        && let Ok(l) = &lexed
     {
-        fx.hardline = lexed.words.iter().find_map(|w| hardline::check(w, ctx));
+        fx.hardline = l.words.iter().find_map(|w| hardline::check(w, ctx));
     }
+    // The lexer is a second opinion that can only take generality away: where it sees a
+    // substitution marker or cannot read the text, nothing is offered beyond once.
+    let lexer_doubts = lexed.as_ref().map_or(true, |l| l.has_substitution);
 
     if top.background {
         fx_background(command, &mut fx);
@@ -321,7 +340,11 @@ fn analyze_ast(command: &str, ctx: &AnalysisContext) -> Result<Analysis, AstErro
     }
     notes.extend(fx.notes.iter().cloned());
 
-    let always = always_patterns(class, &top, &fx, ctx);
+    let always = if lexer_doubts {
+        Vec::new()
+    } else {
+        always_patterns(class, &top, &fx, ctx)
+    };
     let mut requests = std::mem::take(&mut fx.requests);
     for r in &mut requests {
         r.always_patterns = if always.is_empty() {

@@ -146,6 +146,8 @@ struct Walker<'s, 'c> {
     limits: Limits,
     /// Set when a word nests past the depth bound (words are evaluated recursively).
     too_deep: Option<usize>,
+    /// Set when a node range does not fall on character boundaries.
+    bad_range: std::cell::Cell<bool>,
 }
 
 /// Walks `root` (a tree without ERROR/MISSING nodes) into a plan, starting in `cwd`.
@@ -165,6 +167,7 @@ pub(crate) fn walk(
         nodes: 0,
         limits,
         too_deep: None,
+        bad_range: std::cell::Cell::new(false),
     };
     let mut stack = vec![Task::Visit {
         node: root,
@@ -212,6 +215,11 @@ pub(crate) fn walk(
     if let Some(depth) = w.too_deep {
         return Err(AstError::DepthLimit(depth));
     }
+    if w.bad_range.get() {
+        return Err(AstError::Analyzer(
+            "a syntax node splits a multi-byte character".into(),
+        ));
+    }
     Ok(w.plan)
 }
 
@@ -230,7 +238,25 @@ fn push_children<'t>(node: Node<'t>, depth: usize, in_subst: bool, stack: &mut V
 
 impl<'s> Walker<'s, '_> {
     fn text(&self, node: Node<'_>) -> &'s str {
-        self.src.get(node.byte_range()).unwrap_or("")
+        match self.src.get(node.byte_range()) {
+            Some(t) => t,
+            None => {
+                // A node edge inside a multi-byte character: the tree does not match
+                // the text, so nothing read from it can be trusted.
+                self.bad_range.set(true);
+                ""
+            }
+        }
+    }
+
+    fn slice(&self, start: usize, end: usize) -> &'s str {
+        match self.src.get(start..end) {
+            Some(t) => t,
+            None => {
+                self.bad_range.set(true);
+                ""
+            }
+        }
     }
 
     fn budget(&mut self, depth: usize) -> Result<(), AstError> {
@@ -770,16 +796,13 @@ impl<'s> Walker<'s, '_> {
                 let kids: Vec<Node<'t>> = node.named_children(&mut cursor).collect();
                 for child in kids {
                     if child.start_byte() > pos {
-                        unescape_double_quoted(
-                            self.src.get(pos..child.start_byte()).unwrap_or(""),
-                            &mut out.text,
-                        );
+                        unescape_double_quoted(self.slice(pos, child.start_byte()), &mut out.text);
                     }
                     self.word_into(child, depth + 1, in_subst, stack, out, true);
                     pos = child.end_byte();
                 }
                 if end > pos {
-                    unescape_double_quoted(self.src.get(pos..end).unwrap_or(""), &mut out.text);
+                    unescape_double_quoted(self.slice(pos, end), &mut out.text);
                 }
             }
             k::CONCATENATION | k::COMMAND_NAME | k::VARIABLE_ASSIGNMENT | k::WORD | k::NUMBER => {
@@ -789,7 +812,7 @@ impl<'s> Walker<'s, '_> {
                 let kids: Vec<Node<'t>> = node.named_children(&mut cursor).collect();
                 for child in kids {
                     if child.start_byte() > pos {
-                        let gap = self.src.get(pos..child.start_byte()).unwrap_or("");
+                        let gap = self.slice(pos, child.start_byte());
                         if !quoted && gap.contains(['*', '?', '[']) {
                             out.pattern = true;
                         }
@@ -799,7 +822,7 @@ impl<'s> Walker<'s, '_> {
                     pos = child.end_byte();
                 }
                 if node.end_byte() > pos {
-                    let gap = self.src.get(pos..node.end_byte()).unwrap_or("");
+                    let gap = self.slice(pos, node.end_byte());
                     if !quoted && gap.contains(['*', '?', '[']) {
                         out.pattern = true;
                     }
