@@ -13,6 +13,7 @@ pub mod arity;
 pub mod ast;
 pub mod cli;
 pub mod commands;
+pub mod compare;
 pub mod config;
 pub mod decide;
 pub mod hardline;

@@ -25,6 +25,9 @@ enum Command {
     Check(cli::check::Args),
     /// List the effective permission rules with source and position; `--check` lints them.
     Rules(cli::rules::Args),
+    /// Run the AST engine and the V1 lexer over files of commands and report where and
+    /// why they disagree, with timings.
+    Compare(cli::compare::Args),
 }
 
 fn main() -> ExitCode {
@@ -32,5 +35,6 @@ fn main() -> ExitCode {
         Command::Analyze(args) => cli::analyze::run(args),
         Command::Check(args) => cli::check::run(args),
         Command::Rules(args) => cli::rules::run(args),
+        Command::Compare(args) => cli::compare::run(args),
     }
 }

@@ -3,7 +3,9 @@
 //!
 //! Exit statuses: 0 success (for `check`: allow), 2 bad input or usage; `check` also
 //! 3 ask and 4 deny; `rules` 1 for a broken config or (with `--check`) shadowed rules.
+//! `compare` 0 success, 2 usage or unreadable file.
 
 pub mod analyze;
 pub mod check;
+pub mod compare;
 pub mod rules;
