@@ -19,7 +19,7 @@ use jsonc_parser::{CollectOptions, ParseOptions};
 use serde::{Deserialize, Serialize};
 
 /// One rule as it is written to the config file.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct PersistedRule {
     pub capability: String,

@@ -13,6 +13,7 @@ pub mod arity;
 pub mod ast;
 pub mod cli;
 pub mod commands;
+pub mod http;
 pub mod grants;
 pub mod hardline;
 pub mod lexer;

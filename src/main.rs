@@ -17,10 +17,19 @@ struct Cli {
 enum Command {
     /// Analyze one bash command and print what it asks to do.
     Analyze(cli::analyze::Args),
+    /// Run the HTTP service until SIGTERM or SIGINT.
+    Serve(cli::serve::Args),
+    /// Exit 0 when the service answers /healthz with 200 (for container health checks).
+    Healthcheck(cli::healthcheck::Args),
+    /// Print the service's OpenAPI document (YAML).
+    Openapi(cli::openapi::Args),
 }
 
 fn main() -> ExitCode {
     match Cli::parse().command {
         Command::Analyze(args) => cli::analyze::run(args),
+        Command::Serve(args) => cli::serve::run(args),
+        Command::Healthcheck(args) => cli::healthcheck::run(args),
+        Command::Openapi(args) => cli::openapi::run(args),
     }
 }

@@ -33,7 +33,7 @@ pub fn valid_id(id: &str) -> bool {
 }
 
 /// How long a grant lasts.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum GrantScope {
     /// Exactly this call (seed §7.7).
@@ -43,7 +43,7 @@ pub enum GrantScope {
 }
 
 /// What approved a call.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub enum ApprovedBy {
     /// The rules allowed it without asking.
@@ -55,7 +55,7 @@ pub enum ApprovedBy {
 }
 
 /// What denied a call.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub enum DeniedBy {
     /// A deny rule or the hardline floor (no panel).
@@ -67,37 +67,45 @@ pub enum DeniedBy {
 }
 
 /// One event of the seed's flow (§5.1), with what §8 requires each to carry.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "type", rename_all_fields = "camelCase")]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(tag = "type")]
 pub enum EventKind {
+    #[serde(rename_all = "camelCase")]
     ToolRequested {
         call_id: String,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         turn_id: Option<String>,
         tool: String,
+        #[schema(value_type = Object)]
         input: Value,
         project_root: String,
         cwd: String,
         home: String,
         interactive: bool,
         /// The capability requests of the call.
+        #[schema(value_type = Vec<crate::http::openapi::CapabilityRequestSchema>)]
         requests: Value,
     },
+    #[serde(rename_all = "camelCase")]
     PermissionRequested {
         call_id: String,
         /// The whole decision: evaluated requests with matched rule and source, always
         /// patterns, panel.
+        #[schema(value_type = crate::http::openapi::CallDecisionSchema)]
         decision: Value,
     },
+    #[serde(rename_all = "camelCase")]
     ToolApproved {
         call_id: String,
         by: ApprovedBy,
         /// The evaluated requests (matched rule and source of each).
+        #[schema(value_type = Vec<crate::http::openapi::EvaluatedRequestSchema>)]
         decisions: Value,
         /// For `autoResolve`: the call whose "always" grant resolved this one.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         resolved_by: Option<String>,
     },
+    #[serde(rename_all = "camelCase")]
     PermissionGranted {
         call_id: String,
         scope: GrantScope,
@@ -115,11 +123,13 @@ pub enum EventKind {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         persist_error: Option<String>,
     },
+    #[serde(rename_all = "camelCase")]
     PermissionDenied {
         call_id: String,
         by: DeniedBy,
         /// For `policy`: the evaluated requests, the denying rule among them.
         #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[schema(value_type = Option<Vec<crate::http::openapi::EvaluatedRequestSchema>>)]
         decisions: Option<Value>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         feedback: Option<String>,
@@ -127,6 +137,7 @@ pub enum EventKind {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         denied_with: Option<String>,
     },
+    #[serde(rename_all = "camelCase")]
     ToolFailed {
         call_id: String,
         /// The model-facing message (seed §5.4).
@@ -148,7 +159,7 @@ impl EventKind {
 }
 
 /// An event as stored: sequence number, timestamp, then the event's own fields.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Event {
     pub seq: u64,
@@ -159,7 +170,7 @@ pub struct Event {
 }
 
 /// Where a call stands.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub enum CallStatus {
     /// Requested; no decision recorded yet (a crash between the two appends).

@@ -4,3 +4,6 @@
 //! Exit statuses: 0 success (for `check`: allow), 2 bad input or usage.
 
 pub mod analyze;
+pub mod healthcheck;
+pub mod openapi;
+pub mod serve;

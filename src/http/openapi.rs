@@ -1,0 +1,199 @@
+//! The OpenAPI document of the service, generated from the handlers and body types
+//! (utoipa), and hand-written mirror schemas for the library's shared types that carry
+//! no schema derive of their own (`vocab`, `rules`, `config`, `decide`).
+//!
+//! Owns the spec only. A mirror must follow its type's serde shape field for field;
+//! `tests/http_openapi.rs` checks the checked-in `openapi.yaml` against `yaml()`, and
+//! the mirror tests below check real values' keys against the mirrors.
+
+#![allow(dead_code)] // Mirror types exist for their schemas, never built.
+
+use std::sync::OnceLock;
+
+use utoipa::{OpenApi, ToSchema};
+
+use super::api;
+use super::error::{ErrorBody, ErrorDetail};
+use super::handlers;
+
+#[derive(OpenApi)]
+#[openapi(
+    info(
+        title = "khaelor-perm",
+        description = "Decides, before an AI coding agent runs a tool, whether the call may run silently (allow), must ask the user (ask), or is denied (deny).\n\nEvery error is `{\"error\": {\"code\", \"message\"}}`. When the server has a token, every route but `/healthz` and `/openapi.yaml` needs `Authorization: Bearer <token>`. Bodies must be `application/json`, at most 1 MiB; commands at most 64 KiB."
+    ),
+    paths(
+        handlers::healthz,
+        handlers::metrics,
+        handlers::openapi_yaml,
+        handlers::analyze,
+    ),
+    components(schemas(
+        ErrorBody, ErrorDetail,
+        api::Engine, api::Health, api::AnalyzeRequest,
+        CapabilitySchema, CapabilityRequestSchema, CommandClassSchema, EngineKindSchema, PartSchema,
+        HardlineHitSchema, FallbackReasonSchema, FallbackSchema, AnalysisSchema, BothAnalysisSchema,
+    )),
+    tags(
+        (name = "service", description = "Health, metrics and this document"),
+        (name = "analysis", description = "Bash command analysis"),
+        (name = "policy", description = "Stateless evaluation against the layered rules"),
+        (name = "sessions", description = "Durable session flow: record, pending, grant, deny, events"),
+    )
+)]
+pub struct ApiDoc;
+
+/// The document as YAML, generated once.
+pub fn yaml() -> String {
+    static YAML: OnceLock<String> = OnceLock::new();
+    YAML.get_or_init(|| match ApiDoc::openapi().to_yaml() {
+        Ok(y) => y,
+        Err(e) => {
+            tracing::error!(error = %e, "could not render the OpenAPI document");
+            String::new()
+        }
+    })
+    .clone()
+}
+
+/// One of the seven V1 capabilities (seed §1).
+#[derive(ToSchema)]
+#[schema(as = Capability)]
+pub enum CapabilitySchema {
+    #[schema(rename = "file.read")]
+    FileRead,
+    #[schema(rename = "file.write.project")]
+    FileWriteProject,
+    #[schema(rename = "file.write.outsideProject")]
+    FileWriteOutsideProject,
+    #[schema(rename = "process.execute")]
+    ProcessExecute,
+    #[schema(rename = "process.background")]
+    ProcessBackground,
+    #[schema(rename = "network.access")]
+    NetworkAccess,
+    #[schema(rename = "git.modify")]
+    GitModify,
+}
+
+/// One thing a tool call asks to do (seed §1.1).
+#[derive(ToSchema)]
+#[schema(as = CapabilityRequest)]
+#[serde(rename_all = "camelCase")]
+pub struct CapabilityRequestSchema {
+    pub capability: CapabilitySchema,
+    /// What rules' patterns match against: resolved path, URL or command text.
+    pub subject: String,
+    /// Human-readable line for the panel, e.g. `Run npm install`.
+    pub display: String,
+    /// Candidate "always allow" patterns, most specific first; empty when the analyzer
+    /// could not fully read the command.
+    pub always_patterns: Vec<String>,
+    /// Analyzer-derived facts shown in the panel.
+    pub risk_notes: Vec<String>,
+    /// UI extras (diff, parts, cwd); never model-facing. Absent when empty.
+    #[schema(value_type = Option<Object>)]
+    pub metadata: Option<serde_json::Value>,
+}
+
+#[derive(ToSchema)]
+#[schema(as = CommandClass)]
+#[serde(rename_all = "lowercase")]
+pub enum CommandClassSchema {
+    Simple,
+    Compound,
+    Obfuscated,
+}
+
+#[derive(ToSchema)]
+#[schema(as = EngineKind)]
+#[serde(rename_all = "lowercase")]
+pub enum EngineKindSchema {
+    Ast,
+    Lexer,
+}
+
+/// One simple command of the analysed text.
+#[derive(ToSchema)]
+#[schema(as = Part)]
+pub struct PartSchema {
+    /// The words with quotes removed.
+    pub words: Vec<String>,
+    /// The source text, whitespace collapsed; the `process.execute` subject.
+    pub text: String,
+    /// The effective working directory; null when it could not be known.
+    pub cwd: Option<String>,
+}
+
+/// A hit of the hardline floor (seed §4.2).
+#[derive(ToSchema)]
+#[schema(as = HardlineHit)]
+pub struct HardlineHitSchema {
+    /// The floor entry that fired, e.g. `rm -rf /`.
+    pub rule: String,
+    /// The de-obfuscated rendering it fired on.
+    pub rendering: String,
+}
+
+#[derive(ToSchema)]
+#[schema(as = FallbackReason)]
+#[serde(rename_all = "camelCase")]
+pub enum FallbackReasonSchema {
+    ParseError,
+    ParseTimeout,
+    DepthLimit,
+    TooLarge,
+    UnknownNode,
+    AnalyzerError,
+}
+
+/// Why the AST engine handed over to the lexer.
+#[derive(ToSchema)]
+#[schema(as = Fallback)]
+pub struct FallbackSchema {
+    pub reason: FallbackReasonSchema,
+    /// One line saying what was found, e.g. `ERROR node at 1:5`.
+    pub detail: String,
+}
+
+/// What an engine read from one bash command.
+#[derive(ToSchema)]
+#[schema(as = Analysis)]
+#[serde(rename_all = "camelCase")]
+pub struct AnalysisSchema {
+    pub command: String,
+    pub class: CommandClassSchema,
+    pub parts: Vec<PartSchema>,
+    pub requests: Vec<CapabilityRequestSchema>,
+    pub always_patterns: Vec<String>,
+    pub risk_notes: Vec<String>,
+    pub hardline: Option<HardlineHitSchema>,
+    pub engine: EngineKindSchema,
+    pub fallback: Option<FallbackSchema>,
+}
+
+/// An analysis; with `engine: both` it also carries the lexer's and whether the two
+/// agree on class, requests and hardline.
+#[derive(ToSchema)]
+#[schema(as = BothAnalysis)]
+#[serde(rename_all = "camelCase")]
+pub struct BothAnalysisSchema {
+    #[serde(flatten)]
+    pub analysis: AnalysisSchema,
+    pub lexer: Option<AnalysisSchema>,
+    pub agree: Option<bool>,
+}
+
+/// Placeholder until the policy types land.
+#[derive(ToSchema)]
+#[schema(as = CallDecision)]
+pub struct CallDecisionSchema {
+    pub decision: String,
+}
+
+/// Placeholder until the policy types land.
+#[derive(ToSchema)]
+#[schema(as = EvaluatedRequest)]
+pub struct EvaluatedRequestSchema {
+    pub capability: String,
+}
