@@ -1,0 +1,550 @@
+//! Deciding a whole tool call: the hardline floor, the layered rules with session grants
+//! and the managed ceiling, self-protection, the broken-config cap, combination (seed
+//! §4.4), non-interactive resolution (seed §5.2), "always" grants, and deny shaping the
+//! tool list (seed §7.2).
+//!
+//! Owns the order these apply in and the call-level result. Matching is `rules`,
+//! loading is `config`, wording and the panel are `messages`; this file does no I/O.
+//!
+//! Per request, strictest wins, in this order:
+//! 1. hardline hit -> deny (no rule, no session grant can lift it);
+//! 2. rules: session grants, then defaults ++ managed ++ user ++ project (last match
+//!    wins, unmatched asks), then the managed ceiling;
+//! 3. self-protection: a write to `.khaelor/` (project or user) or to a loaded config
+//!    file, or a command naming `.khaelor`, is at least ask and offers no "always";
+//! 4. a broken config caps allow at ask and offers no "always".
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::config::{ConfigError, Policy};
+use crate::messages::{self, Panel, PanelDetail};
+use crate::rules::{Action, PermissionRule, RuleSet, RuleSource};
+use crate::tools::MappedCall;
+use crate::vocab::{
+    AnalysisContext, Capability, CapabilityRequest, CommandClass, HardlineHit, collapse_whitespace,
+};
+
+/// One request of a call with its decision and the rule that decided it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct EvaluatedRequest {
+    #[serde(flatten)]
+    pub request: CapabilityRequest,
+    pub decision: Action,
+    /// `None`: no rule matched (which asks).
+    pub rule: Option<PermissionRule>,
+}
+
+/// The decision for a whole tool call.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CallDecision {
+    pub tool: String,
+    pub decision: Action,
+    pub requests: Vec<EvaluatedRequest>,
+    /// What the panel's `A` offers; non-empty only for an ask whose every asking
+    /// request offers a pattern and no rule or floor forbids it.
+    pub always_patterns: Vec<String>,
+    /// The model-facing message for a deny (seed §5.4).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+    /// The ask panel (interactive asks only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub panel: Option<Panel>,
+    /// The call in a few words, for "The user declined to allow: …".
+    pub summary: String,
+    /// Call-level notes: the analysis' notes, hardline, broken config.
+    pub risk_notes: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hardline: Option<HardlineHit>,
+    /// The config problems that capped this decision.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub config_errors: Vec<ConfigError>,
+}
+
+/// Decides one mapped call. `interactive = false` turns every ask into a deny.
+pub fn decide(
+    policy: &Policy,
+    session_rules: &[PermissionRule],
+    call: &MappedCall,
+    ctx: &AnalysisContext,
+    interactive: bool,
+) -> CallDecision {
+    let session = (!session_rules.is_empty()).then(|| RuleSet::new(session_rules.to_vec()));
+    let protected = protected_paths(policy, ctx);
+    let broken = !policy.errors().is_empty();
+
+    let mut requests: Vec<CapabilityRequest> = call.requests.clone();
+    if requests.is_empty() {
+        // Fail closed: a call that maps to nothing still has to be judged.
+        let subject = call
+            .command
+            .as_deref()
+            .map(collapse_whitespace)
+            .unwrap_or_else(|| call.tool.clone());
+        requests.push(CapabilityRequest::new(
+            Capability::ProcessExecute,
+            subject.clone(),
+            format!("Run {subject}"),
+        ));
+    }
+
+    let mut risk_notes: Vec<String> = call
+        .analysis
+        .as_ref()
+        .map(|a| a.risk_notes.clone())
+        .unwrap_or_default();
+    let mut evaluated: Vec<EvaluatedRequest> = Vec::with_capacity(requests.len());
+    for mut req in requests {
+        let ev = policy.evaluate(session.as_ref(), req.capability, &req.subject);
+        let mut action = ev.action;
+        let mut rule = ev.rule.cloned();
+        let mut offer_always = true;
+        if action == Action::Ask
+            && let Some(r) = &rule
+        {
+            // Explicit asks stay asks; the managed ceiling cannot be loosened at all.
+            if r.source == RuleSource::Managed || (r.source.is_configured() && !r.allow_always) {
+                offer_always = false;
+            }
+        }
+        if let Some(pattern) = protected_target(&req, &protected) {
+            offer_always = false;
+            push_note(&mut req.risk_notes, messages::SELF_PROTECTION_NOTE);
+            if action == Action::Allow {
+                action = Action::Ask;
+                rule = Some(PermissionRule::new(
+                    req.capability.as_str(),
+                    pattern,
+                    Action::Ask,
+                    RuleSource::Builtin,
+                ));
+            }
+        }
+        if broken {
+            offer_always = false;
+            if action == Action::Allow {
+                action = Action::Ask;
+                rule = Some(PermissionRule::new(
+                    req.capability.as_str(),
+                    "*",
+                    Action::Ask,
+                    RuleSource::Builtin,
+                ));
+            }
+        }
+        if !offer_always {
+            req.always_patterns.clear();
+        }
+        evaluated.push(EvaluatedRequest {
+            request: req,
+            decision: action,
+            rule,
+        });
+    }
+
+    if let Some(hit) = &call.hardline {
+        apply_hardline(&mut evaluated, hit);
+        push_note(&mut risk_notes, messages::HARDLINE_NOTE);
+    }
+    for e in policy.errors() {
+        push_note(
+            &mut risk_notes,
+            &format!(
+                "The configuration {} is broken at line {}, column {} ({}); every decision is at most ask until it is fixed.",
+                e.file, e.line, e.column, e.message
+            ),
+        );
+    }
+
+    let mut decision = evaluated
+        .iter()
+        .map(|e| e.decision)
+        .max()
+        .unwrap_or(Action::Ask);
+    let summary = summarize(call, &evaluated);
+    let mut always_patterns = Vec::new();
+    let mut message = None;
+    let mut panel = None;
+
+    if decision == Action::Ask && !interactive {
+        decision = Action::Deny;
+        for e in &mut evaluated {
+            if e.decision == Action::Ask {
+                e.decision = Action::Deny;
+            }
+        }
+        message = Some(messages::NON_INTERACTIVE_MESSAGE.to_string());
+    } else if decision == Action::Ask {
+        always_patterns = call_always_patterns(&evaluated);
+        panel = Some(build_panel(
+            call,
+            &evaluated,
+            &always_patterns,
+            &risk_notes,
+            ctx,
+        ));
+    } else if decision == Action::Deny {
+        message = deny_message(&evaluated, call.hardline.as_ref());
+    }
+
+    CallDecision {
+        tool: call.tool.clone(),
+        decision,
+        requests: evaluated,
+        always_patterns,
+        message,
+        panel,
+        summary,
+        risk_notes,
+        hardline: call.hardline.clone(),
+        config_errors: policy.errors().to_vec(),
+    }
+}
+
+fn push_note(notes: &mut Vec<String>, note: &str) {
+    if !notes.iter().any(|n| n == note) {
+        notes.push(note.to_string());
+    }
+}
+
+fn hardline_rule(hit: &HardlineHit) -> PermissionRule {
+    PermissionRule::new(
+        "process.execute",
+        hit.rule.clone(),
+        Action::Deny,
+        RuleSource::Hardline,
+    )
+}
+
+/// Marks the request(s) the hit belongs to: the command part whose text is the hit's
+/// rendering, else the parts starting with the same command word, else every command
+/// part, else every request. Any mark denies the whole call.
+fn apply_hardline(evaluated: &mut [EvaluatedRequest], hit: &HardlineHit) {
+    let rendering = collapse_whitespace(&hit.rendering);
+    let first_word = rendering.split(' ').next().unwrap_or_default().to_string();
+    let is_exec = |e: &EvaluatedRequest| e.request.capability == Capability::ProcessExecute;
+    let exact: Vec<usize> = indices(evaluated, |e| {
+        is_exec(e) && collapse_whitespace(&e.request.subject) == rendering
+    });
+    let by_word: Vec<usize> = indices(evaluated, |e| {
+        is_exec(e) && e.request.subject.split_whitespace().next() == Some(first_word.as_str())
+    });
+    let exec: Vec<usize> = indices(evaluated, is_exec);
+    let targets = [exact, by_word, exec]
+        .into_iter()
+        .find(|v| !v.is_empty())
+        .unwrap_or_else(|| (0..evaluated.len()).collect());
+    for i in targets {
+        if let Some(e) = evaluated.get_mut(i) {
+            e.decision = Action::Deny;
+            e.rule = Some(hardline_rule(hit));
+            push_note(&mut e.request.risk_notes, messages::HARDLINE_NOTE);
+        }
+    }
+    for e in evaluated.iter_mut() {
+        e.request.always_patterns.clear();
+    }
+}
+
+fn indices(v: &[EvaluatedRequest], f: impl Fn(&EvaluatedRequest) -> bool) -> Vec<usize> {
+    v.iter()
+        .enumerate()
+        .filter(|(_, e)| f(e))
+        .map(|(i, _)| i)
+        .collect()
+}
+
+fn deny_message(evaluated: &[EvaluatedRequest], hit: Option<&HardlineHit>) -> Option<String> {
+    if let Some(hit) = hit
+        && let Some(e) = evaluated.iter().find(|e| {
+            e.rule
+                .as_ref()
+                .is_some_and(|r| r.source == RuleSource::Hardline)
+        })
+    {
+        return Some(messages::hardline_deny_message(e, hit));
+    }
+    evaluated
+        .iter()
+        .find(|e| e.decision == Action::Deny)
+        .map(messages::policy_deny_message)
+}
+
+/// The union, in order, of the asking requests' patterns; empty unless every asking
+/// request offers at least one.
+fn call_always_patterns(evaluated: &[EvaluatedRequest]) -> Vec<String> {
+    let asking: Vec<&EvaluatedRequest> = evaluated
+        .iter()
+        .filter(|e| e.decision == Action::Ask)
+        .collect();
+    if asking.is_empty() || asking.iter().any(|e| e.request.always_patterns.is_empty()) {
+        return Vec::new();
+    }
+    let mut out: Vec<String> = Vec::new();
+    for e in asking {
+        for p in &e.request.always_patterns {
+            if !out.contains(p) {
+                out.push(p.clone());
+            }
+        }
+    }
+    out
+}
+
+fn lower_first(s: &str) -> String {
+    let mut c = s.chars();
+    match c.next() {
+        Some(f) => f.to_lowercase().chain(c).collect(),
+        None => String::new(),
+    }
+}
+
+fn summarize(call: &MappedCall, evaluated: &[EvaluatedRequest]) -> String {
+    if let Some(cmd) = &call.command {
+        return collapse_whitespace(cmd);
+    }
+    let mut parts: Vec<String> = Vec::new();
+    for e in evaluated {
+        let d = lower_first(&e.request.display);
+        if !parts.contains(&d) {
+            parts.push(d);
+        }
+    }
+    parts.join(", ")
+}
+
+/// The directories and files whose writes are never silent: the project's and the
+/// user's `.khaelor/`, and every config file the policy read (the managed one too),
+/// each as given and with symlinks resolved.
+fn protected_paths(policy: &Policy, ctx: &AnalysisContext) -> Vec<PathBuf> {
+    let mut v = vec![ctx.root().join(".khaelor"), ctx.home().join(".khaelor")];
+    v.extend(policy.files().iter().cloned());
+    let resolved: Vec<PathBuf> = v
+        .iter()
+        .map(|p| crate::paths::resolve_existing_prefix(p))
+        .collect();
+    v.extend(resolved);
+    v.sort();
+    v.dedup();
+    v
+}
+
+/// The pattern of the built-in rule that protects `req`'s subject, if it is protected.
+fn protected_target(req: &CapabilityRequest, protected: &[PathBuf]) -> Option<String> {
+    match req.capability {
+        Capability::FileWriteProject | Capability::FileWriteOutsideProject => {
+            let p = Path::new(&req.subject);
+            protected
+                .iter()
+                .find(|d| crate::paths::is_inside(p, d))
+                .map(|d| format!("{}*", d.display()))
+        }
+        // A command that names the config directory (`rm -rf .khaelor`, `sed -i …
+        // .khaelor/config.json`) may change it in ways the analysis cannot see.
+        Capability::ProcessExecute if req.subject.contains(".khaelor") => {
+            Some("*.khaelor*".to_string())
+        }
+        _ => None,
+    }
+}
+
+fn build_panel(
+    call: &MappedCall,
+    evaluated: &[EvaluatedRequest],
+    always_patterns: &[String],
+    call_notes: &[String],
+    ctx: &AnalysisContext,
+) -> Panel {
+    let asking: Vec<&EvaluatedRequest> = evaluated
+        .iter()
+        .filter(|e| e.decision == Action::Ask)
+        .collect();
+    let head = asking.first().copied().or_else(|| evaluated.first());
+    let badge = match call.tool.as_str() {
+        "bash" => Capability::ProcessExecute.as_str().to_string(),
+        "process_start" => Capability::ProcessBackground.as_str().to_string(),
+        _ => head
+            .map(|e| e.request.capability.as_str().to_string())
+            .unwrap_or_default(),
+    };
+    let subject = match &call.command {
+        Some(c) => c.clone(),
+        None => {
+            let mut subjects: Vec<String> = Vec::new();
+            for e in evaluated {
+                let s = match e.request.capability {
+                    Capability::FileRead
+                    | Capability::FileWriteProject
+                    | Capability::FileWriteOutsideProject => {
+                        crate::tools::display_path(Path::new(&e.request.subject), ctx)
+                    }
+                    _ => e.request.subject.clone(),
+                };
+                if !subjects.contains(&s) {
+                    subjects.push(s);
+                }
+            }
+            subjects.join("\n")
+        }
+    };
+    let parts = match &call.analysis {
+        Some(a) if a.class != CommandClass::Simple && a.parts.len() > 1 => {
+            a.parts.iter().map(|p| p.text.clone()).collect()
+        }
+        _ => Vec::new(),
+    };
+    let diff = {
+        let diffs: Vec<&str> = asking
+            .iter()
+            .filter_map(|e| e.request.metadata.get("diff").and_then(|d| d.as_str()))
+            .collect();
+        (!diffs.is_empty()).then(|| diffs.concat())
+    };
+    let mut risk_notes: Vec<String> = Vec::new();
+    for n in call_notes
+        .iter()
+        .chain(asking.iter().flat_map(|e| e.request.risk_notes.iter()))
+    {
+        push_note(&mut risk_notes, n);
+    }
+    let cwd = crate::tools::display_path(Path::new(&call.cwd), ctx);
+    let working_directory = if cwd == "." {
+        // Inside the project the panel shows where, not `.`.
+        home_relative(ctx.root(), ctx)
+    } else if Path::new(&call.cwd).starts_with(ctx.root()) {
+        home_relative(Path::new(&call.cwd), ctx)
+    } else {
+        cwd
+    };
+    Panel {
+        title: "KHAELOR requests permission".to_string(),
+        verb: messages::verb_for_tool(&call.tool).to_string(),
+        badge,
+        subject,
+        working_directory,
+        parts,
+        diff,
+        risk_notes,
+        always_patterns: always_patterns.to_vec(),
+        keys: messages::panel_keys(always_patterns),
+        details: evaluated
+            .iter()
+            .map(|e| PanelDetail {
+                decision: e.decision,
+                capability: e.request.capability,
+                subject: e.request.subject.clone(),
+                display: e.request.display.clone(),
+                rule: e.rule.clone(),
+            })
+            .collect(),
+    }
+}
+
+fn home_relative(p: &Path, ctx: &AnalysisContext) -> String {
+    match p.strip_prefix(ctx.home()) {
+        Ok(rel) if rel.as_os_str().is_empty() => "~".to_string(),
+        Ok(rel) => format!("~/{}", rel.display()),
+        Err(_) => p.display().to_string(),
+    }
+}
+
+/// Why an "always" grant cannot be made.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum GrantError {
+    #[error("the call does not ask, so there is nothing to grant")]
+    NotAsking,
+    #[error("this call offers no \"always\" pattern")]
+    NothingOffered,
+    #[error("the pattern `{0}` is not one this call offers")]
+    NotOffered(String),
+}
+
+/// The rules an "always" grant with `pattern` persists (project source, action allow):
+/// one per asking request, its capability, `pattern` when that request offers it, else
+/// its own first pattern.
+pub fn grant_rules(
+    decision: &CallDecision,
+    pattern: &str,
+) -> Result<Vec<PermissionRule>, GrantError> {
+    if decision.decision != Action::Ask {
+        return Err(GrantError::NotAsking);
+    }
+    if decision.always_patterns.is_empty() {
+        return Err(GrantError::NothingOffered);
+    }
+    if !decision.always_patterns.iter().any(|p| p == pattern) {
+        return Err(GrantError::NotOffered(pattern.to_string()));
+    }
+    let mut out: Vec<PermissionRule> = Vec::new();
+    for e in decision
+        .requests
+        .iter()
+        .filter(|e| e.decision == Action::Ask)
+    {
+        let own = &e.request.always_patterns;
+        let chosen = if own.iter().any(|p| p == pattern) {
+            pattern.to_string()
+        } else {
+            match own.first() {
+                Some(p) => p.clone(),
+                None => return Err(GrantError::NothingOffered),
+            }
+        };
+        let rule = PermissionRule::new(
+            e.request.capability.as_str(),
+            chosen,
+            Action::Allow,
+            RuleSource::Project,
+        );
+        if !out.contains(&rule) {
+            out.push(rule);
+        }
+    }
+    Ok(out)
+}
+
+/// The capabilities a tool needs, as a conjunction of alternatives: a call of the tool
+/// needs one capability from each inner list.
+fn tool_needs(tool: &str) -> Option<&'static [&'static [Capability]]> {
+    const READ: &[&[Capability]] = &[&[Capability::FileRead]];
+    const WRITE: &[&[Capability]] = &[&[
+        Capability::FileWriteProject,
+        Capability::FileWriteOutsideProject,
+    ]];
+    const EXEC: &[&[Capability]] = &[&[Capability::ProcessExecute]];
+    const START: &[&[Capability]] = &[
+        &[Capability::ProcessBackground],
+        &[Capability::ProcessExecute],
+    ];
+    const STDIN: &[&[Capability]] = &[&[Capability::ProcessBackground]];
+    const FETCH: &[&[Capability]] = &[&[Capability::NetworkAccess]];
+    match tool {
+        "read" | "glob" | "grep" | "list" => Some(READ),
+        "write" | "edit" | "apply_patch" => Some(WRITE),
+        "bash" => Some(EXEC),
+        "process_start" => Some(START),
+        "process_stdin" => Some(STDIN),
+        "webfetch" => Some(FETCH),
+        _ => None,
+    }
+}
+
+/// Seed §7.2: the tools still worth offering the model. A tool goes when some
+/// capability it always needs is denied for every subject (all alternatives, for
+/// write/edit/apply_patch: both project and outside). Pattern-scoped denies keep it;
+/// tools this mapping does not know are kept (they are not ours to judge).
+pub fn available_tools(policy: &Policy, tools: &[String]) -> Vec<String> {
+    tools
+        .iter()
+        .filter(|t| match tool_needs(t) {
+            Some(needs) => !needs
+                .iter()
+                .any(|alts| alts.iter().all(|c| policy.denies_everything(*c))),
+            None => true,
+        })
+        .cloned()
+        .collect()
+}

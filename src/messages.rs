@@ -1,0 +1,381 @@
+//! What people and models read: the model-facing denial messages (seed §5.4, word for
+//! word in shape) and the ask panel (seed §6.1) as data plus its monochrome box
+//! rendering for terminals.
+//!
+//! Owns wording and layout only. Which requests ask or deny, and why, is decided in
+//! `decide`; this module never changes a decision.
+
+use serde::{Deserialize, Serialize};
+
+use crate::decide::{CallDecision, EvaluatedRequest};
+use crate::rules::{Action, PermissionRule};
+use crate::vocab::{Capability, HardlineHit, collapse_whitespace};
+
+/// The hardline risk note (seed §4.2). Kept equal to `crate::hardline`'s constant once
+/// that lands; a test pins the text.
+pub const HARDLINE_NOTE: &str =
+    "Blocked by KHAELOR's built-in safety floor — this cannot be allowed by configuration.";
+
+/// Seed §5.2: every ask resolves as deny when nobody can answer.
+pub const NON_INTERACTIVE_MESSAGE: &str =
+    "KHAELOR is running non-interactively; interactive approval is unavailable.";
+
+/// Risk note on writes to KHAELOR's own configuration (self-protection).
+pub const SELF_PROTECTION_NOTE: &str =
+    "Changes KHAELOR's own permission configuration — never allowed silently.";
+
+/// Subjects longer than this are shortened in model-facing messages.
+const MESSAGE_SUBJECT_CHARS: usize = 300;
+
+fn shorten(s: &str, max: usize) -> String {
+    if s.chars().count() <= max {
+        return s.to_string();
+    }
+    let mut out: String = s.chars().take(max).collect();
+    out.push('…');
+    out
+}
+
+fn message_subject(r: &EvaluatedRequest) -> String {
+    let s = if r.request.capability.has_command_subject() {
+        collapse_whitespace(&r.request.subject)
+    } else {
+        r.request.subject.clone()
+    };
+    shorten(&s, MESSAGE_SUBJECT_CHARS)
+}
+
+/// Seed §5.4 policy deny: `Permission denied by policy: process.execute for "rm -rf
+/// build" is denied in this project (rule: process.execute / "rm -rf *", source:
+/// project). Do not retry …`.
+pub fn policy_deny_message(r: &EvaluatedRequest) -> String {
+    let rule = match &r.rule {
+        Some(rule) => format!(
+            "rule: {} / \"{}\", source: {}",
+            rule.capability, rule.pattern, rule.source
+        ),
+        None => "no rule matched".to_string(),
+    };
+    format!(
+        "Permission denied by policy: {} for \"{}\" is denied in this project ({rule}). Do not retry this command or attempt an equivalent workaround. Choose a different approach, or ask the user to adjust permissions.",
+        r.request.capability,
+        message_subject(r)
+    )
+}
+
+/// A hardline denial: the same shape as a policy deny, naming the floor entry, with the
+/// seed §4.2 note, and without inviting a permission change that cannot exist.
+pub fn hardline_deny_message(r: &EvaluatedRequest, hit: &HardlineHit) -> String {
+    format!(
+        "Permission denied by policy: {} for \"{}\" is denied in this project (rule: hardline / \"{}\", source: hardline). {HARDLINE_NOTE} Do not retry this command or attempt an equivalent workaround. Choose a different approach.",
+        r.request.capability,
+        message_subject(r),
+        hit.rule
+    )
+}
+
+/// Seed §5.4 user deny, with the optional one-line reason from the panel.
+pub fn user_deny_message(call: &CallDecision, feedback: Option<&str>) -> String {
+    let what = shorten(&call.summary, MESSAGE_SUBJECT_CHARS);
+    let reason = feedback.map(|f| {
+        f.split(['\n', '\r'])
+            .map(str::trim)
+            .filter(|l| !l.is_empty())
+            .collect::<Vec<_>>()
+            .join(" ")
+    });
+    match reason.filter(|r| !r.is_empty()) {
+        Some(r) => format!(
+            "The user declined to allow: {what} — reason: \"{r}\". Adapt your approach accordingly."
+        ),
+        None => format!(
+            "The user declined to allow: {what}. Continue without it, or propose an alternative."
+        ),
+    }
+}
+
+/// One key the panel offers.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PanelKey {
+    /// `Enter`, `A`, `Esc`, `Tab`.
+    pub key: String,
+    pub label: String,
+}
+
+/// One line of the details view: a request, its decision and the rule that decided it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PanelDetail {
+    pub decision: Action,
+    pub capability: Capability,
+    pub subject: String,
+    pub display: String,
+    pub rule: Option<PermissionRule>,
+}
+
+/// The ask panel (seed §6.1) as data; `render_panel_box` draws it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Panel {
+    pub title: String,
+    /// `Run`, `Write`, `Edit`, `Start process`, `Read`, `Fetch`, `Send input`.
+    pub verb: String,
+    /// The capability badge, right-aligned on the verb line.
+    pub badge: String,
+    /// The command text or the path.
+    pub subject: String,
+    pub working_directory: String,
+    /// The simple commands of a compound command, in order (empty otherwise).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub parts: Vec<String>,
+    /// Unified diff for writes and edits.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub diff: Option<String>,
+    pub risk_notes: Vec<String>,
+    /// What `A` persists; empty means no `A` (seed §3.3 refusal rule).
+    pub always_patterns: Vec<String>,
+    pub keys: Vec<PanelKey>,
+    pub details: Vec<PanelDetail>,
+}
+
+/// The panel's verb for a tool.
+pub fn verb_for_tool(tool: &str) -> &'static str {
+    match tool {
+        "bash" => "Run",
+        "write" => "Write",
+        "edit" | "apply_patch" => "Edit",
+        "process_start" => "Start process",
+        "process_stdin" => "Send input",
+        "webfetch" => "Fetch",
+        _ => "Read",
+    }
+}
+
+/// The keys in order: `A` only when there is a pattern to persist, showing it exactly.
+pub fn panel_keys(always_patterns: &[String]) -> Vec<PanelKey> {
+    let mut keys = vec![PanelKey {
+        key: "Enter".into(),
+        label: "Allow once".into(),
+    }];
+    if let Some(p) = always_patterns.first() {
+        keys.push(PanelKey {
+            key: "A".into(),
+            label: format!("Always allow \"{p}\" in this project"),
+        });
+    }
+    keys.push(PanelKey {
+        key: "Esc".into(),
+        label: "Deny".into(),
+    });
+    keys.push(PanelKey {
+        key: "Tab".into(),
+        label: "Details".into(),
+    });
+    keys
+}
+
+/// Total width of the box, borders included (the seed's panel).
+pub const BOX_WIDTH: usize = 61;
+/// Text columns inside the box: two spaces of left margin, one of right margin.
+const TEXT_WIDTH: usize = BOX_WIDTH - 5;
+/// Diff lines shown in the box before `… N more lines`.
+const BOX_DIFF_LINES: usize = 16;
+
+/// Makes text safe to print on a terminal: control characters and the invisible
+/// formatting characters that can reorder or hide text (bidi overrides, zero-width)
+/// are shown as `\u{…}` escapes, tabs as a space. Newlines are kept.
+pub fn terminal_safe(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '\n' => out.push('\n'),
+            '\t' => out.push(' '),
+            c if c.is_control() || is_invisible_format(c) => {
+                out.push_str(&format!("\\u{{{:x}}}", c as u32))
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+fn is_invisible_format(c: char) -> bool {
+    matches!(c as u32, 0x200B..=0x200F | 0x202A..=0x202E | 0x2060..=0x2069 | 0xFEFF | 0x00AD)
+}
+
+/// Greedy word wrap to `width` characters; words longer than a line are cut.
+fn wrap(text: &str, width: usize) -> Vec<String> {
+    let mut lines = Vec::new();
+    for raw in text.split('\n') {
+        let mut line = String::new();
+        for word in raw.split(' ') {
+            let wlen = word.chars().count();
+            let llen = line.chars().count();
+            if llen > 0 && llen + 1 + wlen <= width {
+                line.push(' ');
+                line.push_str(word);
+                continue;
+            }
+            if llen > 0 {
+                lines.push(std::mem::take(&mut line));
+            }
+            let mut chars: Vec<char> = word.chars().collect();
+            while chars.len() > width {
+                let rest = chars.split_off(width);
+                lines.push(chars.into_iter().collect());
+                chars = rest;
+            }
+            line = chars.into_iter().collect();
+        }
+        lines.push(line);
+    }
+    lines
+}
+
+fn pad(s: &str, width: usize) -> String {
+    let n = s.chars().count();
+    let mut out = s.to_string();
+    out.extend(std::iter::repeat_n(' ', width.saturating_sub(n)));
+    out
+}
+
+fn boxed(line: &str) -> String {
+    format!("│  {} │\n", pad(line, TEXT_WIDTH))
+}
+
+fn cut(s: &str, width: usize) -> String {
+    if s.chars().count() <= width {
+        s.to_string()
+    } else {
+        let mut t: String = s.chars().take(width.saturating_sub(1)).collect();
+        t.push('…');
+        t
+    }
+}
+
+/// Draws the panel as the seed's monochrome box (unicode box drawing, fixed width).
+pub fn render_panel_box(panel: &Panel) -> String {
+    let mut out = String::new();
+    let title = format!("─ {} ", terminal_safe(&panel.title));
+    let fill = BOX_WIDTH.saturating_sub(2 + title.chars().count());
+    out.push_str(&format!("╭{title}{}╮\n", "─".repeat(fill)));
+    let verb = terminal_safe(&panel.verb);
+    let badge = terminal_safe(&panel.badge);
+    let gap = TEXT_WIDTH
+        .saturating_sub(verb.chars().count() + badge.chars().count())
+        .max(1);
+    out.push_str(&boxed(&cut(
+        &format!("{verb}{}{badge}", " ".repeat(gap)),
+        TEXT_WIDTH,
+    )));
+    for l in wrap(&terminal_safe(&panel.subject), TEXT_WIDTH) {
+        out.push_str(&boxed(&l));
+    }
+    for part in &panel.parts {
+        for (i, l) in wrap(&terminal_safe(part), TEXT_WIDTH - 2)
+            .into_iter()
+            .enumerate()
+        {
+            out.push_str(&boxed(&format!("{} {l}", if i == 0 { "▸" } else { " " })));
+        }
+    }
+    if let Some(diff) = &panel.diff {
+        out.push_str(&boxed(""));
+        let lines: Vec<&str> = diff.lines().collect();
+        for l in lines.iter().take(BOX_DIFF_LINES) {
+            out.push_str(&boxed(&cut(&terminal_safe(l), TEXT_WIDTH)));
+        }
+        if lines.len() > BOX_DIFF_LINES {
+            out.push_str(&boxed(&format!(
+                "… {} more lines",
+                lines.len() - BOX_DIFF_LINES
+            )));
+        }
+    }
+    out.push_str(&boxed(""));
+    out.push_str(&boxed("Working directory"));
+    for l in wrap(&terminal_safe(&panel.working_directory), TEXT_WIDTH) {
+        out.push_str(&boxed(&l));
+    }
+    if !panel.risk_notes.is_empty() {
+        out.push_str(&boxed(""));
+        for note in &panel.risk_notes {
+            for (i, l) in wrap(&terminal_safe(note), TEXT_WIDTH - 2)
+                .into_iter()
+                .enumerate()
+            {
+                out.push_str(&boxed(&format!("{} {l}", if i == 0 { "⚠" } else { " " })));
+            }
+        }
+    }
+    out.push_str(&boxed(""));
+    let key_col = |k: &str| pad(&format!("[ {k} ]"), 10);
+    let mut esc_tab: Vec<&PanelKey> = Vec::new();
+    for k in &panel.keys {
+        match k.key.as_str() {
+            "Esc" | "Tab" => esc_tab.push(k),
+            _ => {
+                for (i, l) in wrap(&terminal_safe(&k.label), TEXT_WIDTH - 10)
+                    .into_iter()
+                    .enumerate()
+                {
+                    let head = if i == 0 {
+                        key_col(&k.key)
+                    } else {
+                        " ".repeat(10)
+                    };
+                    out.push_str(&boxed(&format!("{head}{l}")));
+                }
+            }
+        }
+    }
+    if !esc_tab.is_empty() {
+        let line: String = esc_tab
+            .iter()
+            .map(|k| pad(&format!("{}{}", key_col(&k.key), k.label), 27))
+            .collect::<String>();
+        out.push_str(&boxed(line.trim_end()));
+    }
+    out.push_str(&format!("╰{}╯\n", "─".repeat(BOX_WIDTH - 2)));
+    out
+}
+
+/// The details view (`Tab`): every request with its decision and deciding rule.
+pub fn render_panel_details(panel: &Panel) -> String {
+    let mut out = String::new();
+    for d in &panel.details {
+        let rule = match &d.rule {
+            Some(r) => r.describe(),
+            None => "no rule matched (ask)".to_string(),
+        };
+        out.push_str(&terminal_safe(&format!(
+            "{:<5} {} {}\n      rule: {rule}\n",
+            d.decision.as_str(),
+            d.capability,
+            d.subject
+        )));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wrap_keeps_every_character() {
+        let text = "a very long command with words and averyveryveryveryveryveryveryveryveryveryveryveryverylongword end";
+        let lines = wrap(text, 20);
+        assert!(lines.iter().all(|l| l.chars().count() <= 20));
+        assert_eq!(lines.join("").replace(' ', ""), text.replace(' ', ""));
+    }
+
+    #[test]
+    fn escapes_make_terminal_text_inert() {
+        assert_eq!(
+            terminal_safe("a\u{1b}[2Kb\u{202e}c"),
+            "a\\u{1b}[2Kb\\u{202e}c"
+        );
+    }
+}

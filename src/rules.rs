@@ -1,0 +1,649 @@
+//! Permission rules: the rule type, `*` wildcard matching compiled once, the compiled
+//! rule set with last-match-wins evaluation, the shipped defaults as data, and the
+//! static checks `rules --check` reports (shadowed rules).
+//!
+//! Owns seed §4.1 (rule format, wildcard semantics), §4.3 (evaluation), §4.5 (defaults).
+//! Knows nothing of files (that is `config`), of bash (`analysis`) or of tool calls
+//! (`tools`, `decide`): it answers "which rule decides this capability and subject".
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde::{Deserialize, Serialize};
+
+use crate::vocab::{Capability, collapse_whitespace};
+
+/// What a rule decides (seed §4.1). Ordered by strictness: `Allow < Ask < Deny`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Action {
+    Allow,
+    Ask,
+    Deny,
+}
+
+impl Action {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Action::Allow => "allow",
+            Action::Ask => "ask",
+            Action::Deny => "deny",
+        }
+    }
+}
+
+impl fmt::Display for Action {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// An action name that is not `allow`, `ask` or `deny`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown action `{0}`, expected `allow`, `ask` or `deny`")]
+pub struct UnknownAction(pub String);
+
+impl FromStr for Action {
+    type Err = UnknownAction;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "allow" => Ok(Action::Allow),
+            "ask" => Ok(Action::Ask),
+            "deny" => Ok(Action::Deny),
+            other => Err(UnknownAction(other.to_string())),
+        }
+    }
+}
+
+/// Where a rule came from. Layers in evaluation order: defaults, managed (its allow
+/// rules), user, project, session; `hardline` and `builtin` are the non-configurable
+/// floors (`builtin`: self-protection and the broken-config cap, both at most ask).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RuleSource {
+    Hardline,
+    Builtin,
+    Default,
+    User,
+    Project,
+    Managed,
+    Session,
+}
+
+impl RuleSource {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RuleSource::Hardline => "hardline",
+            RuleSource::Builtin => "builtin",
+            RuleSource::Default => "default",
+            RuleSource::User => "user",
+            RuleSource::Project => "project",
+            RuleSource::Managed => "managed",
+            RuleSource::Session => "session",
+        }
+    }
+
+    /// Whether rules of this source were written by a person in a config file (as
+    /// opposed to shipped or built in). Explicit asks from such rules stay asks
+    /// (no "always" offered unless the rule says `allowAlways`).
+    pub fn is_configured(self) -> bool {
+        matches!(
+            self,
+            RuleSource::User | RuleSource::Project | RuleSource::Managed
+        )
+    }
+}
+
+impl fmt::Display for RuleSource {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Where in a file a rule was written (1-based line and column).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RuleOrigin {
+    pub file: String,
+    pub line: usize,
+    pub column: usize,
+}
+
+impl fmt::Display for RuleOrigin {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}:{}", self.file, self.line, self.column)
+    }
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+
+fn star() -> String {
+    "*".to_string()
+}
+
+/// One rule (seed §4.1) with its provenance.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PermissionRule {
+    /// Capability pattern, e.g. `file.write.*` or `*`.
+    pub capability: String,
+    /// Subject pattern, e.g. `git push *`; `*` when the config left it out.
+    #[serde(default = "star")]
+    pub pattern: String,
+    pub action: Action,
+    pub source: RuleSource,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub origin: Option<RuleOrigin>,
+    /// An explicit `ask` from a config file offers "always" only when this is set.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub allow_always: bool,
+}
+
+impl PermissionRule {
+    pub fn new(
+        capability: impl Into<String>,
+        pattern: impl Into<String>,
+        action: Action,
+        source: RuleSource,
+    ) -> Self {
+        PermissionRule {
+            capability: capability.into(),
+            pattern: pattern.into(),
+            action,
+            source,
+            origin: None,
+            allow_always: false,
+        }
+    }
+
+    /// `process.execute / "git push *" (project, .khaelor/config.json:4:7)`.
+    pub fn describe(&self) -> String {
+        match &self.origin {
+            Some(o) => format!(
+                "{} / \"{}\" ({}, {})",
+                self.capability, self.pattern, self.source, o
+            ),
+            None => format!(
+                "{} / \"{}\" ({})",
+                self.capability, self.pattern, self.source
+            ),
+        }
+    }
+}
+
+/// A `*` pattern compiled to a match strategy, so most patterns never scan (ripgrep
+/// globset's literal / prefix / suffix / general split).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Wildcard {
+    pattern: String,
+    strategy: Strategy,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Strategy {
+    /// `*`: everything.
+    Any,
+    /// No `*`: exact equality.
+    Literal(String),
+    /// `abc*`.
+    Prefix(String),
+    /// `*abc`.
+    Suffix(String),
+    /// Anything else: a fixed prefix and suffix with pieces found leftmost in order
+    /// between them (correct for `*`-only globs: leftmost placement never loses a match).
+    General {
+        prefix: String,
+        suffix: String,
+        middle: Vec<String>,
+    },
+}
+
+impl Wildcard {
+    pub fn new(pattern: &str) -> Self {
+        let pieces: Vec<&str> = pattern.split('*').collect();
+        let strategy = match pieces.as_slice() {
+            [lit] => Strategy::Literal((*lit).to_string()),
+            [first, rest @ .., last] => {
+                let middle: Vec<String> = rest
+                    .iter()
+                    .filter(|p| !p.is_empty())
+                    .map(|p| (*p).to_string())
+                    .collect();
+                match (first.is_empty(), last.is_empty(), middle.is_empty()) {
+                    (true, true, true) => Strategy::Any,
+                    (false, true, true) => Strategy::Prefix((*first).to_string()),
+                    (true, false, true) => Strategy::Suffix((*last).to_string()),
+                    _ => Strategy::General {
+                        prefix: (*first).to_string(),
+                        suffix: (*last).to_string(),
+                        middle,
+                    },
+                }
+            }
+            // `split` always yields at least one piece.
+            [] => Strategy::Literal(String::new()),
+        };
+        Wildcard {
+            pattern: pattern.to_string(),
+            strategy,
+        }
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.pattern
+    }
+
+    /// Whether the pattern matches every string.
+    pub fn is_any(&self) -> bool {
+        self.strategy == Strategy::Any
+    }
+
+    pub fn is_match(&self, s: &str) -> bool {
+        match &self.strategy {
+            Strategy::Any => true,
+            Strategy::Literal(l) => s == l,
+            Strategy::Prefix(p) => s.starts_with(p.as_str()),
+            Strategy::Suffix(x) => s.ends_with(x.as_str()),
+            Strategy::General {
+                prefix,
+                suffix,
+                middle,
+            } => {
+                if s.len() < prefix.len() + suffix.len()
+                    || !s.starts_with(prefix.as_str())
+                    || !s.ends_with(suffix.as_str())
+                {
+                    return false;
+                }
+                let Some(mut rest) = s.get(prefix.len()..s.len() - suffix.len()) else {
+                    return false;
+                };
+                for piece in middle {
+                    match rest.find(piece.as_str()) {
+                        Some(i) => match rest.get(i + piece.len()..) {
+                            Some(r) => rest = r,
+                            None => return false,
+                        },
+                        None => return false,
+                    }
+                }
+                true
+            }
+        }
+    }
+
+    /// Whether every string `other` matches is also matched by `self` (language
+    /// inclusion). For `*`-only globs this holds exactly when `self` matches `other`'s
+    /// text with each of its `*` read as a symbol only `self`'s own `*` can absorb.
+    pub fn covers(&self, other: &Wildcard) -> bool {
+        if self.is_any() {
+            return true;
+        }
+        let pat: Vec<Tok> = tokens(&self.pattern);
+        let text: Vec<Tok> = tokens(&other.pattern);
+        star_match(&pat, &text)
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Tok {
+    Char(char),
+    Star,
+}
+
+fn tokens(s: &str) -> Vec<Tok> {
+    let mut out: Vec<Tok> = Vec::with_capacity(s.len());
+    for c in s.chars() {
+        let t = if c == '*' { Tok::Star } else { Tok::Char(c) };
+        // `**` means the same as `*`.
+        if !(t == Tok::Star && out.last() == Some(&Tok::Star)) {
+            out.push(t);
+        }
+    }
+    out
+}
+
+/// Classic iterative `*` matching with one backtrack point; a pattern literal matches
+/// only the same literal in `text`, a pattern `*` absorbs anything, `Star` included.
+fn star_match(pat: &[Tok], text: &[Tok]) -> bool {
+    let (mut p, mut t) = (0usize, 0usize);
+    let mut back: Option<(usize, usize)> = None;
+    while t < text.len() {
+        match (pat.get(p), text.get(t)) {
+            (Some(Tok::Star), _) => {
+                back = Some((p, t));
+                p += 1;
+            }
+            (Some(Tok::Char(a)), Some(Tok::Char(b))) if a == b => {
+                p += 1;
+                t += 1;
+            }
+            _ => match back {
+                Some((bp, bt)) => {
+                    p = bp + 1;
+                    t = bt + 1;
+                    back = Some((bp, bt + 1));
+                }
+                None => return false,
+            },
+        }
+    }
+    pat.get(p..)
+        .is_some_and(|rest| rest.iter().all(|x| *x == Tok::Star))
+}
+
+/// The set of capabilities a capability pattern names, as a bit mask over
+/// `Capability::ALL` (the set is closed, so this is decided once at compile time).
+pub fn capability_mask(pattern: &str) -> u8 {
+    let w = Wildcard::new(pattern);
+    Capability::ALL
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| w.is_match(c.as_str()))
+        .fold(0u8, |m, (i, _)| m | (1u8 << i))
+}
+
+fn cap_bit(c: Capability) -> u8 {
+    let i = Capability::ALL.iter().position(|x| *x == c).unwrap_or(0);
+    1u8 << i
+}
+
+fn subject_form(cap: Capability, subject: &str) -> std::borrow::Cow<'_, str> {
+    if cap.has_command_subject() {
+        std::borrow::Cow::Owned(collapse_whitespace(subject))
+    } else {
+        std::borrow::Cow::Borrowed(subject)
+    }
+}
+
+#[derive(Debug, Clone)]
+struct CompiledRule {
+    caps: u8,
+    subject: Wildcard,
+    /// The pattern with collapsed whitespace, for command subjects.
+    collapsed: Wildcard,
+}
+
+impl CompiledRule {
+    fn new(r: &PermissionRule) -> Self {
+        CompiledRule {
+            caps: capability_mask(&r.capability),
+            subject: Wildcard::new(&r.pattern),
+            collapsed: Wildcard::new(&collapse_whitespace(&r.pattern)),
+        }
+    }
+
+    fn form(&self, cap: Capability) -> &Wildcard {
+        if cap.has_command_subject() {
+            &self.collapsed
+        } else {
+            &self.subject
+        }
+    }
+}
+
+/// An ordered, compiled list of rules: last match wins (seed §4.3).
+#[derive(Debug, Clone, Default)]
+pub struct RuleSet {
+    rules: Vec<PermissionRule>,
+    compiled: Vec<CompiledRule>,
+    /// Per capability (index in `Capability::ALL`), the indices of the rules whose
+    /// capability pattern names it, ascending.
+    by_cap: [Vec<usize>; 7],
+}
+
+impl RuleSet {
+    pub fn new(rules: Vec<PermissionRule>) -> Self {
+        let compiled: Vec<CompiledRule> = rules.iter().map(CompiledRule::new).collect();
+        let mut by_cap: [Vec<usize>; 7] = Default::default();
+        for (ci, cap) in Capability::ALL.iter().enumerate() {
+            let bit = cap_bit(*cap);
+            if let Some(slot) = by_cap.get_mut(ci) {
+                *slot = compiled
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, r)| r.caps & bit != 0)
+                    .map(|(i, _)| i)
+                    .collect();
+            }
+        }
+        RuleSet {
+            rules,
+            compiled,
+            by_cap,
+        }
+    }
+
+    pub fn rules(&self) -> &[PermissionRule] {
+        &self.rules
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.rules.is_empty()
+    }
+
+    /// The index of the last rule matching both capability and subject.
+    pub fn find(&self, cap: Capability, subject: &str) -> Option<usize> {
+        let ci = Capability::ALL.iter().position(|x| *x == cap)?;
+        let subject = subject_form(cap, subject);
+        let candidates = self.by_cap.get(ci)?;
+        candidates.iter().rev().copied().find(|&i| {
+            self.compiled
+                .get(i)
+                .is_some_and(|r| r.form(cap).is_match(&subject))
+        })
+    }
+
+    /// The deciding rule, or `None` (which means ask).
+    pub fn matched(&self, cap: Capability, subject: &str) -> Option<&PermissionRule> {
+        self.find(cap, subject).and_then(|i| self.rules.get(i))
+    }
+
+    /// Seed §4.3: the last matching rule's action, ask when nothing matches.
+    pub fn evaluate(&self, cap: Capability, subject: &str) -> Evaluation<'_> {
+        let rule = self.matched(cap, subject);
+        Evaluation {
+            action: rule.map_or(Action::Ask, |r| r.action),
+            rule,
+        }
+    }
+
+    /// Whether capability `cap` is denied for every subject: some rule naming it with a
+    /// subject pattern matching everything denies, and no later rule naming it could
+    /// allow or ask.
+    pub fn denies_everything(&self, cap: Capability) -> bool {
+        let Some(ci) = Capability::ALL.iter().position(|x| *x == cap) else {
+            return false;
+        };
+        let Some(candidates) = self.by_cap.get(ci) else {
+            return false;
+        };
+        for &i in candidates.iter().rev() {
+            let (Some(rule), Some(c)) = (self.rules.get(i), self.compiled.get(i)) else {
+                return false;
+            };
+            if rule.action != Action::Deny {
+                return false;
+            }
+            if c.form(cap).is_any() {
+                return true;
+            }
+        }
+        false
+    }
+
+    /// Rules (by index) that a later rule always overrides: the later rule names every
+    /// capability the earlier one does and its subject pattern covers the earlier one's
+    /// for each of them. Returns `(shadowed, by)` pairs, each shadowed rule once, with
+    /// the first later rule that shadows it among those `eligible(shadowed, by)` accepts.
+    pub fn shadowed(&self, eligible: impl Fn(usize, usize) -> bool) -> Vec<(usize, usize)> {
+        let mut out = Vec::new();
+        for (i, early) in self.compiled.iter().enumerate() {
+            if early.caps == 0 {
+                continue;
+            }
+            let by = self
+                .compiled
+                .iter()
+                .enumerate()
+                .skip(i + 1)
+                .find(|(j, late)| {
+                    eligible(i, *j)
+                        && (late.caps & early.caps) == early.caps
+                        && Capability::ALL
+                            .iter()
+                            .filter(|c| early.caps & cap_bit(**c) != 0)
+                            .all(|c| late.form(*c).covers(early.form(*c)))
+                });
+            if let Some((j, _)) = by {
+                out.push((i, j));
+            }
+        }
+        out
+    }
+}
+
+/// The result of evaluating one capability request: the action and the rule that
+/// decided it (`None`: nothing matched, which asks).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Evaluation<'a> {
+    pub action: Action,
+    pub rule: Option<&'a PermissionRule>,
+}
+
+/// Whether a rule's subject pattern matches an example subject, in the form the rule
+/// would compare it (collapsed whitespace when the rule names a command capability).
+pub fn example_matches(rule: &PermissionRule, example: &str) -> bool {
+    let c = CompiledRule::new(rule);
+    let command = Capability::ALL
+        .iter()
+        .any(|cap| c.caps & cap_bit(*cap) != 0 && cap.has_command_subject());
+    if command {
+        c.collapsed.is_match(&collapse_whitespace(example))
+    } else {
+        c.subject.is_match(example)
+    }
+}
+
+/// Seed §4.5 defaults, in order, as data: (capability, pattern, action). The last two
+/// `file.write.project` rules are this project's addition to the seed: writes into a
+/// repository's hooks or config change what later git commands run, so they ask.
+pub const DEFAULT_RULES: &[(&str, &str, Action)] = &[
+    // reads: free, except secrets-shaped files
+    ("file.read", "*", Action::Allow),
+    ("file.read", "*.env", Action::Ask),
+    ("file.read", "*.env.*", Action::Ask),
+    ("file.read", "*.env.example", Action::Allow),
+    ("file.read", "*.pem", Action::Ask),
+    ("file.read", "*/.ssh/*", Action::Ask),
+    // writes: project free, outside asks
+    ("file.write.project", "*", Action::Allow),
+    // addition to the seed: git hooks and repository config run code later
+    ("file.write.project", "*/.git/hooks/*", Action::Ask),
+    ("file.write.project", "*/.git/config", Action::Ask),
+    ("file.write.outsideProject", "*", Action::Ask),
+    // commands: ask by default, with a read-only allowlist
+    ("process.execute", "*", Action::Ask),
+    ("process.execute", "git status*", Action::Allow),
+    ("process.execute", "git diff*", Action::Allow),
+    ("process.execute", "git log*", Action::Allow),
+    ("process.execute", "git show*", Action::Allow),
+    ("process.execute", "git branch", Action::Allow),
+    ("process.execute", "ls*", Action::Allow),
+    ("process.execute", "pwd", Action::Allow),
+    ("process.execute", "which *", Action::Allow),
+    ("process.execute", "cat *", Action::Allow),
+    ("process.execute", "wc *", Action::Allow),
+    ("process.execute", "head *", Action::Allow),
+    ("process.execute", "tail *", Action::Allow),
+    // stdin to an already-approved background process: allowed
+    ("process.background", "stdin:*", Action::Allow),
+    ("process.background", "*", Action::Ask),
+    ("network.access", "*", Action::Ask),
+    ("git.modify", "*", Action::Ask),
+];
+
+/// The defaults as rules with source `default`.
+pub fn default_rules() -> Vec<PermissionRule> {
+    DEFAULT_RULES
+        .iter()
+        .map(|(c, p, a)| PermissionRule::new(*c, *p, *a, RuleSource::Default))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn strategies_match_like_the_definition() {
+        let cases = [
+            ("*", "anything/at all", true),
+            ("git status", "git status", true),
+            ("git status", "git status ", false),
+            ("git push *", "git push origin main", true),
+            ("git push *", "git push", false),
+            ("*.env", "/p/.env", true),
+            ("*.env", "/p/.env.local", false),
+            ("*/.ssh/*", "/home/u/.ssh/id_rsa", true),
+            ("a*b*c", "abc", true),
+            ("a*b*c", "acb", false),
+            ("a*a", "a", false),
+            ("a*a", "aa", true),
+            ("*x*", "x", true),
+            ("Git*", "git status", false),
+        ];
+        for (p, s, want) in cases {
+            assert_eq!(Wildcard::new(p).is_match(s), want, "{p} vs {s}");
+        }
+    }
+
+    #[test]
+    fn coverage_is_language_inclusion() {
+        let cases = [
+            ("*", "git push *", true),
+            ("git *", "git push *", true),
+            ("git push *", "git *", false),
+            ("*.env", "/a/*.env", true),
+            ("/a/*.env", "*.env", false),
+            ("git push *", "git push origin", true),
+            ("a*c", "a*b*c", true),
+            ("a*b*c", "a*c", false),
+        ];
+        for (a, b, want) in cases {
+            assert_eq!(
+                Wildcard::new(a).covers(&Wildcard::new(b)),
+                want,
+                "{a} covers {b}"
+            );
+        }
+    }
+
+    #[test]
+    fn last_match_wins_and_unmatched_asks() {
+        let set = RuleSet::new(default_rules());
+        assert_eq!(
+            set.evaluate(Capability::ProcessExecute, "git  status")
+                .action,
+            Action::Allow
+        );
+        assert_eq!(
+            set.evaluate(Capability::ProcessExecute, "npm install")
+                .action,
+            Action::Ask
+        );
+        assert_eq!(
+            set.evaluate(Capability::FileRead, "/p/.env.example").action,
+            Action::Allow
+        );
+        assert_eq!(
+            set.evaluate(Capability::FileRead, "/p/.env.local").action,
+            Action::Ask
+        );
+        let empty = RuleSet::new(Vec::new());
+        let e = empty.evaluate(Capability::FileRead, "/x");
+        assert_eq!((e.action, e.rule), (Action::Ask, None));
+    }
+}

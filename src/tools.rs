@@ -1,0 +1,875 @@
+//! Tool mapping: one agent tool call (name + JSON input) to the capability requests it
+//! carries (DESIGN.md § Tool mapping, filling the seed's missing §2).
+//!
+//! Owns input validation (required fields and their types, size limits), path
+//! resolution for file tools (via `paths`), the write/edit diff shown in the panel, the
+//! `apply_patch` parser (envelope and unified formats) and the bash/process glue to
+//! `analysis`. It decides nothing: rules, floors and combination live in `decide`.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+use crate::vocab::{
+    Analysis, AnalysisContext, Capability, CapabilityRequest, HardlineHit, collapse_whitespace,
+};
+
+/// Every tool this mapping knows; anything else is refused (the service answers 422).
+pub const KNOWN_TOOLS: &[&str] = &[
+    "read",
+    "glob",
+    "grep",
+    "list",
+    "write",
+    "edit",
+    "apply_patch",
+    "bash",
+    "process_start",
+    "process_stdin",
+    "webfetch",
+];
+
+/// Largest bash command analysed (seed: commands are short; this bounds the parser).
+pub const MAX_COMMAND_BYTES: usize = 64 * 1024;
+/// Largest patch parsed.
+pub const MAX_PATCH_BYTES: usize = 4 * 1024 * 1024;
+/// Files larger than this are not read for a diff.
+pub const MAX_DIFF_INPUT_BYTES: u64 = 1024 * 1024;
+/// Time budget for one diff (similar's deadline; a slow diff degrades, never blocks).
+const DIFF_TIMEOUT: Duration = Duration::from_millis(200);
+
+/// A tool call that cannot be mapped. Never an allow: the service answers 422.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ToolError {
+    #[error("unknown tool `{0}`")]
+    UnknownTool(String),
+    #[error("the input of `{tool}` must be a JSON object")]
+    NotAnObject { tool: String },
+    #[error("`{tool}` requires the field `{field}`")]
+    MissingField { tool: String, field: &'static str },
+    #[error("the field `{field}` of `{tool}` must be {expected}")]
+    WrongType {
+        tool: String,
+        field: &'static str,
+        expected: &'static str,
+    },
+    #[error("the field `{field}` of `{tool}` is {len} bytes, more than the limit of {limit}")]
+    TooLarge {
+        tool: String,
+        field: &'static str,
+        len: usize,
+        limit: usize,
+    },
+    #[error("the field `{field}` of `{tool}` is empty")]
+    Empty { tool: String, field: &'static str },
+    #[error("patch line {line}: {message}")]
+    BadPatch { line: usize, message: String },
+    #[error("working directory `{cwd}` cannot be used: {message}")]
+    BadCwd { cwd: String, message: String },
+}
+
+impl ToolError {
+    /// A stable machine-readable code for API error bodies.
+    pub fn code(&self) -> &'static str {
+        match self {
+            ToolError::UnknownTool(_) => "unknownTool",
+            ToolError::NotAnObject { .. } => "inputNotObject",
+            ToolError::MissingField { .. } => "missingField",
+            ToolError::WrongType { .. } => "wrongType",
+            ToolError::TooLarge { .. } => "tooLarge",
+            ToolError::Empty { .. } => "empty",
+            ToolError::BadPatch { .. } => "badPatch",
+            ToolError::BadCwd { .. } => "badCwd",
+        }
+    }
+}
+
+/// What one tool call asks to do.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct MappedCall {
+    pub tool: String,
+    pub requests: Vec<CapabilityRequest>,
+    /// The bash analysis, for `bash` and `process_start`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub analysis: Option<Analysis>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hardline: Option<HardlineHit>,
+    /// Where the call runs (the bash `cwd`, or the context's cwd).
+    pub cwd: String,
+    /// The command text for `bash` and `process_start`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub command: Option<String>,
+}
+
+/// Maps one tool call. `ctx` carries the canonical project root, the cwd relative
+/// paths resolve against, and the home `~` expands to.
+pub fn map_call(tool: &str, input: &Value, ctx: &AnalysisContext) -> Result<MappedCall, ToolError> {
+    let obj = input.as_object().ok_or_else(|| ToolError::NotAnObject {
+        tool: tool.to_string(),
+    })?;
+    let f = Fields { tool, obj };
+    let mut call = MappedCall {
+        tool: tool.to_string(),
+        requests: Vec::new(),
+        analysis: None,
+        hardline: None,
+        cwd: ctx.cwd().display().to_string(),
+        command: None,
+    };
+    match tool {
+        "read" | "glob" | "grep" | "list" => {
+            call.requests.push(read_request(&f, ctx)?);
+        }
+        "write" => {
+            let path = f.path("path")?;
+            let content = f.string("content")?;
+            let resolved = resolve_path(path, ctx.cwd(), ctx.home());
+            let old = read_for_diff(&resolved);
+            let mut req = write_request(&resolved, ctx, "Write");
+            attach_diff(&mut req, &resolved, ctx, old, Some(content.to_string()));
+            call.requests.push(req);
+        }
+        "edit" => {
+            let path = f.path("path")?;
+            let old_string = f.string("oldString")?;
+            let new_string = f.string("newString")?;
+            let replace_all = f.opt_bool("replaceAll")?.unwrap_or(false);
+            let resolved = resolve_path(path, ctx.cwd(), ctx.home());
+            let mut req = write_request(&resolved, ctx, "Edit");
+            let old = read_for_diff(&resolved);
+            let new = match &old {
+                Some(text) if !old_string.is_empty() && text.contains(old_string) => {
+                    Some(if replace_all {
+                        text.replace(old_string, new_string)
+                    } else {
+                        text.replacen(old_string, new_string, 1)
+                    })
+                }
+                Some(_) if !old_string.is_empty() => {
+                    req.risk_notes
+                        .push("The text to replace was not found in the file.".to_string());
+                    None
+                }
+                // Empty oldString on a missing file is how some agents create files.
+                _ => Some(new_string.to_string()),
+            };
+            attach_diff(&mut req, &resolved, ctx, old, new);
+            call.requests.push(req);
+        }
+        "apply_patch" => {
+            let patch = f.string("patch")?;
+            if patch.len() > MAX_PATCH_BYTES {
+                return Err(ToolError::TooLarge {
+                    tool: tool.into(),
+                    field: "patch",
+                    len: patch.len(),
+                    limit: MAX_PATCH_BYTES,
+                });
+            }
+            let files = parse_patch(patch)?;
+            for pf in files {
+                let resolved = resolve_path(&pf.path, ctx.cwd(), ctx.home());
+                let verb = match pf.op {
+                    PatchOp::Add => "Create",
+                    PatchOp::Delete => "Delete",
+                    PatchOp::Update | PatchOp::MoveTo => "Edit",
+                };
+                let mut req = write_request(&resolved, ctx, verb);
+                if !pf.diff.is_empty() {
+                    req.metadata.insert("diff".into(), Value::String(pf.diff));
+                }
+                req.metadata
+                    .insert("operation".into(), Value::String(pf.op.as_str().into()));
+                if !call
+                    .requests
+                    .iter()
+                    .any(|r| r.capability == req.capability && r.subject == req.subject)
+                {
+                    call.requests.push(req);
+                }
+            }
+        }
+        "bash" => {
+            let command = f.command("command")?;
+            let cwd = f.opt_string("cwd")?;
+            let background = f.opt_bool("background")?.unwrap_or(false);
+            let local = match cwd {
+                Some(c) => with_cwd(ctx, c)?,
+                None => ctx.clone(),
+            };
+            let analysis = crate::analysis::analyze(command, &local);
+            call.cwd = local.cwd().display().to_string();
+            call.requests = analysis.requests.clone();
+            if background || ends_with_background_operator(command) {
+                let subject = collapse_whitespace(command);
+                let mut req = CapabilityRequest::new(
+                    Capability::ProcessBackground,
+                    subject.clone(),
+                    format!("Run in the background: {subject}"),
+                );
+                req.always_patterns = analysis.always_patterns.clone();
+                req.risk_notes
+                    .push("Keeps running in the background.".to_string());
+                push_unique(&mut call.requests, req);
+            }
+            call.hardline = analysis.hardline.clone();
+            call.command = Some(command.to_string());
+            call.analysis = Some(analysis);
+        }
+        "process_start" => {
+            let command = f.command("command")?;
+            let cwd = f.opt_string("cwd")?;
+            let local = match cwd {
+                Some(c) => with_cwd(ctx, c)?,
+                None => ctx.clone(),
+            };
+            let analysis = crate::analysis::analyze(command, &local);
+            call.cwd = local.cwd().display().to_string();
+            let subject = collapse_whitespace(command);
+            let mut req = CapabilityRequest::new(
+                Capability::ProcessBackground,
+                subject.clone(),
+                format!("Start process {subject}"),
+            );
+            req.always_patterns = analysis.always_patterns.clone();
+            req.risk_notes
+                .push("Keeps running in the background.".to_string());
+            call.requests.push(req);
+            for r in &analysis.requests {
+                push_unique(&mut call.requests, r.clone());
+            }
+            call.hardline = analysis.hardline.clone();
+            call.command = Some(command.to_string());
+            call.analysis = Some(analysis);
+        }
+        "process_stdin" => {
+            let id = match obj.get("processId") {
+                None | Some(Value::Null) => return Err(f.missing("processId")),
+                Some(Value::String(s)) => s.clone(),
+                Some(Value::Number(n)) => n.to_string(),
+                Some(_) => return Err(f.wrong("processId", "a string")),
+            };
+            if id.trim().is_empty() {
+                return Err(ToolError::Empty {
+                    tool: tool.into(),
+                    field: "processId",
+                });
+            }
+            f.string("input")?;
+            let subject = format!("stdin:{id}");
+            let mut req = CapabilityRequest::new(
+                Capability::ProcessBackground,
+                subject.clone(),
+                format!("Send input to process {id}"),
+            );
+            req.always_patterns.push(subject);
+            call.requests.push(req);
+        }
+        "webfetch" => {
+            let url = f.string("url")?;
+            let url = url.trim();
+            if url.is_empty() {
+                return Err(ToolError::Empty {
+                    tool: tool.into(),
+                    field: "url",
+                });
+            }
+            let mut req =
+                CapabilityRequest::new(Capability::NetworkAccess, url, format!("Fetch {url}"));
+            req.always_patterns.push(url.to_string());
+            match origin(url) {
+                Some(o) => {
+                    let broad = format!("{o}/*");
+                    if broad != url {
+                        req.always_patterns.push(broad);
+                    }
+                }
+                None => req
+                    .risk_notes
+                    .push("The URL is not a plain http or https address.".to_string()),
+            }
+            call.requests.push(req);
+        }
+        other => return Err(ToolError::UnknownTool(other.to_string())),
+    }
+    Ok(call)
+}
+
+struct Fields<'a> {
+    tool: &'a str,
+    obj: &'a Map<String, Value>,
+}
+
+impl<'a> Fields<'a> {
+    fn missing(&self, field: &'static str) -> ToolError {
+        ToolError::MissingField {
+            tool: self.tool.to_string(),
+            field,
+        }
+    }
+
+    fn wrong(&self, field: &'static str, expected: &'static str) -> ToolError {
+        ToolError::WrongType {
+            tool: self.tool.to_string(),
+            field,
+            expected,
+        }
+    }
+
+    fn string(&self, field: &'static str) -> Result<&'a str, ToolError> {
+        match self.obj.get(field) {
+            None | Some(Value::Null) => Err(self.missing(field)),
+            Some(Value::String(s)) => Ok(s.as_str()),
+            Some(_) => Err(self.wrong(field, "a string")),
+        }
+    }
+
+    fn opt_string(&self, field: &'static str) -> Result<Option<&'a str>, ToolError> {
+        match self.obj.get(field) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::String(s)) => Ok(Some(s.as_str())),
+            Some(_) => Err(self.wrong(field, "a string")),
+        }
+    }
+
+    fn opt_bool(&self, field: &'static str) -> Result<Option<bool>, ToolError> {
+        match self.obj.get(field) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::Bool(b)) => Ok(Some(*b)),
+            Some(_) => Err(self.wrong(field, "a boolean")),
+        }
+    }
+
+    fn path(&self, field: &'static str) -> Result<&'a str, ToolError> {
+        let p = self.string(field)?;
+        if p.is_empty() {
+            return Err(ToolError::Empty {
+                tool: self.tool.to_string(),
+                field,
+            });
+        }
+        Ok(p)
+    }
+
+    fn command(&self, field: &'static str) -> Result<&'a str, ToolError> {
+        let c = self.string(field)?;
+        if c.len() > MAX_COMMAND_BYTES {
+            return Err(ToolError::TooLarge {
+                tool: self.tool.to_string(),
+                field,
+                len: c.len(),
+                limit: MAX_COMMAND_BYTES,
+            });
+        }
+        if c.trim().is_empty() {
+            return Err(ToolError::Empty {
+                tool: self.tool.to_string(),
+                field,
+            });
+        }
+        Ok(c)
+    }
+}
+
+fn push_unique(v: &mut Vec<CapabilityRequest>, r: CapabilityRequest) {
+    if !v
+        .iter()
+        .any(|x| x.capability == r.capability && x.subject == r.subject)
+    {
+        v.push(r);
+    }
+}
+
+fn with_cwd(ctx: &AnalysisContext, cwd: &str) -> Result<AnalysisContext, ToolError> {
+    if cwd.is_empty() {
+        return Err(ToolError::Empty {
+            tool: "bash".into(),
+            field: "cwd",
+        });
+    }
+    let resolved = resolve_path(cwd, ctx.cwd(), ctx.home());
+    AnalysisContext::new(ctx.root(), Some(&resolved), ctx.home()).map_err(|e| ToolError::BadCwd {
+        cwd: cwd.to_string(),
+        message: e.to_string(),
+    })
+}
+
+/// A tool's path argument to the absolute path the kernel would touch: `~` expands to
+/// the home (tools do no other expansion), relative paths join the cwd, `..` and
+/// symlinks resolve on the longest existing prefix.
+pub fn resolve_path(word: &str, cwd: &Path, home: &Path) -> PathBuf {
+    let expanded = if word == "~" {
+        home.to_path_buf()
+    } else if let Some(rest) = word.strip_prefix("~/") {
+        home.join(rest)
+    } else {
+        PathBuf::from(word)
+    };
+    let absolute = if expanded.is_absolute() {
+        expanded
+    } else {
+        cwd.join(expanded)
+    };
+    crate::paths::resolve_existing_prefix(&absolute)
+}
+
+fn read_request(f: &Fields<'_>, ctx: &AnalysisContext) -> Result<CapabilityRequest, ToolError> {
+    let (path, pattern) = match f.tool {
+        "read" => (f.path("path")?, None),
+        // glob and grep search a directory, the cwd when no path is given.
+        "glob" | "grep" => (
+            f.opt_string("path")?.unwrap_or("."),
+            Some(f.string("pattern")?),
+        ),
+        _ => (f.opt_string("path")?.unwrap_or("."), None),
+    };
+    if path.is_empty() {
+        return Err(ToolError::Empty {
+            tool: f.tool.to_string(),
+            field: "path",
+        });
+    }
+    let mut target = resolve_path(path, ctx.cwd(), ctx.home());
+    if f.tool == "glob" {
+        // A glob pattern can climb out of its directory (`../../etc/*`): the search
+        // root is the pattern's literal leading directories joined to the path.
+        if let Some(p) = pattern {
+            let literal: PathBuf = Path::new(p)
+                .components()
+                .take_while(|c| {
+                    !c.as_os_str()
+                        .to_string_lossy()
+                        .contains(['*', '?', '[', '{'])
+                })
+                .collect();
+            let literal_is_whole = literal.as_os_str().len() == p.len();
+            if !literal.as_os_str().is_empty() && !literal_is_whole {
+                target = crate::paths::resolve_existing_prefix(&target.join(literal));
+            }
+        }
+    }
+    let subject = target.display().to_string();
+    let verb = match f.tool {
+        "read" => "Read",
+        "glob" => "Find files in",
+        "grep" => "Search in",
+        _ => "List",
+    };
+    let mut req = CapabilityRequest::new(
+        Capability::FileRead,
+        subject.clone(),
+        format!("{verb} {}", display_path(&target, ctx)),
+    );
+    req.always_patterns.push(subject);
+    if let Some(p) = pattern {
+        req.metadata
+            .insert("pattern".into(), Value::String(p.to_string()));
+    }
+    Ok(req)
+}
+
+fn write_request(resolved: &Path, ctx: &AnalysisContext, verb: &str) -> CapabilityRequest {
+    let inside = crate::paths::is_inside(resolved, ctx.root());
+    let cap = if inside {
+        Capability::FileWriteProject
+    } else {
+        Capability::FileWriteOutsideProject
+    };
+    let subject = resolved.display().to_string();
+    let mut req = CapabilityRequest::new(
+        cap,
+        subject.clone(),
+        format!("{verb} {}", display_path(resolved, ctx)),
+    );
+    req.always_patterns.push(subject.clone());
+    if !inside {
+        req.risk_notes
+            .push(format!("Writes outside the project: {subject}"));
+    }
+    req.metadata.insert("path".into(), Value::String(subject));
+    req
+}
+
+/// A path for people: relative inside the project, `~/…` under the home, else absolute.
+pub fn display_path(p: &Path, ctx: &AnalysisContext) -> String {
+    if let Ok(rel) = p.strip_prefix(ctx.root()) {
+        if rel.as_os_str().is_empty() {
+            return ".".to_string();
+        }
+        return rel.display().to_string();
+    }
+    if let Ok(rel) = p.strip_prefix(ctx.home()) {
+        if rel.as_os_str().is_empty() {
+            return "~".to_string();
+        }
+        return format!("~/{}", rel.display());
+    }
+    p.display().to_string()
+}
+
+/// The current text of a file for the diff; `None` when missing, too large, not a
+/// regular file or not UTF-8.
+fn read_for_diff(p: &Path) -> Option<String> {
+    let meta = std::fs::metadata(p).ok()?;
+    if !meta.is_file() || meta.len() > MAX_DIFF_INPUT_BYTES {
+        return None;
+    }
+    String::from_utf8(std::fs::read(p).ok()?).ok()
+}
+
+fn attach_diff(
+    req: &mut CapabilityRequest,
+    resolved: &Path,
+    ctx: &AnalysisContext,
+    old: Option<String>,
+    new: Option<String>,
+) {
+    let Some(new) = new else { return };
+    let exists = resolved.exists();
+    if exists && old.is_none() {
+        req.metadata.insert(
+            "diffOmitted".into(),
+            Value::String("the current file is too large or not text".into()),
+        );
+        return;
+    }
+    if new.len() as u64 > MAX_DIFF_INPUT_BYTES {
+        req.metadata.insert(
+            "diffOmitted".into(),
+            Value::String("the new content is too large".into()),
+        );
+        return;
+    }
+    let old = old.unwrap_or_default();
+    let name = display_path(resolved, ctx);
+    let a = if exists {
+        format!("a/{name}")
+    } else {
+        "/dev/null".to_string()
+    };
+    let b = format!("b/{name}");
+    let diff = similar::TextDiff::configure()
+        .timeout(DIFF_TIMEOUT)
+        .diff_lines(old.as_str(), new.as_str())
+        .unified_diff()
+        .context_radius(3)
+        .header(&a, &b)
+        .to_string();
+    req.metadata.insert("diff".into(), Value::String(diff));
+}
+
+/// Whether the command ends in a lone `&` (runs in the background). Over-detection only
+/// adds a request, so this stays simple.
+fn ends_with_background_operator(command: &str) -> bool {
+    let t = command.trim_end();
+    let mut rev = t.chars().rev();
+    match (rev.next(), rev.next()) {
+        (Some('&'), Some(prev)) => !matches!(prev, '&' | '\\' | '>' | '<' | '|'),
+        _ => false,
+    }
+}
+
+/// `scheme://authority` of an http(s) URL, when it is plainly one.
+fn origin(url: &str) -> Option<String> {
+    let (scheme, rest) = url.split_once("://")?;
+    if !(scheme.eq_ignore_ascii_case("http") || scheme.eq_ignore_ascii_case("https")) {
+        return None;
+    }
+    let authority = rest.split(['/', '?', '#']).next()?;
+    if authority.is_empty() || authority.contains(['@', '\\', ' ', '*']) {
+        return None;
+    }
+    Some(format!("{scheme}://{authority}"))
+}
+
+/// What a patch does to one file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum PatchOp {
+    Add,
+    Update,
+    Delete,
+    /// The destination of a move or rename.
+    MoveTo,
+}
+
+impl PatchOp {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PatchOp::Add => "add",
+            PatchOp::Update => "update",
+            PatchOp::Delete => "delete",
+            PatchOp::MoveTo => "moveTo",
+        }
+    }
+}
+
+/// One file a patch touches, with that file's section of the patch text.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PatchFile {
+    pub path: String,
+    pub op: PatchOp,
+    pub diff: String,
+}
+
+/// Every file a patch touches, in order. Accepts the coding-agent envelope
+/// (`*** Begin Patch` … `*** End Patch` with `Add File:`, `Update File:`,
+/// `Delete File:`, `Move to:`) and standard unified diffs (`--- a/x` / `+++ b/x`, git
+/// headers, renames).
+pub fn parse_patch(patch: &str) -> Result<Vec<PatchFile>, ToolError> {
+    let first = patch.lines().map(str::trim).find(|l| !l.is_empty());
+    let files = if first == Some("*** Begin Patch") {
+        parse_envelope(patch)?
+    } else {
+        parse_unified(patch)?
+    };
+    if files.is_empty() {
+        return Err(ToolError::BadPatch {
+            line: 1,
+            message: "the patch touches no file".into(),
+        });
+    }
+    Ok(files)
+}
+
+fn parse_envelope(patch: &str) -> Result<Vec<PatchFile>, ToolError> {
+    let mut files: Vec<PatchFile> = Vec::new();
+    // Index into `files` of the section lines are appended to.
+    let mut current: Option<usize> = None;
+    for (i, raw) in patch.lines().enumerate() {
+        let line = raw.trim_start();
+        let header = [
+            ("*** Add File:", PatchOp::Add),
+            ("*** Update File:", PatchOp::Update),
+            ("*** Delete File:", PatchOp::Delete),
+            ("*** Move to:", PatchOp::MoveTo),
+        ]
+        .into_iter()
+        .find_map(|(h, op)| line.strip_prefix(h).map(|rest| (rest.trim(), op)));
+        if let Some((path, op)) = header {
+            if path.is_empty() {
+                return Err(ToolError::BadPatch {
+                    line: i + 1,
+                    message: "a file header names no path".into(),
+                });
+            }
+            files.push(PatchFile {
+                path: path.to_string(),
+                op,
+                diff: format!("{raw}\n"),
+            });
+            current = Some(files.len() - 1);
+        } else if line == "*** End Patch" || line == "*** Begin Patch" {
+            current = None;
+        } else if let Some(f) = current.and_then(|c| files.get_mut(c)) {
+            f.diff.push_str(raw);
+            f.diff.push('\n');
+        }
+    }
+    Ok(files)
+}
+
+fn strip_ab(path: &str) -> &str {
+    path.strip_prefix("a/")
+        .or_else(|| path.strip_prefix("b/"))
+        .unwrap_or(path)
+}
+
+fn header_path(rest: &str) -> String {
+    // `--- a/x\t2024-01-01 …`: the timestamp follows a tab.
+    let p = rest.split('\t').next().unwrap_or(rest).trim_end();
+    let p = p
+        .strip_prefix('"')
+        .and_then(|q| q.strip_suffix('"'))
+        .unwrap_or(p);
+    strip_ab(p).to_string()
+}
+
+fn hunk_counts(line: &str) -> Option<(usize, usize)> {
+    // `@@ -a[,b] +c[,d] @@ …`
+    let body = line.strip_prefix("@@ ")?;
+    let mut it = body.split_whitespace();
+    let old = it.next()?.strip_prefix('-')?;
+    let new = it.next()?.strip_prefix('+')?;
+    let count = |s: &str| -> Option<usize> {
+        match s.split_once(',') {
+            Some((_, n)) => n.parse().ok(),
+            None => s.parse::<usize>().ok().map(|_| 1),
+        }
+    };
+    Some((count(old)?, count(new)?))
+}
+
+fn parse_unified(patch: &str) -> Result<Vec<PatchFile>, ToolError> {
+    let lines: Vec<&str> = patch.lines().collect();
+    let mut files: Vec<PatchFile> = Vec::new();
+    let mut current: Option<usize> = None;
+    let mut i = 0usize;
+    let add =
+        |files: &mut Vec<PatchFile>, path: String, op: PatchOp, text: &str| -> Option<usize> {
+            if path == "/dev/null" || path.is_empty() {
+                return None;
+            }
+            files.push(PatchFile {
+                path,
+                op,
+                diff: format!("{text}\n"),
+            });
+            Some(files.len() - 1)
+        };
+    while let Some(&line) = lines.get(i) {
+        let append = |files: &mut Vec<PatchFile>, current: Option<usize>, text: &str| {
+            if let Some(f) = current.and_then(|c| files.get_mut(c)) {
+                f.diff.push_str(text);
+                f.diff.push('\n');
+            }
+        };
+        if let (Some(old), Some(next)) = (
+            line.strip_prefix("--- "),
+            lines.get(i + 1).and_then(|n| n.strip_prefix("+++ ")),
+        ) {
+            let old_path = header_path(old);
+            let new_path = header_path(next);
+            let both = format!("{line}\n{}", lines.get(i + 1).copied().unwrap_or_default());
+            current = if new_path == "/dev/null" {
+                add(&mut files, old_path, PatchOp::Delete, &both)
+            } else {
+                let op = if old_path == "/dev/null" {
+                    PatchOp::Add
+                } else {
+                    PatchOp::Update
+                };
+                let c = add(&mut files, new_path.clone(), op, &both);
+                if old_path != new_path && old_path != "/dev/null" {
+                    add(&mut files, old_path, PatchOp::Delete, &both);
+                }
+                c
+            };
+            i += 2;
+            continue;
+        }
+        if line.starts_with("@@") {
+            let (mut old_n, mut new_n) = hunk_counts(line).ok_or_else(|| ToolError::BadPatch {
+                line: i + 1,
+                message: format!("malformed hunk header `{line}`"),
+            })?;
+            if current.is_none() {
+                return Err(ToolError::BadPatch {
+                    line: i + 1,
+                    message: "a hunk comes before any file header".into(),
+                });
+            }
+            append(&mut files, current, line);
+            i += 1;
+            while old_n > 0 || new_n > 0 {
+                let Some(&body) = lines.get(i) else {
+                    return Err(ToolError::BadPatch {
+                        line: i,
+                        message: "the patch ends inside a hunk".into(),
+                    });
+                };
+                match body.chars().next() {
+                    Some(' ') | None => {
+                        old_n = old_n.saturating_sub(1);
+                        new_n = new_n.saturating_sub(1);
+                    }
+                    Some('-') => old_n = old_n.saturating_sub(1),
+                    Some('+') => new_n = new_n.saturating_sub(1),
+                    Some('\\') => {}
+                    Some(_) => {
+                        return Err(ToolError::BadPatch {
+                            line: i + 1,
+                            message: "a hunk has fewer lines than its header says".into(),
+                        });
+                    }
+                }
+                append(&mut files, current, body);
+                i += 1;
+            }
+            // A `\ No newline at end of file` after the last counted line.
+            while let Some(&body) = lines.get(i) {
+                if !body.starts_with('\\') {
+                    break;
+                }
+                append(&mut files, current, body);
+                i += 1;
+            }
+            continue;
+        }
+        if let Some(rest) = line.strip_prefix("diff --git ") {
+            // Pure renames and mode changes have no `---`/`+++` lines: record both names.
+            if let Some((a, b)) = rest.split_once(" b/") {
+                let a = header_path(a);
+                let b = header_path(&format!("b/{b}"));
+                current = add(&mut files, b.clone(), PatchOp::Update, line);
+                if a != b {
+                    add(&mut files, a, PatchOp::Delete, line);
+                }
+            }
+            i += 1;
+            continue;
+        }
+        for (prefix, op) in [
+            ("rename from ", PatchOp::Delete),
+            ("rename to ", PatchOp::MoveTo),
+            ("copy to ", PatchOp::Add),
+        ] {
+            if let Some(p) = line.strip_prefix(prefix) {
+                add(&mut files, header_path(p), op, line);
+            }
+        }
+        append(&mut files, current, line);
+        i += 1;
+    }
+    // A git header and its `---`/`+++` lines name the same file twice: keep the first.
+    let mut seen = std::collections::HashSet::new();
+    let mut out = Vec::new();
+    for f in files {
+        if seen.insert(f.path.clone()) {
+            out.push(f);
+        } else if let Some(prev) = out.iter_mut().find(|p: &&mut PatchFile| p.path == f.path) {
+            prev.diff.push_str(&f.diff);
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn envelope_lists_every_file() {
+        let p = "*** Begin Patch\n*** Add File: a.txt\n+hi\n*** Update File: src/b.rs\n*** Move to: src/c.rs\n@@\n-x\n+y\n*** Delete File: d\n*** End Patch\n";
+        let files = parse_patch(p).unwrap();
+        let got: Vec<(&str, PatchOp)> = files.iter().map(|f| (f.path.as_str(), f.op)).collect();
+        assert_eq!(
+            got,
+            vec![
+                ("a.txt", PatchOp::Add),
+                ("src/b.rs", PatchOp::Update),
+                ("src/c.rs", PatchOp::MoveTo),
+                ("d", PatchOp::Delete)
+            ]
+        );
+    }
+
+    #[test]
+    fn unified_hunk_lines_that_look_like_headers_are_content() {
+        let p = "--- a/x.sql\n+++ b/x.sql\n@@ -1,2 +1,1 @@\n--- old comment\n keep\n";
+        let files = parse_patch(p).unwrap();
+        assert_eq!(files.len(), 1);
+        assert_eq!(files[0].path, "x.sql");
+    }
+
+    #[test]
+    fn background_operator() {
+        assert!(ends_with_background_operator("npm run dev &"));
+        assert!(!ends_with_background_operator("a && b"));
+        assert!(!ends_with_background_operator("echo \\&"));
+        assert!(!ends_with_background_operator("ls"));
+    }
+}
