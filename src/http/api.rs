@@ -202,3 +202,17 @@ pub struct EventsResponse {
     /// with file and line; they are skipped, never fatal.
     pub warnings: Vec<String>,
 }
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct RulesResponse {
+    /// Effective rules in evaluation order: defaults, managed, user, project (last
+    /// match wins).
+    #[schema(value_type = Vec<super::openapi::PermissionRuleSchema>)]
+    pub rules: Vec<crate::rules::PermissionRule>,
+    /// Config problems (file, line, column); while any exists every decision is at
+    /// most ask.
+    #[schema(value_type = Vec<super::openapi::ConfigErrorSchema>)]
+    pub errors: Vec<crate::config::ConfigError>,
+    /// The config files read, existing or not.
+    pub files: Vec<String>,
+}

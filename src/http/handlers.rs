@@ -11,10 +11,16 @@ use axum::extract::State;
 use axum::http::header;
 use axum::response::{IntoResponse, Response};
 
-use super::api::{AnalyzeRequest, Engine, Health};
-use super::error::{ApiError, ApiJson, ErrorBody};
+use super::api::{
+    AnalyzeRequest, Engine, EvaluateRequest, Health, RulesQuery, RulesResponse,
+    ToolsAvailableRequest, ToolsAvailableResponse,
+};
+use super::error::{ApiError, ApiJson, ApiQuery, ErrorBody};
 use super::{AppState, MAX_COMMAND_BYTES};
 use crate::analysis;
+use crate::decide::{self, CallDecision};
+use crate::tools::{self, MappedCall, ToolError};
+use crate::vocab::AnalysisContext;
 
 /// Liveness: answers as long as the server runs.
 #[utoipa::path(get, path = "/healthz", tag = "service",
@@ -110,4 +116,125 @@ pub fn check_command(command: &str) -> Result<(), ApiError> {
         ));
     }
     Ok(())
+}
+
+/// Decides one tool call against the layered rules, statelessly: nothing is recorded.
+#[utoipa::path(post, path = "/v1/evaluate", tag = "policy", request_body = EvaluateRequest,
+    responses(
+        (status = 200, description = "The call decision", body = super::openapi::CallDecisionSchema),
+        (status = 400, description = "Malformed JSON, a wrong type or a missing field (the field is named)", body = ErrorBody),
+        (status = 401, description = "Missing or invalid bearer token", body = ErrorBody),
+        (status = 403, description = "Project root outside the allowed workspace roots", body = ErrorBody),
+        (status = 413, description = "Body over 1 MiB", body = ErrorBody),
+        (status = 415, description = "Content type is not JSON", body = ErrorBody),
+        (status = 422, description = "Unknown tool, relative path, missing project root, command over 64 KiB, unusable input", body = ErrorBody),
+    ))]
+pub async fn evaluate(
+    State(state): State<AppState>,
+    ApiJson(req): ApiJson<EvaluateRequest>,
+) -> Result<Json<CallDecision>, ApiError> {
+    let ctx = state.context(&req.project_root, req.cwd.as_deref(), req.home.as_deref())?;
+    let call = map_call(&state, &req.tool, &req.input, &ctx)?;
+    let policy = state.policies().get(
+        ctx.root(),
+        ctx.home(),
+        state.config().managed_config.as_deref(),
+    );
+    let decision = decide::decide(&policy, &[], &call, &ctx, req.interactive.unwrap_or(true));
+    state.metrics().record_decision(decision.decision.as_str());
+    Ok(Json(decision))
+}
+
+/// The effective rules for a project, in evaluation order, each with its source and
+/// file position, and every config error.
+#[utoipa::path(get, path = "/v1/rules", tag = "policy", params(RulesQuery),
+    responses(
+        (status = 200, description = "Effective rules and config errors", body = RulesResponse),
+        (status = 400, description = "Missing or malformed query parameter", body = ErrorBody),
+        (status = 401, description = "Missing or invalid bearer token", body = ErrorBody),
+        (status = 403, description = "Project root outside the allowed workspace roots", body = ErrorBody),
+        (status = 422, description = "Relative path or missing project root", body = ErrorBody),
+    ))]
+pub async fn rules(
+    State(state): State<AppState>,
+    ApiQuery(q): ApiQuery<RulesQuery>,
+) -> Result<Json<RulesResponse>, ApiError> {
+    let ctx = state.context(&q.project_root, None, q.home.as_deref())?;
+    let policy = state.policies().get(
+        ctx.root(),
+        ctx.home(),
+        state.config().managed_config.as_deref(),
+    );
+    Ok(Json(RulesResponse {
+        rules: policy.rules().to_vec(),
+        errors: policy.errors().to_vec(),
+        files: policy
+            .files()
+            .iter()
+            .map(|f| f.display().to_string())
+            .collect(),
+    }))
+}
+
+/// The tools still worth offering the model: a tool whose needed capability is denied
+/// for every subject is removed (seed §7.2).
+#[utoipa::path(post, path = "/v1/tools/available", tag = "policy", request_body = ToolsAvailableRequest,
+    responses(
+        (status = 200, description = "The tools still offered, in the order given", body = ToolsAvailableResponse),
+        (status = 400, description = "Malformed JSON or a wrong type (the field is named)", body = ErrorBody),
+        (status = 401, description = "Missing or invalid bearer token", body = ErrorBody),
+        (status = 403, description = "Project root outside the allowed workspace roots", body = ErrorBody),
+        (status = 413, description = "Body over 1 MiB", body = ErrorBody),
+        (status = 415, description = "Content type is not JSON", body = ErrorBody),
+        (status = 422, description = "Relative path or missing project root", body = ErrorBody),
+    ))]
+pub async fn tools_available(
+    State(state): State<AppState>,
+    ApiJson(req): ApiJson<ToolsAvailableRequest>,
+) -> Result<Json<ToolsAvailableResponse>, ApiError> {
+    let ctx = state.context(&req.project_root, None, req.home.as_deref())?;
+    let policy = state.policies().get(
+        ctx.root(),
+        ctx.home(),
+        state.config().managed_config.as_deref(),
+    );
+    Ok(Json(ToolsAvailableResponse {
+        tools: decide::available_tools(&policy, &req.tools),
+    }))
+}
+
+/// Maps a tool call, timing the bash analysis inside it for the metrics.
+pub fn map_call(
+    state: &AppState,
+    tool: &str,
+    input: &serde_json::Value,
+    ctx: &AnalysisContext,
+) -> Result<MappedCall, ApiError> {
+    let start = Instant::now();
+    let call = tools::map_call(tool, input, ctx).map_err(tool_error)?;
+    if let Some(a) = &call.analysis {
+        state
+            .metrics()
+            .record_analysis(start.elapsed(), a.fallback.as_ref().map(|f| f.reason));
+    }
+    Ok(call)
+}
+
+/// A tool input the mapping refused: a wrong shape is a 400 naming the field (as for
+/// the body itself), anything else (unknown tool, too large, unusable) a 422.
+pub fn tool_error(e: ToolError) -> ApiError {
+    let message = format!("invalid tool call: {e}");
+    match &e {
+        ToolError::NotAnObject { .. }
+        | ToolError::MissingField { .. }
+        | ToolError::WrongType { .. } => ApiError::bad_request("invalid_input", message),
+        ToolError::UnknownTool(_) => ApiError::unprocessable("unknown_tool", e.to_string()),
+        ToolError::TooLarge {
+            field: "command", ..
+        } => ApiError::unprocessable("command_too_large", message),
+        ToolError::TooLarge { .. } => ApiError::unprocessable("input_too_large", message),
+        ToolError::Empty { .. } => ApiError::unprocessable("empty_input", message),
+        ToolError::BadPatch { .. } => ApiError::unprocessable("bad_patch", message),
+        ToolError::BadCwd { .. } => ApiError::unprocessable("bad_cwd", message),
+    }
 }

@@ -11,6 +11,8 @@ pub mod error;
 pub mod handlers;
 pub mod metrics;
 pub mod openapi;
+pub mod policy_cache;
+pub mod sessions;
 
 use std::any::Any;
 use std::future::Future;
@@ -66,14 +68,18 @@ pub struct AppState {
 struct Inner {
     config: ServiceConfig,
     metrics: metrics::Metrics,
+    policies: policy_cache::PolicyCache,
+    sessions: sessions::SessionStore,
 }
 
 impl AppState {
     pub fn new(config: ServiceConfig) -> Self {
         AppState {
             inner: Arc::new(Inner {
-                config,
                 metrics: metrics::Metrics::new(),
+                policies: policy_cache::PolicyCache::new(),
+                sessions: sessions::SessionStore::new(config.state_dir.join("sessions")),
+                config,
             }),
         }
     }
@@ -83,6 +89,12 @@ impl AppState {
     }
     pub fn metrics(&self) -> &metrics::Metrics {
         &self.inner.metrics
+    }
+    pub fn policies(&self) -> &policy_cache::PolicyCache {
+        &self.inner.policies
+    }
+    pub fn sessions(&self) -> &sessions::SessionStore {
+        &self.inner.sessions
     }
 
     /// Builds the analysis context of a request: absolute project root inside the
@@ -136,6 +148,23 @@ pub fn app(state: AppState) -> Router {
         .route("/metrics", get(handlers::metrics))
         .route("/openapi.yaml", get(handlers::openapi_yaml))
         .route("/v1/analyze", post(handlers::analyze))
+        .route("/v1/evaluate", post(handlers::evaluate))
+        .route("/v1/rules", get(handlers::rules))
+        .route("/v1/tools/available", post(handlers::tools_available))
+        .route(
+            "/v1/sessions/{session_id}/calls",
+            post(sessions::record_call),
+        )
+        .route("/v1/sessions/{session_id}/pending", get(sessions::pending))
+        .route("/v1/sessions/{session_id}/events", get(sessions::events))
+        .route(
+            "/v1/sessions/{session_id}/calls/{call_id}/grant",
+            post(sessions::grant),
+        )
+        .route(
+            "/v1/sessions/{session_id}/calls/{call_id}/deny",
+            post(sessions::deny),
+        )
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed);
 

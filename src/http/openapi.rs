@@ -15,6 +15,7 @@ use utoipa::{OpenApi, ToSchema};
 use super::api;
 use super::error::{ErrorBody, ErrorDetail};
 use super::handlers;
+use super::sessions;
 
 #[derive(OpenApi)]
 #[openapi(
@@ -27,12 +28,27 @@ use super::handlers;
         handlers::metrics,
         handlers::openapi_yaml,
         handlers::analyze,
+        handlers::evaluate,
+        handlers::rules,
+        handlers::tools_available,
+        sessions::record_call,
+        sessions::pending,
+        sessions::events,
+        sessions::grant,
+        sessions::deny,
     ),
     components(schemas(
         ErrorBody, ErrorDetail,
-        api::Engine, api::Health, api::AnalyzeRequest,
+        api::Engine, api::Health, api::AnalyzeRequest, api::EvaluateRequest, api::RulesResponse,
+        api::ToolsAvailableRequest, api::ToolsAvailableResponse, api::RecordCallRequest, sessions::CallResponse,
+        api::PendingCall, api::PendingResponse, api::GrantRequest, api::GrantResponse, api::DenyRequest,
+        api::DeniedCall, api::DenyResponse, api::EventsResponse,
+        crate::session::Event, crate::session::EventKind, crate::session::GrantScope, crate::session::CallStatus,
+        crate::session::ApprovedBy, crate::session::DeniedBy, crate::grants::PersistedRule,
         CapabilitySchema, CapabilityRequestSchema, CommandClassSchema, EngineKindSchema, PartSchema,
         HardlineHitSchema, FallbackReasonSchema, FallbackSchema, AnalysisSchema, BothAnalysisSchema,
+        ActionSchema, RuleSourceSchema, RuleOriginSchema, PermissionRuleSchema, ConfigErrorSchema,
+        EvaluatedRequestSchema, PanelKeySchema, PanelDetailSchema, PanelSchema, CallDecisionSchema,
     )),
     tags(
         (name = "service", description = "Health, metrics and this document"),
@@ -184,16 +200,142 @@ pub struct BothAnalysisSchema {
     pub agree: Option<bool>,
 }
 
-/// Placeholder until the policy types land.
+/// What a rule or a call decides.
 #[derive(ToSchema)]
-#[schema(as = CallDecision)]
-pub struct CallDecisionSchema {
-    pub decision: String,
+#[schema(as = Action)]
+#[serde(rename_all = "lowercase")]
+pub enum ActionSchema {
+    Allow,
+    Ask,
+    Deny,
 }
 
-/// Placeholder until the policy types land.
+/// Where a rule came from: `hardline` and `builtin` are the non-configurable floors,
+/// then the layers in evaluation order.
+#[derive(ToSchema)]
+#[schema(as = RuleSource)]
+#[serde(rename_all = "lowercase")]
+pub enum RuleSourceSchema {
+    Hardline,
+    Builtin,
+    Default,
+    User,
+    Project,
+    Managed,
+    Session,
+}
+
+/// Where in a config file a rule was written (1-based).
+#[derive(ToSchema)]
+#[schema(as = RuleOrigin)]
+pub struct RuleOriginSchema {
+    pub file: String,
+    pub line: usize,
+    pub column: usize,
+}
+
+/// One rule with its provenance (seed §4.1).
+#[derive(ToSchema)]
+#[schema(as = PermissionRule)]
+#[serde(rename_all = "camelCase")]
+pub struct PermissionRuleSchema {
+    /// Capability pattern, e.g. `file.write.*` or `*`.
+    pub capability: String,
+    /// Subject pattern, e.g. `git push *`.
+    pub pattern: String,
+    pub action: ActionSchema,
+    pub source: RuleSourceSchema,
+    /// Absent for built-in and session rules.
+    pub origin: Option<RuleOriginSchema>,
+    /// An explicit `ask` from a config file offers "always" only when set; absent when
+    /// false.
+    pub allow_always: Option<bool>,
+}
+
+/// A config file that could not be (fully) used.
+#[derive(ToSchema)]
+#[schema(as = ConfigError)]
+pub struct ConfigErrorSchema {
+    pub file: String,
+    pub line: usize,
+    pub column: usize,
+    pub message: String,
+}
+
+/// A capability request with its decision and the rule that decided it (none: no rule
+/// matched, which asks).
 #[derive(ToSchema)]
 #[schema(as = EvaluatedRequest)]
 pub struct EvaluatedRequestSchema {
-    pub capability: String,
+    #[serde(flatten)]
+    pub request: CapabilityRequestSchema,
+    pub decision: ActionSchema,
+    pub rule: Option<PermissionRuleSchema>,
+}
+
+/// One key the ask panel offers.
+#[derive(ToSchema)]
+#[schema(as = PanelKey)]
+pub struct PanelKeySchema {
+    /// `Enter`, `A`, `Esc`, `Tab`.
+    pub key: String,
+    pub label: String,
+}
+
+/// One line of the panel's details view.
+#[derive(ToSchema)]
+#[schema(as = PanelDetail)]
+pub struct PanelDetailSchema {
+    pub decision: ActionSchema,
+    pub capability: CapabilitySchema,
+    pub subject: String,
+    pub display: String,
+    pub rule: Option<PermissionRuleSchema>,
+}
+
+/// The ask panel (seed §6.1) as data.
+#[derive(ToSchema)]
+#[schema(as = Panel)]
+#[serde(rename_all = "camelCase")]
+pub struct PanelSchema {
+    pub title: String,
+    /// `Run`, `Write`, `Edit`, `Start process`, `Read`, `Fetch`, `Send input`.
+    pub verb: String,
+    /// The capability badge.
+    pub badge: String,
+    /// The command text or the path.
+    pub subject: String,
+    pub working_directory: String,
+    /// The simple commands of a compound command; absent otherwise.
+    pub parts: Option<Vec<String>>,
+    /// Unified diff for writes and edits.
+    pub diff: Option<String>,
+    pub risk_notes: Vec<String>,
+    /// What `A` persists; empty means no `A`.
+    pub always_patterns: Vec<String>,
+    pub keys: Vec<PanelKeySchema>,
+    pub details: Vec<PanelDetailSchema>,
+}
+
+/// The decision for a whole tool call: deny beats ask beats allow over its requests.
+#[derive(ToSchema)]
+#[schema(as = CallDecision)]
+#[serde(rename_all = "camelCase")]
+pub struct CallDecisionSchema {
+    pub tool: String,
+    pub decision: ActionSchema,
+    pub requests: Vec<EvaluatedRequestSchema>,
+    /// What an "always" grant may persist; non-empty only for an ask the analyzer fully
+    /// read and no rule forbids generalizing.
+    pub always_patterns: Vec<String>,
+    /// The model-facing message of a deny (seed §5.4).
+    pub message: Option<String>,
+    /// The ask panel (interactive asks only).
+    pub panel: Option<PanelSchema>,
+    /// The call in a few words.
+    pub summary: String,
+    pub risk_notes: Vec<String>,
+    pub hardline: Option<HardlineHitSchema>,
+    /// The config problems that capped this decision; absent when none.
+    pub config_errors: Option<Vec<ConfigErrorSchema>>,
 }
