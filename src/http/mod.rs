@@ -167,7 +167,12 @@ pub fn app(state: AppState) -> Router {
         )
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed);
+    with_middleware(routes, state)
+}
 
+/// The middleware stack, outermost first: request id, trace span, id echo, metrics,
+/// panic capture, auth, body limit.
+fn with_middleware(routes: Router<AppState>, state: AppState) -> Router {
     routes
         .layer(
             ServiceBuilder::new()
@@ -271,4 +276,51 @@ async fn method_not_allowed(req: Request) -> ApiError {
             req.uri().path()
         ),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use axum::body::Body;
+    use tower::ServiceExt;
+
+    fn state() -> AppState {
+        AppState::new(ServiceConfig {
+            state_dir: std::env::temp_dir(),
+            token: None,
+            workspace_roots: Vec::new(),
+            managed_config: None,
+            default_home: PathBuf::from("/"),
+        })
+    }
+
+    #[tokio::test]
+    async fn a_panic_is_a_json_500_and_counted() {
+        async fn boom() -> &'static str {
+            panic!("boom")
+        }
+        let state = state();
+        let app = with_middleware(Router::new().route("/boom", get(boom)), state.clone());
+        let resp = app
+            .oneshot(Request::get("/boom").body(Body::empty()).unwrap())
+            .await
+            .unwrap();
+        assert_eq!(resp.status(), StatusCode::INTERNAL_SERVER_ERROR);
+        assert!(resp.headers().contains_key("x-request-id"));
+        let body = axum::body::to_bytes(resp.into_body(), 1 << 16)
+            .await
+            .unwrap();
+        let v: serde_json::Value = serde_json::from_slice(&body).unwrap();
+        assert_eq!(v["error"]["code"], "internal");
+        assert!(
+            !v.to_string().contains("boom"),
+            "panic details stay in the log"
+        );
+        assert!(
+            state
+                .metrics()
+                .render()
+                .contains("route=\"/boom\",method=\"GET\",status=\"500\"} 1")
+        );
+    }
 }
