@@ -289,9 +289,10 @@ impl Session {
         &self.id
     }
 
-    /// Whether the session has any event (an unknown session has none).
+    /// Whether the session has a log with anything in it (an unknown session has
+    /// none; a log of only unreadable lines still exists, with its warnings).
     pub fn exists(&self) -> bool {
-        !self.events.is_empty()
+        !self.events.is_empty() || !self.warnings.is_empty()
     }
 
     pub fn events(&self) -> &[Event] {
