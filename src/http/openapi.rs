@@ -339,3 +339,146 @@ pub struct CallDecisionSchema {
     /// The config problems that capped this decision; absent when none.
     pub config_errors: Option<Vec<ConfigErrorSchema>>,
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{Value, json};
+
+    use super::*;
+    use crate::config::{ConfigError, Policy};
+    use crate::rules::{Action, PermissionRule, RuleOrigin, RuleSource};
+    use crate::vocab::{
+        Analysis, AnalysisContext, Capability, CapabilityRequest, CommandClass, EngineKind,
+        Fallback, FallbackReason, HardlineHit, Part,
+    };
+
+    /// The properties a schema declares (following `allOf` and `$ref`), and the ones it
+    /// requires.
+    fn properties(schemas: &Value, name: &str) -> (Vec<String>, Vec<String>) {
+        let s = &schemas[name];
+        let mut props: Vec<String> = s["properties"]
+            .as_object()
+            .map(|o| o.keys().cloned().collect())
+            .unwrap_or_default();
+        let mut required: Vec<String> = s["required"]
+            .as_array()
+            .map(|a| {
+                a.iter()
+                    .filter_map(|v| v.as_str().map(String::from))
+                    .collect()
+            })
+            .unwrap_or_default();
+        for part in s["allOf"].as_array().into_iter().flatten() {
+            let (p, r) = match part["$ref"].as_str() {
+                Some(r) => properties(schemas, r.trim_start_matches("#/components/schemas/")),
+                None => {
+                    let tmp = json!({"x": part});
+                    properties(&tmp, "x")
+                }
+            };
+            props.extend(p);
+            required.extend(r);
+        }
+        (props, required)
+    }
+
+    /// Every key `value` has is declared by the mirror, every key the mirror requires is
+    /// there: a mirror that drifts from its type's serde shape fails here.
+    fn check(name: &str, value: &Value) {
+        let spec = serde_json::to_value(ApiDoc::openapi()).unwrap();
+        let schemas = &spec["components"]["schemas"];
+        assert!(schemas.get(name).is_some(), "no schema {name}");
+        let (props, required) = properties(schemas, name);
+        let obj = value.as_object().unwrap();
+        for k in obj.keys() {
+            assert!(
+                props.contains(k),
+                "{name}: field `{k}` is not in the schema {props:?}"
+            );
+        }
+        for k in &required {
+            assert!(
+                obj.contains_key(k),
+                "{name}: schema requires `{k}`, the real value has {:?}",
+                obj.keys()
+            );
+        }
+    }
+
+    fn full_request() -> CapabilityRequest {
+        let mut r = CapabilityRequest::new(Capability::ProcessExecute, "npm test", "Run npm test");
+        r.always_patterns.push("npm test".into());
+        r.risk_notes.push("note".into());
+        r.metadata.insert("cwd".into(), json!("/p"));
+        r
+    }
+
+    #[test]
+    fn mirrors_match_the_real_shapes() {
+        let analysis = Analysis {
+            command: "npm test".into(),
+            class: CommandClass::Simple,
+            parts: vec![Part {
+                words: vec!["npm".into(), "test".into()],
+                text: "npm test".into(),
+                cwd: Some("/p".into()),
+            }],
+            requests: vec![full_request()],
+            always_patterns: vec!["npm test".into()],
+            risk_notes: vec!["n".into()],
+            hardline: Some(HardlineHit {
+                rule: "rm -rf /".into(),
+                rendering: "rm -rf /".into(),
+            }),
+            engine: EngineKind::Ast,
+            fallback: Some(Fallback {
+                reason: FallbackReason::ParseError,
+                detail: "ERROR node at 1:1".into(),
+            }),
+        };
+        check("Analysis", &serde_json::to_value(&analysis).unwrap());
+        check(
+            "CapabilityRequest",
+            &serde_json::to_value(full_request()).unwrap(),
+        );
+        check("Part", &serde_json::to_value(&analysis.parts[0]).unwrap());
+        let both = crate::analysis::BothAnalysis {
+            ast: analysis.clone(),
+            lexer: analysis,
+            agree: true,
+        };
+        check("BothAnalysis", &serde_json::to_value(&both).unwrap());
+
+        let mut rule = PermissionRule::new("file.read", "*.env", Action::Ask, RuleSource::Project);
+        rule.origin = Some(RuleOrigin {
+            file: "/p/.khaelor/config.json".into(),
+            line: 3,
+            column: 5,
+        });
+        rule.allow_always = true;
+        check("PermissionRule", &serde_json::to_value(&rule).unwrap());
+        let err = ConfigError {
+            file: "f".into(),
+            line: 1,
+            column: 2,
+            message: "m".into(),
+        };
+        check("ConfigError", &serde_json::to_value(&err).unwrap());
+
+        // A real ask decision with its panel, from a tool that needs no bash engine.
+        let root = tempfile::tempdir().unwrap();
+        std::fs::write(root.path().join(".env"), "A=1").unwrap();
+        let ctx = AnalysisContext::new(root.path(), None, root.path()).unwrap();
+        let call = crate::tools::map_call("read", &json!({"path": ".env"}), &ctx).unwrap();
+        let mut decision = crate::decide::decide(&Policy::default(), &[], &call, &ctx, true);
+        assert_eq!(decision.decision, Action::Ask);
+        decision.message = Some("m".into());
+        decision.config_errors.push(err);
+        let value = serde_json::to_value(&decision).unwrap();
+        check("CallDecision", &value);
+        check("EvaluatedRequest", &value["requests"][0]);
+        check("Panel", &value["panel"]);
+        check("PanelKey", &value["panel"]["keys"][0]);
+        check("PanelDetail", &value["panel"]["details"][0]);
+    }
+}
