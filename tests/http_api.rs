@@ -367,3 +367,21 @@ fn urlencode(s: &str) -> String {
         })
         .collect()
 }
+
+#[test]
+fn managed_config_is_layered_in() {
+    let d = Dirs::new();
+    let managed = d.home.path().join("managed.json");
+    std::fs::write(
+        &managed,
+        "{ \"permissions\": { \"file.read\": { \"*.key\": \"deny\" } } }\n",
+    )
+    .unwrap();
+    let s = d.start(&["--managed-config", managed.to_str().unwrap()]);
+    let r = s.post(
+        "/v1/evaluate",
+        &json!({"tool": "read", "input": {"path": "id.key"}, "projectRoot": d.root_str()}),
+    );
+    assert_eq!(r.body["decision"], "deny", "{}", r.text);
+    assert_eq!(r.body["requests"][0]["rule"]["source"], "managed");
+}

@@ -88,6 +88,22 @@ fn non_loopback_without_token_refuses_to_start() {
 }
 
 #[test]
+fn missing_managed_config_refuses_to_start() {
+    let d = Dirs::new();
+    let cmd = http_support::serve_command(
+        d.state.path(),
+        d.home.path(),
+        &["--managed-config", "/no/such/managed.json"],
+    );
+    let (code, stderr) = run_to_exit(cmd, Duration::from_secs(20));
+    assert_eq!(code, Some(2), "stderr: {stderr}");
+    assert!(
+        stderr.contains("managed config `/no/such/managed.json` is not a readable file"),
+        "{stderr}"
+    );
+}
+
+#[test]
 fn non_loopback_with_waiver_or_token_starts() {
     let d = Dirs::new();
     let cmd = serve_command_at(

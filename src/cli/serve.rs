@@ -72,6 +72,8 @@ pub enum ServeError {
     },
     #[error("managed config `{0}` is not an absolute path")]
     ManagedRelative(String),
+    #[error("managed config `{0}` is not a readable file")]
+    ManagedMissing(String),
 }
 
 pub fn run(args: Args) -> ExitCode {
@@ -150,10 +152,14 @@ pub fn service_config(args: &Args) -> Result<ServiceConfig, ServeError> {
                 })
         })
         .collect::<Result<Vec<_>, _>>()?;
-    if let Some(m) = &args.managed_config
-        && !m.is_absolute()
-    {
-        return Err(ServeError::ManagedRelative(m.display().to_string()));
+    if let Some(m) = &args.managed_config {
+        if !m.is_absolute() {
+            return Err(ServeError::ManagedRelative(m.display().to_string()));
+        }
+        // The operator asked for it: fail now rather than cap every decision at ask.
+        if !m.is_file() {
+            return Err(ServeError::ManagedMissing(m.display().to_string()));
+        }
     }
     let state_dir = match &args.state_dir {
         Some(d) => d.clone(),
