@@ -76,7 +76,18 @@ pub fn decide(
     interactive: bool,
 ) -> CallDecision {
     let session = (!session_rules.is_empty()).then(|| RuleSet::new(session_rules.to_vec()));
-    let protected = protected_paths(policy, ctx);
+    // Resolving the protected paths costs syscalls; only writes can need them.
+    let writes = call.requests.iter().any(|r| {
+        matches!(
+            r.capability,
+            Capability::FileWriteProject | Capability::FileWriteOutsideProject
+        )
+    });
+    let protected = if writes {
+        protected_paths(policy, ctx)
+    } else {
+        Vec::new()
+    };
     let broken = !policy.errors().is_empty();
 
     let mut requests: Vec<CapabilityRequest> = call.requests.clone();
