@@ -158,6 +158,25 @@ pub fn decide(
                 }
             }
         }
+        let path_capability = matches!(
+            req.capability,
+            Capability::FileRead
+                | Capability::FileWriteProject
+                | Capability::FileWriteOutsideProject
+        );
+        if path_capability && !req.subject.starts_with('/') && action == Action::Allow {
+            // An unresolved path (`cat $F`, a write after `cd "$X"`): its location is only
+            // known when it runs, so no rule written for locations can vouch for it.
+            action = Action::Ask;
+            rule = Some(PermissionRule::new(
+                req.capability.as_str(),
+                "*",
+                Action::Ask,
+                RuleSource::Builtin,
+            ));
+            offer_always = false;
+            push_note(&mut req.risk_notes, messages::UNKNOWN_PATH_NOTE);
+        }
         if let Some(pattern) = protected_target(&req, &protected) {
             offer_always = false;
             push_note(&mut req.risk_notes, messages::SELF_PROTECTION_NOTE);
