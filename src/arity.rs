@@ -10,7 +10,7 @@ use std::path::Path;
 
 use crate::commands::{CODE_RUNNERS, WRAPPERS};
 use crate::paths;
-use crate::vocab::{AnalysisContext, collapse_whitespace};
+use crate::vocab::AnalysisContext;
 
 /// How many leading words form a meaningful prefix for a command.
 #[derive(Debug, Clone, Copy)]
@@ -135,7 +135,7 @@ pub fn suggest(words: &[String], cwd: Option<&Path>, ctx: &AnalysisContext) -> V
 /// The exact command as its only pattern; nothing when the text holds a `*` (it would
 /// be read as a wildcard and allow more than this command).
 fn exact(words: &[String]) -> Vec<String> {
-    let text = collapse_whitespace(&words.join(" "));
+    let text = crate::lexer::join_collapsed(words);
     if text.is_empty() || text.contains('*') {
         Vec::new()
     } else {

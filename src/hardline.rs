@@ -237,6 +237,11 @@ fn check_unlexable(text: &str, ctx: &AnalysisContext, depth: usize) -> Option<Ha
 }
 
 fn check_at(words: &[String], ctx: &AnalysisContext, depth: usize) -> Option<HardlineHit> {
+    // Fast path: every hit names its command (or a wrapper's code runner) in one of the
+    // words, so a command with none of those names cannot hit.
+    if !words.iter().any(|w| names_floor_command(w)) {
+        return None;
+    }
     let stripped: Vec<Cow<'_, str>> = words.iter().map(|w| strip_quotes(w)).collect();
     let all: Vec<&str> = stripped.iter().map(|w| w.as_ref()).collect();
     // Code strings keep their quotes: they are read again by the lexer.
@@ -285,6 +290,34 @@ fn check_at(words: &[String], ctx: &AnalysisContext, depth: usize) -> Option<Har
         _ if name.starts_with("mkfs") => hit("mkfs*", rendering()),
         _ => None,
     }
+}
+
+/// The command names `check_at` acts on; `mkfs*` is matched by prefix.
+const FLOOR_COMMANDS: &[&str] = &[
+    "rm",
+    "chmod",
+    "chown",
+    "chgrp",
+    "dd",
+    "shutdown",
+    "reboot",
+    "halt",
+    "poweroff",
+    "systemctl",
+    "init",
+    "telinit",
+    "git",
+    "tee",
+    "su",
+    "eval",
+    "watch",
+    "env",
+];
+
+fn names_floor_command(word: &str) -> bool {
+    let word = strip_quotes(word);
+    let name = basename(&word);
+    FLOOR_COMMANDS.contains(&name) || SHELLS.contains(&name) || name.starts_with("mkfs")
 }
 
 enum Prefix {

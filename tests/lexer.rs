@@ -218,6 +218,15 @@ fn bad_input_is_fast_and_never_panics() {
     let inputs = [
         distinct.join(" && "),
         "a\0b".to_string(),
+        // Each closing level copies its source text into the outer word: the depth
+        // bound keeps this linear in the input.
+        format!(
+            "{}{}{}",
+            "$(".repeat(31),
+            "x ".repeat(1 << 19),
+            ")".repeat(31)
+        ),
+        format!("cat <<EOF\n{}\nEOF", "$(echo x) ".repeat(100_000)),
         "$(".repeat(10_000),
         format!("{}x{}", "$(".repeat(10_000), ")".repeat(10_000)),
         "`".repeat(10_001),
