@@ -8,38 +8,85 @@
 
 /// Command words that carry `network.access` (seed §3.4, plus the obvious siblings).
 pub const NETWORK_COMMANDS: &[&str] = &[
-    "curl", "wget", "nc", "ncat", "netcat", "ssh", "scp", "sftp", "ftp", "telnet", "ping",
-    "dig", "nslookup", "socat", "ssh-copy-id", "aria2c", "http", "https", "xh", "lftp",
-    "tftp", "mosh", "whois", "host", "traceroute", "nmap", "mtr", "websocat",
+    "curl",
+    "wget",
+    "nc",
+    "ncat",
+    "netcat",
+    "ssh",
+    "scp",
+    "sftp",
+    "ftp",
+    "telnet",
+    "ping",
+    "dig",
+    "nslookup",
+    "socat",
+    "ssh-copy-id",
+    "aria2c",
+    "http",
+    "https",
+    "xh",
+    "lftp",
+    "tftp",
+    "mosh",
+    "whois",
+    "host",
+    "traceroute",
+    "nmap",
+    "mtr",
+    "websocat",
 ];
 
 /// Filesystem verbs whose path arguments are checked against the project (seed §3.5).
 pub const FS_VERBS: &[&str] = &[
-    "rm", "cp", "mv", "mkdir", "rmdir", "touch", "chmod", "chown", "ln", "dd", "tee",
-    "truncate", "install",
+    "rm", "cp", "mv", "mkdir", "rmdir", "touch", "chmod", "chown", "ln", "dd", "tee", "truncate",
+    "install",
 ];
 
 /// Commands that run another command given in their arguments (DESIGN.md § Analysis).
 /// The engines look through them; such commands never get a broad always pattern.
 pub const WRAPPERS: &[&str] = &[
-    "sudo", "doas", "env", "command", "builtin", "exec", "nohup", "nice", "timeout", "time",
-    "stdbuf", "xargs", "watch", "ionice", "chrt", "taskset", "setsid", "unbuffer", "caffeinate",
+    "sudo",
+    "doas",
+    "env",
+    "command",
+    "builtin",
+    "exec",
+    "nohup",
+    "nice",
+    "timeout",
+    "time",
+    "stdbuf",
+    "xargs",
+    "watch",
+    "ionice",
+    "chrt",
+    "taskset",
+    "setsid",
+    "unbuffer",
+    "caffeinate",
 ];
 
 /// Shells and `eval`/`source`: their argument is code (`sh -c '…'`, `eval '…'`).
-pub const CODE_RUNNERS: &[&str] = &["sh", "bash", "zsh", "dash", "ksh", "fish", "eval", "source", "."];
+pub const CODE_RUNNERS: &[&str] = &[
+    "sh", "bash", "zsh", "dash", "ksh", "fish", "eval", "source", ".",
+];
 
 /// Whether `words` (command word first) opens a network connection by name.
 pub fn is_network_command(words: &[String]) -> bool {
-    let Some(cmd) = words.first() else { return false };
+    let Some(cmd) = words.first() else {
+        return false;
+    };
     if NETWORK_COMMANDS.contains(&cmd.as_str()) {
         return true;
     }
     // rsync only with a remote argument: `host:path`, `user@host:path` or `rsync://`.
     cmd == "rsync"
-        && words.iter().skip(1).any(|w| {
-            !w.starts_with('-') && (w.starts_with("rsync://") || is_remote_spec(w))
-        })
+        && words
+            .iter()
+            .skip(1)
+            .any(|w| !w.starts_with('-') && (w.starts_with("rsync://") || is_remote_spec(w)))
 }
 
 fn is_remote_spec(w: &str) -> bool {
@@ -53,8 +100,15 @@ fn is_remote_spec(w: &str) -> bool {
 }
 
 /// git's global options that take a separate value (`git -C dir status`).
-const GIT_GLOBAL_WITH_VALUE: &[&str] =
-    &["-C", "-c", "--git-dir", "--work-tree", "--namespace", "--config-env", "--exec-path"];
+const GIT_GLOBAL_WITH_VALUE: &[&str] = &[
+    "-C",
+    "-c",
+    "--git-dir",
+    "--work-tree",
+    "--namespace",
+    "--config-env",
+    "--exec-path",
+];
 
 /// The index and name of git's subcommand, found after git's global options
 /// (`git -C x -c a=b --no-pager push` -> `push`). `None` when `words` is not a git
@@ -100,7 +154,9 @@ pub fn git_dir_options(words: &[String]) -> Vec<&str> {
 /// forms of the listed subcommands (`branch` listing, `tag -l`, `config --get`,
 /// `stash list`, `fetch --dry-run`, `apply --check`) stay plain `process.execute`.
 pub fn is_git_modify(words: &[String]) -> bool {
-    let Some((i, sub)) = git_subcommand(words) else { return false };
+    let Some((i, sub)) = git_subcommand(words) else {
+        return false;
+    };
     let args: Vec<&str> = words.iter().skip(i + 1).map(String::as_str).collect();
     let has = |flags: &[&str]| args.iter().any(|a| flags.contains(a));
     let positional = args.iter().any(|a| !a.starts_with('-'));
@@ -116,25 +172,73 @@ pub fn is_git_modify(words: &[String]) -> bool {
         }
         "branch" => {
             has(&[
-                "-d", "-D", "-m", "-M", "-c", "-C", "-f", "--delete", "--move", "--copy",
-                "--force", "-u", "--set-upstream-to", "--unset-upstream", "--edit-description",
+                "-d",
+                "-D",
+                "-m",
+                "-M",
+                "-c",
+                "-C",
+                "-f",
+                "--delete",
+                "--move",
+                "--copy",
+                "--force",
+                "-u",
+                "--set-upstream-to",
+                "--unset-upstream",
+                "--edit-description",
             ]) || (positional
-                && !has(&["-l", "--list", "-a", "--all", "-r", "--remotes", "--contains", "--merged", "--no-merged", "--points-at", "--show-current"]))
+                && !has(&[
+                    "-l",
+                    "--list",
+                    "-a",
+                    "--all",
+                    "-r",
+                    "--remotes",
+                    "--contains",
+                    "--merged",
+                    "--no-merged",
+                    "--points-at",
+                    "--show-current",
+                ]))
         }
         "remote" => matches!(
             args.first(),
-            Some(&"add") | Some(&"remove") | Some(&"rm") | Some(&"set-url") | Some(&"rename")
-                | Some(&"set-head") | Some(&"set-branches") | Some(&"prune") | Some(&"update")
+            Some(&"add")
+                | Some(&"remove")
+                | Some(&"rm")
+                | Some(&"set-url")
+                | Some(&"rename")
+                | Some(&"set-head")
+                | Some(&"set-branches")
+                | Some(&"prune")
+                | Some(&"update")
         ),
         "reflog" => matches!(args.first(), Some(&"delete") | Some(&"expire")),
-        "config" => !has(&["--get", "--get-all", "--get-regexp", "--list", "-l", "--get-urlmatch"])
-            && !matches!(args.first(), Some(&"get") | Some(&"list")),
-        "apply" => !has(&["--check", "--stat", "--numstat", "--summary"]) || has(&["--apply", "--index", "--cached"]),
+        "config" => {
+            !has(&[
+                "--get",
+                "--get-all",
+                "--get-regexp",
+                "--list",
+                "-l",
+                "--get-urlmatch",
+            ]) && !matches!(args.first(), Some(&"get") | Some(&"list"))
+        }
+        "apply" => {
+            !has(&["--check", "--stat", "--numstat", "--summary"])
+                || has(&["--apply", "--index", "--cached"])
+        }
         "fetch" => !has(&["--dry-run"]),
         "worktree" => !matches!(args.first(), Some(&"list")),
-        "submodule" => !matches!(args.first(), None | Some(&"status") | Some(&"summary") | Some(&"foreach")),
+        "submodule" => !matches!(
+            args.first(),
+            None | Some(&"status") | Some(&"summary") | Some(&"foreach")
+        ),
         "notes" => !matches!(args.first(), None | Some(&"list") | Some(&"show")),
-        "symbolic-ref" => args.iter().filter(|a| !a.starts_with('-')).count() >= 2 || has(&["-d", "--delete"]),
+        "symbolic-ref" => {
+            args.iter().filter(|a| !a.starts_with('-')).count() >= 2 || has(&["-d", "--delete"])
+        }
         _ => false,
     }
 }
@@ -142,12 +246,18 @@ pub fn is_git_modify(words: &[String]) -> bool {
 /// The non-flag arguments of a filesystem verb (seed §3.5): the words checked against
 /// the project. `dd` contributes its `of=` target.
 pub fn fs_verb_arguments(words: &[String]) -> Vec<&str> {
-    let Some(cmd) = words.first() else { return Vec::new() };
+    let Some(cmd) = words.first() else {
+        return Vec::new();
+    };
     if !FS_VERBS.contains(&cmd.as_str()) {
         return Vec::new();
     }
     if cmd == "dd" {
-        return words.iter().skip(1).filter_map(|w| w.strip_prefix("of=")).collect();
+        return words
+            .iter()
+            .skip(1)
+            .filter_map(|w| w.strip_prefix("of="))
+            .collect();
     }
     let mut out = Vec::new();
     let mut after_dashdash = false;
@@ -175,8 +285,14 @@ mod tests {
 
     #[test]
     fn git_subcommand_skips_global_options() {
-        assert_eq!(git_subcommand(&w("git -C /x -c a=b --no-pager push origin")), Some((6, "push")));
-        assert_eq!(git_dir_options(&w("git -C /x -C y status")), vec!["/x", "y"]);
+        assert_eq!(
+            git_subcommand(&w("git -C /x -c a=b --no-pager push origin")),
+            Some((6, "push"))
+        );
+        assert_eq!(
+            git_dir_options(&w("git -C /x -C y status")),
+            vec!["/x", "y"]
+        );
         assert!(is_git_modify(&w("git -c x=y commit -m hi")));
         assert!(!is_git_modify(&w("git branch")));
         assert!(is_git_modify(&w("git branch -D old")));
@@ -193,6 +309,9 @@ mod tests {
     fn fs_verb_arguments_skip_flags_and_modes() {
         assert_eq!(fs_verb_arguments(&w("rm -rf a b")), vec!["a", "b"]);
         assert_eq!(fs_verb_arguments(&w("chmod -R 755 dir")), vec!["dir"]);
-        assert_eq!(fs_verb_arguments(&w("dd if=/dev/zero of=/tmp/x")), vec!["/tmp/x"]);
+        assert_eq!(
+            fs_verb_arguments(&w("dd if=/dev/zero of=/tmp/x")),
+            vec!["/tmp/x"]
+        );
     }
 }

@@ -4,15 +4,18 @@
 //! tool list (seed §7.2).
 //!
 //! Owns the order these apply in and the call-level result. Matching is `rules`,
-//! loading is `config`, wording and the panel are `messages`; this file does no I/O.
+//! loading is `config`, wording and the panel are `messages`; the only I/O here is
+//! resolving symlinks on the protected config paths.
 //!
 //! Per request, strictest wins, in this order:
 //! 1. hardline hit -> deny (no rule, no session grant can lift it);
 //! 2. rules: session grants, then defaults ++ managed ++ user ++ project (last match
 //!    wins, unmatched asks), then the managed ceiling;
-//! 3. self-protection: a write to `.khaelor/` (project or user) or to a loaded config
+//! 3. an obfuscated command (seed §3.2) asks unless an exact-subject rule allows it;
+//!    one the AST engine could not parse (fallback) always asks;
+//! 4. self-protection: a write to `.khaelor/` (project or user) or to a loaded config
 //!    file, or a command naming `.khaelor`, is at least ask and offers no "always";
-//! 4. a broken config caps allow at ask and offers no "always".
+//! 5. a broken config caps allow at ask and offers no "always".
 
 use std::path::{Path, PathBuf};
 
@@ -73,7 +76,18 @@ pub fn decide(
     interactive: bool,
 ) -> CallDecision {
     let session = (!session_rules.is_empty()).then(|| RuleSet::new(session_rules.to_vec()));
-    let protected = protected_paths(policy, ctx);
+    // Resolving the protected paths costs syscalls; only writes can need them.
+    let writes = call.requests.iter().any(|r| {
+        matches!(
+            r.capability,
+            Capability::FileWriteProject | Capability::FileWriteOutsideProject
+        )
+    });
+    let protected = if writes {
+        protected_paths(policy, ctx)
+    } else {
+        Vec::new()
+    };
     let broken = !policy.errors().is_empty();
 
     let mut requests: Vec<CapabilityRequest> = call.requests.clone();
@@ -91,6 +105,12 @@ pub fn decide(
         ));
     }
 
+    let obfuscated = call
+        .analysis
+        .as_ref()
+        .is_some_and(|a| a.class == CommandClass::Obfuscated);
+    let fallback = call.analysis.as_ref().is_some_and(|a| a.fallback.is_some());
+    let unreadable = obfuscated || fallback;
     let mut risk_notes: Vec<String> = call
         .analysis
         .as_ref()
@@ -109,6 +129,53 @@ pub fn decide(
             if r.source == RuleSource::Managed || (r.source.is_configured() && !r.allow_always) {
                 offer_always = false;
             }
+        }
+        if unreadable && action == Action::Allow && req.capability.has_command_subject() {
+            // Seed §3.2: an obfuscated command asks unless an exact-subject rule allows
+            // it; a command the AST engine could not parse is never allowed silently.
+            let exact = rule.as_ref().is_some_and(|r| !r.pattern.contains('*'));
+            if fallback || !exact {
+                action = Action::Ask;
+                rule = Some(PermissionRule::new(
+                    req.capability.as_str(),
+                    "*",
+                    Action::Ask,
+                    RuleSource::Builtin,
+                ));
+                offer_always = false;
+                // The analysis usually says why already; add ours only when it is silent.
+                let analysis_silent = call
+                    .analysis
+                    .as_ref()
+                    .is_none_or(|a| a.risk_notes.is_empty());
+                if analysis_silent {
+                    let note = if fallback {
+                        messages::UNPARSED_NOTE
+                    } else {
+                        messages::OBFUSCATED_NOTE
+                    };
+                    push_note(&mut req.risk_notes, note);
+                }
+            }
+        }
+        let path_capability = matches!(
+            req.capability,
+            Capability::FileRead
+                | Capability::FileWriteProject
+                | Capability::FileWriteOutsideProject
+        );
+        if path_capability && !req.subject.starts_with('/') && action == Action::Allow {
+            // An unresolved path (`cat $F`, a write after `cd "$X"`): its location is only
+            // known when it runs, so no rule written for locations can vouch for it.
+            action = Action::Ask;
+            rule = Some(PermissionRule::new(
+                req.capability.as_str(),
+                "*",
+                Action::Ask,
+                RuleSource::Builtin,
+            ));
+            offer_always = false;
+            push_note(&mut req.risk_notes, messages::UNKNOWN_PATH_NOTE);
         }
         if let Some(pattern) = protected_target(&req, &protected) {
             offer_always = false;
@@ -210,24 +277,25 @@ fn push_note(notes: &mut Vec<String>, note: &str) {
     }
 }
 
-fn hardline_rule(hit: &HardlineHit) -> PermissionRule {
+fn hardline_rule(hit: &HardlineHit, cap: Capability) -> PermissionRule {
     PermissionRule::new(
-        "process.execute",
+        cap.as_str(),
         hit.rule.clone(),
         Action::Deny,
         RuleSource::Hardline,
     )
 }
 
-/// Marks the request(s) the hit belongs to: the command part whose text is the hit's
-/// rendering, else the parts starting with the same command word, else every command
-/// part, else every request. Any mark denies the whole call.
+/// Marks the request(s) the hit belongs to: the request whose subject is the hit's
+/// rendering (a command part, or the device a redirect writes), else the command parts
+/// starting with the same word, else every command part, else every request. Any mark
+/// denies the whole call.
 fn apply_hardline(evaluated: &mut [EvaluatedRequest], hit: &HardlineHit) {
     let rendering = collapse_whitespace(&hit.rendering);
     let first_word = rendering.split(' ').next().unwrap_or_default().to_string();
     let is_exec = |e: &EvaluatedRequest| e.request.capability == Capability::ProcessExecute;
     let exact: Vec<usize> = indices(evaluated, |e| {
-        is_exec(e) && collapse_whitespace(&e.request.subject) == rendering
+        collapse_whitespace(&e.request.subject) == rendering
     });
     let by_word: Vec<usize> = indices(evaluated, |e| {
         is_exec(e) && e.request.subject.split_whitespace().next() == Some(first_word.as_str())
@@ -240,7 +308,7 @@ fn apply_hardline(evaluated: &mut [EvaluatedRequest], hit: &HardlineHit) {
     for i in targets {
         if let Some(e) = evaluated.get_mut(i) {
             e.decision = Action::Deny;
-            e.rule = Some(hardline_rule(hit));
+            e.rule = Some(hardline_rule(hit, e.request.capability));
             push_note(&mut e.request.risk_notes, messages::HARDLINE_NOTE);
         }
     }
@@ -340,7 +408,13 @@ fn protected_target(req: &CapabilityRequest, protected: &[PathBuf]) -> Option<St
             protected
                 .iter()
                 .find(|d| crate::paths::is_inside(p, d))
-                .map(|d| format!("{}*", d.display()))
+                .map(|d| {
+                    if p == d.as_path() {
+                        d.display().to_string()
+                    } else {
+                        format!("{}/*", d.display())
+                    }
+                })
         }
         // A command that names the config directory (`rm -rf .khaelor`, `sed -i …
         // .khaelor/config.json`) may change it in ways the analysis cannot see.

@@ -1,12 +1,918 @@
-//! placeholder: owned by a helper, replaced before landing.
-use crate::vocab::{AnalysisContext, HardlineHit};
+//! The hardline floor (seed §4.2): a short, built-in, non-configurable list of
+//! catastrophic commands that no rule can allow, matched on a de-obfuscated rendering.
+//!
+//! Owns the floor entries and the rendering they match on (quotes stripped, whitespace
+//! collapsed, `~`/`$HOME` expanded, paths normalized lexically, `rm`/`chmod`/`chown`
+//! flags normalized, wrappers such as `sudo` and `env X=y` looked through, `sh -c` and
+//! `eval` strings read again with a depth bound). It fires only where a command runs:
+//! `echo 'rm -rf /'` is data, not a hit. It must not know rules or configuration, and it
+//! must not grow into a regex armoury (seed §4.2: the list ships short and explicit).
 
-pub fn check(_words: &[String], _ctx: &AnalysisContext) -> Option<HardlineHit> {
-    todo!()
+use std::borrow::Cow;
+use std::path::{Path, PathBuf};
+
+use crate::vocab::{AnalysisContext, HardlineHit, collapse_whitespace};
+use crate::{commands, lexer, paths};
+
+/// The risk note of every hardline hit (seed §4.2, word for word).
+pub const HARDLINE_RISK_NOTE: &str =
+    "Blocked by KHAELOR's built-in safety floor — this cannot be allowed by configuration.";
+
+/// How many times code inside a string (`bash -c '…'`, `eval '…'`) is read again.
+const MAX_CODE_DEPTH: usize = 4;
+
+/// Words that may precede the command word without being it: reserved words of
+/// compound commands as the lexer leaves them in a part (`if rm …`, `{ rm …`).
+const RESERVED_PREFIXES: &[&str] = &[
+    "{", "}", "(", ")", "!", "if", "then", "else", "elif", "do", "while", "until", "coproc",
+];
+
+/// Shells whose `-c` argument is code.
+const SHELLS: &[&str] = &["sh", "bash", "zsh", "dash", "ksh", "fish", "mksh", "yash"];
+
+/// systemctl options that take a separate value (`systemctl -H host reboot`).
+const SYSTEMCTL_VALUE_OPTIONS: &[&str] = &[
+    "-H",
+    "--host",
+    "-M",
+    "--machine",
+    "-t",
+    "--type",
+    "-p",
+    "--property",
+    "-s",
+    "--signal",
+    "-n",
+    "--lines",
+    "-o",
+    "--output",
+    "--root",
+    "--when",
+    "--state",
+    "--kill-whom",
+];
+
+/// `/dev` entries that are not disks: writing to them destroys nothing.
+const HARMLESS_DEVICES: &[&str] = &[
+    "/dev/null",
+    "/dev/zero",
+    "/dev/stdout",
+    "/dev/stderr",
+    "/dev/random",
+    "/dev/urandom",
+    "/dev/tty",
+];
+
+/// Disk device name prefixes under `/dev` (`> /dev/sd*` and its siblings).
+const DISK_PREFIXES: &[&str] = &["sd", "nvme", "hd", "vd", "xvd", "mmcblk", "disk", "rdisk"];
+
+fn hit(rule: &str, rendering: String) -> Option<HardlineHit> {
+    Some(HardlineHit {
+        rule: rule.to_string(),
+        rendering,
+    })
 }
-pub fn check_redirect_target(_target: &str, _ctx: &AnalysisContext) -> Option<HardlineHit> {
-    todo!()
+
+/// Checks one simple command's words (already unquoted, command word first).
+pub fn check(words: &[String], ctx: &AnalysisContext) -> Option<HardlineHit> {
+    check_at(words, ctx, 0)
 }
-pub fn check_raw(_text: &str, _ctx: &AnalysisContext) -> Option<HardlineHit> {
-    todo!()
+
+/// Checks the target of an output redirection (`> /dev/sda`).
+pub fn check_redirect_target(target: &str, ctx: &AnalysisContext) -> Option<HardlineHit> {
+    let path = normalize_path(&strip_quotes(target), ctx)?;
+    if is_disk_device(&path) {
+        let rendering = format!("> {}", path.display());
+        return hit("> /dev/sd*", rendering);
+    }
+    None
+}
+
+/// Checks the whole raw text: the fork bomb anywhere, then every command the lexer finds
+/// (with redirect targets); when the text cannot be lexed, a last-resort rendering from
+/// whitespace tokens, checked only where a command starts.
+pub fn check_raw(text: &str, ctx: &AnalysisContext) -> Option<HardlineHit> {
+    check_text(text, ctx, 0)
+}
+
+/// The de-obfuscated rendering the floor matches on: quotes stripped, whitespace
+/// collapsed, home forms expanded, path words normalized.
+pub fn render(words: &[String], ctx: &AnalysisContext) -> String {
+    let rendered: Vec<String> = words.iter().map(|w| render_word(w, ctx)).collect();
+    collapse_whitespace(&rendered.join(" "))
+}
+
+/// The fork bomb `f(){ f|f& };f` for any name `f`, any whitespace, anywhere in the text
+/// (also quoted: no legitimate command contains one).
+pub(crate) fn check_fork_bomb(text: &str) -> Option<HardlineHit> {
+    if !(text.contains('{') && text.contains('|') && text.contains('&')) {
+        return None;
+    }
+    let tokens = fork_tokens(text);
+    (0..tokens.len())
+        .find_map(|k| fork_bomb_at(tokens.get(k..).unwrap_or_default()))
+        .and_then(|name| {
+            hit(
+                ":(){ :|:& };:",
+                format!("{name}(){{ {name}|{name}& }};{name}"),
+            )
+        })
+}
+
+fn check_text(text: &str, ctx: &AnalysisContext, depth: usize) -> Option<HardlineHit> {
+    if depth > MAX_CODE_DEPTH {
+        return None;
+    }
+    if let Some(h) = check_fork_bomb(text) {
+        return Some(h);
+    }
+    match lexer::lex(text) {
+        Ok(tokens) => check_tokens_at(&tokens, ctx, depth),
+        Err(_) => check_unlexable(text, ctx, depth),
+    }
+}
+
+/// Every command the lexer found (redirect targets included), and the here-document
+/// bodies fed to a shell (`bash <<EOF`), read as code.
+pub(crate) fn check_tokens(tokens: &lexer::Tokens, ctx: &AnalysisContext) -> Option<HardlineHit> {
+    check_tokens_at(tokens, ctx, 0)
+}
+
+fn check_tokens_at(
+    tokens: &lexer::Tokens,
+    ctx: &AnalysisContext,
+    depth: usize,
+) -> Option<HardlineHit> {
+    let commands = tokens.commands.iter().find_map(|c| {
+        let target = if c.after_write_redirect {
+            c.words.first()
+        } else {
+            None
+        };
+        target
+            .and_then(|t| check_redirect_target(t, ctx))
+            .or_else(|| check_at(&c.words, ctx, depth))
+    });
+    commands.or_else(|| {
+        tokens
+            .heredocs
+            .iter()
+            .filter(|h| feeds_a_shell(&h.owner, ctx, depth))
+            .find_map(|h| check_text(&h.body, ctx, depth + 1))
+    })
+}
+
+/// Whether a command reads shell code from its stdin: a shell (after wrappers) given
+/// no `-c` string.
+fn feeds_a_shell(owner: &[String], ctx: &AnalysisContext, depth: usize) -> bool {
+    let stripped: Vec<Cow<'_, str>> = owner.iter().map(|w| strip_quotes(w)).collect();
+    let all: Vec<&str> = stripped.iter().map(|w| w.as_ref()).collect();
+    let raw: Vec<&str> = owner.iter().map(String::as_str).collect();
+    let Prefix::Command(start) = skip_prefixes(&all, &raw, ctx, depth) else {
+        return false;
+    };
+    match all.get(start..).unwrap_or_default().split_first() {
+        Some((cmd, args)) => {
+            let name = basename(cmd);
+            (SHELLS.contains(&name) && shell_code(args).is_none()) || name == "su"
+        }
+        None => false,
+    }
+}
+
+/// The last-resort rendering of text the lexer could not read: whitespace tokens,
+/// split into commands at operator characters, once with quotes removed and once with
+/// quotes as command boundaries (an unbalanced quote leaves no reliable quoting).
+fn check_unlexable(text: &str, ctx: &AnalysisContext, depth: usize) -> Option<HardlineHit> {
+    for quotes_split in [false, true] {
+        let mut cmds: Vec<Vec<String>> = Vec::new();
+        let mut targets: Vec<String> = Vec::new();
+        let mut cmd: Vec<String> = Vec::new();
+        let mut word = String::new();
+        let mut redirect_next = false;
+        let mut end_word = |word: &mut String, cmd: &mut Vec<String>, redirect_next: &mut bool| {
+            if !word.is_empty() {
+                if *redirect_next {
+                    targets.push(word.clone());
+                    *redirect_next = false;
+                }
+                cmd.push(std::mem::take(word));
+            }
+        };
+        for ch in text.chars() {
+            match ch {
+                ';' | '&' | '|' | '(' | ')' | '{' | '}' | '`' | '\n' => {
+                    end_word(&mut word, &mut cmd, &mut redirect_next);
+                    cmds.push(std::mem::take(&mut cmd));
+                }
+                '\'' | '"' if quotes_split => {
+                    end_word(&mut word, &mut cmd, &mut redirect_next);
+                    cmds.push(std::mem::take(&mut cmd));
+                }
+                '\'' | '"' | '\\' => {}
+                '>' => {
+                    end_word(&mut word, &mut cmd, &mut redirect_next);
+                    redirect_next = true;
+                }
+                '<' => end_word(&mut word, &mut cmd, &mut redirect_next),
+                c if c.is_whitespace() => end_word(&mut word, &mut cmd, &mut redirect_next),
+                c => word.push(c),
+            }
+        }
+        end_word(&mut word, &mut cmd, &mut redirect_next);
+        cmds.push(cmd);
+        let found = targets
+            .iter()
+            .find_map(|t| check_redirect_target(t, ctx))
+            .or_else(|| {
+                cmds.iter()
+                    .filter(|c| !c.is_empty())
+                    .find_map(|c| check_at(c, ctx, depth))
+            });
+        if found.is_some() {
+            return found;
+        }
+    }
+    None
+}
+
+fn check_at(words: &[String], ctx: &AnalysisContext, depth: usize) -> Option<HardlineHit> {
+    // Fast path: every hit names its command (or a wrapper's code runner) in one of the
+    // words, so a command with none of those names cannot hit.
+    if !words.iter().any(|w| names_floor_command(w)) {
+        return None;
+    }
+    let stripped: Vec<Cow<'_, str>> = words.iter().map(|w| strip_quotes(w)).collect();
+    let all: Vec<&str> = stripped.iter().map(|w| w.as_ref()).collect();
+    // Code strings keep their quotes: they are read again by the lexer.
+    let raw: Vec<&str> = words.iter().map(String::as_str).collect();
+    let start = match skip_prefixes(&all, &raw, ctx, depth) {
+        Prefix::Command(i) => i,
+        Prefix::Hit(h) => return Some(h),
+    };
+    let eff = all.get(start..).unwrap_or_default();
+    let (&cmd_word, args) = eff.split_first()?;
+    let name = basename(cmd_word);
+    let raw_args = raw.get(start + 1..).unwrap_or_default();
+    let rendering = || render_strs(eff, ctx);
+    match name {
+        _ if SHELLS.contains(&name) => shell_code(args)
+            .and_then(|i| raw_args.get(i))
+            .and_then(|code| check_text(code, ctx, depth + 1)),
+        "su" => su_code(args)
+            .and_then(|(i, at)| raw_args.get(i).and_then(|w| w.get(at..)))
+            .and_then(|code| check_text(code, ctx, depth + 1)),
+        "eval" | "watch" => check_text(&code_of(name, args, raw_args), ctx, depth + 1),
+        "rm" => check_rm(args, ctx, rendering),
+        "chmod" => check_chmod(args, ctx, rendering),
+        "chown" | "chgrp" => check_chown(args, ctx, rendering),
+        "dd" => check_dd(args, ctx, rendering),
+        "shutdown" => hit("shutdown*", rendering()),
+        "reboot" => hit("reboot*", rendering()),
+        "halt" => hit("halt*", rendering()),
+        "poweroff" => hit("poweroff*", rendering()),
+        "systemctl" => match first_operand(args, SYSTEMCTL_VALUE_OPTIONS) {
+            Some("poweroff") => hit("poweroff*", rendering()),
+            Some("reboot" | "kexec" | "soft-reboot") => hit("reboot*", rendering()),
+            Some("halt") => hit("halt*", rendering()),
+            _ => None,
+        },
+        "init" | "telinit" => match args.first().copied() {
+            Some("0" | "6") => hit("init 0/6", rendering()),
+            _ => None,
+        },
+        "git" => check_git_push(eff, rendering),
+        // `sudo tee /dev/sda` is how `> /dev/sda` is written with privileges.
+        "tee" => split_options(args)
+            .1
+            .iter()
+            .find_map(|t| check_redirect_target(t, ctx)),
+        _ if name.starts_with("mkfs") => hit("mkfs*", rendering()),
+        _ => None,
+    }
+}
+
+/// The command names `check_at` acts on; `mkfs*` is matched by prefix.
+const FLOOR_COMMANDS: &[&str] = &[
+    "rm",
+    "chmod",
+    "chown",
+    "chgrp",
+    "dd",
+    "shutdown",
+    "reboot",
+    "halt",
+    "poweroff",
+    "systemctl",
+    "init",
+    "telinit",
+    "git",
+    "tee",
+    "su",
+    "eval",
+    "watch",
+    "env",
+];
+
+fn names_floor_command(word: &str) -> bool {
+    let word = strip_quotes(word);
+    let name = basename(&word);
+    FLOOR_COMMANDS.contains(&name) || SHELLS.contains(&name) || name.starts_with("mkfs")
+}
+
+enum Prefix {
+    /// The index of the effective command word.
+    Command(usize),
+    /// A wrapper's own code string hit the floor (`env -S 'rm -rf /'`).
+    Hit(HardlineHit),
+}
+
+/// Skips reserved words, `VAR=x` assignments and wrappers with their options, so the
+/// lexer's rendering of `sudo env X=1 nice -n 5 rm -rf /` is matched as `rm -rf /`.
+fn skip_prefixes(words: &[&str], raw: &[&str], ctx: &AnalysisContext, depth: usize) -> Prefix {
+    let mut i = 0;
+    while let Some(&w) = words.get(i) {
+        if RESERVED_PREFIXES.contains(&w) || is_assignment(w) {
+            i += 1;
+            continue;
+        }
+        // (options that take a separate value, positional arguments before the command)
+        let (value_opts, positionals): (&[&str], usize) = match basename(w) {
+            "sudo" => (
+                &[
+                    "-u",
+                    "-g",
+                    "-h",
+                    "-p",
+                    "-C",
+                    "-D",
+                    "-r",
+                    "-t",
+                    "-U",
+                    "-T",
+                    "-R",
+                    "--user",
+                    "--group",
+                    "--host",
+                    "--prompt",
+                    "--chdir",
+                    "--role",
+                    "--type",
+                    "--other-user",
+                    "--close-from",
+                    "--chroot",
+                    "--command-timeout",
+                ],
+                0,
+            ),
+            "doas" => (&["-u", "-C"], 0),
+            "pkexec" => (&["--user"], 0),
+            "env" => {
+                let mut j = i + 1;
+                while let Some(&o) = words.get(j) {
+                    if o == "-S"
+                        || o == "--split-string"
+                        || o.starts_with("--split-string=")
+                        || (o.starts_with("-S") && o.len() > 2)
+                    {
+                        let mut code: Vec<&str> = Vec::new();
+                        if let Some(v) = o
+                            .strip_prefix("--split-string=")
+                            .or_else(|| o.strip_prefix("-S").filter(|v| !v.is_empty()))
+                        {
+                            code.push(v);
+                        }
+                        code.extend(raw.get(j + 1..).unwrap_or_default());
+                        return match check_text(&code.join(" "), ctx, depth + 1) {
+                            Some(h) => Prefix::Hit(h),
+                            None => Prefix::Command(words.len()),
+                        };
+                    }
+                    if !o.starts_with('-') || o == "-" {
+                        break;
+                    }
+                    j += 1;
+                    if matches!(o, "-u" | "--unset" | "-C" | "--chdir") {
+                        j += 1;
+                    }
+                    if o == "--" {
+                        break;
+                    }
+                }
+                i = j;
+                continue;
+            }
+            "command" | "builtin" | "nohup" | "setsid" | "unbuffer" | "nocorrect" | "noglob" => {
+                (&[], 0)
+            }
+            "exec" => (&["-a"], 0),
+            "nice" => (&["-n", "--adjustment"], 0),
+            "time" => (&["-f", "-o", "--format", "--output"], 0),
+            "timeout" => (&["-s", "--signal", "-k", "--kill-after"], 1),
+            "stdbuf" => (&["-i", "-o", "-e"], 0),
+            "ionice" => (&["-c", "-n", "-p", "--class", "--classdata"], 0),
+            "chrt" => (&[], 1),
+            "taskset" => (&[], 1),
+            "caffeinate" => (&["-t", "-w"], 0),
+            "xargs" => (
+                &[
+                    "-I",
+                    "-n",
+                    "-P",
+                    "-L",
+                    "-s",
+                    "-d",
+                    "-E",
+                    "-a",
+                    "--max-args",
+                    "--max-procs",
+                    "--max-lines",
+                    "--max-chars",
+                    "--delimiter",
+                    "--arg-file",
+                    "--eof",
+                    "--replace",
+                ],
+                0,
+            ),
+            _ => break,
+        };
+        i = skip_options(words, i + 1, value_opts) + positionals;
+    }
+    Prefix::Command(i)
+}
+
+/// The index after a run of options starting at `i`; `--` ends the run.
+fn skip_options(words: &[&str], mut i: usize, value_opts: &[&str]) -> usize {
+    while let Some(&o) = words.get(i) {
+        if o == "--" {
+            return i + 1;
+        }
+        if !o.starts_with('-') || o == "-" {
+            break;
+        }
+        i += if value_opts.contains(&o) { 2 } else { 1 };
+    }
+    i
+}
+
+fn is_assignment(w: &str) -> bool {
+    match w.split_once('=') {
+        Some((name, _)) => {
+            !name.is_empty()
+                && !name.starts_with(|c: char| c.is_ascii_digit())
+                && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        }
+        None => false,
+    }
+}
+
+/// Where the code of `sh -c CODE` is: the first operand after an option cluster
+/// holding `c`.
+fn shell_code(args: &[&str]) -> Option<usize> {
+    let mut has_c = false;
+    let mut i = 0;
+    while let Some(&a) = args.get(i) {
+        if a == "--" {
+            i += 1;
+            break;
+        }
+        if a.starts_with("--") || a.starts_with('+') {
+            i += 1;
+            continue;
+        }
+        if a.starts_with('-') && a.len() > 1 {
+            has_c |= a.contains('c');
+            // `-o option` takes a value.
+            i += if a == "-o" || a == "-O" { 2 } else { 1 };
+            continue;
+        }
+        break;
+    }
+    (has_c && i < args.len()).then_some(i)
+}
+
+/// Where the code of `su -c CODE` / `su --command=CODE` is: the word's index and the
+/// byte where the code starts in it.
+fn su_code(args: &[&str]) -> Option<(usize, usize)> {
+    args.iter().enumerate().find_map(|(i, &a)| match a {
+        "-c" | "--command" => Some((i + 1, 0)),
+        _ if a.starts_with("--command=") => Some((i, "--command=".len())),
+        _ => None,
+    })
+}
+
+/// `eval a b` runs `a b`; `watch -n 1 a b` runs `a b` through `sh -c`. Options are
+/// read on the unquoted words, the code is taken from the raw ones.
+fn code_of(name: &str, args: &[&str], raw_args: &[&str]) -> String {
+    let i = if name == "watch" {
+        skip_options(args, 0, &["-n", "--interval", "-q", "--equexit"])
+    } else {
+        0
+    };
+    raw_args.get(i..).unwrap_or_default().join(" ")
+}
+
+/// What a path argument names, for the targets the floor protects.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Target {
+    Root,
+    RootGlob,
+    Home,
+}
+
+fn classify_target(word: &str, ctx: &AnalysisContext) -> Option<Target> {
+    let (base, glob) = match word.strip_suffix('*') {
+        Some(b) if b.is_empty() || b.ends_with('/') => (if b.is_empty() { "." } else { b }, true),
+        _ => (word, false),
+    };
+    let path = normalize_path(base, ctx)?;
+    if path == Path::new("/") {
+        return Some(if glob { Target::RootGlob } else { Target::Root });
+    }
+    let home_like = path == ctx.home()
+        || path == Path::new("/home")
+        || path == Path::new("/root")
+        || path == Path::new("/Users")
+        || matches!(path.parent(), Some(p) if p == Path::new("/home") || p == Path::new("/Users"));
+    home_like.then_some(Target::Home)
+}
+
+/// A path word made absolute and normalized lexically (`//`, `/.`, `..`, trailing `/`);
+/// `~user` stands for `/home/user`. `None` when the word holds an unknown variable.
+fn normalize_path(word: &str, ctx: &AnalysisContext) -> Option<PathBuf> {
+    let word = plain_home_parameter(word);
+    let word = word.as_ref();
+    let expanded = match word.strip_prefix('~') {
+        Some(rest) if !rest.is_empty() && !rest.starts_with('/') => {
+            let (user, tail) = rest.split_once('/').unwrap_or((rest, ""));
+            PathBuf::from("/home").join(user).join(tail)
+        }
+        _ => paths::expand_home(word, ctx.home())?,
+    };
+    let absolute = if expanded.is_absolute() {
+        expanded
+    } else {
+        ctx.cwd().join(expanded)
+    };
+    Some(paths::clean(&absolute))
+}
+
+/// `${HOME:?}`, `${HOME:-x}`, `${HOME-x}`, `${HOME:=x}`: `HOME` is set for the agent,
+/// so each is `$HOME` (the guard idiom `rm -rf "${HOME:?}/"` must not hide the target).
+fn plain_home_parameter(word: &str) -> Cow<'_, str> {
+    let Some(rest) = word.strip_prefix("${HOME") else {
+        return Cow::Borrowed(word);
+    };
+    if !rest.starts_with([':', '-', '?', '=']) || rest.starts_with(":+") {
+        return Cow::Borrowed(word);
+    }
+    match rest.find('}') {
+        Some(close) => Cow::Owned(format!(
+            "$HOME{}",
+            rest.get(close + 1..).unwrap_or_default()
+        )),
+        None => Cow::Borrowed(word),
+    }
+}
+
+/// The first operand, options and their separate values skipped.
+fn first_operand<'w>(args: &[&'w str], value_opts: &[&str]) -> Option<&'w str> {
+    let i = skip_options(args, 0, value_opts);
+    args.get(i).copied()
+}
+
+fn is_disk_device(path: &Path) -> bool {
+    let Ok(rest) = path.strip_prefix("/dev") else {
+        return false;
+    };
+    let first = rest
+        .components()
+        .next()
+        .map(|c| c.as_os_str().to_string_lossy());
+    matches!(first, Some(name) if DISK_PREFIXES.iter().any(|p| name.starts_with(p)))
+}
+
+/// Splits option words from operands; `--` ends options.
+fn split_options<'w>(args: &[&'w str]) -> (Vec<&'w str>, Vec<&'w str>) {
+    let mut options = Vec::new();
+    let mut operands = Vec::new();
+    let mut ended = false;
+    for &a in args {
+        if !ended && a == "--" {
+            ended = true;
+        } else if !ended && a.starts_with('-') && a.len() > 1 {
+            options.push(a);
+        } else {
+            operands.push(a);
+        }
+    }
+    (options, operands)
+}
+
+/// Whether the options make the command recursive (`-r`, `-R`, `-rf`, `--recursive`).
+fn is_recursive(options: &[&str], short: &[char]) -> bool {
+    options.iter().any(|o| {
+        if let Some(long) = o.strip_prefix("--") {
+            long == "recursive"
+        } else {
+            o.chars().skip(1).any(|c| short.contains(&c))
+        }
+    })
+}
+
+fn check_rm(
+    args: &[&str],
+    ctx: &AnalysisContext,
+    rendering: impl Fn() -> String,
+) -> Option<HardlineHit> {
+    let (options, operands) = split_options(args);
+    if !is_recursive(&options, &['r', 'R']) {
+        return None;
+    }
+    operands.iter().find_map(|w| {
+        let rule = match classify_target(w, ctx)? {
+            Target::Root => "rm -rf /",
+            Target::RootGlob => "rm -rf /*",
+            Target::Home if w.starts_with("$HOME") || w.starts_with("${HOME") => "rm -rf $HOME",
+            Target::Home => "rm -rf ~",
+        };
+        hit(rule, rendering())
+    })
+}
+
+fn targets_root(operands: &[&str], ctx: &AnalysisContext) -> bool {
+    operands.iter().any(|w| {
+        matches!(
+            classify_target(w, ctx),
+            Some(Target::Root | Target::RootGlob)
+        )
+    })
+}
+
+fn check_chmod(
+    args: &[&str],
+    ctx: &AnalysisContext,
+    rendering: impl Fn() -> String,
+) -> Option<HardlineHit> {
+    let (options, operands) = split_options(args);
+    let (Some(mode), rest) = (operands.first(), operands.get(1..).unwrap_or_default()) else {
+        return None;
+    };
+    let open = matches!(
+        *mode,
+        "777" | "0777" | "00777" | "a+rwx" | "a=rwx" | "ugo+rwx" | "ugo=rwx"
+    );
+    (open && is_recursive(&options, &['R']) && targets_root(rest, ctx)).then(|| HardlineHit {
+        rule: "chmod -R 777 /".to_string(),
+        rendering: rendering(),
+    })
+}
+
+fn check_chown(
+    args: &[&str],
+    ctx: &AnalysisContext,
+    rendering: impl Fn() -> String,
+) -> Option<HardlineHit> {
+    let (options, operands) = split_options(args);
+    // With `--reference=FILE` there is no owner operand.
+    let skip = usize::from(!options.iter().any(|o| o.starts_with("--reference")));
+    let targets = operands.get(skip..).unwrap_or_default();
+    (is_recursive(&options, &['R']) && targets_root(targets, ctx)).then(|| HardlineHit {
+        rule: "chown -R * /".to_string(),
+        rendering: rendering(),
+    })
+}
+
+fn check_dd(
+    args: &[&str],
+    ctx: &AnalysisContext,
+    rendering: impl Fn() -> String,
+) -> Option<HardlineHit> {
+    args.iter()
+        .filter_map(|a| a.strip_prefix("of="))
+        .find_map(|target| {
+            let path = normalize_path(target, ctx)?;
+            let harmless = HARMLESS_DEVICES.iter().any(|d| path == Path::new(d))
+                || path.starts_with("/dev/fd")
+                || path.starts_with("/dev/shm");
+            (path.starts_with("/dev") && path != Path::new("/dev") && !harmless).then(|| {
+                HardlineHit {
+                    rule: "dd * of=/dev/*".to_string(),
+                    rendering: rendering(),
+                }
+            })
+        })
+}
+
+/// `git push` with a force flag or a `+refspec` to `main` or `master`, git's global
+/// options skipped (`git -C d push -f origin main`).
+fn check_git_push(eff: &[&str], rendering: impl Fn() -> String) -> Option<HardlineHit> {
+    // commands::git_subcommand wants the literal word `git` (eff may hold `/usr/bin/git`).
+    let words: Vec<String> = std::iter::once("git")
+        .chain(eff.iter().skip(1).copied())
+        .map(String::from)
+        .collect();
+    let (i, "push") = commands::git_subcommand(&words)? else {
+        return None;
+    };
+    let args = words.get(i + 1..).unwrap_or_default();
+    let mut force = false;
+    let mut repo_option = false;
+    let mut positionals: Vec<&str> = Vec::new();
+    let mut it = args.iter().map(String::as_str);
+    let mut ended = false;
+    while let Some(a) = it.next() {
+        if ended || !a.starts_with('-') || a == "-" {
+            positionals.push(a);
+        } else if a == "--" {
+            ended = true;
+        } else if let Some(long) = a.strip_prefix("--") {
+            force |= long == "force"
+                || long.starts_with("force-with-lease")
+                || long == "force-if-includes";
+            repo_option |= long.starts_with("repo");
+            if matches!(long, "repo" | "push-option" | "receive-pack" | "exec") {
+                it.next();
+            }
+        } else {
+            force |= a.contains('f');
+            if a == "-o" {
+                it.next();
+            }
+        }
+    }
+    let refspecs = if repo_option {
+        &positionals[..]
+    } else {
+        positionals.get(1..).unwrap_or_default()
+    };
+    let protected = refspecs.iter().any(|spec| {
+        let plus = spec.starts_with('+');
+        let body = spec.trim_start_matches('+');
+        let dst = body.rsplit_once(':').map_or(body, |(_, d)| d);
+        let dst = dst.strip_prefix("refs/heads/").unwrap_or(dst);
+        (force || plus) && matches!(dst, "main" | "master")
+    });
+    protected.then(|| HardlineHit {
+        rule: "git push --force (main|master)".to_string(),
+        rendering: rendering(),
+    })
+}
+
+fn strip_quotes(w: &str) -> Cow<'_, str> {
+    if w.contains(['\'', '"']) {
+        Cow::Owned(w.replace(['\'', '"'], ""))
+    } else {
+        Cow::Borrowed(w)
+    }
+}
+
+fn basename(w: &str) -> &str {
+    w.rsplit('/').next().unwrap_or(w)
+}
+
+fn render_word(w: &str, ctx: &AnalysisContext) -> String {
+    let w = strip_quotes(w);
+    let w = collapse_whitespace(&w);
+    let path_like = w.starts_with('/')
+        || w.starts_with('~')
+        || w.starts_with("$HOME")
+        || w.starts_with("${HOME}");
+    if !path_like {
+        return w;
+    }
+    let (base, glob) = match w.strip_suffix('*') {
+        Some(b) if b.ends_with('/') => (b, true),
+        _ => (w.as_str(), false),
+    };
+    match normalize_path(base, ctx) {
+        Some(p) => {
+            let mut s = p.to_string_lossy().into_owned();
+            if glob {
+                if !s.ends_with('/') {
+                    s.push('/');
+                }
+                s.push('*');
+            }
+            s
+        }
+        None => w.clone(),
+    }
+}
+
+fn render_strs(words: &[&str], ctx: &AnalysisContext) -> String {
+    let rendered: Vec<String> = words.iter().map(|w| render_word(w, ctx)).collect();
+    collapse_whitespace(&rendered.join(" "))
+}
+
+/// Tokens for the fork-bomb matcher: shell metacharacters one by one, other runs of
+/// non-space characters as names.
+fn fork_tokens(text: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut start: Option<usize> = None;
+    for (i, c) in text.char_indices() {
+        let meta = matches!(
+            c,
+            '(' | ')' | '{' | '}' | '|' | '&' | ';' | '\'' | '"' | '`'
+        );
+        if meta || c.is_whitespace() {
+            if let Some(s) = start.take() {
+                out.extend(text.get(s..i));
+            }
+            if meta {
+                out.extend(text.get(i..i + c.len_utf8()));
+            }
+        } else if start.is_none() {
+            start = Some(i);
+        }
+    }
+    if let Some(s) = start {
+        out.extend(text.get(s..));
+    }
+    out
+}
+
+/// Matches `[function] f [()] { f | f & [;] } [;] f` at the start of `t`.
+fn fork_bomb_at<'t>(t: &[&'t str]) -> Option<&'t str> {
+    let (t, keyword) = match t.split_first() {
+        Some((&"function", rest)) => (rest, true),
+        _ => (t, false),
+    };
+    let (&name, mut t) = t.split_first()?;
+    if name.len() > 64 || matches!(name, "(" | ")" | "{" | "}" | "|" | "&" | ";") {
+        return None;
+    }
+    match t {
+        ["(", ")", rest @ ..] => t = rest,
+        _ if keyword => {}
+        _ => return None,
+    }
+    let [open, a, pipe, b, amp, rest @ ..] = t else {
+        return None;
+    };
+    if (*open, *pipe, *amp) != ("{", "|", "&") || *a != name || *b != name {
+        return None;
+    }
+    let rest = rest.strip_prefix(&[";"]).unwrap_or(rest);
+    let rest = rest.strip_prefix(&["}"])?;
+    let rest = rest.strip_prefix(&[";"]).unwrap_or(rest);
+    (rest.first() == Some(&name)).then_some(name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ctx() -> (tempfile::TempDir, AnalysisContext) {
+        let dir = tempfile::tempdir().unwrap();
+        let ctx = AnalysisContext::new(dir.path(), None, Path::new("/home/tester")).unwrap();
+        (dir, ctx)
+    }
+
+    fn w(s: &str) -> Vec<String> {
+        s.split_whitespace().map(String::from).collect()
+    }
+
+    #[test]
+    fn fork_bomb_shapes() {
+        assert!(check_fork_bomb(":(){ :|:& };:").is_some());
+        assert!(check_fork_bomb(":(){:|:&};:").is_some());
+        assert!(check_fork_bomb("bomb() { bomb | bomb & }; bomb").is_some());
+        assert!(check_fork_bomb("function f { f|f& }\nf").is_some());
+        assert!(check_fork_bomb("f(){ f|g& };f").is_none());
+        assert!(check_fork_bomb("echo '{ a | b & }'").is_none());
+    }
+
+    #[test]
+    fn wrappers_are_looked_through() {
+        let (_d, ctx) = ctx();
+        assert!(
+            check(
+                &w("sudo -u root env A=1 nice -n 5 timeout 10 rm -rf /"),
+                &ctx
+            )
+            .is_some()
+        );
+        assert!(check(&w("xargs -I {} rm -rf /"), &ctx).is_some());
+        assert!(check(&w("/bin/rm -rf //"), &ctx).is_some());
+        assert!(check(&w("env -S rm -rf /"), &ctx).is_some());
+    }
+
+    #[test]
+    fn render_normalizes_paths_and_home() {
+        let (_d, ctx) = ctx();
+        assert_eq!(
+            render(&w("rm -rf //./ ~/ $HOME/x/.. /*"), &ctx),
+            "rm -rf / /home/tester /home/tester /*"
+        );
+    }
+
+    #[test]
+    fn relative_targets_resolve_against_cwd() {
+        let (_d, ctx) = ctx();
+        let depth = ctx.cwd().components().count();
+        let up = vec![".."; depth].join("/");
+        assert!(check(&w(&format!("rm -rf {up}")), &ctx).is_some());
+    }
 }

@@ -7,7 +7,11 @@ use clap::{Parser, Subcommand};
 use khaelor_perm::cli;
 
 #[derive(Parser)]
-#[command(name = "khaelor-perm", version, about = "Decides allow / ask / deny before an AI coding agent runs a tool")]
+#[command(
+    name = "khaelor-perm",
+    version,
+    about = "Decides allow / ask / deny before an AI coding agent runs a tool"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -17,6 +21,10 @@ struct Cli {
 enum Command {
     /// Analyze one bash command and print what it asks to do.
     Analyze(cli::analyze::Args),
+    /// Decide one tool call: allow (exit 0), ask (3) or deny (4).
+    Check(cli::check::Args),
+    /// List the effective permission rules with source and position; `--check` lints them.
+    Rules(cli::rules::Args),
     /// Run the HTTP service until SIGTERM or SIGINT.
     Serve(cli::serve::Args),
     /// Exit 0 when the service answers /healthz with 200 (for container health checks).
@@ -28,6 +36,8 @@ enum Command {
 fn main() -> ExitCode {
     match Cli::parse().command {
         Command::Analyze(args) => cli::analyze::run(args),
+        Command::Check(args) => cli::check::run(args),
+        Command::Rules(args) => cli::rules::run(args),
         Command::Serve(args) => cli::serve::run(args),
         Command::Healthcheck(args) => cli::healthcheck::run(args),
         Command::Openapi(args) => cli::openapi::run(args),

@@ -11,10 +11,11 @@ use crate::decide::{CallDecision, EvaluatedRequest};
 use crate::rules::{Action, PermissionRule};
 use crate::vocab::{Capability, HardlineHit, collapse_whitespace};
 
-/// The hardline risk note (seed §4.2). Kept equal to `crate::hardline`'s constant once
-/// that lands; a test pins the text.
-pub const HARDLINE_NOTE: &str =
-    "Blocked by KHAELOR's built-in safety floor — this cannot be allowed by configuration.";
+/// The hardline risk note (seed §4.2), owned by the floor; a test pins the text.
+pub const HARDLINE_NOTE: &str = crate::hardline::HARDLINE_RISK_NOTE;
+
+/// A path subject that is not absolute: the analyzer could not resolve it.
+pub const UNKNOWN_PATH_NOTE: &str = "This path is only known when the command runs (a variable or an unknown working directory), so it cannot be allowed silently.";
 
 /// Seed §5.2: every ask resolves as deny when nobody can answer.
 pub const NON_INTERACTIVE_MESSAGE: &str =
@@ -23,6 +24,14 @@ pub const NON_INTERACTIVE_MESSAGE: &str =
 /// Risk note on writes to KHAELOR's own configuration (self-protection).
 pub const SELF_PROTECTION_NOTE: &str =
     "Changes KHAELOR's own permission configuration — never allowed silently.";
+
+/// Seed §3.2 risk note for obfuscated commands.
+pub const OBFUSCATED_NOTE: &str =
+    "Command uses substitution — KHAELOR cannot verify what it will run.";
+
+/// Risk note when the AST engine could not parse the command and the lexer took over.
+pub const UNPARSED_NOTE: &str =
+    "KHAELOR could not fully parse this command — it is never allowed silently.";
 
 /// Subjects longer than this are shortened in model-facing messages.
 const MESSAGE_SUBJECT_CHARS: usize = 300;
@@ -330,12 +339,23 @@ pub fn render_panel_box(panel: &Panel) -> String {
             }
         }
     }
-    if !esc_tab.is_empty() {
-        let line: String = esc_tab
-            .iter()
-            .map(|k| pad(&format!("{}{}", key_col(&k.key), k.label), 27))
-            .collect::<String>();
-        out.push_str(&boxed(line.trim_end()));
+    // The seed's last row: `[ Esc ]   Deny            [ Tab ] Details`.
+    let row: Vec<String> = esc_tab
+        .iter()
+        .enumerate()
+        .map(|(i, k)| {
+            if i == 0 {
+                pad(&format!("{}{}", key_col(&k.key), k.label), 26)
+            } else {
+                format!("[ {} ] {}", k.key, k.label)
+            }
+        })
+        .collect();
+    if !row.is_empty() {
+        out.push_str(&boxed(&cut(
+            &terminal_safe(row.concat().trim_end()),
+            TEXT_WIDTH,
+        )));
     }
     out.push_str(&format!("╰{}╯\n", "─".repeat(BOX_WIDTH - 2)));
     out

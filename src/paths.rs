@@ -26,6 +26,10 @@ pub fn resolve_existing_prefix(p: &Path) -> PathBuf {
 }
 
 fn resolve_with_budget(p: &Path, budget: &mut usize) -> PathBuf {
+    // Fast path: the whole path exists.
+    if let Ok(c) = fs::canonicalize(p) {
+        return c;
+    }
     let mut cur = PathBuf::from("/");
     // INVARIANT: while `exists`, `cur` is canonical, so `pop` on `..` is physical.
     let mut exists = true;
@@ -41,21 +45,29 @@ fn resolve_with_budget(p: &Path, budget: &mut usize) -> PathBuf {
                 if !exists {
                     continue;
                 }
-                match fs::canonicalize(&cur) {
-                    Ok(c) => cur = c,
-                    Err(_) => {
-                        exists = false;
-                        let is_link = fs::symlink_metadata(&cur)
-                            .map(|m| m.file_type().is_symlink())
-                            .unwrap_or(false);
-                        if is_link && *budget > 0 {
-                            *budget -= 1;
-                            if let Ok(target) = fs::read_link(&cur) {
+                // One lstat per component; only symlinks need more work.
+                match fs::symlink_metadata(&cur) {
+                    Err(_) => exists = false,
+                    Ok(m) if !m.file_type().is_symlink() => {}
+                    Ok(_) => {
+                        if *budget == 0 {
+                            exists = false;
+                            continue;
+                        }
+                        *budget -= 1;
+                        match fs::read_link(&cur) {
+                            Ok(target) => {
                                 let base = cur.parent().map(Path::to_path_buf).unwrap_or_default();
-                                let next = if target.is_absolute() { target } else { base.join(target) };
+                                let next = if target.is_absolute() {
+                                    target
+                                } else {
+                                    base.join(target)
+                                };
+                                // A dangling link is followed to where a write would land.
                                 cur = resolve_with_budget(&next, budget);
                                 exists = fs::symlink_metadata(&cur).is_ok();
                             }
+                            Err(_) => exists = false,
                         }
                     }
                 }
@@ -78,7 +90,11 @@ pub fn expand_home(word: &str, home: &Path) -> Option<PathBuf> {
         word.strip_prefix("${HOME}/")
     };
     match rest {
-        Some(r) if !r.contains('$') => Some(if r.is_empty() { home.to_path_buf() } else { home.join(r) }),
+        Some(r) if !r.contains('$') => Some(if r.is_empty() {
+            home.to_path_buf()
+        } else {
+            home.join(r)
+        }),
         Some(_) => None,
         None if word.starts_with('~') || word.contains('$') || word.contains('`') => None,
         None => Some(PathBuf::from(word)),
@@ -109,8 +125,14 @@ mod tests {
 
     #[test]
     fn sibling_with_common_prefix_is_outside() {
-        assert!(!is_inside(Path::new("/work/projX/a"), Path::new("/work/proj")));
-        assert!(is_inside(Path::new("/work/proj/a"), Path::new("/work/proj")));
+        assert!(!is_inside(
+            Path::new("/work/projX/a"),
+            Path::new("/work/proj")
+        ));
+        assert!(is_inside(
+            Path::new("/work/proj/a"),
+            Path::new("/work/proj")
+        ));
         assert!(is_inside(Path::new("/work/proj"), Path::new("/work/proj")));
     }
 
@@ -118,8 +140,14 @@ mod tests {
     fn home_forms_expand_and_unknown_variables_do_not() {
         let home = Path::new("/home/u");
         assert_eq!(expand_home("~", home), Some(PathBuf::from("/home/u")));
-        assert_eq!(expand_home("$HOME/x", home), Some(PathBuf::from("/home/u/x")));
-        assert_eq!(expand_home("${HOME}/x", home), Some(PathBuf::from("/home/u/x")));
+        assert_eq!(
+            expand_home("$HOME/x", home),
+            Some(PathBuf::from("/home/u/x"))
+        );
+        assert_eq!(
+            expand_home("${HOME}/x", home),
+            Some(PathBuf::from("/home/u/x"))
+        );
         assert_eq!(expand_home("$TMP/x", home), None);
         assert_eq!(expand_home("~root/x", home), None);
         assert_eq!(expand_home("a/b", home), Some(PathBuf::from("a/b")));

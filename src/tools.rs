@@ -3,14 +3,18 @@
 //!
 //! Owns input validation (required fields and their types, size limits), path
 //! resolution for file tools (via `paths`), the write/edit diff shown in the panel, the
-//! `apply_patch` parser (envelope and unified formats) and the bash/process glue to
-//! `analysis`. It decides nothing: rules, floors and combination live in `decide`.
+//! `apply_patch` parser (`tools/patch.rs`: envelope and unified formats) and the glue to
+//! `analysis` for bash. It decides nothing: rules, floors and combination live in `decide`.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use serde::Serialize;
 use serde_json::{Map, Value};
+
+mod patch;
+
+pub use patch::{PatchFile, PatchOp, parse_patch};
 
 use crate::vocab::{
     Analysis, AnalysisContext, Capability, CapabilityRequest, HardlineHit, collapse_whitespace,
@@ -295,6 +299,15 @@ pub fn map_call(tool: &str, input: &Value, ctx: &AnalysisContext) -> Result<Mapp
         }
         other => return Err(ToolError::UnknownTool(other.to_string())),
     }
+    if call.hardline.is_none() && matches!(tool, "write" | "edit" | "apply_patch") {
+        // Writing a device node is the file-tool form of the floor's `> /dev/sd*`
+        // (seed §4.2); only paths under /dev can hit it, so only those are checked.
+        call.hardline = call
+            .requests
+            .iter()
+            .filter(|r| r.subject.starts_with("/dev/"))
+            .find_map(|r| crate::hardline::check_redirect_target(&r.subject, ctx));
+    }
     Ok(call)
 }
 
@@ -545,12 +558,14 @@ fn attach_diff(
     }
     let old = old.unwrap_or_default();
     let name = display_path(resolved, ctx);
-    let a = if exists {
-        format!("a/{name}")
+    // git's a/ b/ prefixes only for project-relative names; `b//tmp/x` reads badly.
+    let inside = crate::paths::is_inside(resolved, ctx.root());
+    let (a, b) = if inside {
+        (format!("a/{name}"), format!("b/{name}"))
     } else {
-        "/dev/null".to_string()
+        (name.clone(), name)
     };
-    let b = format!("b/{name}");
+    let a = if exists { a } else { "/dev/null".to_string() };
     let diff = similar::TextDiff::configure()
         .timeout(DIFF_TIMEOUT)
         .diff_lines(old.as_str(), new.as_str())
@@ -585,285 +600,9 @@ fn origin(url: &str) -> Option<String> {
     Some(format!("{scheme}://{authority}"))
 }
 
-/// What a patch does to one file.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub enum PatchOp {
-    Add,
-    Update,
-    Delete,
-    /// The destination of a move or rename.
-    MoveTo,
-}
-
-impl PatchOp {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            PatchOp::Add => "add",
-            PatchOp::Update => "update",
-            PatchOp::Delete => "delete",
-            PatchOp::MoveTo => "moveTo",
-        }
-    }
-}
-
-/// One file a patch touches, with that file's section of the patch text.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct PatchFile {
-    pub path: String,
-    pub op: PatchOp,
-    pub diff: String,
-}
-
-/// Every file a patch touches, in order. Accepts the coding-agent envelope
-/// (`*** Begin Patch` … `*** End Patch` with `Add File:`, `Update File:`,
-/// `Delete File:`, `Move to:`) and standard unified diffs (`--- a/x` / `+++ b/x`, git
-/// headers, renames).
-pub fn parse_patch(patch: &str) -> Result<Vec<PatchFile>, ToolError> {
-    let first = patch.lines().map(str::trim).find(|l| !l.is_empty());
-    let files = if first == Some("*** Begin Patch") {
-        parse_envelope(patch)?
-    } else {
-        parse_unified(patch)?
-    };
-    if files.is_empty() {
-        return Err(ToolError::BadPatch {
-            line: 1,
-            message: "the patch touches no file".into(),
-        });
-    }
-    Ok(files)
-}
-
-fn parse_envelope(patch: &str) -> Result<Vec<PatchFile>, ToolError> {
-    let mut files: Vec<PatchFile> = Vec::new();
-    // Index into `files` of the section lines are appended to.
-    let mut current: Option<usize> = None;
-    for (i, raw) in patch.lines().enumerate() {
-        let line = raw.trim_start();
-        let header = [
-            ("*** Add File:", PatchOp::Add),
-            ("*** Update File:", PatchOp::Update),
-            ("*** Delete File:", PatchOp::Delete),
-            ("*** Move to:", PatchOp::MoveTo),
-        ]
-        .into_iter()
-        .find_map(|(h, op)| line.strip_prefix(h).map(|rest| (rest.trim(), op)));
-        if let Some((path, op)) = header {
-            if path.is_empty() {
-                return Err(ToolError::BadPatch {
-                    line: i + 1,
-                    message: "a file header names no path".into(),
-                });
-            }
-            files.push(PatchFile {
-                path: path.to_string(),
-                op,
-                diff: format!("{raw}\n"),
-            });
-            current = Some(files.len() - 1);
-        } else if line == "*** End Patch" || line == "*** Begin Patch" {
-            current = None;
-        } else if let Some(f) = current.and_then(|c| files.get_mut(c)) {
-            f.diff.push_str(raw);
-            f.diff.push('\n');
-        }
-    }
-    Ok(files)
-}
-
-fn strip_ab(path: &str) -> &str {
-    path.strip_prefix("a/")
-        .or_else(|| path.strip_prefix("b/"))
-        .unwrap_or(path)
-}
-
-fn header_path(rest: &str) -> String {
-    // `--- a/x\t2024-01-01 …`: the timestamp follows a tab.
-    let p = rest.split('\t').next().unwrap_or(rest).trim_end();
-    let p = p
-        .strip_prefix('"')
-        .and_then(|q| q.strip_suffix('"'))
-        .unwrap_or(p);
-    strip_ab(p).to_string()
-}
-
-fn hunk_counts(line: &str) -> Option<(usize, usize)> {
-    // `@@ -a[,b] +c[,d] @@ …`
-    let body = line.strip_prefix("@@ ")?;
-    let mut it = body.split_whitespace();
-    let old = it.next()?.strip_prefix('-')?;
-    let new = it.next()?.strip_prefix('+')?;
-    let count = |s: &str| -> Option<usize> {
-        match s.split_once(',') {
-            Some((_, n)) => n.parse().ok(),
-            None => s.parse::<usize>().ok().map(|_| 1),
-        }
-    };
-    Some((count(old)?, count(new)?))
-}
-
-fn parse_unified(patch: &str) -> Result<Vec<PatchFile>, ToolError> {
-    let lines: Vec<&str> = patch.lines().collect();
-    let mut files: Vec<PatchFile> = Vec::new();
-    let mut current: Option<usize> = None;
-    let mut i = 0usize;
-    let add =
-        |files: &mut Vec<PatchFile>, path: String, op: PatchOp, text: &str| -> Option<usize> {
-            if path == "/dev/null" || path.is_empty() {
-                return None;
-            }
-            files.push(PatchFile {
-                path,
-                op,
-                diff: format!("{text}\n"),
-            });
-            Some(files.len() - 1)
-        };
-    while let Some(&line) = lines.get(i) {
-        let append = |files: &mut Vec<PatchFile>, current: Option<usize>, text: &str| {
-            if let Some(f) = current.and_then(|c| files.get_mut(c)) {
-                f.diff.push_str(text);
-                f.diff.push('\n');
-            }
-        };
-        if let (Some(old), Some(next)) = (
-            line.strip_prefix("--- "),
-            lines.get(i + 1).and_then(|n| n.strip_prefix("+++ ")),
-        ) {
-            let old_path = header_path(old);
-            let new_path = header_path(next);
-            let both = format!("{line}\n{}", lines.get(i + 1).copied().unwrap_or_default());
-            current = if new_path == "/dev/null" {
-                add(&mut files, old_path, PatchOp::Delete, &both)
-            } else {
-                let op = if old_path == "/dev/null" {
-                    PatchOp::Add
-                } else {
-                    PatchOp::Update
-                };
-                let c = add(&mut files, new_path.clone(), op, &both);
-                if old_path != new_path && old_path != "/dev/null" {
-                    add(&mut files, old_path, PatchOp::Delete, &both);
-                }
-                c
-            };
-            i += 2;
-            continue;
-        }
-        if line.starts_with("@@") {
-            let (mut old_n, mut new_n) = hunk_counts(line).ok_or_else(|| ToolError::BadPatch {
-                line: i + 1,
-                message: format!("malformed hunk header `{line}`"),
-            })?;
-            if current.is_none() {
-                return Err(ToolError::BadPatch {
-                    line: i + 1,
-                    message: "a hunk comes before any file header".into(),
-                });
-            }
-            append(&mut files, current, line);
-            i += 1;
-            while old_n > 0 || new_n > 0 {
-                let Some(&body) = lines.get(i) else {
-                    return Err(ToolError::BadPatch {
-                        line: i,
-                        message: "the patch ends inside a hunk".into(),
-                    });
-                };
-                match body.chars().next() {
-                    Some(' ') | None => {
-                        old_n = old_n.saturating_sub(1);
-                        new_n = new_n.saturating_sub(1);
-                    }
-                    Some('-') => old_n = old_n.saturating_sub(1),
-                    Some('+') => new_n = new_n.saturating_sub(1),
-                    Some('\\') => {}
-                    Some(_) => {
-                        return Err(ToolError::BadPatch {
-                            line: i + 1,
-                            message: "a hunk has fewer lines than its header says".into(),
-                        });
-                    }
-                }
-                append(&mut files, current, body);
-                i += 1;
-            }
-            // A `\ No newline at end of file` after the last counted line.
-            while let Some(&body) = lines.get(i) {
-                if !body.starts_with('\\') {
-                    break;
-                }
-                append(&mut files, current, body);
-                i += 1;
-            }
-            continue;
-        }
-        if let Some(rest) = line.strip_prefix("diff --git ") {
-            // Pure renames and mode changes have no `---`/`+++` lines: record both names.
-            if let Some((a, b)) = rest.split_once(" b/") {
-                let a = header_path(a);
-                let b = header_path(&format!("b/{b}"));
-                current = add(&mut files, b.clone(), PatchOp::Update, line);
-                if a != b {
-                    add(&mut files, a, PatchOp::Delete, line);
-                }
-            }
-            i += 1;
-            continue;
-        }
-        for (prefix, op) in [
-            ("rename from ", PatchOp::Delete),
-            ("rename to ", PatchOp::MoveTo),
-            ("copy to ", PatchOp::Add),
-        ] {
-            if let Some(p) = line.strip_prefix(prefix) {
-                add(&mut files, header_path(p), op, line);
-            }
-        }
-        append(&mut files, current, line);
-        i += 1;
-    }
-    // A git header and its `---`/`+++` lines name the same file twice: keep the first.
-    let mut seen = std::collections::HashSet::new();
-    let mut out = Vec::new();
-    for f in files {
-        if seen.insert(f.path.clone()) {
-            out.push(f);
-        } else if let Some(prev) = out.iter_mut().find(|p: &&mut PatchFile| p.path == f.path) {
-            prev.diff.push_str(&f.diff);
-        }
-    }
-    Ok(out)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn envelope_lists_every_file() {
-        let p = "*** Begin Patch\n*** Add File: a.txt\n+hi\n*** Update File: src/b.rs\n*** Move to: src/c.rs\n@@\n-x\n+y\n*** Delete File: d\n*** End Patch\n";
-        let files = parse_patch(p).unwrap();
-        let got: Vec<(&str, PatchOp)> = files.iter().map(|f| (f.path.as_str(), f.op)).collect();
-        assert_eq!(
-            got,
-            vec![
-                ("a.txt", PatchOp::Add),
-                ("src/b.rs", PatchOp::Update),
-                ("src/c.rs", PatchOp::MoveTo),
-                ("d", PatchOp::Delete)
-            ]
-        );
-    }
-
-    #[test]
-    fn unified_hunk_lines_that_look_like_headers_are_content() {
-        let p = "--- a/x.sql\n+++ b/x.sql\n@@ -1,2 +1,1 @@\n--- old comment\n keep\n";
-        let files = parse_patch(p).unwrap();
-        assert_eq!(files.len(), 1);
-        assert_eq!(files[0].path, "x.sql");
-    }
 
     #[test]
     fn background_operator() {

@@ -107,7 +107,11 @@ pub struct CapabilityRequest {
 }
 
 impl CapabilityRequest {
-    pub fn new(capability: Capability, subject: impl Into<String>, display: impl Into<String>) -> Self {
+    pub fn new(
+        capability: Capability,
+        subject: impl Into<String>,
+        display: impl Into<String>,
+    ) -> Self {
         CapabilityRequest {
             capability,
             subject: subject.into(),
@@ -263,7 +267,10 @@ impl AnalysisContext {
             if p.is_absolute() {
                 Ok(())
             } else {
-                Err(ContextError::Relative { what, path: p.display().to_string() })
+                Err(ContextError::Relative {
+                    what,
+                    path: p.display().to_string(),
+                })
             }
         }
         absolute("project root", root)?;
@@ -274,12 +281,18 @@ impl AnalysisContext {
         let canon = std::fs::canonicalize(root)
             .ok()
             .filter(|p| p.is_dir())
-            .ok_or_else(|| ContextError::MissingRoot { path: root.display().to_string() })?;
+            .ok_or_else(|| ContextError::MissingRoot {
+                path: root.display().to_string(),
+            })?;
         let cwd = match cwd {
             Some(c) => crate::paths::resolve_existing_prefix(&crate::paths::clean(c)),
             None => canon.clone(),
         };
-        Ok(AnalysisContext { root: canon, cwd, home: crate::paths::clean(home) })
+        Ok(AnalysisContext {
+            root: canon,
+            cwd,
+            home: crate::paths::clean(home),
+        })
     }
 
     /// The canonical project root.
@@ -318,7 +331,8 @@ mod tests {
 
     #[test]
     fn request_serializes_camel_case() {
-        let mut r = CapabilityRequest::new(Capability::ProcessExecute, "npm install", "Run npm install");
+        let mut r =
+            CapabilityRequest::new(Capability::ProcessExecute, "npm install", "Run npm install");
         r.always_patterns.push("npm install *".into());
         let v = serde_json::to_value(&r).unwrap_or_default();
         assert_eq!(v["alwaysPatterns"][0], "npm install *");

@@ -1,9 +1,12 @@
 //! The command-line front end: one file per subcommand, each with its clap `Args` and a
 //! `run` that prints and returns the exit status. `main.rs` only dispatches.
 //!
-//! Exit statuses: 0 success (for `check`: allow), 2 bad input or usage.
+//! Exit statuses: 0 success (for `check`: allow), 2 bad input or usage; `check` also
+//! 3 ask and 4 deny; `rules` 1 for a broken config or (with `--check`) shadowed rules.
 
 pub mod analyze;
+pub mod check;
 pub mod healthcheck;
 pub mod openapi;
+pub mod rules;
 pub mod serve;

@@ -1,6 +1,12 @@
 //! Shared helpers for the table-driven tests: loading golden tables from `fixtures/`
 //! and building analysis contexts over real temp directories.
-#![allow(dead_code, clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
+#![allow(
+    dead_code,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
 
 use std::path::{Path, PathBuf};
 

@@ -1,0 +1,119 @@
+//! tree-sitter-bash node kinds and field names the walker decides on, in one place.
+//!
+//! `grammars-tests/kinds.txt` lists the same names and a test checks each exists in the
+//! grammar, so a grammar upgrade that renames one fails loudly instead of silently
+//! turning a construct into "unknown".
+
+pub const PROGRAM: &str = "program";
+pub const COMMENT: &str = "comment";
+pub const COMMAND: &str = "command";
+pub const COMMAND_NAME: &str = "command_name";
+pub const DECLARATION_COMMAND: &str = "declaration_command";
+pub const UNSET_COMMAND: &str = "unset_command";
+pub const TEST_COMMAND: &str = "test_command";
+pub const VARIABLE_ASSIGNMENT: &str = "variable_assignment";
+pub const VARIABLE_ASSIGNMENTS: &str = "variable_assignments";
+pub const REDIRECTED_STATEMENT: &str = "redirected_statement";
+pub const FILE_REDIRECT: &str = "file_redirect";
+pub const HEREDOC_REDIRECT: &str = "heredoc_redirect";
+pub const HERESTRING_REDIRECT: &str = "herestring_redirect";
+pub const HEREDOC_BODY: &str = "heredoc_body";
+pub const PIPELINE: &str = "pipeline";
+pub const LIST: &str = "list";
+pub const SUBSHELL: &str = "subshell";
+pub const COMPOUND_STATEMENT: &str = "compound_statement";
+pub const IF_STATEMENT: &str = "if_statement";
+pub const ELIF_CLAUSE: &str = "elif_clause";
+pub const ELSE_CLAUSE: &str = "else_clause";
+pub const WHILE_STATEMENT: &str = "while_statement";
+pub const FOR_STATEMENT: &str = "for_statement";
+pub const C_STYLE_FOR_STATEMENT: &str = "c_style_for_statement";
+pub const CASE_STATEMENT: &str = "case_statement";
+pub const CASE_ITEM: &str = "case_item";
+pub const DO_GROUP: &str = "do_group";
+pub const FUNCTION_DEFINITION: &str = "function_definition";
+pub const NEGATED_COMMAND: &str = "negated_command";
+pub const WORD: &str = "word";
+pub const NUMBER: &str = "number";
+pub const STRING: &str = "string";
+pub const STRING_CONTENT: &str = "string_content";
+pub const RAW_STRING: &str = "raw_string";
+pub const ANSI_C_STRING: &str = "ansi_c_string";
+pub const TRANSLATED_STRING: &str = "translated_string";
+pub const CONCATENATION: &str = "concatenation";
+pub const SIMPLE_EXPANSION: &str = "simple_expansion";
+pub const EXPANSION: &str = "expansion";
+pub const COMMAND_SUBSTITUTION: &str = "command_substitution";
+pub const PROCESS_SUBSTITUTION: &str = "process_substitution";
+pub const ARITHMETIC_EXPANSION: &str = "arithmetic_expansion";
+pub const BRACE_EXPRESSION: &str = "brace_expression";
+pub const FILE_DESCRIPTOR: &str = "file_descriptor";
+pub const HEREDOC_START: &str = "heredoc_start";
+
+pub const FIELD_NAME: &str = "name";
+pub const FIELD_ARGUMENT: &str = "argument";
+pub const FIELD_REDIRECT: &str = "redirect";
+pub const FIELD_BODY: &str = "body";
+pub const FIELD_DESTINATION: &str = "destination";
+pub const FIELD_DESCRIPTOR: &str = "descriptor";
+pub const FIELD_VALUE: &str = "value";
+
+/// Every kind above, for the grammar test.
+pub const ALL_KINDS: &[&str] = &[
+    PROGRAM,
+    COMMENT,
+    COMMAND,
+    COMMAND_NAME,
+    DECLARATION_COMMAND,
+    UNSET_COMMAND,
+    TEST_COMMAND,
+    VARIABLE_ASSIGNMENT,
+    VARIABLE_ASSIGNMENTS,
+    REDIRECTED_STATEMENT,
+    FILE_REDIRECT,
+    HEREDOC_REDIRECT,
+    HERESTRING_REDIRECT,
+    HEREDOC_BODY,
+    PIPELINE,
+    LIST,
+    SUBSHELL,
+    COMPOUND_STATEMENT,
+    IF_STATEMENT,
+    ELIF_CLAUSE,
+    ELSE_CLAUSE,
+    WHILE_STATEMENT,
+    FOR_STATEMENT,
+    C_STYLE_FOR_STATEMENT,
+    CASE_STATEMENT,
+    CASE_ITEM,
+    DO_GROUP,
+    FUNCTION_DEFINITION,
+    NEGATED_COMMAND,
+    WORD,
+    NUMBER,
+    STRING,
+    STRING_CONTENT,
+    RAW_STRING,
+    ANSI_C_STRING,
+    TRANSLATED_STRING,
+    CONCATENATION,
+    SIMPLE_EXPANSION,
+    EXPANSION,
+    COMMAND_SUBSTITUTION,
+    PROCESS_SUBSTITUTION,
+    ARITHMETIC_EXPANSION,
+    BRACE_EXPRESSION,
+    FILE_DESCRIPTOR,
+    HEREDOC_START,
+];
+
+/// Every field name above, for the grammar test.
+pub const ALL_FIELDS: &[&str] = &[
+    FIELD_NAME,
+    FIELD_ARGUMENT,
+    FIELD_REDIRECT,
+    FIELD_BODY,
+    FIELD_DESTINATION,
+    FIELD_DESCRIPTOR,
+    FIELD_VALUE,
+];

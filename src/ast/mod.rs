@@ -1,0 +1,430 @@
+//! The AST engine (the default): tree-sitter-bash parses, `walk` turns the tree into a
+//! plan of simple commands, `effects` turns the plan into capability requests; this
+//! file assembles the `Analysis` (class, always patterns, risk notes, hardline).
+//!
+//! Owns the parser (one per thread, reused), the budgets (bytes, parse time, nodes,
+//! depth, nested code strings), and the fail-closed fallback: a tree with ERROR or
+//! MISSING nodes, an exhausted budget, an unknown node kind or any analyzer error hands
+//! the command to the V1 lexer, marked obfuscated with no always patterns. Lenient
+//! parsing may find danger but is never used to prove a command safe.
+
+mod effects;
+pub mod kinds;
+mod walk;
+
+use std::cell::{Cell, RefCell};
+use std::time::{Duration, Instant};
+
+use tree_sitter::{Node, ParseOptions, ParseState, Parser, Tree};
+
+use crate::hardline;
+use crate::vocab::{
+    Analysis, AnalysisContext, Capability, CapabilityRequest, CommandClass, EngineKind, Fallback,
+    FallbackReason,
+};
+use effects::Effects;
+use walk::{Cwd, Limits, Plan};
+
+/// Larger commands go to the lexer (which is linear) instead of the parser.
+pub const MAX_BYTES: usize = 128 * 1024;
+/// Wall-clock budget of one parse; enforced through tree-sitter's progress callback.
+pub const PARSE_BUDGET: Duration = Duration::from_millis(100);
+/// Nesting depth the walker follows before giving up.
+pub const MAX_DEPTH: usize = 256;
+/// Nodes the walker visits before giving up.
+pub const MAX_NODES: usize = 200_000;
+/// How deep `sh -c "sh -c '…'"` strings are parsed again.
+pub const MAX_CODE_DEPTH: usize = 4;
+
+/// Why the AST engine could not produce an analysis of its own.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum AstError {
+    #[error("syntax error: {0}")]
+    Parse(String),
+    #[error("parse took longer than {} ms", PARSE_BUDGET.as_millis())]
+    Timeout,
+    #[error("nesting deeper than {MAX_DEPTH} levels (reached {0})")]
+    DepthLimit(usize),
+    #[error("more than {MAX_NODES} syntax nodes (reached {0})")]
+    TooManyNodes(usize),
+    #[error("command of {0} bytes is larger than the parser's budget of {MAX_BYTES} bytes")]
+    TooLarge(usize),
+    #[error("unknown syntax node `{0}`")]
+    UnknownNode(String),
+    #[error("{0}")]
+    Analyzer(String),
+}
+
+impl AstError {
+    pub fn reason(&self) -> FallbackReason {
+        match self {
+            AstError::Parse(_) => FallbackReason::ParseError,
+            AstError::Timeout => FallbackReason::ParseTimeout,
+            AstError::DepthLimit(_) => FallbackReason::DepthLimit,
+            AstError::TooManyNodes(_) | AstError::TooLarge(_) => FallbackReason::TooLarge,
+            AstError::UnknownNode(_) => FallbackReason::UnknownNode,
+            AstError::Analyzer(_) => FallbackReason::AnalyzerError,
+        }
+    }
+}
+
+thread_local! {
+    static PARSER: RefCell<Option<Parser>> = const { RefCell::new(None) };
+}
+
+/// Parses `src` with this thread's parser under the time budget. Non-ASCII bytes are
+/// parsed as `x` (see below); node ranges index the original text.
+pub fn parse(src: &str) -> Result<Tree, AstError> {
+    PARSER.with(|cell| {
+        let mut slot = cell
+            .try_borrow_mut()
+            .map_err(|_| AstError::Analyzer("parser re-entered".into()))?;
+        if slot.is_none() {
+            let mut p = Parser::new();
+            p.set_language(&tree_sitter_bash::LANGUAGE.into())
+                .map_err(|e| AstError::Analyzer(format!("cannot load the bash grammar: {e}")))?;
+            *slot = Some(p);
+        }
+        let parser = slot
+            .as_mut()
+            .ok_or_else(|| AstError::Analyzer("no parser".into()))?;
+        let deadline = Instant::now() + PARSE_BUDGET;
+        let expired = Cell::new(false);
+        let mut progress = |_: &ParseState| {
+            let over = Instant::now() >= deadline;
+            expired.set(over);
+            over
+        };
+        // tree-sitter-bash 0.25.1's scanner hands non-ASCII code points to `isdigit`,
+        // which reads out of bounds and can crash the process (upstream
+        // tree-sitter-bash#337). Bash treats every non-ASCII byte as a word character,
+        // so each one is parsed as the ASCII word character `x`: byte offsets stay
+        // the same and the walker reads the original text through them.
+        let folded: Vec<u8>;
+        let bytes = if src.is_ascii() {
+            src.as_bytes()
+        } else {
+            folded = src
+                .bytes()
+                .map(|b| if b.is_ascii() { b } else { b'x' })
+                .collect();
+            &folded
+        };
+        let tree = parser.parse_with_options(
+            &mut |i, _| bytes.get(i..).unwrap_or(&[]),
+            None,
+            Some(ParseOptions::new().progress_callback(&mut progress)),
+        );
+        match tree {
+            Some(t) => Ok(t),
+            None => {
+                parser.reset();
+                Err(if expired.get() {
+                    AstError::Timeout
+                } else {
+                    AstError::Analyzer("the parser returned no tree".into())
+                })
+            }
+        }
+    })
+}
+
+/// The first ERROR or MISSING node, as `kind at line:column`.
+fn first_error(root: Node<'_>) -> String {
+    let mut cursor = root.walk();
+    loop {
+        let node = cursor.node();
+        if node.is_error() || node.is_missing() {
+            let p = node.start_position();
+            let what = if node.is_missing() {
+                format!("missing `{}`", node.kind())
+            } else {
+                "unexpected text".to_string()
+            };
+            return format!("{what} at {}:{}", p.row + 1, p.column + 1);
+        }
+        if node.has_error() && cursor.goto_first_child() {
+            continue;
+        }
+        loop {
+            if cursor.goto_next_sibling() {
+                break;
+            }
+            if !cursor.goto_parent() {
+                return "error node".to_string();
+            }
+        }
+    }
+}
+
+/// Parses and walks one piece of code into a plan.
+fn plan(src: &str, ctx: &AnalysisContext, cwd: Cwd) -> Result<Plan, AstError> {
+    if src.len() > MAX_BYTES {
+        return Err(AstError::TooLarge(src.len()));
+    }
+    if src.contains('\0') {
+        return Err(AstError::Parse("NUL byte in command".into()));
+    }
+    let tree = parse(src)?;
+    let root = tree.root_node();
+    if root.has_error() {
+        return Err(AstError::Parse(first_error(root)));
+    }
+    walk::walk(
+        root,
+        src,
+        ctx,
+        cwd,
+        Limits {
+            max_depth: MAX_DEPTH,
+            max_nodes: MAX_NODES,
+        },
+    )
+}
+
+/// Analyzes one command with the AST engine; falls back to the lexer, fail closed.
+pub fn analyze(command: &str, ctx: &AnalysisContext) -> Analysis {
+    match analyze_ast(command, ctx) {
+        Ok(a) => a,
+        Err(e) => fallback(command, ctx, &e),
+    }
+}
+
+/// The lexer's analysis, marked as a fallback: obfuscated, no always patterns.
+pub fn fallback(command: &str, ctx: &AnalysisContext, e: &AstError) -> Analysis {
+    let mut a = crate::lexer::analyze(command, ctx);
+    a.class = CommandClass::Obfuscated;
+    a.always_patterns.clear();
+    for r in &mut a.requests {
+        r.always_patterns.clear();
+    }
+    a.engine = EngineKind::Lexer;
+    a.fallback = Some(Fallback {
+        reason: e.reason(),
+        detail: e.to_string(),
+    });
+    a.risk_notes.push(format!(
+        "KHAELOR's bash parser could not fully read this command ({e}); it was analyzed conservatively by the V1 lexer."
+    ));
+    a
+}
+
+fn analyze_ast(command: &str, ctx: &AnalysisContext) -> Result<Analysis, AstError> {
+    let top = plan(command, ctx, Cwd::Known(ctx.cwd().to_path_buf()))?;
+    let mut fx = Effects::default();
+    for cmd in &top.commands {
+        effects::command_effects(cmd, ctx, &mut fx);
+    }
+    for (r, cwd) in &top.loose_redirects {
+        effects::redirect_effects(r, cwd, ctx, &mut fx);
+    }
+    let mut notes: Vec<String> = Vec::new();
+    let mut obfuscated: Vec<String> = top.obfuscated.clone();
+
+    // Code passed as a string is parsed again, level by level, depth-bounded.
+    let mut level = 0;
+    let mut code_runner = !fx.code.is_empty() || !fx.opaque.is_empty();
+    while !fx.code.is_empty() {
+        level += 1;
+        let pending: Vec<(String, Cwd)> = std::mem::take(&mut fx.code);
+        for (code, cwd) in pending {
+            if let Some(hit) = hardline::check_raw(&code, ctx) {
+                fx.hardline.get_or_insert(hit);
+            }
+            if level > MAX_CODE_DEPTH {
+                fx.opaque.push(format!(
+                    "code nested more than {MAX_CODE_DEPTH} levels deep"
+                ));
+                continue;
+            }
+            match plan(&code, ctx, cwd) {
+                Ok(inner) => {
+                    for o in inner.obfuscated {
+                        if !obfuscated.contains(&o) {
+                            obfuscated.push(o);
+                        }
+                    }
+                    for cmd in &inner.commands {
+                        effects::command_effects(cmd, ctx, &mut fx);
+                    }
+                    for (r, c) in &inner.loose_redirects {
+                        effects::redirect_effects(r, c, ctx, &mut fx);
+                    }
+                    if inner.background {
+                        fx_background(&code, &mut fx);
+                    }
+                }
+                Err(e) => {
+                    // The inner string is not bash we can read: its lexer rendering still
+                    // goes through the floor, and the whole command stays obfuscated.
+                    let lexed = crate::lexer::analyze(&code, ctx);
+                    if let Some(hit) = lexed.hardline {
+                        fx.hardline.get_or_insert(hit);
+                    }
+                    for r in lexed.requests {
+                        if r.capability != Capability::ProcessExecute {
+                            fx.requests.push(r);
+                        }
+                    }
+                    fx.opaque.push(format!(
+                        "an inner command string KHAELOR could not parse ({e})"
+                    ));
+                }
+            }
+        }
+        code_runner = true;
+    }
+
+    let class = if !obfuscated.is_empty() || code_runner {
+        CommandClass::Obfuscated
+    } else if !top.compound.is_empty() || top.statements > 1 {
+        CommandClass::Compound
+    } else {
+        CommandClass::Simple
+    };
+
+    // The floor also reads the lexer's rendering and the raw text: either hit denies.
+    let lexed = crate::lexer::tokenize(command);
+    if fx.hardline.is_none() {
+        fx.hardline = hardline::check_raw(command, ctx);
+    }
+    if fx.hardline.is_none()
+        && let Ok(l) = &lexed
+    {
+        fx.hardline = l.words.iter().find_map(|w| hardline::check(w, ctx));
+    }
+    // The lexer is a second opinion that can only take generality away: where it sees a
+    // substitution marker or cannot read the text, nothing is offered beyond once.
+    let lexer_doubts = lexed.as_ref().map_or(true, |l| l.has_substitution);
+
+    if top.background {
+        fx_background(command, &mut fx);
+    }
+
+    match class {
+        CommandClass::Obfuscated => {
+            if obfuscated.iter().any(|o| o.starts_with("uses ")) {
+                notes.push(
+                    "Command uses substitution — KHAELOR cannot verify what it will run."
+                        .to_string(),
+                );
+            }
+            for why in obfuscated.iter().filter(|o| !o.starts_with("uses ")) {
+                notes.push(format!(
+                    "Command {why} — KHAELOR cannot verify what it will run."
+                ));
+            }
+            if code_runner {
+                notes.push("Runs code passed as a string; KHAELOR parsed it again and counts its commands.".to_string());
+            }
+            for o in &fx.opaque {
+                notes.push(format!(
+                    "Runs {o} — KHAELOR cannot verify what it will run."
+                ));
+            }
+        }
+        CommandClass::Compound => {
+            let n = top.statements.max(1);
+            notes.push(format!(
+                "Compound command ({n} command{}, joined by {}): each part is checked on its own.",
+                if n == 1 { "" } else { "s" },
+                top.compound.join(" ")
+            ));
+        }
+        CommandClass::Simple => {}
+    }
+    if let Some(after) = &top.unknown_cwd_after {
+        notes.push(format!(
+            "The working directory is unknown after {after}; relative paths after it count as outside the project."
+        ));
+    }
+    notes.extend(fx.notes.iter().cloned());
+
+    let always = if lexer_doubts {
+        Vec::new()
+    } else {
+        always_patterns(class, &top, &fx, ctx)
+    };
+    let mut requests = std::mem::take(&mut fx.requests);
+    for r in &mut requests {
+        r.always_patterns = if always.is_empty() {
+            Vec::new()
+        } else if r.capability.has_command_subject() {
+            if r.subject.starts_with("via ") {
+                Vec::new()
+            } else {
+                always.clone()
+            }
+        } else if r.subject.starts_with('/') {
+            vec![r.subject.clone()]
+        } else {
+            Vec::new()
+        };
+    }
+    if fx.hardline.is_some() {
+        notes.push(hardline::HARDLINE_RISK_NOTE.to_string());
+    }
+    let mut seen = std::collections::HashSet::new();
+    notes.retain(|n| seen.insert(n.clone()));
+    let parts = std::mem::take(&mut fx.parts);
+    Ok(Analysis {
+        command: command.to_string(),
+        class,
+        parts,
+        requests,
+        always_patterns: always,
+        risk_notes: notes,
+        hardline: fx.hardline,
+        engine: EngineKind::Ast,
+        fallback: None,
+    })
+}
+
+fn fx_background(command: &str, fx: &mut Effects) {
+    let collapsed = crate::vocab::collapse_whitespace(command);
+    let text = collapsed.trim_end_matches('&').trim_end().to_string();
+    if !fx
+        .requests
+        .iter()
+        .any(|r| r.capability == Capability::ProcessBackground)
+    {
+        fx.requests.push(CapabilityRequest::new(
+            Capability::ProcessBackground,
+            text.clone(),
+            format!("Run in the background: {text}"),
+        ));
+    }
+}
+
+/// Always patterns are offered only for a simple command read in full (seed §3.3):
+/// none for wrappers, assignments, hardline hits; exact only for inline code and for
+/// flags that make a reader write or run something.
+fn always_patterns(
+    class: CommandClass,
+    top: &Plan,
+    fx: &Effects,
+    ctx: &AnalysisContext,
+) -> Vec<String> {
+    if class != CommandClass::Simple || fx.hardline.is_some() || fx.wrapped || top.background {
+        return Vec::new();
+    }
+    let [cmd] = top.commands.as_slice() else {
+        return Vec::new();
+    };
+    if !cmd.assignments.is_empty() || cmd.words.is_empty() || cmd.words.iter().any(|w| w.dynamic) {
+        return Vec::new();
+    }
+    if fx
+        .requests
+        .iter()
+        .any(|r| !r.subject.starts_with('/') && !r.capability.has_command_subject())
+    {
+        // A path whose location is unknown: nothing general can be said.
+        return Vec::new();
+    }
+    if fx.inline_code || fx.escalated {
+        return vec![cmd.text.clone()];
+    }
+    let words: Vec<String> = cmd.words.iter().map(|w| w.text.clone()).collect();
+    crate::arity::suggest(&words, cmd.cwd.path(), ctx)
+}

@@ -1,0 +1,992 @@
+//! Tree -> plan: the explicit-stack walk over a tree-sitter-bash tree that turns it into
+//! this project's own plan of simple commands (words as bash would see them, redirects,
+//! effective cwd), plus the facts that decide the class.
+//!
+//! Owns node-kind dispatch (every kind is named; an unknown kind is an error, never
+//! silently skipped), word evaluation (quotes removed, dynamic parts flagged), and cwd
+//! tracking through `cd`/`pushd`/`popd` with subshell scoping. `tree_sitter::Node`
+//! never leaves this file. Knows nothing of what commands do (that is `effects`).
+
+use std::path::PathBuf;
+
+use tree_sitter::Node;
+
+use super::AstError;
+use super::kinds as k;
+use crate::vocab::AnalysisContext;
+
+/// A word as bash would pass it, quotes removed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Word {
+    /// The value; dynamic parts (`$X`, `$(…)`) are kept as written.
+    pub text: String,
+    /// Holds an expansion or substitution whose value is unknown here.
+    pub dynamic: bool,
+    /// Holds an unquoted glob character or a brace expression.
+    pub pattern: bool,
+}
+
+/// What a redirect does to its target.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum RedirectKind {
+    Write,
+    Read,
+    /// `>&N`, `<&N`, `>&-`: no file is opened.
+    Duplicate,
+    /// `<<EOF` and `<<<word`: input from the command text itself.
+    Inline,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Redirect {
+    pub kind: RedirectKind,
+    pub target: Option<Word>,
+}
+
+/// The effective working directory at some point of the command.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Cwd {
+    Known(PathBuf),
+    /// After `cd "$X"`, `cd -`, a cd inside a branch or loop: relative paths are unknown.
+    Unknown,
+}
+
+impl Cwd {
+    pub fn path(&self) -> Option<&std::path::Path> {
+        match self {
+            Cwd::Known(p) => Some(p),
+            Cwd::Unknown => None,
+        }
+    }
+}
+
+/// One simple command as bash would run it.
+#[derive(Debug, Clone)]
+pub(crate) struct SimpleCommand {
+    pub assignments: Vec<Word>,
+    pub words: Vec<Word>,
+    pub redirects: Vec<Redirect>,
+    /// Source text (with its redirects), whitespace collapsed.
+    pub text: String,
+    pub cwd: Cwd,
+    pub heredoc: bool,
+}
+
+/// Everything the walk learned.
+#[derive(Debug, Default)]
+pub(crate) struct Plan {
+    pub commands: Vec<SimpleCommand>,
+    /// Redirects on compound statements (`{ a; b; } > out`), with the cwd they open in.
+    pub loose_redirects: Vec<(Redirect, Cwd)>,
+    /// Commands outside substitutions (more than one makes the command compound).
+    pub statements: usize,
+    /// Why the command is compound (operators and constructs), deduplicated.
+    pub compound: Vec<&'static str>,
+    /// Why the command is obfuscated, deduplicated.
+    pub obfuscated: Vec<String>,
+    /// A `&` sent something to the background.
+    pub background: bool,
+    /// The `cd` that made the cwd unknown, for the risk note.
+    pub unknown_cwd_after: Option<String>,
+}
+
+impl Plan {
+    fn compound(&mut self, why: &'static str) {
+        if !self.compound.contains(&why) {
+            self.compound.push(why);
+        }
+    }
+    fn obfuscated(&mut self, why: String) {
+        if !self.obfuscated.contains(&why) {
+            self.obfuscated.push(why);
+        }
+    }
+}
+
+/// Budgets of one walk.
+pub(crate) struct Limits {
+    pub max_depth: usize,
+    pub max_nodes: usize,
+}
+
+enum Task<'t> {
+    Visit {
+        node: Node<'t>,
+        depth: usize,
+        in_subst: bool,
+    },
+    /// A command-like node with the redirects of its enclosing `redirected_statement`.
+    Command {
+        node: Node<'t>,
+        outer: Node<'t>,
+        redirects: Vec<Node<'t>>,
+        depth: usize,
+        in_subst: bool,
+    },
+    /// Redirects that tree-sitter hangs on a whole `list`/`pipeline` but bash binds to
+    /// its last command: they open after the commands before them ran.
+    LateRedirects {
+        redirects: Vec<Node<'t>>,
+        depth: usize,
+        in_subst: bool,
+    },
+    /// End of a subshell scope: the cwd (and pushd stack) go back.
+    Restore { cwd: Cwd, stack: Vec<Cwd> },
+    /// End of a branch or loop: a cd inside makes the cwd unknown afterwards.
+    Settle { cwd: Cwd },
+}
+
+struct Walker<'s, 'c> {
+    src: &'s str,
+    ctx: &'c AnalysisContext,
+    plan: Plan,
+    cwd: Cwd,
+    dir_stack: Vec<Cwd>,
+    nodes: usize,
+    limits: Limits,
+    /// Set when a word nests past the depth bound (words are evaluated recursively).
+    too_deep: Option<usize>,
+    /// Set when a node range does not fall on character boundaries.
+    bad_range: std::cell::Cell<bool>,
+}
+
+/// Walks `root` (a tree without ERROR/MISSING nodes) into a plan, starting in `cwd`.
+pub(crate) fn walk(
+    root: Node<'_>,
+    src: &str,
+    ctx: &AnalysisContext,
+    cwd: Cwd,
+    limits: Limits,
+) -> Result<Plan, AstError> {
+    let mut w = Walker {
+        src,
+        ctx,
+        plan: Plan::default(),
+        cwd,
+        dir_stack: Vec::new(),
+        nodes: 0,
+        limits,
+        too_deep: None,
+        bad_range: std::cell::Cell::new(false),
+    };
+    let mut stack = vec![Task::Visit {
+        node: root,
+        depth: 0,
+        in_subst: false,
+    }];
+    while let Some(task) = stack.pop() {
+        match task {
+            Task::Visit {
+                node,
+                depth,
+                in_subst,
+            } => w.visit(node, depth, in_subst, &mut stack)?,
+            Task::Command {
+                node,
+                outer,
+                redirects,
+                depth,
+                in_subst,
+            } => w.command(node, outer, &redirects, depth, in_subst, &mut stack)?,
+            Task::LateRedirects {
+                redirects,
+                depth,
+                in_subst,
+            } => {
+                for r in redirects {
+                    w.redirect(r, depth, in_subst, &mut stack, None)?;
+                }
+            }
+            Task::Restore { cwd, stack: dirs } => {
+                w.cwd = cwd;
+                w.dir_stack = dirs;
+            }
+            Task::Settle { cwd } => {
+                if w.cwd != cwd {
+                    w.cwd = Cwd::Unknown;
+                    if w.plan.unknown_cwd_after.is_none() {
+                        w.plan.unknown_cwd_after =
+                            Some("a `cd` inside a branch, loop or function".into());
+                    }
+                }
+            }
+        }
+    }
+    if let Some(depth) = w.too_deep {
+        return Err(AstError::DepthLimit(depth));
+    }
+    if w.bad_range.get() {
+        return Err(AstError::Analyzer(
+            "a syntax node splits a multi-byte character".into(),
+        ));
+    }
+    Ok(w.plan)
+}
+
+/// Pushes the named children of `node` so they are visited in source order.
+fn push_children<'t>(node: Node<'t>, depth: usize, in_subst: bool, stack: &mut Vec<Task<'t>>) {
+    let mut cursor = node.walk();
+    let children: Vec<Node<'t>> = node.named_children(&mut cursor).collect();
+    for child in children.into_iter().rev() {
+        stack.push(Task::Visit {
+            node: child,
+            depth: depth + 1,
+            in_subst,
+        });
+    }
+}
+
+impl<'s> Walker<'s, '_> {
+    fn text(&self, node: Node<'_>) -> &'s str {
+        match self.src.get(node.byte_range()) {
+            Some(t) => t,
+            None => {
+                // A node edge inside a multi-byte character: the tree does not match
+                // the text, so nothing read from it can be trusted.
+                self.bad_range.set(true);
+                ""
+            }
+        }
+    }
+
+    fn slice(&self, start: usize, end: usize) -> &'s str {
+        match self.src.get(start..end) {
+            Some(t) => t,
+            None => {
+                self.bad_range.set(true);
+                ""
+            }
+        }
+    }
+
+    fn budget(&mut self, depth: usize) -> Result<(), AstError> {
+        self.nodes += 1;
+        if depth > self.limits.max_depth {
+            return Err(AstError::DepthLimit(depth));
+        }
+        if self.nodes > self.limits.max_nodes {
+            return Err(AstError::TooManyNodes(self.nodes));
+        }
+        Ok(())
+    }
+
+    /// Anonymous separator tokens directly under a statement container.
+    fn note_separators(&mut self, node: Node<'_>) {
+        let mut cursor = node.walk();
+        for child in node.children(&mut cursor) {
+            if child.is_named() {
+                continue;
+            }
+            match child.kind() {
+                "&" => {
+                    self.plan.background = true;
+                    self.plan.compound("&");
+                }
+                "&&" => self.plan.compound("&&"),
+                "||" => self.plan.compound("||"),
+                "|" => self.plan.compound("|"),
+                "|&" => self.plan.compound("|&"),
+                _ => {}
+            }
+        }
+    }
+
+    fn visit<'t>(
+        &mut self,
+        node: Node<'t>,
+        depth: usize,
+        in_subst: bool,
+        stack: &mut Vec<Task<'t>>,
+    ) -> Result<(), AstError> {
+        self.budget(depth)?;
+        match node.kind() {
+            k::PROGRAM => {
+                self.note_separators(node);
+                push_children(node, depth, in_subst, stack);
+            }
+            k::COMMENT
+            | k::HEREDOC_START
+            | "heredoc_end"
+            | "heredoc_content"
+            | k::FILE_DESCRIPTOR
+            | "variable_name"
+            | "special_variable_name"
+            | k::WORD
+            | k::NUMBER
+            | k::RAW_STRING
+            | k::ANSI_C_STRING
+            | k::STRING_CONTENT
+            | "regex"
+            | "extglob_pattern"
+            | "test_operator" => {}
+            k::LIST => {
+                self.note_separators(node);
+                push_children(node, depth, in_subst, stack);
+            }
+            k::PIPELINE => {
+                self.note_separators(node);
+                self.plan.compound("|");
+                // Every element of a pipeline runs in a subshell: a `cd` there stays there.
+                stack.push(Task::Restore {
+                    cwd: self.cwd.clone(),
+                    stack: self.dir_stack.clone(),
+                });
+                push_children(node, depth, in_subst, stack);
+            }
+            k::SUBSHELL => {
+                self.plan.compound("( )");
+                self.note_separators(node);
+                stack.push(Task::Restore {
+                    cwd: self.cwd.clone(),
+                    stack: self.dir_stack.clone(),
+                });
+                push_children(node, depth, in_subst, stack);
+            }
+            k::COMPOUND_STATEMENT => {
+                self.plan.compound("{ }");
+                self.note_separators(node);
+                push_children(node, depth, in_subst, stack);
+            }
+            k::IF_STATEMENT
+            | k::WHILE_STATEMENT
+            | k::FOR_STATEMENT
+            | k::C_STYLE_FOR_STATEMENT
+            | k::CASE_STATEMENT
+            | k::FUNCTION_DEFINITION => {
+                self.plan.compound(match node.kind() {
+                    k::IF_STATEMENT => "if",
+                    k::WHILE_STATEMENT => "while",
+                    k::FOR_STATEMENT | k::C_STYLE_FOR_STATEMENT => "for",
+                    k::CASE_STATEMENT => "case",
+                    _ => "function",
+                });
+                self.note_separators(node);
+                stack.push(Task::Settle {
+                    cwd: self.cwd.clone(),
+                });
+                push_children(node, depth, in_subst, stack);
+            }
+            k::ELIF_CLAUSE | k::ELSE_CLAUSE | k::DO_GROUP | k::CASE_ITEM | k::NEGATED_COMMAND => {
+                self.note_separators(node);
+                push_children(node, depth, in_subst, stack);
+            }
+            k::REDIRECTED_STATEMENT => {
+                let mut redirects = Vec::new();
+                let mut body = None;
+                let mut cursor = node.walk();
+                for child in node.named_children(&mut cursor) {
+                    match child.kind() {
+                        k::FILE_REDIRECT | k::HEREDOC_REDIRECT | k::HERESTRING_REDIRECT => {
+                            redirects.push(child)
+                        }
+                        _ if body.is_none() => body = Some(child),
+                        _ => stack.push(Task::Visit {
+                            node: child,
+                            depth: depth + 1,
+                            in_subst,
+                        }),
+                    }
+                }
+                match body {
+                    Some(b) if is_command_like(b.kind()) => {
+                        stack.push(Task::Command {
+                            node: b,
+                            outer: node,
+                            redirects,
+                            depth: depth + 1,
+                            in_subst,
+                        });
+                    }
+                    Some(b) if b.kind() == k::LIST || b.kind() == k::PIPELINE => {
+                        stack.push(Task::LateRedirects {
+                            redirects,
+                            depth: depth + 1,
+                            in_subst,
+                        });
+                        stack.push(Task::Visit {
+                            node: b,
+                            depth: depth + 1,
+                            in_subst,
+                        });
+                    }
+                    Some(b) => {
+                        // Redirects of a group or loop open before it runs, in today's cwd.
+                        for r in redirects {
+                            self.redirect(r, depth + 1, in_subst, stack, None)?;
+                        }
+                        stack.push(Task::Visit {
+                            node: b,
+                            depth: depth + 1,
+                            in_subst,
+                        });
+                    }
+                    None => {
+                        for r in redirects {
+                            self.redirect(r, depth + 1, in_subst, stack, None)?;
+                        }
+                    }
+                }
+            }
+            kind if is_command_like(kind) => {
+                stack.push(Task::Command {
+                    node,
+                    outer: node,
+                    redirects: Vec::new(),
+                    depth,
+                    in_subst,
+                });
+            }
+            k::FILE_REDIRECT | k::HEREDOC_REDIRECT | k::HERESTRING_REDIRECT => {
+                self.redirect(node, depth, in_subst, stack, None)?;
+            }
+            k::COMMAND_SUBSTITUTION | k::PROCESS_SUBSTITUTION => {
+                self.plan
+                    .obfuscated(format!("uses {}", describe_subst(node.kind())));
+                stack.push(Task::Restore {
+                    cwd: self.cwd.clone(),
+                    stack: self.dir_stack.clone(),
+                });
+                push_children(node, depth, true, stack);
+            }
+            k::ARITHMETIC_EXPANSION | k::EXPANSION => {
+                self.plan
+                    .obfuscated(format!("uses {}", describe_subst(node.kind())));
+                push_children(node, depth, in_subst, stack);
+            }
+            k::STRING
+            | k::TRANSLATED_STRING
+            | k::CONCATENATION
+            | k::SIMPLE_EXPANSION
+            | k::BRACE_EXPRESSION
+            | "binary_expression"
+            | "unary_expression"
+            | "postfix_expression"
+            | "parenthesized_expression"
+            | "ternary_expression"
+            | "subscript"
+            | "array"
+            | k::HEREDOC_BODY
+            | k::COMMAND_NAME => {
+                push_children(node, depth, in_subst, stack);
+            }
+            other => return Err(AstError::UnknownNode(other.to_string())),
+        }
+        Ok(())
+    }
+
+    /// Records one redirect: on `cmd` when given, else as a loose redirect in today's cwd.
+    fn redirect<'t>(
+        &mut self,
+        node: Node<'t>,
+        depth: usize,
+        in_subst: bool,
+        stack: &mut Vec<Task<'t>>,
+        cmd: Option<&mut SimpleCommand>,
+    ) -> Result<(), AstError> {
+        self.budget(depth)?;
+        let mut found: Vec<(Redirect, bool)> = Vec::new();
+        let mut extra_words: Vec<Word> = Vec::new();
+        match node.kind() {
+            k::FILE_REDIRECT => {
+                let op = operator_of(node, self.src);
+                // `rm > /dev/null -rf /`: words after the first destination are
+                // arguments of the command, not part of the target.
+                let mut cursor = node.walk();
+                let dests: Vec<Node<'t>> = node
+                    .children_by_field_name(k::FIELD_DESTINATION, &mut cursor)
+                    .collect();
+                let mut dests = dests.into_iter();
+                let target = dests
+                    .next()
+                    .map(|d| self.word(d, depth + 1, in_subst, stack));
+                for extra in dests {
+                    let w = self.word(extra, depth + 1, in_subst, stack);
+                    extra_words.push(w);
+                }
+                let fd_target = target.as_ref().is_none_or(|t| is_fd_target(&t.text));
+                let kind = match op.as_str() {
+                    "<" => RedirectKind::Read,
+                    ">&" | "<&" if fd_target => RedirectKind::Duplicate,
+                    "<&" => RedirectKind::Read,
+                    ">&-" | "<&-" => RedirectKind::Duplicate,
+                    // `>`, `>>`, `>|`, `&>`, `&>>`, `<>` and `>&FILE` all open a file for writing.
+                    _ => RedirectKind::Write,
+                };
+                found.push((Redirect { kind, target }, false));
+            }
+            k::HERESTRING_REDIRECT => {
+                let mut cursor = node.walk();
+                let kids: Vec<Node<'t>> = node.named_children(&mut cursor).collect();
+                for child in kids {
+                    if child.kind() != k::FILE_DESCRIPTOR {
+                        let _ = self.word(child, depth + 1, in_subst, stack);
+                    }
+                }
+                found.push((
+                    Redirect {
+                        kind: RedirectKind::Inline,
+                        target: None,
+                    },
+                    true,
+                ));
+            }
+            k::HEREDOC_REDIRECT => {
+                found.push((
+                    Redirect {
+                        kind: RedirectKind::Inline,
+                        target: None,
+                    },
+                    true,
+                ));
+                let mut cursor = node.walk();
+                let kids: Vec<Node<'t>> = node.named_children(&mut cursor).collect();
+                for child in kids {
+                    match child.kind() {
+                        k::HEREDOC_BODY => push_children(child, depth, in_subst, stack),
+                        k::FILE_REDIRECT | k::HERESTRING_REDIRECT => {
+                            // Redirects written after `<<EOF` on the same line.
+                            let before = self.plan.loose_redirects.len();
+                            self.redirect(child, depth + 1, in_subst, stack, None)?;
+                            let moved: Vec<(Redirect, Cwd)> =
+                                self.plan.loose_redirects.drain(before..).collect();
+                            found.extend(moved.into_iter().map(|(r, _)| (r, false)));
+                        }
+                        k::HEREDOC_START | "heredoc_end" | k::FILE_DESCRIPTOR => {}
+                        _ => {
+                            // `cat <<EOF | grep x`, `cat <<EOF && ls`: a further statement.
+                            self.plan.compound("heredoc pipeline");
+                            stack.push(Task::Visit {
+                                node: child,
+                                depth: depth + 1,
+                                in_subst,
+                            });
+                        }
+                    }
+                }
+            }
+            other => return Err(AstError::UnknownNode(other.to_string())),
+        }
+        match cmd {
+            Some(c) => {
+                c.words.extend(extra_words);
+                for (r, heredoc) in found {
+                    c.heredoc |= heredoc;
+                    c.redirects.push(r);
+                }
+            }
+            None => {
+                for (r, _) in found {
+                    self.plan.loose_redirects.push((r, self.cwd.clone()));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn command<'t>(
+        &mut self,
+        node: Node<'t>,
+        outer: Node<'t>,
+        redirects: &[Node<'t>],
+        depth: usize,
+        in_subst: bool,
+        stack: &mut Vec<Task<'t>>,
+    ) -> Result<(), AstError> {
+        self.budget(depth)?;
+        let mut cmd = SimpleCommand {
+            assignments: Vec::new(),
+            words: Vec::new(),
+            redirects: Vec::new(),
+            text: crate::vocab::collapse_whitespace(self.text(outer)),
+            cwd: self.cwd.clone(),
+            heredoc: false,
+        };
+        let kind = node.kind();
+        let mut cursor = node.walk();
+        let children: Vec<Node<'t>> = node.children(&mut cursor).collect();
+        for child in children {
+            match child.kind() {
+                k::VARIABLE_ASSIGNMENT => {
+                    let w = self.word(child, depth + 1, in_subst, stack);
+                    cmd.assignments.push(w);
+                }
+                k::VARIABLE_ASSIGNMENTS => {
+                    let mut c2 = child.walk();
+                    let kids: Vec<Node<'t>> = child.named_children(&mut c2).collect();
+                    for a in kids {
+                        let w = self.word(a, depth + 1, in_subst, stack);
+                        cmd.assignments.push(w);
+                    }
+                }
+                k::FILE_REDIRECT | k::HERESTRING_REDIRECT | k::HEREDOC_REDIRECT => {
+                    self.redirect(child, depth + 1, in_subst, stack, Some(&mut cmd))?;
+                }
+                k::COMMAND_NAME => {
+                    let w = self.word(child, depth + 1, in_subst, stack);
+                    if w.dynamic || w.pattern {
+                        self.plan.obfuscated(format!(
+                            "its command name `{}` is not a literal word",
+                            w.text
+                        ));
+                    }
+                    cmd.words.push(w);
+                }
+                k::COMMENT => {}
+                k::SUBSHELL => stack.push(Task::Visit {
+                    node: child,
+                    depth: depth + 1,
+                    in_subst,
+                }),
+                _ if !child.is_named() => {
+                    // Keywords of declaration/unset/test commands are words too.
+                    if kind != k::COMMAND
+                        && kind != k::VARIABLE_ASSIGNMENT
+                        && kind != k::VARIABLE_ASSIGNMENTS
+                    {
+                        cmd.words.push(Word {
+                            text: self.text(child).to_string(),
+                            dynamic: false,
+                            pattern: false,
+                        });
+                    }
+                }
+                _ if kind == k::VARIABLE_ASSIGNMENT => {
+                    // A standalone assignment: its value may hold a substitution.
+                    let _ = self.word(child, depth + 1, in_subst, stack);
+                }
+                _ => {
+                    let w = self.word(child, depth + 1, in_subst, stack);
+                    cmd.words.push(w);
+                }
+            }
+        }
+        if kind == k::VARIABLE_ASSIGNMENT {
+            cmd.assignments.push(Word {
+                text: self.text(node).to_string(),
+                dynamic: false,
+                pattern: false,
+            });
+        }
+        for r in redirects {
+            self.redirect(*r, depth + 1, in_subst, stack, Some(&mut cmd))?;
+        }
+        if !in_subst {
+            self.plan.statements += 1;
+        }
+        self.track_cwd(&cmd);
+        self.plan.commands.push(cmd);
+        Ok(())
+    }
+
+    /// `cd`, `pushd`, `popd` move the cwd for the commands after them.
+    fn track_cwd(&mut self, cmd: &SimpleCommand) {
+        let mut words: &[Word] = &cmd.words;
+        if let Some(first) = words.first()
+            && (first.text == "builtin" || first.text == "command")
+        {
+            words = words.get(1..).unwrap_or(&[]);
+        }
+        let Some(first) = words.first() else { return };
+        let args: Vec<&Word> = words
+            .iter()
+            .skip(1)
+            .filter(|w| !(w.text.starts_with('-') && w.text.len() > 1))
+            .collect();
+        let target = |w: Option<&&Word>| -> Cwd {
+            match w {
+                None => Cwd::Known(self.ctx.home().to_path_buf()),
+                Some(w) if w.dynamic && !is_home_word(&w.text) => Cwd::Unknown,
+                Some(w) if w.text == "-" => Cwd::Unknown,
+                Some(w) => {
+                    match crate::paths::resolve_word(&w.text, self.cwd.path(), self.ctx.home()) {
+                        Some(p) => Cwd::Known(p),
+                        None => Cwd::Unknown,
+                    }
+                }
+            }
+        };
+        let next = match first.text.as_str() {
+            "cd" | "chdir" => target(args.first()),
+            "pushd" => {
+                let t = target(args.first());
+                self.dir_stack.push(self.cwd.clone());
+                t
+            }
+            "popd" => self.dir_stack.pop().unwrap_or(Cwd::Unknown),
+            _ => return,
+        };
+        if next == Cwd::Unknown && self.plan.unknown_cwd_after.is_none() {
+            self.plan.unknown_cwd_after = Some(format!("`{}`", cmd.text));
+        }
+        self.cwd = next;
+    }
+
+    /// Evaluates a word-like node to its value with quotes removed; schedules the
+    /// commands inside substitutions for visiting.
+    fn word<'t>(
+        &mut self,
+        node: Node<'t>,
+        depth: usize,
+        in_subst: bool,
+        stack: &mut Vec<Task<'t>>,
+    ) -> Word {
+        let mut out = Word {
+            text: String::new(),
+            dynamic: false,
+            pattern: false,
+        };
+        self.word_into(node, depth, in_subst, stack, &mut out, false);
+        out
+    }
+
+    fn word_into<'t>(
+        &mut self,
+        node: Node<'t>,
+        depth: usize,
+        in_subst: bool,
+        stack: &mut Vec<Task<'t>>,
+        out: &mut Word,
+        quoted: bool,
+    ) {
+        let raw = self.text(node);
+        if depth > self.limits.max_depth {
+            out.text.push_str(raw);
+            out.dynamic = true;
+            self.too_deep = Some(depth);
+            return;
+        }
+        match node.kind() {
+            k::WORD | k::COMMAND_NAME if node.named_child_count() == 0 => {
+                if !quoted && raw.contains(['*', '?', '[']) {
+                    out.pattern = true;
+                }
+                unescape_unquoted(raw, &mut out.text);
+            }
+            k::NUMBER
+            | "variable_name"
+            | "regex"
+            | "extglob_pattern"
+            | "test_operator"
+            | k::FILE_DESCRIPTOR
+                if node.named_child_count() == 0 =>
+            {
+                out.text.push_str(raw);
+            }
+            k::RAW_STRING => out.text.push_str(
+                raw.strip_prefix('\'')
+                    .and_then(|r| r.strip_suffix('\''))
+                    .unwrap_or(raw),
+            ),
+            k::ANSI_C_STRING => decode_ansi_c(raw, &mut out.text),
+            k::STRING_CONTENT => unescape_double_quoted(raw, &mut out.text),
+            k::SIMPLE_EXPANSION => {
+                out.text.push_str(raw);
+                out.dynamic = true;
+            }
+            k::BRACE_EXPRESSION => {
+                out.text.push_str(raw);
+                out.pattern = true;
+            }
+            k::STRING | k::TRANSLATED_STRING => {
+                // Take the text between the quotes; children replace their own ranges.
+                let start = node.start_byte() + if raw.starts_with('$') { 2 } else { 1 };
+                let end = node.end_byte().saturating_sub(1).max(start);
+                let mut pos = start;
+                let mut cursor = node.walk();
+                let kids: Vec<Node<'t>> = node.named_children(&mut cursor).collect();
+                for child in kids {
+                    if child.start_byte() > pos {
+                        unescape_double_quoted(self.slice(pos, child.start_byte()), &mut out.text);
+                    }
+                    self.word_into(child, depth + 1, in_subst, stack, out, true);
+                    pos = child.end_byte();
+                }
+                if end > pos {
+                    unescape_double_quoted(self.slice(pos, end), &mut out.text);
+                }
+            }
+            k::CONCATENATION | k::COMMAND_NAME | k::VARIABLE_ASSIGNMENT | k::WORD | k::NUMBER => {
+                // Children cover parts of the text; the gaps are literal word text.
+                let mut pos = node.start_byte();
+                let mut cursor = node.walk();
+                let kids: Vec<Node<'t>> = node.named_children(&mut cursor).collect();
+                for child in kids {
+                    if child.start_byte() > pos {
+                        let gap = self.slice(pos, child.start_byte());
+                        if !quoted && gap.contains(['*', '?', '[']) {
+                            out.pattern = true;
+                        }
+                        unescape_unquoted(gap, &mut out.text);
+                    }
+                    self.word_into(child, depth + 1, in_subst, stack, out, quoted);
+                    pos = child.end_byte();
+                }
+                if node.end_byte() > pos {
+                    let gap = self.slice(pos, node.end_byte());
+                    if !quoted && gap.contains(['*', '?', '[']) {
+                        out.pattern = true;
+                    }
+                    unescape_unquoted(gap, &mut out.text);
+                }
+            }
+            k::COMMAND_SUBSTITUTION
+            | k::PROCESS_SUBSTITUTION
+            | k::ARITHMETIC_EXPANSION
+            | k::EXPANSION => {
+                out.text.push_str(raw);
+                out.dynamic = true;
+                // Even `${HOME}` counts as obfuscated (DESIGN.md); paths still expand it.
+                stack.push(Task::Visit {
+                    node,
+                    depth: depth + 1,
+                    in_subst,
+                });
+            }
+            _ => {
+                // Expression shapes (arrays, subscripts, arithmetic): opaque values that
+                // may still hide substitutions, so visit them.
+                out.text.push_str(raw);
+                out.dynamic = true;
+                stack.push(Task::Visit {
+                    node,
+                    depth: depth + 1,
+                    in_subst,
+                });
+            }
+        }
+    }
+}
+
+fn is_command_like(kind: &str) -> bool {
+    matches!(
+        kind,
+        k::COMMAND
+            | k::DECLARATION_COMMAND
+            | k::UNSET_COMMAND
+            | k::TEST_COMMAND
+            | k::VARIABLE_ASSIGNMENT
+            | k::VARIABLE_ASSIGNMENTS
+    )
+}
+
+fn describe_subst(kind: &str) -> &'static str {
+    match kind {
+        k::COMMAND_SUBSTITUTION => "command substitution",
+        k::PROCESS_SUBSTITUTION => "process substitution",
+        k::ARITHMETIC_EXPANSION => "arithmetic expansion",
+        _ => "parameter expansion `${…}`",
+    }
+}
+
+fn is_home_word(w: &str) -> bool {
+    w == "$HOME" || w == "${HOME}" || w.starts_with("$HOME/") || w.starts_with("${HOME}/")
+}
+
+/// `2>&1`, `>&-`, `<&3`: a descriptor, not a file.
+fn is_fd_target(t: &str) -> bool {
+    t == "-"
+        || (!t.is_empty() && t.chars().all(|c| c.is_ascii_digit()))
+        || t.strip_suffix('-')
+            .is_some_and(|d| d.chars().all(|c| c.is_ascii_digit()))
+}
+
+/// The operator token of a redirect (`>`, `>>`, `&>`, `>&`, `<`, `>|`, `<>`, …).
+fn operator_of(node: Node<'_>, src: &str) -> String {
+    let mut cursor = node.walk();
+    for child in node.children(&mut cursor) {
+        if !child.is_named() {
+            return src.get(child.byte_range()).unwrap_or("").to_string();
+        }
+    }
+    String::new()
+}
+
+/// Removes backslash escapes and line continuations as bash does outside quotes.
+fn unescape_unquoted(raw: &str, out: &mut String) {
+    let mut chars = raw.chars();
+    while let Some(c) = chars.next() {
+        if c == '\\' {
+            match chars.next() {
+                Some('\n') | None => {}
+                Some(n) => out.push(n),
+            }
+        } else {
+            out.push(c);
+        }
+    }
+}
+
+/// Inside double quotes a backslash escapes only `$`, backtick, `"`, `\` and newline.
+fn unescape_double_quoted(raw: &str, out: &mut String) {
+    let mut chars = raw.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\\' {
+            match chars.peek() {
+                Some('$' | '`' | '"' | '\\') => {
+                    if let Some(n) = chars.next() {
+                        out.push(n);
+                    }
+                }
+                Some('\n') => {
+                    chars.next();
+                }
+                _ => out.push(c),
+            }
+        } else {
+            out.push(c);
+        }
+    }
+}
+
+/// `$'…'`: the escapes bash decodes, so `$'\x72\x6d'` reads as `rm`.
+fn decode_ansi_c(raw: &str, out: &mut String) {
+    let inner = raw
+        .strip_prefix("$'")
+        .and_then(|r| r.strip_suffix('\''))
+        .unwrap_or(raw);
+    let mut chars = inner.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        match chars.next() {
+            Some('n') => out.push('\n'),
+            Some('t') => out.push('\t'),
+            Some('r') => out.push('\r'),
+            Some('a') => out.push('\x07'),
+            Some('b') => out.push('\x08'),
+            Some('e' | 'E') => out.push('\x1b'),
+            Some('f') => out.push('\x0c'),
+            Some('v') => out.push('\x0b'),
+            Some('x') => {
+                let mut v = 0u32;
+                for _ in 0..2 {
+                    match chars.peek().and_then(|c| c.to_digit(16)) {
+                        Some(d) => {
+                            v = v * 16 + d;
+                            chars.next();
+                        }
+                        None => break,
+                    }
+                }
+                out.push(char::from_u32(v).unwrap_or('?'));
+            }
+            Some(d @ '0'..='7') => {
+                let mut v = d.to_digit(8).unwrap_or(0);
+                for _ in 0..2 {
+                    match chars.peek().and_then(|c| c.to_digit(8)) {
+                        Some(n) => {
+                            v = v * 8 + n;
+                            chars.next();
+                        }
+                        None => break,
+                    }
+                }
+                out.push(char::from_u32(v).unwrap_or('?'));
+            }
+            Some(other) => out.push(other),
+            None => out.push('\\'),
+        }
+    }
+}

@@ -1,0 +1,259 @@
+//! `khaelor-perm check`: decide one tool call from the command line.
+//!
+//! Owns the flags, reading the call (`--tool NAME --input JSON`, or `-- COMMAND` for
+//! bash), and printing the decision as text (decision, requests with their rules, then
+//! the panel box or the message) or as JSON (`--json`: the whole `CallDecision`).
+//! Deciding is `tools::map_call` + `decide::decide`; nothing here judges anything.
+//!
+//! Exit statuses: 0 allow, 3 ask, 4 deny, 2 usage or input error (bad flags, bad JSON,
+//! unknown tool, missing field, relative or missing root). A broken config is not an
+//! input error: its problems go to stderr and the decision is capped at ask.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use crate::config::load_policy;
+use crate::decide::{CallDecision, decide};
+use crate::messages::render_panel_box;
+use crate::rules::Action;
+use crate::tools::map_call;
+use crate::vocab::AnalysisContext;
+
+/// Exit status for allow.
+pub const EXIT_ALLOW: u8 = 0;
+/// Exit status for a usage or input error (clap's own usage errors use 2 as well).
+pub const EXIT_USAGE: u8 = 2;
+/// Exit status for ask.
+pub const EXIT_ASK: u8 = 3;
+/// Exit status for deny.
+pub const EXIT_DENY: u8 = 4;
+
+#[derive(Debug, clap::Args)]
+#[command(
+    after_help = "Exit status: 0 allow, 3 ask, 4 deny, 2 usage or input error.\n\n\
+Examples:\n  khaelor-perm check -- 'git status && rm -rf build'\n  \
+khaelor-perm check --tool write --input '{\"path\":\"src/a.rs\",\"content\":\"x\"}' --json"
+)]
+pub struct Args {
+    /// Project root (absolute; default: the current directory).
+    #[arg(long, value_name = "DIR")]
+    pub root: Option<PathBuf>,
+    /// Working directory of the call (absolute; default: the root).
+    #[arg(long, value_name = "DIR")]
+    pub cwd: Option<PathBuf>,
+    /// Home directory for `~` and the user config (absolute; default: $HOME).
+    #[arg(long, value_name = "DIR")]
+    pub home: Option<PathBuf>,
+    /// A managed config whose deny and ask rules no other layer can loosen.
+    #[arg(long, value_name = "FILE")]
+    pub managed_config: Option<PathBuf>,
+    /// Print the decision as JSON.
+    #[arg(long)]
+    pub json: bool,
+    /// Nobody can answer a panel: every ask becomes a deny.
+    #[arg(long)]
+    pub non_interactive: bool,
+    /// The tool name (read, glob, grep, list, write, edit, apply_patch, bash,
+    /// process_start, process_stdin, webfetch).
+    #[arg(long, value_name = "NAME")]
+    pub tool: Option<String>,
+    /// The tool input as a JSON object.
+    #[arg(long, value_name = "JSON")]
+    pub input: Option<String>,
+    /// Shorthand for `--tool bash`: the command (one argument is used as is; several
+    /// are shell-quoted and joined).
+    #[arg(last = true, value_name = "COMMAND")]
+    pub command: Vec<String>,
+}
+
+/// A usage or input problem, printed as `error: …` (or as JSON with `--json`).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct CliError {
+    pub code: &'static str,
+    pub message: String,
+}
+
+impl CliError {
+    fn new(code: &'static str, message: impl Into<String>) -> Self {
+        CliError {
+            code,
+            message: message.into(),
+        }
+    }
+}
+
+/// Prints a usage error in the requested form and returns exit status 2.
+pub fn fail(json: bool, e: &CliError) -> ExitCode {
+    if json {
+        let v = serde_json::json!({ "error": { "code": e.code, "message": e.message } });
+        println!("{v}");
+    } else {
+        eprintln!("error: {e}");
+    }
+    ExitCode::from(EXIT_USAGE)
+}
+
+/// The analysis context from the flags: root defaults to the current directory, cwd to
+/// the root, home to `$HOME`; all must be absolute, the root must exist.
+pub fn context(
+    root: Option<&Path>,
+    cwd: Option<&Path>,
+    home: Option<&Path>,
+) -> Result<AnalysisContext, CliError> {
+    let root = match root {
+        Some(r) => r.to_path_buf(),
+        None => std::env::current_dir().map_err(|e| {
+            CliError::new("badRoot", format!("cannot read the current directory: {e}"))
+        })?,
+    };
+    let home = match home {
+        Some(h) => h.to_path_buf(),
+        None => std::env::var_os("HOME")
+            .filter(|h| !h.is_empty())
+            .map(PathBuf::from)
+            .ok_or_else(|| CliError::new("badHome", "`HOME` is not set; pass `--home DIR`"))?,
+    };
+    AnalysisContext::new(&root, cwd, &home).map_err(|e| CliError::new("badContext", e.to_string()))
+}
+
+/// Words after `--` to one command: a single word is the command text itself; several
+/// are quoted where the shell would need it, so `check -- git commit -m "a b"` keeps
+/// `a b` one argument.
+pub fn join_command(words: &[String]) -> String {
+    match words {
+        [one] => one.clone(),
+        _ => words
+            .iter()
+            .map(|w| shell_quote(w))
+            .collect::<Vec<_>>()
+            .join(" "),
+    }
+}
+
+fn shell_quote(w: &str) -> String {
+    let safe = !w.is_empty()
+        && w.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "_./:=@%+,-".contains(c));
+    if safe {
+        w.to_string()
+    } else {
+        format!("'{}'", w.replace('\'', "'\\''"))
+    }
+}
+
+fn exit_for(a: Action) -> ExitCode {
+    ExitCode::from(match a {
+        Action::Allow => EXIT_ALLOW,
+        Action::Ask => EXIT_ASK,
+        Action::Deny => EXIT_DENY,
+    })
+}
+
+pub fn run(args: Args) -> ExitCode {
+    match decide_from_args(&args) {
+        Ok(d) => {
+            print_decision(&d, args.json);
+            exit_for(d.decision)
+        }
+        Err(e) => fail(args.json, &e),
+    }
+}
+
+fn decide_from_args(args: &Args) -> Result<CallDecision, CliError> {
+    let (tool, input) = match (&args.tool, args.command.is_empty()) {
+        (Some(_), false) => {
+            return Err(CliError::new(
+                "usage",
+                "give either `--tool NAME --input JSON` or `-- COMMAND`, not both",
+            ));
+        }
+        (None, true) => {
+            return Err(CliError::new(
+                "usage",
+                "nothing to check: give `--tool NAME --input JSON` or `-- COMMAND`",
+            ));
+        }
+        (None, false) => {
+            if args.input.is_some() {
+                return Err(CliError::new(
+                    "usage",
+                    "`--input` goes with `--tool`, not with `-- COMMAND`",
+                ));
+            }
+            (
+                "bash".to_string(),
+                serde_json::json!({ "command": join_command(&args.command) }),
+            )
+        }
+        (Some(t), true) => {
+            let input = match &args.input {
+                Some(text) => serde_json::from_str(text).map_err(|e| {
+                    CliError::new("badInput", format!("`--input` is not valid JSON: {e}"))
+                })?,
+                None => serde_json::json!({}),
+            };
+            (t.clone(), input)
+        }
+    };
+    let ctx = context(
+        args.root.as_deref(),
+        args.cwd.as_deref(),
+        args.home.as_deref(),
+    )?;
+    let policy = load_policy(ctx.root(), ctx.home(), args.managed_config.as_deref());
+    for e in policy.errors() {
+        eprintln!("warning: broken config, every decision is at most ask: {e}");
+    }
+    let call = map_call(&tool, &input, &ctx).map_err(|e| CliError::new(e.code(), e.to_string()))?;
+    Ok(decide(&policy, &[], &call, &ctx, !args.non_interactive))
+}
+
+fn print_decision(d: &CallDecision, json: bool) {
+    if json {
+        match serde_json::to_string_pretty(d) {
+            Ok(s) => println!("{s}"),
+            // Serializing plain data cannot fail; say so rather than print nothing.
+            Err(e) => eprintln!("error: cannot print the decision as JSON: {e}"),
+        }
+        return;
+    }
+    let mut out = format!("{}\n", d.decision);
+    for r in &d.requests {
+        let rule = r
+            .rule
+            .as_ref()
+            .map_or_else(|| "no rule matched".to_string(), |x| x.describe());
+        out.push_str(&crate::messages::terminal_safe(&format!(
+            "  {:<5} {} \"{}\"\n        rule: {rule}\n",
+            r.decision.as_str(),
+            r.request.capability,
+            r.request.subject
+        )));
+    }
+    if let Some(p) = &d.panel {
+        out.push_str(&render_panel_box(p));
+    }
+    if let Some(m) = &d.message {
+        out.push_str(&crate::messages::terminal_safe(m));
+        out.push('\n');
+    }
+    print!("{out}");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn several_words_are_requoted() {
+        let w = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert_eq!(join_command(&w(&["git status && ls"])), "git status && ls");
+        assert_eq!(
+            join_command(&w(&["git", "commit", "-m", "a b"])),
+            "git commit -m 'a b'"
+        );
+        assert_eq!(join_command(&w(&["echo", "it's"])), "echo 'it'\\''s'");
+        assert_eq!(join_command(&w(&["ls", "|", "cat"])), "ls '|' cat");
+    }
+}

@@ -1,0 +1,132 @@
+//! `khaelor-perm rules`: the effective rules in evaluation order with source and file
+//! position (the seed's `/permissions` view, §6.2), the config problems, and with
+//! `--check` the rules a later rule always overrides.
+//!
+//! Owns printing only; loading and the shadow analysis live in `config` and `rules`.
+//!
+//! Exit statuses: 0 fine, 1 a config file is broken (or, with `--check`, a rule is
+//! shadowed), 2 usage error (relative or missing root).
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use serde::Serialize;
+
+use crate::cli::check::{context, fail};
+use crate::config::{ConfigError, Shadowed, load_policy};
+use crate::messages::terminal_safe;
+use crate::rules::PermissionRule;
+
+/// Exit status when a config is broken or `--check` finds shadowed rules.
+pub const EXIT_PROBLEMS: u8 = 1;
+
+#[derive(Debug, clap::Args)]
+#[command(
+    after_help = "Exit status: 0 fine, 1 broken config (or shadowed rules with --check), 2 usage error."
+)]
+pub struct Args {
+    /// Project root (absolute; default: the current directory).
+    #[arg(long, value_name = "DIR")]
+    pub root: Option<PathBuf>,
+    /// Home directory for the user config (absolute; default: $HOME).
+    #[arg(long, value_name = "DIR")]
+    pub home: Option<PathBuf>,
+    /// A managed config whose deny and ask rules no other layer can loosen.
+    #[arg(long, value_name = "FILE")]
+    pub managed_config: Option<PathBuf>,
+    /// Print as JSON.
+    #[arg(long)]
+    pub json: bool,
+    /// Also report rules that a later rule always overrides.
+    #[arg(long)]
+    pub check: bool,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Listing<'a> {
+    files: Vec<String>,
+    rules: &'a [PermissionRule],
+    errors: &'a [ConfigError],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    shadowed: Option<Vec<Shadowed>>,
+}
+
+pub fn run(args: Args) -> ExitCode {
+    let ctx = match context(args.root.as_deref(), None, args.home.as_deref()) {
+        Ok(c) => c,
+        Err(e) => return fail(args.json, &e),
+    };
+    let policy = load_policy(ctx.root(), ctx.home(), args.managed_config.as_deref());
+    let shadowed = args.check.then(|| policy.shadowed());
+    let problems = !policy.errors().is_empty() || shadowed.as_ref().is_some_and(|s| !s.is_empty());
+    if args.json {
+        let listing = Listing {
+            files: policy
+                .files()
+                .iter()
+                .map(|f| f.display().to_string())
+                .collect(),
+            rules: policy.rules(),
+            errors: policy.errors(),
+            shadowed,
+        };
+        match serde_json::to_string_pretty(&listing) {
+            Ok(s) => println!("{s}"),
+            Err(e) => eprintln!("error: cannot print the rules as JSON: {e}"),
+        }
+    } else {
+        print!("{}", terminal_safe(&render(&policy, shadowed.as_deref())));
+    }
+    ExitCode::from(if problems { EXIT_PROBLEMS } else { 0 })
+}
+
+fn render(policy: &crate::config::Policy, shadowed: Option<&[Shadowed]>) -> String {
+    let mut out = String::from(
+        "Effective rules, in evaluation order (the last matching rule wins; no match asks):\n",
+    );
+    let cap_w = policy
+        .rules()
+        .iter()
+        .map(|r| r.capability.chars().count())
+        .max()
+        .unwrap_or(0);
+    for (i, r) in policy.rules().iter().enumerate() {
+        let origin = r
+            .origin
+            .as_ref()
+            .map(|o| format!("  {o}"))
+            .unwrap_or_default();
+        let always = if r.allow_always {
+            "  (allowAlways)"
+        } else {
+            ""
+        };
+        out.push_str(&format!(
+            "{:>3}  {:<5}  {:<cap_w$}  {:<30}  {}{origin}{always}\n",
+            i + 1,
+            r.action.as_str(),
+            r.capability,
+            format!("\"{}\"", r.pattern),
+            r.source
+        ));
+    }
+    out.push_str("Beneath every rule: the hardline floor (seed §4.2). Managed deny/ask rules are a ceiling.\n");
+    if !policy.errors().is_empty() {
+        out.push_str("\nBroken configuration (every decision is at most ask until fixed):\n");
+        for e in policy.errors() {
+            out.push_str(&format!("  {e}\n"));
+        }
+    }
+    if let Some(s) = shadowed {
+        if s.is_empty() {
+            out.push_str("\nNo shadowed rules.\n");
+        } else {
+            out.push_str("\nShadowed rules:\n");
+            for x in s {
+                out.push_str(&format!("  {x}\n"));
+            }
+        }
+    }
+    out
+}

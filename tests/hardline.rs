@@ -1,0 +1,146 @@
+//! Hardline floor goldens (seed §4.2) from `fixtures/hardline.jsonl`, run through both
+//! engines (`analyze_lexer` and the AST engine's `analyze`): a hit must fire on each,
+//! a non-hit must fire on neither, and a hit leaves no "always" pattern anywhere.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
+
+mod common;
+
+use std::path::Path;
+
+use khaelor_perm::analysis;
+use khaelor_perm::hardline::{self, HARDLINE_RISK_NOTE};
+use khaelor_perm::vocab::{Analysis, AnalysisContext};
+use serde::Deserialize;
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Case {
+    command: String,
+    hit: bool,
+    #[serde(default)]
+    rule: Option<String>,
+}
+
+fn ctx() -> (tempfile::TempDir, AnalysisContext) {
+    let dir = tempfile::tempdir().unwrap();
+    let ctx = AnalysisContext::new(dir.path(), None, Path::new("/home/tester")).unwrap();
+    (dir, ctx)
+}
+
+fn verdict(engine: &str, a: &Analysis, case: &Case) -> Vec<String> {
+    let mut out = Vec::new();
+    match (&a.hardline, case.hit) {
+        (Some(h), true) => {
+            if let Some(rule) = &case.rule
+                && &h.rule != rule
+            {
+                out.push(format!("{engine}: rule {:?}, want {rule:?}", h.rule));
+            }
+            if !a.always_patterns.is_empty()
+                || a.requests.iter().any(|r| !r.always_patterns.is_empty())
+            {
+                out.push(format!("{engine}: a hit still offers always patterns"));
+            }
+            if !a.risk_notes.iter().any(|n| n == HARDLINE_RISK_NOTE) {
+                out.push(format!("{engine}: the floor's risk note is missing"));
+            }
+        }
+        (None, false) => {}
+        (got, _) => out.push(format!("{engine}: hardline {got:?}, want hit={}", case.hit)),
+    }
+    out
+}
+
+#[test]
+fn hardline_table_on_both_engines() {
+    let (_dir, ctx) = ctx();
+    let cases = common::load_table::<Case>("hardline.jsonl");
+    assert!(cases.len() >= 60, "the table lost cases");
+    assert!(cases.iter().any(|(_, c)| c.hit) && cases.iter().any(|(_, c)| !c.hit));
+    let mut failures = Vec::new();
+    for (line, case) in &cases {
+        let lexer = analysis::analyze_lexer(&case.command, &ctx);
+        let ast = analysis::analyze(&case.command, &ctx);
+        for problem in verdict("lexer", &lexer, case)
+            .into_iter()
+            .chain(verdict("ast", &ast, case))
+        {
+            failures.push(format!("line {line}: {:?}: {problem}", case.command));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+#[test]
+fn check_raw_agrees_with_the_table() {
+    // The raw-text check alone (the lexer's rendering the AST engine also consults).
+    let (_dir, ctx) = ctx();
+    let mut failures = Vec::new();
+    for (line, case) in common::load_table::<Case>("hardline.jsonl") {
+        let got = hardline::check_raw(&case.command, &ctx);
+        if got.is_some() != case.hit {
+            failures.push(format!(
+                "line {line}: {:?}: check_raw {got:?}",
+                case.command
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn rendering_is_de_obfuscated() {
+    let (_dir, ctx) = ctx();
+    let words = |s: &str| -> Vec<String> { s.split(' ').map(String::from).collect() };
+    assert_eq!(hardline::render(&words("rm -rf \"//.\""), &ctx), "rm -rf /");
+    assert_eq!(
+        hardline::render(&words("rm -rf $HOME/"), &ctx),
+        "rm -rf /home/tester"
+    );
+    assert_eq!(
+        hardline::render(&words("rm  -rf ~/a/../*"), &ctx),
+        "rm -rf /home/tester/*"
+    );
+    let hit = hardline::check(&words("sudo rm -fr //"), &ctx).unwrap();
+    assert_eq!(hit.rule, "rm -rf /");
+    assert_eq!(hit.rendering, "rm -fr /");
+}
+
+#[test]
+fn redirect_targets() {
+    let (_dir, ctx) = ctx();
+    for t in [
+        "/dev/sda",
+        "/dev/sdb1",
+        "/dev/nvme0n1p2",
+        "/dev/hda",
+        "/dev/vda",
+        "/dev/xvda",
+        "/dev/mmcblk0",
+        "/dev/disk3",
+        "/dev//sda",
+    ] {
+        assert!(hardline::check_redirect_target(t, &ctx).is_some(), "{t}");
+    }
+    for t in [
+        "/dev/null",
+        "/dev/stderr",
+        "/dev/tty",
+        "sda",
+        "./dev/sda",
+        "/tmp/sda",
+        "$X",
+    ] {
+        assert!(hardline::check_redirect_target(t, &ctx).is_none(), "{t}");
+    }
+}

@@ -1,0 +1,162 @@
+//! Bash decisions end to end (tool mapping -> analysis -> rules -> decision), table
+//! fixtures/policy_bash.jsonl, run twice: under the defaults, and with a project config
+//! that allows everything (fixtures/configs/allow_all.json), where the hardline floor,
+//! obfuscation and self-protection must still hold. Needs the bash engines from main.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
+
+mod common;
+
+use std::path::PathBuf;
+
+use khaelor_perm::config::{Policy, load_policy};
+use khaelor_perm::decide::decide;
+use khaelor_perm::messages::HARDLINE_NOTE;
+use khaelor_perm::rules::Action;
+use khaelor_perm::tools::map_call;
+use khaelor_perm::vocab::AnalysisContext;
+use serde::Deserialize;
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct Case {
+    command: String,
+    decision: Action,
+    allow_all: Action,
+    #[serde(default)]
+    hardline: bool,
+}
+
+struct World {
+    _tmp: tempfile::TempDir,
+    root: PathBuf,
+    home: PathBuf,
+}
+
+fn world(allow_all: bool) -> World {
+    let tmp = tempfile::tempdir().unwrap();
+    let base = std::fs::canonicalize(tmp.path()).unwrap();
+    let root = base.join("proj");
+    let home = base.join("home");
+    std::fs::create_dir_all(root.join(".git/hooks")).unwrap();
+    std::fs::create_dir_all(root.join("src")).unwrap();
+    std::fs::create_dir_all(&home).unwrap();
+    if allow_all {
+        std::fs::create_dir_all(root.join(".khaelor")).unwrap();
+        std::fs::copy(
+            common::fixtures_dir().join("configs/allow_all.json"),
+            root.join(".khaelor/config.json"),
+        )
+        .unwrap();
+    }
+    World {
+        _tmp: tmp,
+        root,
+        home,
+    }
+}
+
+fn run(allow_all: bool) {
+    let w = world(allow_all);
+    let policy: Policy = load_policy(&w.root, &w.home, None);
+    assert!(policy.errors().is_empty(), "{:?}", policy.errors());
+    let ctx = AnalysisContext::new(&w.root, None, &w.home).unwrap();
+    let table: Vec<(usize, Case)> = common::load_table("policy_bash.jsonl");
+    assert!(table.len() >= 60, "the table has {} commands", table.len());
+    let mut failures = Vec::new();
+    for (line, case) in &table {
+        let want = if allow_all {
+            case.allow_all
+        } else {
+            case.decision
+        };
+        let input = serde_json::json!({ "command": case.command });
+        let outcome = std::panic::catch_unwind(|| {
+            let call = map_call("bash", &input, &ctx).map_err(|e| e.to_string())?;
+            Ok::<_, String>(decide(&policy, &[], &call, &ctx, true))
+        });
+        let d = match outcome {
+            Ok(Ok(d)) => d,
+            Ok(Err(e)) => {
+                failures.push(format!("line {line} `{}`: mapping error {e}", case.command));
+                continue;
+            }
+            Err(_) => {
+                failures.push(format!(
+                    "line {line} `{}`: panicked (engine not landed?)",
+                    case.command
+                ));
+                continue;
+            }
+        };
+        if d.decision != want {
+            let reqs: Vec<String> = d
+                .requests
+                .iter()
+                .map(|r| {
+                    format!(
+                        "{} {} {:?} -> {} by {}",
+                        r.decision,
+                        r.request.capability,
+                        r.request.subject,
+                        r.decision,
+                        r.rule
+                            .as_ref()
+                            .map_or("no rule".to_string(), |x| x.describe())
+                    )
+                })
+                .collect();
+            failures.push(format!(
+                "line {line} `{}`: expected {want}, got {}\n      {}",
+                case.command,
+                d.decision,
+                reqs.join("\n      ")
+            ));
+            continue;
+        }
+        if case.hardline {
+            let ok = d.hardline.is_some()
+                && d.message
+                    .as_deref()
+                    .is_some_and(|m| m.contains(HARDLINE_NOTE));
+            if !ok {
+                failures.push(format!(
+                    "line {line} `{}`: denied but not by the hardline floor: {:?}",
+                    case.command, d.message
+                ));
+            }
+        }
+        if d.decision == Action::Ask && d.panel.is_none() {
+            failures.push(format!(
+                "line {line} `{}`: an ask without a panel",
+                case.command
+            ));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {} commands failed ({}):\n{}",
+        failures.len(),
+        table.len(),
+        if allow_all {
+            "allow-all project config"
+        } else {
+            "defaults"
+        },
+        failures.join("\n")
+    );
+}
+
+#[test]
+fn bash_decisions_under_the_defaults() {
+    run(false);
+}
+
+#[test]
+fn bash_decisions_with_a_project_rule_allowing_everything() {
+    run(true);
+}
