@@ -254,9 +254,13 @@ fn panic_response(err: Box<dyn Any + Send + 'static>) -> Response {
 
 async fn not_found(req: Request) -> ApiError {
     let path = req.uri().path();
-    // A session or call id with a slash (or an encoded one the router split on) never
-    // matches a route: say what is wrong with it rather than a bare 404.
-    if path.starts_with("/v1/sessions/") {
+    // A session or call id with a slash in it splits into more segments than any route
+    // has: say what is wrong with the id rather than a bare 404.
+    if let Some(rest) = path.strip_prefix("/v1/sessions/")
+        && ["/events", "/pending", "/calls", "/grant", "/deny"]
+            .iter()
+            .any(|s| rest.ends_with(s))
+    {
         return ApiError::bad_request(
             "invalid_id",
             "invalid session or call id: expected 1 to 128 of A-Z a-z 0-9 _ -",
