@@ -205,6 +205,7 @@ fn init_logging(format: LogFormat) {
             .json()
             .flatten_event(true)
             .with_current_span(true)
+            .with_span_list(false)
             .try_init(),
     };
 }
