@@ -76,7 +76,18 @@ pub fn decide(
     interactive: bool,
 ) -> CallDecision {
     let session = (!session_rules.is_empty()).then(|| RuleSet::new(session_rules.to_vec()));
-    let protected = protected_paths(policy, ctx);
+    // Resolving the protected paths costs syscalls; only writes can need them.
+    let writes = call.requests.iter().any(|r| {
+        matches!(
+            r.capability,
+            Capability::FileWriteProject | Capability::FileWriteOutsideProject
+        )
+    });
+    let protected = if writes {
+        protected_paths(policy, ctx)
+    } else {
+        Vec::new()
+    };
     let broken = !policy.errors().is_empty();
 
     let mut requests: Vec<CapabilityRequest> = call.requests.clone();
@@ -146,6 +157,25 @@ pub fn decide(
                     push_note(&mut req.risk_notes, note);
                 }
             }
+        }
+        let path_capability = matches!(
+            req.capability,
+            Capability::FileRead
+                | Capability::FileWriteProject
+                | Capability::FileWriteOutsideProject
+        );
+        if path_capability && !req.subject.starts_with('/') && action == Action::Allow {
+            // An unresolved path (`cat $F`, a write after `cd "$X"`): its location is only
+            // known when it runs, so no rule written for locations can vouch for it.
+            action = Action::Ask;
+            rule = Some(PermissionRule::new(
+                req.capability.as_str(),
+                "*",
+                Action::Ask,
+                RuleSource::Builtin,
+            ));
+            offer_always = false;
+            push_note(&mut req.risk_notes, messages::UNKNOWN_PATH_NOTE);
         }
         if let Some(pattern) = protected_target(&req, &protected) {
             offer_always = false;

@@ -28,6 +28,12 @@ enum Command {
     /// Run the AST engine and the V1 lexer over files of commands and report where and
     /// why they disagree, with timings.
     Compare(cli::compare::Args),
+    /// Run the HTTP service until SIGTERM or SIGINT.
+    Serve(cli::serve::Args),
+    /// Exit 0 when the service answers /healthz with 200 (for container health checks).
+    Healthcheck(cli::healthcheck::Args),
+    /// Print the service's OpenAPI document (YAML).
+    Openapi(cli::openapi::Args),
 }
 
 fn main() -> ExitCode {
@@ -36,5 +42,8 @@ fn main() -> ExitCode {
         Command::Check(args) => cli::check::run(args),
         Command::Rules(args) => cli::rules::run(args),
         Command::Compare(args) => cli::compare::run(args),
+        Command::Serve(args) => cli::serve::run(args),
+        Command::Healthcheck(args) => cli::healthcheck::run(args),
+        Command::Openapi(args) => cli::openapi::run(args),
     }
 }

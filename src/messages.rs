@@ -11,10 +11,11 @@ use crate::decide::{CallDecision, EvaluatedRequest};
 use crate::rules::{Action, PermissionRule};
 use crate::vocab::{Capability, HardlineHit, collapse_whitespace};
 
-/// The hardline risk note (seed §4.2). Kept equal to `crate::hardline`'s constant once
-/// that lands; a test pins the text.
-pub const HARDLINE_NOTE: &str =
-    "Blocked by KHAELOR's built-in safety floor — this cannot be allowed by configuration.";
+/// The hardline risk note (seed §4.2), owned by the floor; a test pins the text.
+pub const HARDLINE_NOTE: &str = crate::hardline::HARDLINE_RISK_NOTE;
+
+/// A path subject that is not absolute: the analyzer could not resolve it.
+pub const UNKNOWN_PATH_NOTE: &str = "This path is only known when the command runs (a variable or an unknown working directory), so it cannot be allowed silently.";
 
 /// Seed §5.2: every ask resolves as deny when nobody can answer.
 pub const NON_INTERACTIVE_MESSAGE: &str =

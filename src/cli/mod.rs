@@ -8,4 +8,7 @@
 pub mod analyze;
 pub mod check;
 pub mod compare;
+pub mod healthcheck;
+pub mod openapi;
 pub mod rules;
+pub mod serve;

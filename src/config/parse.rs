@@ -22,26 +22,35 @@ pub(crate) fn lower_first(s: &str) -> String {
     }
 }
 
-/// Byte offset -> 1-based (line, column in characters), as jsonc-parser counts them.
+/// Byte offset -> 1-based (line, column in characters), as jsonc-parser counts them
+/// (a line ends at `\n` or at a lone `\r`). Line starts are found once, so positions
+/// for every rule of a large file stay cheap.
 struct LineIndex<'a> {
     text: &'a str,
+    starts: Vec<usize>,
 }
 
-impl LineIndex<'_> {
-    fn position(&self, offset: usize) -> (usize, usize) {
-        let before = self.text.get(..offset).unwrap_or(self.text);
-        let mut line = 1;
-        let mut col = 1;
-        let mut chars = before.chars().peekable();
-        while let Some(c) = chars.next() {
-            if c == '\n' || (c == '\r' && chars.peek() != Some(&'\n')) {
-                line += 1;
-                col = 1;
-            } else {
-                col += 1;
+impl<'a> LineIndex<'a> {
+    fn new(text: &'a str) -> Self {
+        let bytes = text.as_bytes();
+        let mut starts = vec![0];
+        for (i, b) in bytes.iter().enumerate() {
+            let lone_cr = *b == b'\r' && bytes.get(i + 1) != Some(&b'\n');
+            if *b == b'\n' || lone_cr {
+                starts.push(i + 1);
             }
         }
-        (line, col)
+        LineIndex { text, starts }
+    }
+
+    fn position(&self, offset: usize) -> (usize, usize) {
+        let line = self.starts.partition_point(|s| *s <= offset).max(1);
+        let start = self.starts.get(line - 1).copied().unwrap_or(0);
+        let col = self
+            .text
+            .get(start..offset)
+            .map_or(0, |t| t.chars().count());
+        (line, col + 1)
     }
 }
 
@@ -73,7 +82,7 @@ pub fn parse_config(text: &str, file: &str, source: RuleSource) -> ParsedConfig 
     let mut p = Parser {
         file,
         source,
-        index: LineIndex { text },
+        index: LineIndex::new(text),
         rules: Vec::new(),
         errors: Vec::new(),
     };
@@ -425,5 +434,22 @@ impl Parser<'_> {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn positions_count_lines_and_characters_like_jsonc_parser() {
+        let text = "ab\r\ncé\rx\n\nz";
+        let idx = LineIndex::new(text);
+        let at = |needle: &str| idx.position(text.find(needle).unwrap());
+        assert_eq!(at("ab"), (1, 1));
+        assert_eq!(at("\r\n"), (1, 3));
+        assert_eq!(at("é"), (2, 2));
+        assert_eq!(at("x"), (3, 1));
+        assert_eq!(at("z"), (5, 1));
     }
 }

@@ -1,0 +1,218 @@
+//! Request and response bodies of the HTTP API, camelCase on the wire.
+//!
+//! Owns the shapes only, with their OpenAPI schemas; bodies reject unknown fields so a
+//! misspelt option (`interactve`) is a 400, not a silent default. Shared library types
+//! (analysis, rules, decisions) are serialized as they are and documented by the
+//! mirror schemas in `openapi`.
+
+use serde::{Deserialize, Serialize};
+use utoipa::{IntoParams, ToSchema};
+
+/// Which engine `/v1/analyze` runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize, ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Engine {
+    /// tree-sitter-bash, with the lexer as fail-closed fallback.
+    #[default]
+    Ast,
+    /// The V1 shell-word lexer alone.
+    Lexer,
+    /// The AST analysis with the lexer's beside it (`lexer`, `agree`).
+    Both,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Health {
+    /// Always `ok` when the server answers.
+    pub status: String,
+    pub version: String,
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct AnalyzeRequest {
+    /// The bash command, at most 64 KiB.
+    pub command: String,
+    /// Absolute path of the project root (must exist).
+    pub project_root: String,
+    /// Absolute starting directory; defaults to the project root.
+    #[serde(default)]
+    pub cwd: Option<String>,
+    /// Absolute home that `~` and `$HOME` expand to; defaults to the server's `$HOME`.
+    #[serde(default)]
+    pub home: Option<String>,
+    #[serde(default)]
+    pub engine: Option<Engine>,
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct EvaluateRequest {
+    /// Tool name: read, glob, grep, list, write, edit, apply_patch, bash,
+    /// process_start, process_stdin, webfetch.
+    pub tool: String,
+    /// The tool's input object, as the model sent it.
+    #[schema(value_type = Object)]
+    pub input: serde_json::Value,
+    pub project_root: String,
+    #[serde(default)]
+    pub cwd: Option<String>,
+    #[serde(default)]
+    pub home: Option<String>,
+    /// Whether a user can answer an ask; when false every ask resolves as deny
+    /// (seed §5.2). Defaults to true.
+    #[serde(default)]
+    pub interactive: Option<bool>,
+}
+
+#[derive(Debug, Deserialize, IntoParams)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[into_params(parameter_in = Query)]
+pub struct RulesQuery {
+    /// Absolute path of the project root.
+    #[param(rename = "projectRoot")]
+    pub project_root: String,
+    /// Home whose user config is layered in; defaults to the server's `$HOME`.
+    #[serde(default)]
+    pub home: Option<String>,
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ToolsAvailableRequest {
+    pub project_root: String,
+    #[serde(default)]
+    pub home: Option<String>,
+    /// The tool names the host would offer the model.
+    pub tools: Vec<String>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ToolsAvailableResponse {
+    /// The tools still offered: those whose every capability is denied for `*` are
+    /// removed (seed §7.2).
+    pub tools: Vec<String>,
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct RecordCallRequest {
+    /// The tool call id, `[A-Za-z0-9_-]{1,128}`.
+    pub call_id: String,
+    /// The model turn the call belongs to; denying one call denies the turn's other
+    /// pending calls.
+    #[serde(default)]
+    pub turn_id: Option<String>,
+    pub tool: String,
+    #[schema(value_type = Object)]
+    pub input: serde_json::Value,
+    pub project_root: String,
+    #[serde(default)]
+    pub cwd: Option<String>,
+    #[serde(default)]
+    pub home: Option<String>,
+    #[serde(default)]
+    pub interactive: Option<bool>,
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct GrantRequest {
+    pub scope: crate::session::GrantScope,
+    /// For `always`: one of the call's offered `alwaysPatterns`; defaults to the first
+    /// (most specific).
+    #[serde(default)]
+    pub pattern: Option<String>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct GrantResponse {
+    pub call_id: String,
+    pub status: crate::session::CallStatus,
+    pub scope: crate::session::GrantScope,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pattern: Option<String>,
+    /// The rules an `always` grant added.
+    pub persisted_rules: Vec<crate::grants::PersistedRule>,
+    /// The config file the rules were appended to.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub config_file: Option<String>,
+    /// Other pending calls of the session that the grant made evaluate to allow, now
+    /// approved.
+    pub auto_approved: Vec<String>,
+}
+
+#[derive(Debug, Default, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct DenyRequest {
+    /// One line from the user; reaches the model verbatim (seed §5.4).
+    #[serde(default)]
+    pub feedback: Option<String>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct DeniedCall {
+    pub call_id: String,
+    /// The model-facing message (seed §5.4).
+    pub message: String,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct DenyResponse {
+    pub call_id: String,
+    /// The model-facing message (seed §5.4).
+    pub message: String,
+    /// Other pending calls of the same turn, denied with it.
+    pub also_denied: Vec<DeniedCall>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct PendingCall {
+    pub call_id: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub turn_id: Option<String>,
+    pub tool: String,
+    #[schema(value_type = Object)]
+    pub input: serde_json::Value,
+    pub project_root: String,
+    pub requested_at: String,
+    /// The decision that asked: requests with matched rules, always patterns, panel.
+    #[schema(value_type = super::openapi::CallDecisionSchema)]
+    pub decision: serde_json::Value,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct PendingResponse {
+    pub session_id: String,
+    /// Calls waiting for the user, oldest first.
+    pub pending: Vec<PendingCall>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct EventsResponse {
+    pub session_id: String,
+    pub events: Vec<crate::session::Event>,
+    /// Lines of the log that could not be read (a torn last line after a crash), each
+    /// with file and line; they are skipped, never fatal.
+    pub warnings: Vec<String>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct RulesResponse {
+    /// Effective rules in evaluation order: defaults, managed, user, project (last
+    /// match wins).
+    #[schema(value_type = Vec<super::openapi::PermissionRuleSchema>)]
+    pub rules: Vec<crate::rules::PermissionRule>,
+    /// Config problems (file, line, column); while any exists every decision is at
+    /// most ask.
+    #[schema(value_type = Vec<super::openapi::ConfigErrorSchema>)]
+    pub errors: Vec<crate::config::ConfigError>,
+    /// The config files read, existing or not.
+    pub files: Vec<String>,
+}

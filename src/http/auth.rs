@@ -1,0 +1,71 @@
+//! Bearer-token authentication of the service.
+//!
+//! Owns the check only: which token is configured and whether the server may start
+//! without one is the `serve` command's business. `/healthz` (container health checks)
+//! and `/openapi.yaml` (a public contract) are open; everything else needs the token
+//! when one is set.
+
+use axum::extract::{Request, State};
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+
+use super::{ApiError, AppState};
+
+/// Paths answered without a token.
+const OPEN_PATHS: [&str; 2] = ["/healthz", "/openapi.yaml"];
+
+pub async fn require_token(State(state): State<AppState>, req: Request, next: Next) -> Response {
+    let Some(token) = state.config().token.as_deref() else {
+        return next.run(req).await;
+    };
+    if OPEN_PATHS.contains(&req.uri().path()) {
+        return next.run(req).await;
+    }
+    let given = req
+        .headers()
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| {
+            v.strip_prefix("Bearer ")
+                .or_else(|| v.strip_prefix("bearer "))
+        })
+        .map(str::trim);
+    match given {
+        Some(given) if constant_time_eq(given.as_bytes(), token.as_bytes()) => next.run(req).await,
+        Some(_) => unauthorized("invalid bearer token"),
+        None => unauthorized("missing bearer token: send `authorization: Bearer <token>`"),
+    }
+}
+
+fn unauthorized(message: &str) -> Response {
+    let mut resp = ApiError::new(StatusCode::UNAUTHORIZED, "unauthorized", message).into_response();
+    resp.headers_mut()
+        .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+    resp
+}
+
+/// Compares without an early exit on the first differing byte, so response timing
+/// does not reveal how much of a guessed token was right.
+fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
+    let mut diff = a.len() ^ b.len();
+    for (i, x) in a.iter().enumerate() {
+        let y = b.get(i % b.len().max(1)).copied().unwrap_or(0);
+        diff |= usize::from(x ^ y);
+    }
+    diff == 0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn compare() {
+        assert!(constant_time_eq(b"secret", b"secret"));
+        assert!(!constant_time_eq(b"secret", b"secreT"));
+        assert!(!constant_time_eq(b"secret", b"secret2"));
+        assert!(!constant_time_eq(b"", b"x"));
+        assert!(!constant_time_eq(b"x", b""));
+    }
+}

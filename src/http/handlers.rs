@@ -1,0 +1,240 @@
+//! Stateless handlers: health, metrics, the spec, analysis, evaluation, rules and the
+//! tool list. Each only translates JSON to library calls and back.
+//!
+//! Must not hold policy or analysis logic: `analysis`, `tools`, `decide` and `config`
+//! do the work; sessions live in `sessions`.
+
+use std::time::Instant;
+
+use axum::Json;
+use axum::extract::State;
+use axum::http::header;
+use axum::response::{IntoResponse, Response};
+
+use super::api::{
+    AnalyzeRequest, Engine, EvaluateRequest, Health, RulesQuery, RulesResponse,
+    ToolsAvailableRequest, ToolsAvailableResponse,
+};
+use super::error::{ApiError, ApiJson, ApiQuery, ErrorBody};
+use super::{AppState, MAX_COMMAND_BYTES};
+use crate::analysis;
+use crate::decide::{self, CallDecision};
+use crate::tools::{self, MappedCall, ToolError};
+use crate::vocab::AnalysisContext;
+
+/// Liveness: answers as long as the server runs.
+#[utoipa::path(get, path = "/healthz", tag = "service",
+    responses((status = 200, description = "The server is up", body = Health)))]
+pub async fn healthz() -> Json<Health> {
+    Json(Health {
+        status: "ok".to_string(),
+        version: env!("CARGO_PKG_VERSION").to_string(),
+    })
+}
+
+/// Prometheus text: requests by route and status, decisions by action, fallbacks by
+/// reason, analysis latency histogram.
+#[utoipa::path(get, path = "/metrics", tag = "service",
+    responses(
+        (status = 200, description = "Prometheus text exposition", body = String, content_type = "text/plain; version=0.0.4"),
+        (status = 401, description = "Missing or invalid bearer token", body = ErrorBody),
+    ))]
+pub async fn metrics(State(state): State<AppState>) -> Response {
+    (
+        [(
+            header::CONTENT_TYPE,
+            "text/plain; version=0.0.4; charset=utf-8",
+        )],
+        state.metrics().render(),
+    )
+        .into_response()
+}
+
+/// This API's OpenAPI document.
+#[utoipa::path(get, path = "/openapi.yaml", tag = "service",
+    responses((status = 200, description = "The OpenAPI 3.1 document", body = String, content_type = "application/yaml")))]
+pub async fn openapi_yaml() -> Response {
+    (
+        [(header::CONTENT_TYPE, "application/yaml")],
+        super::openapi::yaml(),
+    )
+        .into_response()
+}
+
+/// Analyzes one bash command: class, parts, capability requests, always patterns, risk
+/// notes, hardline hit, engine and fallback.
+#[utoipa::path(post, path = "/v1/analyze", tag = "analysis", request_body = AnalyzeRequest,
+    responses(
+        (status = 200, description = "The analysis; for `engine: both` also `lexer` and `agree`", body = super::openapi::BothAnalysisSchema),
+        (status = 400, description = "Malformed JSON or a wrong type (the field is named)", body = ErrorBody),
+        (status = 401, description = "Missing or invalid bearer token", body = ErrorBody),
+        (status = 403, description = "Project root outside the allowed workspace roots", body = ErrorBody),
+        (status = 413, description = "Body over 1 MiB", body = ErrorBody),
+        (status = 415, description = "Content type is not JSON", body = ErrorBody),
+        (status = 422, description = "Relative path, missing project root, or command over 64 KiB", body = ErrorBody),
+    ))]
+pub async fn analyze(
+    State(state): State<AppState>,
+    ApiJson(req): ApiJson<AnalyzeRequest>,
+) -> Result<Response, ApiError> {
+    check_command(&req.command)?;
+    let ctx = state.context(&req.project_root, req.cwd.as_deref(), req.home.as_deref())?;
+    let start = Instant::now();
+    let resp = match req.engine.unwrap_or_default() {
+        Engine::Ast => {
+            let a = analysis::analyze(&req.command, &ctx);
+            state
+                .metrics()
+                .record_analysis(start.elapsed(), a.fallback.as_ref().map(|f| f.reason));
+            Json(a).into_response()
+        }
+        Engine::Lexer => {
+            let a = analysis::analyze_lexer(&req.command, &ctx);
+            state.metrics().record_analysis(start.elapsed(), None);
+            Json(a).into_response()
+        }
+        Engine::Both => {
+            let b = analysis::analyze_both(&req.command, &ctx);
+            state
+                .metrics()
+                .record_analysis(start.elapsed(), b.ast.fallback.as_ref().map(|f| f.reason));
+            Json(b).into_response()
+        }
+    };
+    Ok(resp)
+}
+
+/// A command over the limit is refused before any parsing.
+pub fn check_command(command: &str) -> Result<(), ApiError> {
+    if command.len() > MAX_COMMAND_BYTES {
+        return Err(ApiError::unprocessable(
+            "command_too_large",
+            format!(
+                "command is {} bytes, over the limit of {MAX_COMMAND_BYTES} bytes",
+                command.len()
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// Decides one tool call against the layered rules, statelessly: nothing is recorded.
+#[utoipa::path(post, path = "/v1/evaluate", tag = "policy", request_body = EvaluateRequest,
+    responses(
+        (status = 200, description = "The call decision", body = super::openapi::CallDecisionSchema),
+        (status = 400, description = "Malformed JSON, a wrong type or a missing field (the field is named)", body = ErrorBody),
+        (status = 401, description = "Missing or invalid bearer token", body = ErrorBody),
+        (status = 403, description = "Project root outside the allowed workspace roots", body = ErrorBody),
+        (status = 413, description = "Body over 1 MiB", body = ErrorBody),
+        (status = 415, description = "Content type is not JSON", body = ErrorBody),
+        (status = 422, description = "Unknown tool, relative path, missing project root, command over 64 KiB, unusable input", body = ErrorBody),
+    ))]
+pub async fn evaluate(
+    State(state): State<AppState>,
+    ApiJson(req): ApiJson<EvaluateRequest>,
+) -> Result<Json<CallDecision>, ApiError> {
+    let ctx = state.context(&req.project_root, req.cwd.as_deref(), req.home.as_deref())?;
+    let call = map_call(&state, &req.tool, &req.input, &ctx)?;
+    let policy = state.policies().get(
+        ctx.root(),
+        ctx.home(),
+        state.config().managed_config.as_deref(),
+    );
+    let decision = decide::decide(&policy, &[], &call, &ctx, req.interactive.unwrap_or(true));
+    state.metrics().record_decision(decision.decision.as_str());
+    Ok(Json(decision))
+}
+
+/// The effective rules for a project, in evaluation order, each with its source and
+/// file position, and every config error.
+#[utoipa::path(get, path = "/v1/rules", tag = "policy", params(RulesQuery),
+    responses(
+        (status = 200, description = "Effective rules and config errors", body = RulesResponse),
+        (status = 400, description = "Missing or malformed query parameter", body = ErrorBody),
+        (status = 401, description = "Missing or invalid bearer token", body = ErrorBody),
+        (status = 403, description = "Project root outside the allowed workspace roots", body = ErrorBody),
+        (status = 422, description = "Relative path or missing project root", body = ErrorBody),
+    ))]
+pub async fn rules(
+    State(state): State<AppState>,
+    ApiQuery(q): ApiQuery<RulesQuery>,
+) -> Result<Json<RulesResponse>, ApiError> {
+    let ctx = state.context(&q.project_root, None, q.home.as_deref())?;
+    let policy = state.policies().get(
+        ctx.root(),
+        ctx.home(),
+        state.config().managed_config.as_deref(),
+    );
+    Ok(Json(RulesResponse {
+        rules: policy.rules().to_vec(),
+        errors: policy.errors().to_vec(),
+        files: policy
+            .files()
+            .iter()
+            .map(|f| f.display().to_string())
+            .collect(),
+    }))
+}
+
+/// The tools still worth offering the model: a tool whose needed capability is denied
+/// for every subject is removed (seed §7.2).
+#[utoipa::path(post, path = "/v1/tools/available", tag = "policy", request_body = ToolsAvailableRequest,
+    responses(
+        (status = 200, description = "The tools still offered, in the order given", body = ToolsAvailableResponse),
+        (status = 400, description = "Malformed JSON or a wrong type (the field is named)", body = ErrorBody),
+        (status = 401, description = "Missing or invalid bearer token", body = ErrorBody),
+        (status = 403, description = "Project root outside the allowed workspace roots", body = ErrorBody),
+        (status = 413, description = "Body over 1 MiB", body = ErrorBody),
+        (status = 415, description = "Content type is not JSON", body = ErrorBody),
+        (status = 422, description = "Relative path or missing project root", body = ErrorBody),
+    ))]
+pub async fn tools_available(
+    State(state): State<AppState>,
+    ApiJson(req): ApiJson<ToolsAvailableRequest>,
+) -> Result<Json<ToolsAvailableResponse>, ApiError> {
+    let ctx = state.context(&req.project_root, None, req.home.as_deref())?;
+    let policy = state.policies().get(
+        ctx.root(),
+        ctx.home(),
+        state.config().managed_config.as_deref(),
+    );
+    Ok(Json(ToolsAvailableResponse {
+        tools: decide::available_tools(&policy, &req.tools),
+    }))
+}
+
+/// Maps a tool call, timing the bash analysis inside it for the metrics.
+pub fn map_call(
+    state: &AppState,
+    tool: &str,
+    input: &serde_json::Value,
+    ctx: &AnalysisContext,
+) -> Result<MappedCall, ApiError> {
+    let start = Instant::now();
+    let call = tools::map_call(tool, input, ctx).map_err(tool_error)?;
+    if let Some(a) = &call.analysis {
+        state
+            .metrics()
+            .record_analysis(start.elapsed(), a.fallback.as_ref().map(|f| f.reason));
+    }
+    Ok(call)
+}
+
+/// A tool input the mapping refused: a wrong shape is a 400 naming the field (as for
+/// the body itself), anything else (unknown tool, too large, unusable) a 422.
+pub fn tool_error(e: ToolError) -> ApiError {
+    let message = format!("invalid tool call: {e}");
+    match &e {
+        ToolError::NotAnObject { .. }
+        | ToolError::MissingField { .. }
+        | ToolError::WrongType { .. } => ApiError::bad_request("invalid_input", message),
+        ToolError::UnknownTool(_) => ApiError::unprocessable("unknown_tool", e.to_string()),
+        ToolError::TooLarge {
+            field: "command", ..
+        } => ApiError::unprocessable("command_too_large", message),
+        ToolError::TooLarge { .. } => ApiError::unprocessable("input_too_large", message),
+        ToolError::Empty { .. } => ApiError::unprocessable("empty_input", message),
+        ToolError::BadPatch { .. } => ApiError::unprocessable("bad_patch", message),
+        ToolError::BadCwd { .. } => ApiError::unprocessable("bad_cwd", message),
+    }
+}

@@ -1,0 +1,677 @@
+//! The durable session flow over HTTP (seed §5, §8): record a call, list pending
+//! approvals, grant once or always, deny with feedback, replay the events.
+//!
+//! Owns the orchestration only: which events a step records, in which order, under the
+//! session's lock. Deciding is `decide`, the log is `session`, the config write is
+//! `grants`. A session's lock is held across its disk writes so two requests on one
+//! session never interleave; different sessions never wait on each other (except on
+//! the project config's file lock).
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+
+use axum::Json;
+use axum::extract::State;
+use serde::Serialize;
+use tokio::sync::{Mutex as AsyncMutex, OwnedMutexGuard};
+use utoipa::ToSchema;
+
+use super::AppState;
+use super::api::{
+    DeniedCall, DenyRequest, DenyResponse, EventsResponse, GrantRequest, GrantResponse,
+    PendingCall, PendingResponse, RecordCallRequest,
+};
+use super::error::{ApiError, ApiJson, ApiPath, ErrorBody};
+use super::handlers::map_call;
+use crate::decide::{self, CallDecision, GrantError};
+use crate::grants::{self, PersistedRule};
+use crate::messages;
+use crate::rules::{Action, PermissionRule, RuleSource};
+use crate::session::{
+    ApprovedBy, CallRecord, CallStatus, DeniedBy, EventKind, GrantScope, Session, SessionError,
+    valid_id,
+};
+
+/// Sessions opened since start, each behind its own async lock. A slot holds `None`
+/// until its log has been read.
+#[derive(Debug)]
+pub struct SessionStore {
+    dir: PathBuf,
+    open: Mutex<HashMap<String, Arc<AsyncMutex<Option<Session>>>>>,
+}
+
+type Guard = OwnedMutexGuard<Option<Session>>;
+
+impl SessionStore {
+    pub fn new(dir: PathBuf) -> Self {
+        SessionStore {
+            dir,
+            open: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// Locks session `id`, reading its log on first use.
+    async fn lock(&self, id: &str) -> Result<Guard, ApiError> {
+        let slot = {
+            let mut open = self
+                .open
+                .lock()
+                .map_err(|_| ApiError::internal("session index lock poisoned"))?;
+            open.entry(id.to_string()).or_default().clone()
+        };
+        let mut guard = slot.lock_owned().await;
+        if guard.is_none() {
+            let dir = self.dir.clone();
+            let id = id.to_string();
+            let session = tokio::task::spawn_blocking(move || Session::blocking_open(&dir, &id))
+                .await
+                .map_err(ApiError::internal)?
+                .map_err(session_error)?;
+            *guard = Some(session);
+        }
+        Ok(guard)
+    }
+
+    /// Drops the slot of a session that turned out not to exist, so probing ids does
+    /// not grow the index.
+    fn forget_if_empty(&self, guard: &Guard) {
+        if let Some(s) = guard.as_ref()
+            && !s.exists()
+            && let Ok(mut open) = self.open.lock()
+        {
+            open.remove(s.id());
+        }
+    }
+}
+
+/// Appends events with the disk work off the async threads; gives the guard back.
+async fn append(mut guard: Guard, kinds: Vec<EventKind>) -> Result<Guard, ApiError> {
+    if kinds.is_empty() {
+        return Ok(guard);
+    }
+    let (guard, result) = tokio::task::spawn_blocking(move || {
+        let result = match guard.as_mut() {
+            Some(s) => s.blocking_append(kinds).map(|_| ()),
+            None => Ok(()),
+        };
+        (guard, result)
+    })
+    .await
+    .map_err(ApiError::internal)?;
+    result.map_err(session_error)?;
+    Ok(guard)
+}
+
+fn session_error(e: SessionError) -> ApiError {
+    match e {
+        SessionError::InvalidId(_) => ApiError::bad_request("invalid_id", e.to_string()),
+        _ => ApiError::internal(e),
+    }
+}
+
+fn check_id(what: &str, id: &str) -> Result<(), ApiError> {
+    if valid_id(id) {
+        Ok(())
+    } else {
+        let shown: String = id.chars().take(40).collect();
+        let more = if shown.len() < id.len() { "…" } else { "" };
+        Err(ApiError::bad_request(
+            "invalid_id",
+            format!("invalid {what} id `{shown}{more}`: expected 1 to 128 of A-Z a-z 0-9 _ -"),
+        ))
+    }
+}
+
+fn session_of(guard: &Guard, session_id: &str) -> Result<(), ApiError> {
+    match guard.as_ref() {
+        Some(s) if s.exists() => Ok(()),
+        _ => Err(ApiError::not_found(
+            "unknown_session",
+            format!("no session `{session_id}`"),
+        )),
+    }
+}
+
+/// The pending call `call_id` of the locked session, with its recorded decision.
+fn pending_call(
+    guard: &Guard,
+    session_id: &str,
+    call_id: &str,
+) -> Result<(CallRecord, CallDecision), ApiError> {
+    session_of(guard, session_id)?;
+    let call = guard
+        .as_ref()
+        .and_then(|s| s.call(call_id))
+        .cloned()
+        .ok_or_else(|| {
+            ApiError::not_found(
+                "unknown_call",
+                format!("no call `{call_id}` in session `{session_id}`"),
+            )
+        })?;
+    if call.status != CallStatus::Pending {
+        let status = match call.status {
+            CallStatus::Approved => "approved",
+            CallStatus::Denied => "denied",
+            CallStatus::Requested | CallStatus::Pending => "not waiting for the user",
+        };
+        return Err(ApiError::conflict(
+            "not_pending",
+            format!("call `{call_id}` is not pending: it is {status}"),
+        ));
+    }
+    let decision = call
+        .decision
+        .clone()
+        .ok_or_else(|| {
+            ApiError::internal(format!("pending call `{call_id}` has no recorded decision"))
+        })
+        .and_then(|d| serde_json::from_value::<CallDecision>(d).map_err(ApiError::internal))?;
+    Ok((call, decision))
+}
+
+/// Session rules: "always" grants of this session that could not reach the config file.
+fn session_rules(guard: &Guard) -> Vec<PermissionRule> {
+    guard
+        .as_ref()
+        .map(|s| {
+            s.session_rules()
+                .iter()
+                .filter(|r| r.action == "allow")
+                .map(|r| {
+                    PermissionRule::new(
+                        r.capability.clone(),
+                        r.pattern.clone(),
+                        Action::Allow,
+                        RuleSource::Session,
+                    )
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn to_value<T: Serialize>(v: &T) -> Result<serde_json::Value, ApiError> {
+    serde_json::to_value(v).map_err(ApiError::internal)
+}
+
+/// The answer to recording a call: where it stands, and the decision.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct CallResponse {
+    pub call_id: String,
+    /// `approved` (run it), `pending` (ask the user, then grant or deny), `denied`.
+    pub status: CallStatus,
+    #[serde(flatten)]
+    #[schema(inline, value_type = super::openapi::CallDecisionSchema)]
+    pub decision: CallDecision,
+}
+
+/// Records a tool call and decides it: `ToolRequested`, then `ToolApproved` (allow),
+/// `PermissionRequested` (ask: pending), or `PermissionDenied` + `ToolFailed` (deny).
+/// Creates the session on its first call.
+#[utoipa::path(post, path = "/v1/sessions/{sessionId}/calls", tag = "sessions",
+    params(("sessionId" = String, Path, description = "Session id, `[A-Za-z0-9_-]{1,128}`")),
+    request_body = RecordCallRequest,
+    responses(
+        (status = 200, description = "The call's status and decision", body = CallResponse),
+        (status = 400, description = "Malformed JSON, a wrong type, an invalid session, call or turn id", body = ErrorBody),
+        (status = 401, description = "Missing or invalid bearer token", body = ErrorBody),
+        (status = 403, description = "Project root outside the allowed workspace roots", body = ErrorBody),
+        (status = 409, description = "The call id is already recorded in this session", body = ErrorBody),
+        (status = 413, description = "Body over 1 MiB", body = ErrorBody),
+        (status = 415, description = "Content type is not JSON", body = ErrorBody),
+        (status = 422, description = "Unknown tool, relative path, missing project root, command over 64 KiB, unusable input", body = ErrorBody),
+    ))]
+pub async fn record_call(
+    State(state): State<AppState>,
+    ApiPath(session_id): ApiPath<String>,
+    ApiJson(req): ApiJson<RecordCallRequest>,
+) -> Result<Json<CallResponse>, ApiError> {
+    check_id("session", &session_id)?;
+    check_id("call", &req.call_id)?;
+    if let Some(turn) = &req.turn_id {
+        check_id("turn", turn)?;
+    }
+    let ctx = state.context(&req.project_root, req.cwd.as_deref(), req.home.as_deref())?;
+    let call = map_call(&state, &req.tool, &req.input, &ctx)?;
+
+    let guard = state.sessions().lock(&session_id).await?;
+    if guard.as_ref().and_then(|s| s.call(&req.call_id)).is_some() {
+        return Err(ApiError::conflict(
+            "call_exists",
+            format!(
+                "call `{}` is already recorded in session `{session_id}`",
+                req.call_id
+            ),
+        ));
+    }
+    let policy = state.policies().get(
+        ctx.root(),
+        ctx.home(),
+        state.config().managed_config.as_deref(),
+    );
+    let interactive = req.interactive.unwrap_or(true);
+    let decision = decide::decide(&policy, &session_rules(&guard), &call, &ctx, interactive);
+    state.metrics().record_decision(decision.decision.as_str());
+
+    let call_id = req.call_id.clone();
+    let mut events = vec![EventKind::ToolRequested {
+        call_id: call_id.clone(),
+        turn_id: req.turn_id.clone(),
+        tool: req.tool.clone(),
+        input: req.input.clone(),
+        project_root: ctx.root().display().to_string(),
+        cwd: ctx.cwd().display().to_string(),
+        home: ctx.home().display().to_string(),
+        interactive,
+        requests: to_value(&call.requests)?,
+    }];
+    let status = match decision.decision {
+        Action::Allow => {
+            events.push(EventKind::ToolApproved {
+                call_id: call_id.clone(),
+                by: ApprovedBy::Policy,
+                decisions: to_value(&decision.requests)?,
+                resolved_by: None,
+            });
+            CallStatus::Approved
+        }
+        Action::Ask => {
+            events.push(EventKind::PermissionRequested {
+                call_id: call_id.clone(),
+                decision: to_value(&decision)?,
+            });
+            CallStatus::Pending
+        }
+        Action::Deny => {
+            events.push(EventKind::PermissionDenied {
+                call_id: call_id.clone(),
+                by: DeniedBy::Policy,
+                decisions: Some(to_value(&decision.requests)?),
+                feedback: None,
+                denied_with: None,
+            });
+            let message = decision
+                .message
+                .clone()
+                .unwrap_or_else(|| messages::user_deny_message(&decision, None));
+            events.push(EventKind::ToolFailed {
+                call_id: call_id.clone(),
+                message,
+            });
+            CallStatus::Denied
+        }
+    };
+    append(guard, events).await?;
+    Ok(Json(CallResponse {
+        call_id,
+        status,
+        decision,
+    }))
+}
+
+/// The calls waiting for the user, oldest first. They survive a restart: the request
+/// is in the log and the answer is not.
+#[utoipa::path(get, path = "/v1/sessions/{sessionId}/pending", tag = "sessions",
+    params(("sessionId" = String, Path, description = "Session id")),
+    responses(
+        (status = 200, description = "Pending calls", body = PendingResponse),
+        (status = 400, description = "Invalid session id", body = ErrorBody),
+        (status = 401, description = "Missing or invalid bearer token", body = ErrorBody),
+        (status = 404, description = "Unknown session", body = ErrorBody),
+    ))]
+pub async fn pending(
+    State(state): State<AppState>,
+    ApiPath(session_id): ApiPath<String>,
+) -> Result<Json<PendingResponse>, ApiError> {
+    check_id("session", &session_id)?;
+    let guard = state.sessions().lock(&session_id).await?;
+    state.sessions().forget_if_empty(&guard);
+    session_of(&guard, &session_id)?;
+    let pending = guard
+        .as_ref()
+        .map(|s| {
+            s.pending()
+                .map(|c| PendingCall {
+                    call_id: c.call_id.clone(),
+                    turn_id: c.turn_id.clone(),
+                    tool: c.tool.clone(),
+                    input: c.input.clone(),
+                    project_root: c.project_root.clone(),
+                    requested_at: c.requested_at.clone(),
+                    decision: c.decision.clone().unwrap_or_default(),
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    Ok(Json(PendingResponse {
+        session_id,
+        pending,
+    }))
+}
+
+/// The session's event log, in order, with warnings for lines that could not be read.
+#[utoipa::path(get, path = "/v1/sessions/{sessionId}/events", tag = "sessions",
+    params(("sessionId" = String, Path, description = "Session id")),
+    responses(
+        (status = 200, description = "Every event of the session", body = EventsResponse),
+        (status = 400, description = "Invalid session id", body = ErrorBody),
+        (status = 401, description = "Missing or invalid bearer token", body = ErrorBody),
+        (status = 404, description = "Unknown session", body = ErrorBody),
+    ))]
+pub async fn events(
+    State(state): State<AppState>,
+    ApiPath(session_id): ApiPath<String>,
+) -> Result<Json<EventsResponse>, ApiError> {
+    check_id("session", &session_id)?;
+    let guard = state.sessions().lock(&session_id).await?;
+    state.sessions().forget_if_empty(&guard);
+    session_of(&guard, &session_id)?;
+    let (events, warnings) = guard
+        .as_ref()
+        .map(|s| (s.events().to_vec(), s.warnings().to_vec()))
+        .unwrap_or_default();
+    Ok(Json(EventsResponse {
+        session_id,
+        events,
+        warnings,
+    }))
+}
+
+/// Grants a pending call: `PermissionGranted` then `ToolApproved`. `always` appends the
+/// rules for the chosen pattern to `<root>/.khaelor/config.json` and approves the
+/// session's other pending calls that now evaluate to allow. When the config file
+/// cannot be written (malformed, unwritable) the grant still holds for this session
+/// and the answer is a 409 saying so.
+#[utoipa::path(post, path = "/v1/sessions/{sessionId}/calls/{callId}/grant", tag = "sessions",
+    params(
+        ("sessionId" = String, Path, description = "Session id"),
+        ("callId" = String, Path, description = "Call id"),
+    ),
+    request_body = GrantRequest,
+    responses(
+        (status = 200, description = "Granted and approved", body = GrantResponse),
+        (status = 400, description = "Malformed JSON, a wrong type, an invalid id", body = ErrorBody),
+        (status = 401, description = "Missing or invalid bearer token", body = ErrorBody),
+        (status = 403, description = "Project root outside the allowed workspace roots", body = ErrorBody),
+        (status = 404, description = "Unknown session or call", body = ErrorBody),
+        (status = 409, description = "The call is not pending; or the project config could not be updated (`config_malformed`, `config_write_failed`: the grant applies to this session only)", body = ErrorBody),
+        (status = 413, description = "Body over 1 MiB", body = ErrorBody),
+        (status = 415, description = "Content type is not JSON", body = ErrorBody),
+        (status = 422, description = "`always` with a pattern the call does not offer, or a call that offers none", body = ErrorBody),
+    ))]
+pub async fn grant(
+    State(state): State<AppState>,
+    ApiPath((session_id, call_id)): ApiPath<(String, String)>,
+    ApiJson(req): ApiJson<GrantRequest>,
+) -> Result<Json<GrantResponse>, ApiError> {
+    check_id("session", &session_id)?;
+    check_id("call", &call_id)?;
+    let guard = state.sessions().lock(&session_id).await?;
+    state.sessions().forget_if_empty(&guard);
+    let (call, decision) = pending_call(&guard, &session_id, &call_id)?;
+    let approved = EventKind::ToolApproved {
+        call_id: call_id.clone(),
+        by: ApprovedBy::User,
+        decisions: to_value(&decision.requests)?,
+        resolved_by: None,
+    };
+
+    if req.scope == GrantScope::Once {
+        if req.pattern.is_some() {
+            return Err(ApiError::unprocessable(
+                "pattern_with_once",
+                "`pattern` is only meaningful with scope `always`",
+            ));
+        }
+        let granted = EventKind::PermissionGranted {
+            call_id: call_id.clone(),
+            scope: GrantScope::Once,
+            pattern: None,
+            persisted_rules: Vec::new(),
+            persisted: false,
+            config_file: None,
+            persist_error: None,
+        };
+        append(guard, vec![granted, approved]).await?;
+        return Ok(Json(GrantResponse {
+            call_id,
+            status: CallStatus::Approved,
+            scope: GrantScope::Once,
+            pattern: None,
+            persisted_rules: Vec::new(),
+            config_file: None,
+            auto_approved: Vec::new(),
+        }));
+    }
+
+    let pattern = match (&req.pattern, decision.always_patterns.first()) {
+        (Some(p), _) => p.clone(),
+        (None, Some(first)) => first.clone(),
+        (None, None) => String::new(),
+    };
+    let rules = decide::grant_rules(&decision, &pattern).map_err(|e| match e {
+        GrantError::NotAsking => ApiError::conflict("not_pending", e.to_string()),
+        GrantError::NothingOffered => ApiError::unprocessable("no_always_patterns", e.to_string()),
+        GrantError::NotOffered(_) => ApiError::unprocessable(
+            "pattern_not_offered",
+            format!("{e}; offered: {}", offered(&decision.always_patterns)),
+        ),
+    })?;
+    // The project may have left the allowed workspaces since the call was recorded.
+    let ctx = state.context(&call.project_root, Some(&call.cwd), Some(&call.home))?;
+    let persisted_rules: Vec<PersistedRule> = rules
+        .iter()
+        .map(|r| PersistedRule {
+            capability: r.capability.clone(),
+            pattern: r.pattern.clone(),
+            action: r.action.as_str().to_string(),
+        })
+        .collect();
+    let root = ctx.root().to_path_buf();
+    let to_write = persisted_rules.clone();
+    let written =
+        tokio::task::spawn_blocking(move || grants::blocking_append_rules(&root, &to_write))
+            .await
+            .map_err(ApiError::internal)?;
+    let config_file = grants::project_config_path(ctx.root())
+        .display()
+        .to_string();
+    let (persisted, persist_error) = match &written {
+        Ok(_) => (true, None),
+        Err(e) => {
+            tracing::warn!(error = %e, "always grant not persisted; it applies to this session only");
+            (false, Some(e.to_string()))
+        }
+    };
+    let granted = EventKind::PermissionGranted {
+        call_id: call_id.clone(),
+        scope: GrantScope::Always,
+        pattern: Some(pattern.clone()),
+        persisted_rules: persisted_rules.clone(),
+        persisted,
+        config_file: Some(config_file.clone()),
+        persist_error: persist_error.clone(),
+    };
+    let guard = append(guard, vec![granted, approved]).await?;
+
+    // Seed §5.2: the grant may settle the session's other pending calls.
+    let (guard, auto_approved) = auto_resolve(&state, guard, &call_id).await?;
+    drop(guard);
+
+    match written {
+        Ok(_) => Ok(Json(GrantResponse {
+            call_id,
+            status: CallStatus::Approved,
+            scope: GrantScope::Always,
+            pattern: Some(pattern),
+            persisted_rules,
+            config_file: Some(config_file),
+            auto_approved,
+        })),
+        Err(e) => {
+            let code = match e {
+                grants::GrantError::Malformed { .. } => "config_malformed",
+                grants::GrantError::Io { .. } => "config_write_failed",
+            };
+            Err(ApiError::conflict(
+                code,
+                format!(
+                    "the grant applies to this session only: could not update the project config: {e}"
+                ),
+            ))
+        }
+    }
+}
+
+/// Approves every other pending call of the session that now evaluates to allow.
+async fn auto_resolve(
+    state: &AppState,
+    guard: Guard,
+    granted: &str,
+) -> Result<(Guard, Vec<String>), ApiError> {
+    let others: Vec<CallRecord> = guard
+        .as_ref()
+        .map(|s| {
+            s.pending()
+                .filter(|c| c.call_id != granted)
+                .cloned()
+                .collect()
+        })
+        .unwrap_or_default();
+    let rules = session_rules(&guard);
+    let mut events = Vec::new();
+    let mut approved = Vec::new();
+    for c in others {
+        // A call whose context no longer builds (root gone, now outside the workspaces)
+        // simply stays pending.
+        let Ok(ctx) = state.context(&c.project_root, Some(&c.cwd), Some(&c.home)) else {
+            continue;
+        };
+        let Ok(call) = map_call(state, &c.tool, &c.input, &ctx) else {
+            continue;
+        };
+        let policy = state.policies().get(
+            ctx.root(),
+            ctx.home(),
+            state.config().managed_config.as_deref(),
+        );
+        let d = decide::decide(&policy, &rules, &call, &ctx, c.interactive);
+        if d.decision == Action::Allow {
+            events.push(EventKind::ToolApproved {
+                call_id: c.call_id.clone(),
+                by: ApprovedBy::AutoResolve,
+                decisions: to_value(&d.requests)?,
+                resolved_by: Some(granted.to_string()),
+            });
+            approved.push(c.call_id);
+        }
+    }
+    let guard = append(guard, events).await?;
+    Ok((guard, approved))
+}
+
+fn offered(patterns: &[String]) -> String {
+    if patterns.is_empty() {
+        "none".to_string()
+    } else {
+        patterns
+            .iter()
+            .map(|p| format!("`{p}`"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
+/// Denies a pending call: `PermissionDenied` (with the user's feedback) then
+/// `ToolFailed` with the model-facing message; every other pending call of the same
+/// turn is denied with it (seed §5.2).
+#[utoipa::path(post, path = "/v1/sessions/{sessionId}/calls/{callId}/deny", tag = "sessions",
+    params(
+        ("sessionId" = String, Path, description = "Session id"),
+        ("callId" = String, Path, description = "Call id"),
+    ),
+    request_body = DenyRequest,
+    responses(
+        (status = 200, description = "Denied; the message goes to the model", body = DenyResponse),
+        (status = 400, description = "Malformed JSON, a wrong type, an invalid id", body = ErrorBody),
+        (status = 401, description = "Missing or invalid bearer token", body = ErrorBody),
+        (status = 404, description = "Unknown session or call", body = ErrorBody),
+        (status = 409, description = "The call is not pending", body = ErrorBody),
+        (status = 413, description = "Body over 1 MiB", body = ErrorBody),
+        (status = 415, description = "Content type is not JSON", body = ErrorBody),
+    ))]
+pub async fn deny(
+    State(state): State<AppState>,
+    ApiPath((session_id, call_id)): ApiPath<(String, String)>,
+    ApiJson(req): ApiJson<DenyRequest>,
+) -> Result<Json<DenyResponse>, ApiError> {
+    check_id("session", &session_id)?;
+    check_id("call", &call_id)?;
+    let guard = state.sessions().lock(&session_id).await?;
+    state.sessions().forget_if_empty(&guard);
+    let (call, decision) = pending_call(&guard, &session_id, &call_id)?;
+    let feedback = req.feedback.filter(|f| !f.trim().is_empty());
+    let message = messages::user_deny_message(&decision, feedback.as_deref());
+    let mut events = vec![
+        EventKind::PermissionDenied {
+            call_id: call_id.clone(),
+            by: DeniedBy::User,
+            decisions: None,
+            feedback: feedback.clone(),
+            denied_with: None,
+        },
+        EventKind::ToolFailed {
+            call_id: call_id.clone(),
+            message: message.clone(),
+        },
+    ];
+    let mut also_denied = Vec::new();
+    if let Some(turn) = &call.turn_id {
+        let same_turn: Vec<CallRecord> = guard
+            .as_ref()
+            .map(|s| {
+                s.pending()
+                    .filter(|c| c.call_id != call_id && c.turn_id.as_ref() == Some(turn))
+                    .cloned()
+                    .collect()
+            })
+            .unwrap_or_default();
+        for c in same_turn {
+            let msg = match c
+                .decision
+                .clone()
+                .and_then(|d| serde_json::from_value::<CallDecision>(d).ok())
+            {
+                Some(d) => messages::user_deny_message(&d, None),
+                None => format!(
+                    "The user declined to allow: {}. Continue without it, or propose an alternative.",
+                    c.tool
+                ),
+            };
+            events.push(EventKind::PermissionDenied {
+                call_id: c.call_id.clone(),
+                by: DeniedBy::Turn,
+                decisions: None,
+                feedback: None,
+                denied_with: Some(call_id.clone()),
+            });
+            events.push(EventKind::ToolFailed {
+                call_id: c.call_id.clone(),
+                message: msg.clone(),
+            });
+            also_denied.push(DeniedCall {
+                call_id: c.call_id,
+                message: msg,
+            });
+        }
+    }
+    append(guard, events).await?;
+    Ok(Json(DenyResponse {
+        call_id,
+        message,
+        also_denied,
+    }))
+}

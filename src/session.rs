@@ -1,0 +1,638 @@
+//! The durable session log (seed §5, §8): one JSON Lines file of events per session in
+//! the state directory, and the call states (pending, approved, denied) derived from it.
+//!
+//! Owns the event shapes, the append protocol (write, flush, `sync_data` before the
+//! caller answers), the tolerant load (a torn or corrupt line is skipped and reported,
+//! never fatal) and id validation (ids never become paths unchecked). It does not
+//! evaluate anything: decisions and requests arrive already serialized from the policy,
+//! and the HTTP layer decides which events to record. Functions that touch the disk are
+//! named `blocking_*`.
+
+use std::collections::HashMap;
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::grants::PersistedRule;
+
+/// Longest session or call id accepted.
+pub const MAX_ID_LEN: usize = 128;
+
+/// Whether `id` is a valid session or call id: `[A-Za-z0-9_-]{1,128}`. Anything else
+/// (dots, slashes, percent signs, NUL) is refused before it can reach a path.
+pub fn valid_id(id: &str) -> bool {
+    !id.is_empty()
+        && id.len() <= MAX_ID_LEN
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+}
+
+/// How long a grant lasts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum GrantScope {
+    /// Exactly this call (seed §7.7).
+    Once,
+    /// A rule appended to the project config.
+    Always,
+}
+
+/// What approved a call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub enum ApprovedBy {
+    /// The rules allowed it without asking.
+    Policy,
+    /// The user granted it.
+    User,
+    /// An "always" grant on another call of the session made it evaluate to allow.
+    AutoResolve,
+}
+
+/// What denied a call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub enum DeniedBy {
+    /// A deny rule or the hardline floor (no panel).
+    Policy,
+    /// The user denied this call.
+    User,
+    /// The user denied another pending call of the same turn (seed §5.2).
+    Turn,
+}
+
+/// One event of the seed's flow (§5.1), with what §8 requires each to carry.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(tag = "type")]
+pub enum EventKind {
+    #[serde(rename_all = "camelCase")]
+    ToolRequested {
+        call_id: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        turn_id: Option<String>,
+        tool: String,
+        #[schema(value_type = Object)]
+        input: Value,
+        project_root: String,
+        cwd: String,
+        home: String,
+        interactive: bool,
+        /// The capability requests of the call.
+        #[schema(value_type = Vec<crate::http::openapi::CapabilityRequestSchema>)]
+        requests: Value,
+    },
+    #[serde(rename_all = "camelCase")]
+    PermissionRequested {
+        call_id: String,
+        /// The whole decision: evaluated requests with matched rule and source, always
+        /// patterns, panel.
+        #[schema(value_type = crate::http::openapi::CallDecisionSchema)]
+        decision: Value,
+    },
+    #[serde(rename_all = "camelCase")]
+    ToolApproved {
+        call_id: String,
+        by: ApprovedBy,
+        /// The evaluated requests (matched rule and source of each).
+        #[schema(value_type = Vec<crate::http::openapi::EvaluatedRequestSchema>)]
+        decisions: Value,
+        /// For `autoResolve`: the call whose "always" grant resolved this one.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        resolved_by: Option<String>,
+    },
+    #[serde(rename_all = "camelCase")]
+    PermissionGranted {
+        call_id: String,
+        scope: GrantScope,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pattern: Option<String>,
+        /// The rules an "always" grant added.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        persisted_rules: Vec<PersistedRule>,
+        /// Whether those rules reached the config file; when not, they apply to this
+        /// session only and `persistError` says why.
+        #[serde(default)]
+        persisted: bool,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        config_file: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        persist_error: Option<String>,
+    },
+    #[serde(rename_all = "camelCase")]
+    PermissionDenied {
+        call_id: String,
+        by: DeniedBy,
+        /// For `policy`: the evaluated requests, the denying rule among them.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[schema(value_type = Option<Vec<crate::http::openapi::EvaluatedRequestSchema>>)]
+        decisions: Option<Value>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        feedback: Option<String>,
+        /// For `turn`: the call the user denied.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        denied_with: Option<String>,
+    },
+    #[serde(rename_all = "camelCase")]
+    ToolFailed {
+        call_id: String,
+        /// The model-facing message (seed §5.4).
+        message: String,
+    },
+}
+
+impl EventKind {
+    pub fn call_id(&self) -> &str {
+        match self {
+            EventKind::ToolRequested { call_id, .. }
+            | EventKind::PermissionRequested { call_id, .. }
+            | EventKind::ToolApproved { call_id, .. }
+            | EventKind::PermissionGranted { call_id, .. }
+            | EventKind::PermissionDenied { call_id, .. }
+            | EventKind::ToolFailed { call_id, .. } => call_id,
+        }
+    }
+}
+
+/// An event as stored: sequence number, timestamp, then the event's own fields.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Event {
+    pub seq: u64,
+    /// RFC 3339 UTC, millisecond precision.
+    pub at: String,
+    #[serde(flatten)]
+    pub kind: EventKind,
+}
+
+/// Where a call stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub enum CallStatus {
+    /// Requested; no decision recorded yet (a crash between the two appends).
+    Requested,
+    /// Waiting for the user.
+    Pending,
+    Approved,
+    Denied,
+}
+
+/// One call of a session, as the log tells it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CallRecord {
+    pub call_id: String,
+    pub turn_id: Option<String>,
+    pub tool: String,
+    pub input: Value,
+    pub project_root: String,
+    pub cwd: String,
+    pub home: String,
+    pub interactive: bool,
+    pub requests: Value,
+    pub requested_at: String,
+    /// The decision recorded with `PermissionRequested` (or the approval's decisions).
+    pub decision: Option<Value>,
+    pub status: CallStatus,
+    /// The model-facing message of a denial.
+    pub message: Option<String>,
+}
+
+/// Errors of the session store.
+#[derive(Debug, thiserror::Error)]
+pub enum SessionError {
+    #[error("invalid id `{0}`: expected 1 to 128 of A-Z a-z 0-9 _ -")]
+    InvalidId(String),
+    #[error("could not {action} `{path}`: {source}")]
+    Io {
+        action: &'static str,
+        path: String,
+        source: io::Error,
+    },
+    #[error("could not encode an event: {0}")]
+    Encode(#[from] serde_json::Error),
+}
+
+/// One session: its log file, the events read or written so far, and derived state.
+#[derive(Debug)]
+pub struct Session {
+    id: String,
+    path: PathBuf,
+    events: Vec<Event>,
+    warnings: Vec<String>,
+    calls: HashMap<String, CallRecord>,
+    order: Vec<String>,
+    session_rules: Vec<PersistedRule>,
+    next_seq: u64,
+    /// The file ends without a newline (a torn last line): the next append starts a
+    /// new line so it is not glued to the fragment.
+    needs_newline: bool,
+}
+
+impl Session {
+    /// Opens the session `id` under `dir`, reading its log if there is one. Corrupt
+    /// lines are skipped with a warning (logged and kept in `warnings`).
+    pub fn blocking_open(dir: &Path, id: &str) -> Result<Session, SessionError> {
+        if !valid_id(id) {
+            return Err(SessionError::InvalidId(id.to_string()));
+        }
+        let path = dir.join(format!("{id}.jsonl"));
+        let mut s = Session {
+            id: id.to_string(),
+            path,
+            events: Vec::new(),
+            warnings: Vec::new(),
+            calls: HashMap::new(),
+            order: Vec::new(),
+            session_rules: Vec::new(),
+            next_seq: 1,
+            needs_newline: false,
+        };
+        let mut bytes = Vec::new();
+        match File::open(&s.path) {
+            Ok(mut f) => {
+                f.read_to_end(&mut bytes)
+                    .map_err(|e| io_err("read", &s.path, e))?;
+            }
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(s),
+            Err(e) => return Err(io_err("open", &s.path, e)),
+        }
+        s.needs_newline = bytes.last().is_some_and(|b| *b != b'\n');
+        let text = String::from_utf8_lossy(&bytes);
+        let total = text.lines().count();
+        for (i, line) in text.lines().enumerate() {
+            if line.trim().is_empty() {
+                continue;
+            }
+            match serde_json::from_str::<Event>(line) {
+                Ok(ev) => s.apply(ev),
+                Err(e) => {
+                    let torn = i + 1 == total && s.needs_newline;
+                    let what = if torn {
+                        "torn last line"
+                    } else {
+                        "corrupt line"
+                    };
+                    let w = format!("{}:{}: {what} skipped: {e}", s.path.display(), i + 1);
+                    tracing::warn!(session = %s.id, "{w}");
+                    s.warnings.push(w);
+                }
+            }
+        }
+        Ok(s)
+    }
+
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    /// Whether the session has a log with anything in it (an unknown session has
+    /// none; a log of only unreadable lines still exists, with its warnings).
+    pub fn exists(&self) -> bool {
+        !self.events.is_empty() || !self.warnings.is_empty()
+    }
+
+    pub fn events(&self) -> &[Event] {
+        &self.events
+    }
+
+    /// What went wrong reading the log (skipped lines).
+    pub fn warnings(&self) -> &[String] {
+        &self.warnings
+    }
+
+    pub fn call(&self, call_id: &str) -> Option<&CallRecord> {
+        self.calls.get(call_id)
+    }
+
+    /// Calls in the order they were requested.
+    pub fn calls(&self) -> impl Iterator<Item = &CallRecord> {
+        self.order.iter().filter_map(|id| self.calls.get(id))
+    }
+
+    /// Calls waiting for the user, oldest first.
+    pub fn pending(&self) -> impl Iterator<Item = &CallRecord> {
+        self.calls().filter(|c| c.status == CallStatus::Pending)
+    }
+
+    /// Rules of "always" grants that could not be written to the config file: they
+    /// apply to this session only (seed §6.2).
+    pub fn session_rules(&self) -> &[PersistedRule] {
+        &self.session_rules
+    }
+
+    /// Appends `kinds` as events, flushed and synced before returning; the in-memory
+    /// state changes only once they are durable.
+    pub fn blocking_append(&mut self, kinds: Vec<EventKind>) -> Result<Vec<Event>, SessionError> {
+        let at = now_rfc3339();
+        let mut buf = Vec::new();
+        if self.needs_newline {
+            buf.push(b'\n');
+        }
+        let events: Vec<Event> = kinds
+            .into_iter()
+            .enumerate()
+            .map(|(i, kind)| Event {
+                seq: self.next_seq + i as u64,
+                at: at.clone(),
+                kind,
+            })
+            .collect();
+        for ev in &events {
+            serde_json::to_writer(&mut buf, ev)?;
+            buf.push(b'\n');
+        }
+        if let Some(dir) = self.path.parent() {
+            fs::create_dir_all(dir).map_err(|e| io_err("create", dir, e))?;
+        }
+        let created = !self.path.exists();
+        let mut f = OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&self.path)
+            .map_err(|e| io_err("open", &self.path, e))?;
+        let start = f
+            .seek(SeekFrom::End(0))
+            .map_err(|e| io_err("seek", &self.path, e))?;
+        let written = f
+            .write_all(&buf)
+            .and_then(|()| f.flush())
+            .and_then(|()| f.sync_data());
+        if let Err(e) = written {
+            // Leave no half-written event behind for the next load to trip on.
+            let _ = f.set_len(start);
+            return Err(io_err("write", &self.path, e));
+        }
+        if created && let Some(dir) = self.path.parent() {
+            // A new file's directory entry must be durable too.
+            File::open(dir)
+                .and_then(|d| d.sync_all())
+                .map_err(|e| io_err("sync", dir, e))?;
+        }
+        self.needs_newline = false;
+        for ev in &events {
+            self.apply(ev.clone());
+        }
+        Ok(events)
+    }
+
+    /// Folds one event into the derived state.
+    fn apply(&mut self, ev: Event) {
+        self.next_seq = self.next_seq.max(ev.seq + 1);
+        match &ev.kind {
+            EventKind::ToolRequested {
+                call_id,
+                turn_id,
+                tool,
+                input,
+                project_root,
+                cwd,
+                home,
+                interactive,
+                requests,
+            } => {
+                if !self.calls.contains_key(call_id) {
+                    self.order.push(call_id.clone());
+                }
+                self.calls.insert(
+                    call_id.clone(),
+                    CallRecord {
+                        call_id: call_id.clone(),
+                        turn_id: turn_id.clone(),
+                        tool: tool.clone(),
+                        input: input.clone(),
+                        project_root: project_root.clone(),
+                        cwd: cwd.clone(),
+                        home: home.clone(),
+                        interactive: *interactive,
+                        requests: requests.clone(),
+                        requested_at: ev.at.clone(),
+                        decision: None,
+                        status: CallStatus::Requested,
+                        message: None,
+                    },
+                );
+            }
+            EventKind::PermissionRequested { call_id, decision } => {
+                if let Some(c) = self.calls.get_mut(call_id) {
+                    c.status = CallStatus::Pending;
+                    c.decision = Some(decision.clone());
+                }
+            }
+            EventKind::ToolApproved {
+                call_id, decisions, ..
+            } => {
+                if let Some(c) = self.calls.get_mut(call_id) {
+                    c.status = CallStatus::Approved;
+                    if c.decision.is_none() {
+                        c.decision = Some(decisions.clone());
+                    }
+                }
+            }
+            EventKind::PermissionGranted {
+                scope,
+                persisted_rules,
+                persisted,
+                ..
+            } => {
+                if *scope == GrantScope::Always && !persisted {
+                    for r in persisted_rules {
+                        if !self.session_rules.contains(r) {
+                            self.session_rules.push(r.clone());
+                        }
+                    }
+                }
+            }
+            EventKind::PermissionDenied { call_id, .. } => {
+                if let Some(c) = self.calls.get_mut(call_id) {
+                    c.status = CallStatus::Denied;
+                }
+            }
+            EventKind::ToolFailed { call_id, message } => {
+                if let Some(c) = self.calls.get_mut(call_id) {
+                    c.status = CallStatus::Denied;
+                    c.message = Some(message.clone());
+                }
+            }
+        }
+        self.events.push(ev);
+    }
+}
+
+fn io_err(action: &'static str, path: &Path, source: io::Error) -> SessionError {
+    SessionError::Io {
+        action,
+        path: path.display().to_string(),
+        source,
+    }
+}
+
+/// The current time as RFC 3339 UTC with milliseconds, e.g. `2026-05-01T12:00:00.123Z`.
+pub fn now_rfc3339() -> String {
+    let d = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap_or_default();
+    rfc3339(d.as_secs(), d.subsec_millis())
+}
+
+fn rfc3339(secs: u64, millis: u32) -> String {
+    let days = (secs / 86_400) as i64;
+    let rem = secs % 86_400;
+    let (y, m, d) = civil_from_days(days);
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}.{millis:03}Z",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60
+    )
+}
+
+/// Days since 1970-01-01 to (year, month, day), proleptic Gregorian (H. Hinnant's
+/// algorithm), so no date crate is needed for a timestamp.
+fn civil_from_days(z: i64) -> (i64, u32, u32) {
+    let z = z + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let y = yoe + era * 400;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    (if m <= 2 { y + 1 } else { y }, m, d)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn requested(call: &str, turn: Option<&str>) -> EventKind {
+        EventKind::ToolRequested {
+            call_id: call.into(),
+            turn_id: turn.map(String::from),
+            tool: "bash".into(),
+            input: json!({"command": "npm test"}),
+            project_root: "/p".into(),
+            cwd: "/p".into(),
+            home: "/h".into(),
+            interactive: true,
+            requests: json!([]),
+        }
+    }
+
+    #[test]
+    fn ids() {
+        assert!(valid_id("abc-DEF_123"));
+        assert!(valid_id(&"a".repeat(128)));
+        for bad in [
+            "",
+            "..",
+            "a/b",
+            "a.b",
+            "a%2Fb",
+            "a b",
+            "é",
+            &"a".repeat(129),
+        ] {
+            assert!(!valid_id(bad), "{bad:?}");
+        }
+        let dir = tempfile::tempdir().unwrap();
+        assert!(matches!(
+            Session::blocking_open(dir.path(), "../x"),
+            Err(SessionError::InvalidId(_))
+        ));
+    }
+
+    #[test]
+    fn timestamps() {
+        assert_eq!(rfc3339(0, 0), "1970-01-01T00:00:00.000Z");
+        assert_eq!(rfc3339(951_782_400 + 86_399, 5), "2000-02-29T23:59:59.005Z");
+        assert_eq!(rfc3339(1_777_593_600, 123), "2026-05-01T00:00:00.123Z");
+    }
+
+    #[test]
+    fn pending_survives_reopen_and_torn_line_is_skipped() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut s = Session::blocking_open(dir.path(), "s1").unwrap();
+        assert!(!s.exists());
+        s.blocking_append(vec![
+            requested("c1", Some("t")),
+            EventKind::PermissionRequested {
+                call_id: "c1".into(),
+                decision: json!({"decision": "ask"}),
+            },
+        ])
+        .unwrap();
+        s.blocking_append(vec![
+            requested("c2", None),
+            EventKind::ToolApproved {
+                call_id: "c2".into(),
+                by: ApprovedBy::Policy,
+                decisions: json!([]),
+                resolved_by: None,
+            },
+        ])
+        .unwrap();
+        // A crash mid-write leaves a fragment without newline.
+        let path = dir.path().join("s1.jsonl");
+        let mut f = OpenOptions::new().append(true).open(&path).unwrap();
+        f.write_all(b"{\"seq\":5,\"at\":\"x\",\"type\":\"Tool")
+            .unwrap();
+        drop(f);
+
+        let mut s = Session::blocking_open(dir.path(), "s1").unwrap();
+        assert_eq!(s.events().len(), 4);
+        assert_eq!(s.warnings().len(), 1);
+        assert!(
+            s.warnings()[0].contains(":5: torn last line skipped"),
+            "{:?}",
+            s.warnings()
+        );
+        let pending: Vec<_> = s.pending().map(|c| c.call_id.clone()).collect();
+        assert_eq!(pending, ["c1"]);
+        assert_eq!(s.call("c2").unwrap().status, CallStatus::Approved);
+
+        // The next append starts on a fresh line; the fragment stays as a reported line.
+        s.blocking_append(vec![EventKind::PermissionDenied {
+            call_id: "c1".into(),
+            by: DeniedBy::User,
+            decisions: None,
+            feedback: Some("no".into()),
+            denied_with: None,
+        }])
+        .unwrap();
+        let s = Session::blocking_open(dir.path(), "s1").unwrap();
+        assert_eq!(s.events().len(), 5);
+        assert_eq!(s.events()[4].seq, 5);
+        assert_eq!(s.warnings().len(), 1);
+        assert!(s.warnings()[0].contains("corrupt line"));
+        assert_eq!(s.pending().count(), 0);
+    }
+
+    #[test]
+    fn unpersisted_always_grants_become_session_rules() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut s = Session::blocking_open(dir.path(), "s").unwrap();
+        let rule = PersistedRule {
+            capability: "process.execute".into(),
+            pattern: "npm test".into(),
+            action: "allow".into(),
+        };
+        s.blocking_append(vec![EventKind::PermissionGranted {
+            call_id: "c".into(),
+            scope: GrantScope::Always,
+            pattern: Some("npm test".into()),
+            persisted_rules: vec![rule.clone()],
+            persisted: false,
+            config_file: None,
+            persist_error: Some("bad".into()),
+        }])
+        .unwrap();
+        let s = Session::blocking_open(dir.path(), "s").unwrap();
+        assert_eq!(s.session_rules(), [rule]);
+    }
+}
