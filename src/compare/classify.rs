@@ -222,23 +222,12 @@ impl<'a> Facts<'a> {
             .as_ref()
     }
 
+    /// The AST looked through a wrapper: its note names the command run through it.
     fn wrapped(&self) -> bool {
-        self.ast_note("through `")
-            || self.ast_note("`find -")
-            || self.ast().analysis.parts.iter().any(|p| {
-                p.words.first().is_some_and(|w| {
-                    let name = basename(w);
-                    crate::commands::WRAPPERS.contains(&name)
-                        || (name == "find"
-                            && p.words.iter().any(|x| {
-                                matches!(
-                                    x.as_str(),
-                                    "-exec" | "-execdir" | "-ok" | "-okdir" | "-delete"
-                                )
-                            }))
-                        || (name == "git" && p.words.iter().any(|x| x == "-C"))
-                })
-            })
+        self.ast().analysis.risk_notes.iter().any(|n| {
+            (n.starts_with("Runs `") && n.contains("` through `"))
+                || (n.starts_with("`find -") && n.contains("` runs `"))
+        })
     }
 
     /// An AST part that runs code given as a string: a shell with a `-c` flag, `eval`,
@@ -465,14 +454,8 @@ fn accounts(r: Reason, e: &Element, f: &Facts<'_>) -> bool {
                 _ => false,
             }
         }
-        Reason::ReadOfSecretFile => match e {
-            E::OnlyAst(Capability::FileRead) => ast
-                .not_allowed
-                .iter()
-                .any(|(c, _)| *c == Capability::FileRead),
-            E::AstNotAllowed(c, _) => *c == Capability::FileRead,
-            _ => false,
-        },
+        Reason::ReadOfSecretFile => asked_read(e, f, true),
+        Reason::ReadOfUnknownPath => asked_read(e, f, false),
         Reason::ShCInnerParsed => {
             f.code_string()
                 && match e {
@@ -617,6 +600,21 @@ fn accounts(r: Reason, e: &Element, f: &Facts<'_>) -> bool {
         },
         Reason::ReadDetected => matches!(e, E::OnlyAst(Capability::FileRead)),
         Reason::Unexplained => false,
+    }
+}
+
+/// An AST read the policy asks for: of a resolved path (`resolved`: a secret-shaped
+/// file under the defaults) or of a path only known at run time.
+fn asked_read(e: &Element, f: &Facts<'_>, resolved: bool) -> bool {
+    let fits = |s: &str| s.starts_with('/') == resolved;
+    match e {
+        Element::OnlyAst(Capability::FileRead) => f
+            .ast()
+            .not_allowed
+            .iter()
+            .any(|(c, s)| *c == Capability::FileRead && fits(s)),
+        Element::AstNotAllowed(Capability::FileRead, s) => fits(s),
+        _ => false,
     }
 }
 

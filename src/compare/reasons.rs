@@ -17,6 +17,7 @@ pub enum Reason {
     LexerReadError,
     CommentIgnored,
     ReadOfSecretFile,
+    ReadOfUnknownPath,
     SourcedFile,
     ShCInnerParsed,
     SubstitutionInnerAnalyzed,
@@ -57,6 +58,7 @@ impl Reason {
         Reason::LexerReadError,
         Reason::CommentIgnored,
         Reason::ReadOfSecretFile,
+        Reason::ReadOfUnknownPath,
         Reason::SourcedFile,
         Reason::ShCInnerParsed,
         Reason::SubstitutionInnerAnalyzed,
@@ -90,6 +92,7 @@ impl Reason {
             Reason::LexerReadError => "lexer-read-error",
             Reason::CommentIgnored => "comment-ignored",
             Reason::ReadOfSecretFile => "read-of-secret-file",
+            Reason::ReadOfUnknownPath => "read-of-unknown-path",
             Reason::ShCInnerParsed => "sh-c-inner-parsed",
             Reason::SourcedFile => "sourced-file",
             Reason::SubstitutionInnerAnalyzed => "substitution-inner-analyzed",
@@ -139,6 +142,9 @@ impl Reason {
             }
             Reason::ShCInnerParsed => {
                 "code passed as a string (`sh -c`, `bash -c`, `eval`, `watch`) is parsed again by the AST and its commands counted"
+            }
+            Reason::ReadOfUnknownPath => {
+                "the AST counts a read whose path is only known when the command runs (`$FILE`, a substitution), which asks"
             }
             Reason::SourcedFile => {
                 "`source`/`.` runs a file's commands in the shell; the AST marks the command obfuscated"
