@@ -12,7 +12,10 @@
 //! accounts for a lexer request only when it shows where that request came from (most
 //! by a counterfactual: the same command with the feature removed, e.g. the redirection
 //! or the comment, read again by the lexer, no longer has that request). The other
-//! elements are attributed by the presence of the feature that can produce them.
+//! elements are attributed by the presence of the feature that can produce them (a
+//! wrapper's inner command naming the path, a redirection of the right kind, …). The
+//! last reasons, `write-detected` and `read-detected`, take any remaining AST-only write
+//! or read: the V1 lexer reports no reads and no writes inside the project at all.
 //!
 //! Owns the split into differences and the attribution rules; the reason names and
 //! their order live in `reasons`. It labels, it never changes a decision.
@@ -23,7 +26,7 @@ use super::reasons::Reason;
 use super::scan::{self, RedirectKind, Scan};
 use super::{Comparer, Comparison, Direction, EngineSide};
 use crate::lexer::{self, LexError, Lexed};
-use crate::vocab::{Capability, CommandClass, collapse_whitespace};
+use crate::vocab::{Capability, CommandClass, Part, collapse_whitespace};
 
 /// One difference between the engines on a command.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -227,6 +230,47 @@ impl<'a> Facts<'a> {
         self.ast().analysis.risk_notes.iter().any(|n| {
             (n.starts_with("Runs `") && n.contains("` through `"))
                 || (n.starts_with("`find -") && n.contains("` runs `"))
+        })
+    }
+
+    /// The AST parts that a wrapper runs: parts whose first word is a later word of
+    /// another part led by a wrapper (`sudo chown …` -> `chown …`, `find … -exec wc …`
+    /// -> `wc …`).
+    fn inner_parts(&self) -> Vec<&Part> {
+        let parts = &self.ast().analysis.parts;
+        parts
+            .iter()
+            .filter(|p| {
+                let Some(first) = p.words.first() else {
+                    return false;
+                };
+                parts.iter().any(|q| {
+                    !std::ptr::eq(*p, q)
+                        && q.words.len() > 1
+                        && q.words.first().is_some_and(|w| {
+                            let n = basename(w);
+                            crate::commands::WRAPPERS.contains(&n) || n == "find"
+                        })
+                        && q.words.iter().skip(1).any(|w| w == first)
+                })
+            })
+            .collect()
+    }
+
+    /// Whether an AST request with this subject comes from a command a wrapper runs: a
+    /// command subject that is an inner part's text, or a path one of its words names.
+    fn from_inner_part(&self, subject: &str, cap: Capability) -> bool {
+        let ctx = self.comparer.context();
+        self.inner_parts().iter().any(|p| {
+            if cap.has_command_subject() {
+                return p.text == subject || subject.ends_with(&p.text);
+            }
+            let cwd = p.cwd.as_deref().map(std::path::Path::new);
+            p.words.iter().skip(1).any(|w| {
+                w == subject
+                    || crate::paths::resolve_word(w, cwd, ctx.home())
+                        .is_some_and(|x| x.to_string_lossy() == subject)
+            })
         })
     }
 
@@ -483,7 +527,16 @@ fn accounts(r: Reason, e: &Element, f: &Facts<'_>) -> bool {
                 }
         }
         Reason::WrapperUnwrapped => {
-            f.wrapped() && matches!(e, E::OnlyAst(_) | E::AstNotAllowed(..))
+            f.wrapped()
+                && match e {
+                    E::OnlyAst(c) => ast
+                        .analysis
+                        .requests
+                        .iter()
+                        .any(|r| r.capability == *c && f.from_inner_part(&r.subject, *c)),
+                    E::AstNotAllowed(c, s) => f.from_inner_part(s, *c),
+                    _ => false,
+                }
         }
         Reason::AssignmentPrefix => {
             f.lexer_assignment_part() && matches!(e, E::OnlyAst(_) | E::AstNotAllowed(..))
