@@ -259,7 +259,7 @@ impl<'a> Facts<'a> {
 
     /// Whether an AST request with this subject comes from a command a wrapper runs: a
     /// command subject that is an inner part's text, or a path one of its words names.
-    fn from_inner_part(&self, subject: &str, cap: Capability) -> bool {
+    fn made_by_inner_part(&self, subject: &str, cap: Capability) -> bool {
         let ctx = self.comparer.context();
         self.inner_parts().iter().any(|p| {
             if cap.has_command_subject() {
@@ -533,8 +533,8 @@ fn accounts(r: Reason, e: &Element, f: &Facts<'_>) -> bool {
                         .analysis
                         .requests
                         .iter()
-                        .any(|r| r.capability == *c && f.from_inner_part(&r.subject, *c)),
-                    E::AstNotAllowed(c, s) => f.from_inner_part(s, *c),
+                        .any(|r| r.capability == *c && f.made_by_inner_part(&r.subject, *c)),
+                    E::AstNotAllowed(c, s) => f.made_by_inner_part(s, *c),
                     _ => false,
                 }
         }
