@@ -293,9 +293,10 @@ fn inputs_lines(r: &Report) -> Vec<String> {
         .iter()
         .map(|src| {
             let mut l = format!(
-                "{}: {} commands ({} blank or comment line{} skipped",
+                "{}: {} command{} ({} blank or comment line{} skipped",
                 src.source,
                 thousands(src.commands),
+                if src.commands == 1 { "" } else { "s" },
                 thousands(src.skipped),
                 if src.skipped == 1 { "" } else { "s" }
             );
@@ -307,7 +308,7 @@ fn inputs_lines(r: &Report) -> Vec<String> {
                     .map(|n| n.to_string())
                     .collect();
                 l.push_str(&format!(
-                    ", {} lines not UTF-8 (lines {}{})",
+                    "; {} not UTF-8: line {}{}",
                     thousands(src.invalid_utf8.len()),
                     shown.join(", "),
                     if src.invalid_utf8.len() > 10 {
@@ -317,6 +318,7 @@ fn inputs_lines(r: &Report) -> Vec<String> {
                     }
                 ));
             }
+            l.push(')');
             l
         })
         .collect()
