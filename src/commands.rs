@@ -45,10 +45,12 @@ pub const FS_VERBS: &[&str] = &[
 ];
 
 /// Commands that run another command given in their arguments (DESIGN.md § Analysis).
-/// The engines look through them; such commands never get a broad always pattern.
+/// The engines and the floor look through them; such commands never get a broad always
+/// pattern.
 pub const WRAPPERS: &[&str] = &[
     "sudo",
     "doas",
+    "pkexec",
     "env",
     "command",
     "builtin",
@@ -66,7 +68,87 @@ pub const WRAPPERS: &[&str] = &[
     "setsid",
     "unbuffer",
     "caffeinate",
+    "nocorrect",
+    "noglob",
 ];
+
+/// For a wrapper: the options that take a separate value, and how many positional
+/// words (`timeout`'s duration, `chrt`'s priority) come before the wrapped command.
+/// `None` for anything that is not a wrapper.
+pub fn wrapper_options(name: &str) -> Option<(&'static [&'static str], usize)> {
+    let spec: (&'static [&'static str], usize) = match name {
+        "sudo" => (
+            &[
+                "-u",
+                "-g",
+                "-h",
+                "-p",
+                "-C",
+                "-D",
+                "-r",
+                "-t",
+                "-U",
+                "-T",
+                "-R",
+                "--user",
+                "--group",
+                "--host",
+                "--prompt",
+                "--chdir",
+                "--role",
+                "--type",
+                "--other-user",
+                "--close-from",
+                "--chroot",
+                "--command-timeout",
+            ],
+            0,
+        ),
+        "doas" => (&["-u", "-C"], 0),
+        "pkexec" => (&["--user"], 0),
+        "env" => (
+            &["-u", "-C", "-S", "--unset", "--chdir", "--split-string"],
+            0,
+        ),
+        "exec" => (&["-a"], 0),
+        "nice" => (&["-n", "--adjustment"], 0),
+        "timeout" => (&["-s", "-k", "--signal", "--kill-after"], 1),
+        "time" => (&["-o", "-f", "--output", "--format"], 0),
+        "stdbuf" => (&["-i", "-o", "-e", "--input", "--output", "--error"], 0),
+        "xargs" => (
+            &[
+                "-a",
+                "-d",
+                "-E",
+                "-I",
+                "-L",
+                "-n",
+                "-P",
+                "-s",
+                "--arg-file",
+                "--delimiter",
+                "--eof",
+                "--replace",
+                "--max-lines",
+                "--max-args",
+                "--max-procs",
+                "--max-chars",
+                "--process-slot-var",
+            ],
+            0,
+        ),
+        "watch" => (&["-n", "-q", "--interval", "--equexit"], 0),
+        "ionice" => (&["-c", "-n", "-p", "-P", "-u", "--class", "--classdata"], 0),
+        "chrt" => (&["-T", "-P", "-D"], 1),
+        "taskset" => (&[], 1),
+        "caffeinate" => (&["-t", "-w"], 0),
+        "command" | "builtin" | "nohup" | "setsid" | "unbuffer" | "nocorrect" | "noglob" => {
+            (&[], 0)
+        }
+        _ => return None,
+    };
+    Some(spec)
+}
 
 /// Shells and `eval`/`source`: their argument is code (`sh -c '…'`, `eval '…'`).
 pub const CODE_RUNNERS: &[&str] = &[

@@ -28,7 +28,7 @@ use crate::vocab::Capability;
 mod parse;
 
 use parse::lower_first;
-pub use parse::parse_config;
+pub use parse::{jsonc_options, parse_config};
 
 /// Config files larger than this are refused (a config is a few kilobytes).
 pub const MAX_CONFIG_BYTES: u64 = 4 * 1024 * 1024;

@@ -13,9 +13,9 @@ use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use jsonc_parser::CollectOptions;
 use jsonc_parser::common::Ranged;
 use jsonc_parser::cst::{CstInputValue, CstRootNode};
-use jsonc_parser::{CollectOptions, ParseOptions};
 use serde::{Deserialize, Serialize};
 
 /// One rule as it is written to the config file.
@@ -58,28 +58,6 @@ pub enum GrantError {
     },
 }
 
-/// The project config file of a project root.
-pub fn project_config_path(root: &Path) -> PathBuf {
-    root.join(".khaelor").join("config.json")
-}
-
-/// The JSONC dialect the writer accepts: comments and trailing commas (what people
-/// write by hand), nothing looser, so a file the loader would reject is never edited.
-fn parse_options() -> ParseOptions {
-    ParseOptions {
-        allow_comments: true,
-        allow_loose_object_property_names: false,
-        allow_trailing_commas: true,
-        allow_missing_commas: false,
-        allow_single_quoted_strings: false,
-        allow_hexadecimal_numbers: false,
-        allow_unary_plus_numbers: false,
-        allow_bare_decimal_point_numbers: false,
-        allow_non_finite_numbers: false,
-        allow_extended_string_escapes: false,
-    }
-}
-
 /// Appends `rules` to `<root>/.khaelor/config.json` → `permissions.rules`, creating the
 /// directory, file, object and array as needed. Rules already present (same capability,
 /// pattern and action) are not written twice. Blocks on the advisory lock.
@@ -87,7 +65,7 @@ pub fn blocking_append_rules(
     root: &Path,
     rules: &[PersistedRule],
 ) -> Result<AppendOutcome, GrantError> {
-    let file = project_config_path(root);
+    let file = crate::config::project_config_path(root);
     let dir = file
         .parent()
         .map(Path::to_path_buf)
@@ -131,11 +109,13 @@ fn edit(
     let source = if blank { "{}\n" } else { text };
     let existing = validate_shape(&display, source)?;
 
-    let root = CstRootNode::parse(source, &parse_options()).map_err(|e| GrantError::Malformed {
-        file: display.clone(),
-        line: e.line_display(),
-        column: e.column_display(),
-        message: lowercase_first(&e.kind().to_string()),
+    let root = CstRootNode::parse(source, &crate::config::jsonc_options()).map_err(|e| {
+        GrantError::Malformed {
+            file: display.clone(),
+            line: e.line_display(),
+            column: e.column_display(),
+            message: lowercase_first(&e.kind().to_string()),
+        }
     })?;
     let top = root.object_value_or_set();
     let permissions = top
@@ -188,13 +168,17 @@ fn edit(
 /// object whose `rules` (if any) is an array, and returns the rules already there.
 fn validate_shape(file: &str, text: &str) -> Result<Vec<PersistedRule>, GrantError> {
     use jsonc_parser::ast::{ObjectPropName, Value};
-    let parsed = jsonc_parser::parse_to_ast(text, &CollectOptions::default(), &parse_options())
-        .map_err(|e| GrantError::Malformed {
-            file: file.to_string(),
-            line: e.line_display(),
-            column: e.column_display(),
-            message: lowercase_first(&e.kind().to_string()),
-        })?;
+    let parsed = jsonc_parser::parse_to_ast(
+        text,
+        &CollectOptions::default(),
+        &crate::config::jsonc_options(),
+    )
+    .map_err(|e| GrantError::Malformed {
+        file: file.to_string(),
+        line: e.line_display(),
+        column: e.column_display(),
+        message: lowercase_first(&e.kind().to_string()),
+    })?;
     let at = |offset: usize, message: &str| {
         let (line, column) = line_column(text, offset);
         shape_err(file, line, column, message)
@@ -343,7 +327,7 @@ mod tests {
         let (text, out) = edit(Path::new("c.json"), "", &[rule("npm install *")]).unwrap();
         assert_eq!(out.added.len(), 1);
         let v: serde_json::Value =
-            jsonc_parser::parse_to_serde_value(&text, &parse_options()).unwrap();
+            jsonc_parser::parse_to_serde_value(&text, &crate::config::jsonc_options()).unwrap();
         assert_eq!(v["permissions"]["rules"][0]["pattern"], "npm install *");
     }
 

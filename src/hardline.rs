@@ -338,35 +338,6 @@ fn skip_prefixes(words: &[&str], raw: &[&str], ctx: &AnalysisContext, depth: usi
         }
         // (options that take a separate value, positional arguments before the command)
         let (value_opts, positionals): (&[&str], usize) = match basename(w) {
-            "sudo" => (
-                &[
-                    "-u",
-                    "-g",
-                    "-h",
-                    "-p",
-                    "-C",
-                    "-D",
-                    "-r",
-                    "-t",
-                    "-U",
-                    "-T",
-                    "-R",
-                    "--user",
-                    "--group",
-                    "--host",
-                    "--prompt",
-                    "--chdir",
-                    "--role",
-                    "--type",
-                    "--other-user",
-                    "--close-from",
-                    "--chroot",
-                    "--command-timeout",
-                ],
-                0,
-            ),
-            "doas" => (&["-u", "-C"], 0),
-            "pkexec" => (&["--user"], 0),
             "env" => {
                 let mut j = i + 1;
                 while let Some(&o) = words.get(j) {
@@ -402,40 +373,13 @@ fn skip_prefixes(words: &[&str], raw: &[&str], ctx: &AnalysisContext, depth: usi
                 i = j;
                 continue;
             }
-            "command" | "builtin" | "nohup" | "setsid" | "unbuffer" | "nocorrect" | "noglob" => {
-                (&[], 0)
-            }
-            "exec" => (&["-a"], 0),
-            "nice" => (&["-n", "--adjustment"], 0),
-            "time" => (&["-f", "-o", "--format", "--output"], 0),
-            "timeout" => (&["-s", "--signal", "-k", "--kill-after"], 1),
-            "stdbuf" => (&["-i", "-o", "-e"], 0),
-            "ionice" => (&["-c", "-n", "-p", "--class", "--classdata"], 0),
-            "chrt" => (&[], 1),
-            "taskset" => (&[], 1),
-            "caffeinate" => (&["-t", "-w"], 0),
-            "xargs" => (
-                &[
-                    "-I",
-                    "-n",
-                    "-P",
-                    "-L",
-                    "-s",
-                    "-d",
-                    "-E",
-                    "-a",
-                    "--max-args",
-                    "--max-procs",
-                    "--max-lines",
-                    "--max-chars",
-                    "--delimiter",
-                    "--arg-file",
-                    "--eof",
-                    "--replace",
-                ],
-                0,
-            ),
-            _ => break,
+            // watch hands its arguments to `sh -c` as one string: that is code,
+            // read by the caller, not a command word list.
+            "watch" => break,
+            other => match crate::commands::wrapper_options(other) {
+                Some(spec) => spec,
+                None => break,
+            },
         };
         i = skip_options(words, i + 1, value_opts) + positionals;
     }

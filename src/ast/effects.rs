@@ -483,78 +483,8 @@ struct Unwrapped {
     code: Option<String>,
 }
 
-/// Per wrapper: flags that take a separate value, and how many positionals precede the
-/// wrapped command.
-fn wrapper_spec(name: &str) -> (&'static [&'static str], usize) {
-    match name {
-        "sudo" => (
-            &[
-                "-u",
-                "-g",
-                "-h",
-                "-p",
-                "-C",
-                "-D",
-                "-r",
-                "-t",
-                "-U",
-                "-T",
-                "--user",
-                "--group",
-                "--host",
-                "--prompt",
-                "--chdir",
-                "--role",
-                "--type",
-                "--other-user",
-                "--command-timeout",
-                "--close-from",
-            ],
-            0,
-        ),
-        "doas" => (&["-u", "-C"], 0),
-        "env" => (
-            &["-u", "-C", "-S", "--unset", "--chdir", "--split-string"],
-            0,
-        ),
-        "exec" => (&["-a"], 0),
-        "nice" => (&["-n", "--adjustment"], 0),
-        "timeout" => (&["-s", "-k", "--signal", "--kill-after"], 1),
-        "time" => (&["-o", "-f", "--output", "--format"], 0),
-        "stdbuf" => (&["-i", "-o", "-e", "--input", "--output", "--error"], 0),
-        "xargs" => (
-            &[
-                "-a",
-                "-d",
-                "-E",
-                "-I",
-                "-L",
-                "-n",
-                "-P",
-                "-s",
-                "--arg-file",
-                "--delimiter",
-                "--eof",
-                "--replace",
-                "--max-lines",
-                "--max-args",
-                "--max-procs",
-                "--max-chars",
-                "--process-slot-var",
-            ],
-            0,
-        ),
-        "watch" => (&["-n", "-q", "--interval", "--equexit"], 0),
-        "ionice" => (&["-c", "-n", "-p", "-P", "-u", "--class", "--classdata"], 0),
-        "chrt" => (&["-T", "-P", "-D"], 1),
-        "taskset" => (&[], 1),
-        "caffeinate" => (&["-t", "-w"], 0),
-        _ => (&[], 0),
-    }
-}
-
 fn unwrap(name: &str, words: &[String]) -> Unwrapped {
-    let (value_flags, mut positionals) = wrapper_spec(name);
+    let (value_flags, mut positionals) = commands::wrapper_options(name).unwrap_or((&[], 0));
     let mut out = Unwrapped::default();
     let mut i = 1;
     let mut watch_exec = false;

@@ -62,12 +62,12 @@ struct Parser<'a> {
     errors: Vec<ConfigError>,
 }
 
-/// Parses one config text into the rules of layer `source`, in source key order
-/// (shorthand and nested keys first, then the `rules` array).
-pub fn parse_config(text: &str, file: &str, source: RuleSource) -> ParsedConfig {
-    // Comments and trailing commas are the JSONC this project accepts; the looser
-    // JSON5 forms are refused so a config never means something its author did not see.
-    let options = ParseOptions {
+/// The JSONC dialect configs are read (and edited) in: comments and trailing commas,
+/// what people write by hand. The looser JSON5 forms are refused so a config never
+/// means something its author did not see, and a file the loader would reject is
+/// never edited by the grant writer.
+pub fn jsonc_options() -> ParseOptions {
+    ParseOptions {
         allow_comments: true,
         allow_trailing_commas: true,
         allow_loose_object_property_names: false,
@@ -78,7 +78,13 @@ pub fn parse_config(text: &str, file: &str, source: RuleSource) -> ParsedConfig 
         allow_bare_decimal_point_numbers: false,
         allow_non_finite_numbers: false,
         allow_extended_string_escapes: false,
-    };
+    }
+}
+
+/// Parses one config text into the rules of layer `source`, in source key order
+/// (shorthand and nested keys first, then the `rules` array).
+pub fn parse_config(text: &str, file: &str, source: RuleSource) -> ParsedConfig {
+    let options = jsonc_options();
     let mut p = Parser {
         file,
         source,

@@ -476,7 +476,7 @@ pub async fn grant(
         tokio::task::spawn_blocking(move || grants::blocking_append_rules(&root, &to_write))
             .await
             .map_err(ApiError::internal)?;
-    let config_file = grants::project_config_path(ctx.root())
+    let config_file = crate::config::project_config_path(ctx.root())
         .display()
         .to_string();
     let (persisted, persist_error) = match &written {
