@@ -596,6 +596,15 @@ fn inner_effects(
             ));
         }
         fx.code.push((code, cwd.clone()));
+    } else if name == "su" || name == "runuser" {
+        // `su user -c 'code'` runs its code string through the target user's shell.
+        match flag_values(words, &["-c", "--command"]).pop() {
+            Some(code) => fx.code.push((code, cwd.clone())),
+            None => {
+                fx.inline_code = true;
+                fx.note(format!("`{name}` starts a shell as another user"));
+            }
+        }
     } else if name == "source" || name == "." {
         let f = words.get(1).cloned().unwrap_or_default();
         fx.opaque.push(format!(

@@ -24,6 +24,8 @@ pub(crate) struct Word {
     pub dynamic: bool,
     /// Holds an unquoted glob character or a brace expression.
     pub pattern: bool,
+    /// Byte offset in the source, to put words and assignments back in order.
+    pub start: usize,
 }
 
 /// What a redirect does to its target.
@@ -66,7 +68,10 @@ pub(crate) struct SimpleCommand {
     pub assignments: Vec<Word>,
     pub words: Vec<Word>,
     pub redirects: Vec<Redirect>,
-    /// Source text (with its redirects), whitespace collapsed.
+    /// The `process.execute` subject: assignments and words as bash sees them (quotes
+    /// removed), in source order, joined by single spaces. Redirections are not part of
+    /// it (each is a request of its own), so neither a quote trick nor a redirect can
+    /// make a command look like another to a rule.
     pub text: String,
     pub cwd: Cwd,
     pub heredoc: bool,
@@ -118,7 +123,6 @@ enum Task<'t> {
     /// A command-like node with the redirects of its enclosing `redirected_statement`.
     Command {
         node: Node<'t>,
-        outer: Node<'t>,
         redirects: Vec<Node<'t>>,
         depth: usize,
         in_subst: bool,
@@ -183,11 +187,10 @@ pub(crate) fn walk(
             } => w.visit(node, depth, in_subst, &mut stack)?,
             Task::Command {
                 node,
-                outer,
                 redirects,
                 depth,
                 in_subst,
-            } => w.command(node, outer, &redirects, depth, in_subst, &mut stack)?,
+            } => w.command(node, &redirects, depth, in_subst, &mut stack)?,
             Task::LateRedirects {
                 redirects,
                 depth,
@@ -391,7 +394,6 @@ impl<'s> Walker<'s, '_> {
                     Some(b) if is_command_like(b.kind()) => {
                         stack.push(Task::Command {
                             node: b,
-                            outer: node,
                             redirects,
                             depth: depth + 1,
                             in_subst,
@@ -430,7 +432,6 @@ impl<'s> Walker<'s, '_> {
             kind if is_command_like(kind) => {
                 stack.push(Task::Command {
                     node,
-                    outer: node,
                     redirects: Vec::new(),
                     depth,
                     in_subst,
@@ -586,7 +587,6 @@ impl<'s> Walker<'s, '_> {
     fn command<'t>(
         &mut self,
         node: Node<'t>,
-        outer: Node<'t>,
         redirects: &[Node<'t>],
         depth: usize,
         in_subst: bool,
@@ -597,7 +597,7 @@ impl<'s> Walker<'s, '_> {
             assignments: Vec::new(),
             words: Vec::new(),
             redirects: Vec::new(),
-            text: crate::vocab::collapse_whitespace(self.text(outer)),
+            text: String::new(),
             cwd: self.cwd.clone(),
             heredoc: false,
         };
@@ -647,6 +647,7 @@ impl<'s> Walker<'s, '_> {
                             text: self.text(child).to_string(),
                             dynamic: false,
                             pattern: false,
+                            start: child.start_byte(),
                         });
                     }
                 }
@@ -665,11 +666,13 @@ impl<'s> Walker<'s, '_> {
                 text: self.text(node).to_string(),
                 dynamic: false,
                 pattern: false,
+                start: node.start_byte(),
             });
         }
         for r in redirects {
             self.redirect(*r, depth + 1, in_subst, stack, Some(&mut cmd))?;
         }
+        cmd.text = subject(&cmd);
         if !in_subst {
             self.plan.statements += 1;
         }
@@ -734,6 +737,7 @@ impl<'s> Walker<'s, '_> {
             text: String::new(),
             dynamic: false,
             pattern: false,
+            start: node.start_byte(),
         };
         self.word_into(node, depth, in_subst, stack, &mut out, false);
         out
@@ -855,6 +859,14 @@ impl<'s> Walker<'s, '_> {
             }
         }
     }
+}
+
+/// Assignments and words back in source order, joined by single spaces.
+fn subject(cmd: &SimpleCommand) -> String {
+    let mut all: Vec<&Word> = cmd.assignments.iter().chain(cmd.words.iter()).collect();
+    all.sort_by_key(|w| w.start);
+    let texts: Vec<&str> = all.iter().map(|w| w.text.as_str()).collect();
+    crate::vocab::collapse_whitespace(&texts.join(" "))
 }
 
 fn is_command_like(kind: &str) -> bool {

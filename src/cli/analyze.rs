@@ -1,6 +1,7 @@
 //! `khaelor-perm analyze`: one bash command in, its `Analysis` out (the same JSON body
 //! `/v1/analyze` returns), or a short human summary.
 
+use super::print_out;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -113,7 +114,7 @@ pub fn run(args: Args) -> ExitCode {
     };
     match out {
         Ok(s) => {
-            println!("{s}");
+            print_out(&format!("{s}\n"));
             ExitCode::SUCCESS
         }
         Err(e) => {

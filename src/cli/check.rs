@@ -9,6 +9,7 @@
 //! unknown tool, missing field, relative or missing root). A broken config is not an
 //! input error: its problems go to stderr and the decision is capped at ask.
 
+use super::print_out;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -87,7 +88,7 @@ impl CliError {
 pub fn fail(json: bool, e: &CliError) -> ExitCode {
     if json {
         let v = serde_json::json!({ "error": { "code": e.code, "message": e.message } });
-        println!("{v}");
+        print_out(&format!("{v}\n"));
     } else {
         eprintln!("error: {e}");
     }
@@ -212,7 +213,7 @@ fn decide_from_args(args: &Args) -> Result<CallDecision, CliError> {
 fn print_decision(d: &CallDecision, json: bool) {
     if json {
         match serde_json::to_string_pretty(d) {
-            Ok(s) => println!("{s}"),
+            Ok(s) => print_out(&format!("{s}\n")),
             // Serializing plain data cannot fail; say so rather than print nothing.
             Err(e) => eprintln!("error: cannot print the decision as JSON: {e}"),
         }
@@ -238,7 +239,7 @@ fn print_decision(d: &CallDecision, json: bool) {
         out.push_str(&crate::messages::terminal_safe(m));
         out.push('\n');
     }
-    print!("{out}");
+    print_out(&out);
 }
 
 #[cfg(test)]

@@ -12,3 +12,11 @@ pub mod healthcheck;
 pub mod openapi;
 pub mod rules;
 pub mod serve;
+
+/// Writes `text` to stdout. A closed pipe (`khaelor-perm rules | head`) is not an
+/// error worth a panic: the reader has what it wanted.
+pub fn print_out(text: &str) {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    let _ = out.write_all(text.as_bytes()).and_then(|()| out.flush());
+}

@@ -7,6 +7,7 @@
 //! Exit statuses: 0 fine, 1 a config file is broken (or, with `--check`, a rule is
 //! shadowed), 2 usage error (relative or missing root).
 
+use super::print_out;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -72,11 +73,11 @@ pub fn run(args: Args) -> ExitCode {
             shadowed,
         };
         match serde_json::to_string_pretty(&listing) {
-            Ok(s) => println!("{s}"),
+            Ok(s) => print_out(&format!("{s}\n")),
             Err(e) => eprintln!("error: cannot print the rules as JSON: {e}"),
         }
     } else {
-        print!("{}", terminal_safe(&render(&policy, shadowed.as_deref())));
+        print_out(&terminal_safe(&render(&policy, shadowed.as_deref())));
     }
     ExitCode::from(if problems { EXIT_PROBLEMS } else { 0 })
 }
