@@ -165,7 +165,8 @@ impl EngineKind {
 pub struct Part {
     /// The words with quotes removed (the lexer's or the tree's reading).
     pub words: Vec<String>,
-    /// The source text of this command, whitespace collapsed; the `process.execute`
+    /// The command as bash sees it: assignments and words with quotes removed, joined
+    /// by single spaces; redirections are requests of their own. The `process.execute`
     /// subject for it.
     pub text: String,
     /// The effective working directory when this part runs; `None` when it could not
