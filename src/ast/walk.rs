@@ -11,6 +11,9 @@ use std::path::PathBuf;
 
 use tree_sitter::Node;
 
+mod text;
+use text::{decode_ansi_c, is_fd_target, unescape_double_quoted, unescape_unquoted};
+
 use super::AstError;
 use super::kinds as k;
 use crate::vocab::AnalysisContext;
@@ -894,14 +897,6 @@ fn is_home_word(w: &str) -> bool {
     w == "$HOME" || w == "${HOME}" || w.starts_with("$HOME/") || w.starts_with("${HOME}/")
 }
 
-/// `2>&1`, `>&-`, `<&3`: a descriptor, not a file.
-fn is_fd_target(t: &str) -> bool {
-    t == "-"
-        || (!t.is_empty() && t.chars().all(|c| c.is_ascii_digit()))
-        || t.strip_suffix('-')
-            .is_some_and(|d| d.chars().all(|c| c.is_ascii_digit()))
-}
-
 /// The operator token of a redirect (`>`, `>>`, `&>`, `>&`, `<`, `>|`, `<>`, …).
 fn operator_of(node: Node<'_>, src: &str) -> String {
     let mut cursor = node.walk();
@@ -911,94 +906,4 @@ fn operator_of(node: Node<'_>, src: &str) -> String {
         }
     }
     String::new()
-}
-
-/// Removes backslash escapes and line continuations as bash does outside quotes.
-fn unescape_unquoted(raw: &str, out: &mut String) {
-    let mut chars = raw.chars();
-    while let Some(c) = chars.next() {
-        if c == '\\' {
-            match chars.next() {
-                Some('\n') | None => {}
-                Some(n) => out.push(n),
-            }
-        } else {
-            out.push(c);
-        }
-    }
-}
-
-/// Inside double quotes a backslash escapes only `$`, backtick, `"`, `\` and newline.
-fn unescape_double_quoted(raw: &str, out: &mut String) {
-    let mut chars = raw.chars().peekable();
-    while let Some(c) = chars.next() {
-        if c == '\\' {
-            match chars.peek() {
-                Some('$' | '`' | '"' | '\\') => {
-                    if let Some(n) = chars.next() {
-                        out.push(n);
-                    }
-                }
-                Some('\n') => {
-                    chars.next();
-                }
-                _ => out.push(c),
-            }
-        } else {
-            out.push(c);
-        }
-    }
-}
-
-/// `$'…'`: the escapes bash decodes, so `$'\x72\x6d'` reads as `rm`.
-fn decode_ansi_c(raw: &str, out: &mut String) {
-    let inner = raw
-        .strip_prefix("$'")
-        .and_then(|r| r.strip_suffix('\''))
-        .unwrap_or(raw);
-    let mut chars = inner.chars().peekable();
-    while let Some(c) = chars.next() {
-        if c != '\\' {
-            out.push(c);
-            continue;
-        }
-        match chars.next() {
-            Some('n') => out.push('\n'),
-            Some('t') => out.push('\t'),
-            Some('r') => out.push('\r'),
-            Some('a') => out.push('\x07'),
-            Some('b') => out.push('\x08'),
-            Some('e' | 'E') => out.push('\x1b'),
-            Some('f') => out.push('\x0c'),
-            Some('v') => out.push('\x0b'),
-            Some('x') => {
-                let mut v = 0u32;
-                for _ in 0..2 {
-                    match chars.peek().and_then(|c| c.to_digit(16)) {
-                        Some(d) => {
-                            v = v * 16 + d;
-                            chars.next();
-                        }
-                        None => break,
-                    }
-                }
-                out.push(char::from_u32(v).unwrap_or('?'));
-            }
-            Some(d @ '0'..='7') => {
-                let mut v = d.to_digit(8).unwrap_or(0);
-                for _ in 0..2 {
-                    match chars.peek().and_then(|c| c.to_digit(8)) {
-                        Some(n) => {
-                            v = v * 8 + n;
-                            chars.next();
-                        }
-                        None => break,
-                    }
-                }
-                out.push(char::from_u32(v).unwrap_or('?'));
-            }
-            Some(other) => out.push(other),
-            None => out.push('\\'),
-        }
-    }
 }

@@ -1,0 +1,534 @@
+//! What specific programs do beyond their name: the read-only readers and the files
+//! they name, the filesystem verbs' destinations, and the flags that turn a reader into
+//! a writer or a runner (`sort -o`, `sed -i`, sed `w`/`e`, `rg --pre`, `git --output`,
+//! `git -c`, `--ext-diff`). Word-level knowledge only; the parent decides which words
+//! form the command and turns paths into requests.
+
+use super::{Effects, escalation, read_request, resolve, write_request};
+use crate::ast::walk::Cwd;
+use crate::commands;
+use crate::vocab::{AnalysisContext, Capability, CapabilityRequest};
+
+/// Read-only commands that name files, with their flags that take a value, and whether
+/// the first operand is a pattern/program rather than a file.
+pub(super) const READERS: &[(&str, &[&str], bool)] = &[
+    ("cat", &[], false),
+    ("head", &["-n", "-c", "--lines", "--bytes"], false),
+    (
+        "tail",
+        &[
+            "-n",
+            "-c",
+            "--lines",
+            "--bytes",
+            "-s",
+            "--sleep-interval",
+            "--pid",
+        ],
+        false,
+    ),
+    (
+        "less",
+        &[
+            "-b", "-h", "-j", "-k", "-p", "-P", "-t", "-T", "-x", "-y", "-z", "-o", "-O",
+        ],
+        false,
+    ),
+    ("more", &["-n"], false),
+    ("wc", &[], false),
+    (
+        "grep",
+        &[
+            "-e",
+            "-f",
+            "-m",
+            "-A",
+            "-B",
+            "-C",
+            "-d",
+            "-D",
+            "--regexp",
+            "--file",
+            "--max-count",
+            "--context",
+            "--label",
+            "--include",
+            "--exclude",
+            "--exclude-dir",
+        ],
+        true,
+    ),
+    ("egrep", &["-e", "-f", "-m", "-A", "-B", "-C"], true),
+    ("fgrep", &["-e", "-f", "-m", "-A", "-B", "-C"], true),
+    (
+        "rg",
+        &[
+            "-e",
+            "-f",
+            "-g",
+            "-t",
+            "-T",
+            "-m",
+            "-A",
+            "-B",
+            "-C",
+            "-j",
+            "-M",
+            "-E",
+            "--regexp",
+            "--file",
+            "--glob",
+            "--iglob",
+            "--type",
+            "--type-not",
+            "--max-count",
+            "--context",
+            "--threads",
+            "--max-columns",
+            "--encoding",
+            "--pre",
+            "--pre-glob",
+            "--type-add",
+            "--sort",
+            "--sortr",
+            "--max-depth",
+            "--color",
+            "--colors",
+            "--replace",
+            "-r",
+        ],
+        true,
+    ),
+    (
+        "sort",
+        &[
+            "-k",
+            "-t",
+            "-S",
+            "-T",
+            "-o",
+            "--key",
+            "--field-separator",
+            "--buffer-size",
+            "--temporary-directory",
+            "--output",
+            "--parallel",
+        ],
+        false,
+    ),
+    (
+        "uniq",
+        &[
+            "-f",
+            "-s",
+            "-w",
+            "--skip-fields",
+            "--skip-chars",
+            "--check-chars",
+        ],
+        false,
+    ),
+    (
+        "diff",
+        &[
+            "-U",
+            "-C",
+            "-L",
+            "--label",
+            "-x",
+            "--exclude",
+            "-X",
+            "--unified",
+            "--context",
+            "-I",
+        ],
+        false,
+    ),
+    ("cmp", &["-i", "-n", "--ignore-initial", "--bytes"], false),
+    (
+        "nl",
+        &["-b", "-d", "-f", "-h", "-i", "-l", "-n", "-s", "-v", "-w"],
+        false,
+    ),
+    ("tac", &["-s", "--separator"], false),
+    ("od", &["-A", "-j", "-N", "-S", "-t", "-w"], false),
+    ("xxd", &["-c", "-g", "-l", "-o", "-s", "-n", "-C"], false),
+    ("hexdump", &["-e", "-f", "-n", "-s"], false),
+    (
+        "strings",
+        &["-n", "-t", "-e", "--bytes", "--radix", "--encoding"],
+        false,
+    ),
+    (
+        "file",
+        &["-m", "-F", "-P", "--magic-file", "--separator"],
+        false,
+    ),
+    ("stat", &["-c", "-f", "--format", "--printf"], false),
+    ("md5sum", &[], false),
+    ("sha1sum", &[], false),
+    ("sha256sum", &[], false),
+    ("sha512sum", &[], false),
+    ("base64", &["-w", "--wrap"], false),
+    (
+        "jq",
+        &[
+            "--arg",
+            "--argjson",
+            "--slurpfile",
+            "--rawfile",
+            "--indent",
+            "-L",
+            "--tab",
+        ],
+        true,
+    ),
+];
+
+/// Flags of `jq` that take two values.
+const JQ_TWO_VALUE_FLAGS: &[&str] = &["--arg", "--argjson", "--slurpfile", "--rawfile"];
+
+/// Values of the given flags, separate (`-o f`) or attached (`--output=f`, `-of`).
+pub(super) fn flag_values(words: &[String], flags: &[&str]) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut i = 1;
+    while let Some(w) = words.get(i) {
+        if let Some((f, v)) = w.split_once('=') {
+            if flags.contains(&f) {
+                out.push(v.to_string());
+            }
+        } else if flags.contains(&w.as_str()) {
+            if let Some(v) = words.get(i + 1) {
+                out.push(v.clone());
+            }
+            i += 1;
+        } else if let Some(short) = flags
+            .iter()
+            .find(|f| f.len() == 2 && !f.starts_with("--") && w.starts_with(**f) && w.len() > 2)
+            && let Some(v) = w.get(short.len()..)
+        {
+            out.push(v.to_string());
+        }
+        i += 1;
+    }
+    out
+}
+
+/// Operands (non-flag words), skipping the values of flags that take one.
+pub(super) fn operands(words: &[String], value_flags: &[&str]) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut i = 1;
+    let mut only_operands = false;
+    while let Some(w) = words.get(i) {
+        if only_operands {
+            out.push(w.clone());
+        } else if w == "--" {
+            only_operands = true;
+        } else if w.starts_with('-') && w.len() > 1 {
+            let flag = w.split_once('=').map(|(f, _)| f).unwrap_or(w);
+            if value_flags.contains(&flag) && !w.contains('=') {
+                i += 1;
+            }
+        } else {
+            out.push(w.clone());
+        }
+        i += 1;
+    }
+    out
+}
+
+/// The words a filesystem verb writes (seed §3.5, refined: `cp`/`ln`/`install` write
+/// only their destination).
+pub(super) fn fs_writes(name: &str, words: &[String]) -> Vec<String> {
+    match name {
+        "dd" => words
+            .iter()
+            .skip(1)
+            .filter_map(|w| w.strip_prefix("of="))
+            .map(str::to_string)
+            .collect(),
+        "cp" | "ln" | "install" | "mv" => {
+            let value_flags: &[&str] = &[
+                "-t",
+                "-S",
+                "--suffix",
+                "-m",
+                "--mode",
+                "-o",
+                "--owner",
+                "-g",
+                "--group",
+                "--target-directory",
+            ];
+            let targets = flag_values(words, &["-t", "--target-directory"]);
+            let ops = operands(words, value_flags);
+            let directories_only =
+                name == "install" && words.iter().any(|w| w == "-d" || w == "--directory");
+            if name == "mv" || directories_only {
+                let mut all = ops;
+                all.extend(targets);
+                return all;
+            }
+            if !targets.is_empty() {
+                return targets;
+            }
+            match (name, ops.len()) {
+                (_, 0) => Vec::new(),
+                // `ln -s target` links into the cwd.
+                ("ln", 1) => vec![".".to_string()],
+                _ => ops.last().cloned().into_iter().collect(),
+            }
+        }
+        "chmod" | "chown" | "chgrp" => {
+            let mut ops = operands(words, &["--reference"]);
+            if !words.iter().any(|w| w.starts_with("--reference")) && !ops.is_empty() {
+                ops.remove(0);
+            }
+            ops
+        }
+        "truncate" => operands(words, &["-s", "--size", "-r", "--reference"]),
+        "touch" => operands(words, &["-d", "-t", "-r", "--date", "--reference"]),
+        "mkdir" => operands(words, &["-m", "--mode", "--context"]),
+        _ => operands(words, &[]),
+    }
+}
+
+/// `cp`'s sources are read.
+pub(super) fn cp_sources(words: &[String]) -> Vec<String> {
+    let value_flags: &[&str] = &[
+        "-t",
+        "-S",
+        "--suffix",
+        "-m",
+        "--mode",
+        "-o",
+        "--owner",
+        "-g",
+        "--group",
+        "--target-directory",
+    ];
+    let mut ops = operands(words, value_flags);
+    if flag_values(words, &["-t", "--target-directory"]).is_empty() {
+        ops.pop();
+    }
+    ops
+}
+
+#[allow(clippy::too_many_arguments)]
+pub(super) fn reader_effects(
+    name: &str,
+    words: &[String],
+    value_flags: &[&str],
+    pattern_first: bool,
+    text: &str,
+    cwd: &Cwd,
+    ctx: &AnalysisContext,
+    fx: &mut Effects,
+) {
+    let mut ops = Vec::new();
+    let mut has_pattern_flag = false;
+    let mut i = 1;
+    let mut only_operands = false;
+    while let Some(w) = words.get(i) {
+        if only_operands {
+            ops.push(w.clone());
+        } else if w == "--" {
+            only_operands = true;
+        } else if w.starts_with('-') && w.len() > 1 {
+            let flag = w.split_once('=').map(|(f, _)| f).unwrap_or(w);
+            if matches!(flag, "-e" | "-f" | "--regexp" | "--file" | "--from-file") {
+                has_pattern_flag = true;
+            }
+            if matches!(flag, "-f" | "--file" | "--from-file")
+                && name != "tail"
+                && let Some(v) = w
+                    .split_once('=')
+                    .map(|(_, v)| v.to_string())
+                    .or_else(|| words.get(i + 1).cloned())
+            {
+                read_request(&v, cwd, ctx, fx);
+            }
+            if name == "rg" && flag == "--pre" {
+                let cmd = w
+                    .split_once('=')
+                    .map(|(_, v)| v.to_string())
+                    .or_else(|| words.get(i + 1).cloned())
+                    .unwrap_or_default();
+                escalation(&format!("rg --pre {cmd}"), text, fx);
+            }
+            if name == "sort" && (flag == "-o" || flag == "--output") {
+                if let Some(v) = w
+                    .split_once('=')
+                    .map(|(_, v)| v.to_string())
+                    .or_else(|| words.get(i + 1).cloned())
+                {
+                    fx.escalated = true;
+                    write_request(&v, cwd, ctx, fx);
+                }
+            } else if name == "sort" && w.starts_with("-o") && w.len() > 2 {
+                fx.escalated = true;
+                write_request(w.get(2..).unwrap_or(""), cwd, ctx, fx);
+            }
+            if name == "jq" && JQ_TWO_VALUE_FLAGS.contains(&flag) {
+                i += 2;
+            } else if value_flags.contains(&flag) && !w.contains('=') {
+                i += 1;
+            }
+        } else {
+            ops.push(w.clone());
+        }
+        i += 1;
+    }
+    if pattern_first && !has_pattern_flag && !ops.is_empty() {
+        ops.remove(0);
+    }
+    // `uniq IN OUT` and `xxd IN OUT` write their second operand.
+    if (name == "uniq" || name == "xxd")
+        && ops.len() >= 2
+        && let Some(out) = ops.pop()
+    {
+        fx.escalated = true;
+        write_request(&out, cwd, ctx, fx);
+    }
+    for op in ops {
+        if op == "-" {
+            continue;
+        }
+        read_request(&op, cwd, ctx, fx);
+    }
+}
+
+pub(super) fn git_effects(
+    words: &[String],
+    text: &str,
+    cwd: &Cwd,
+    ctx: &AnalysisContext,
+    fx: &mut Effects,
+) {
+    if commands::is_git_modify(words) {
+        fx.push(CapabilityRequest::new(
+            Capability::GitModify,
+            text,
+            format!("Modify the repository: {text}"),
+        ));
+    }
+    // `git -C dir` moves where git's own relative paths resolve.
+    let mut git_cwd = cwd.clone();
+    for d in commands::git_dir_options(words) {
+        git_cwd = match resolve(d, &git_cwd, ctx) {
+            Some(p) => Cwd::Known(p),
+            None => Cwd::Unknown,
+        };
+    }
+    let sub_index = commands::git_subcommand(words)
+        .map(|(i, _)| i)
+        .unwrap_or(words.len());
+    let globals = words.get(1..sub_index).unwrap_or(&[]);
+    if globals
+        .iter()
+        .any(|w| w == "-c" || w.starts_with("--config-env") || w.starts_with("--exec-path="))
+    {
+        escalation("git -c", text, fx);
+    }
+    if globals.iter().any(|w| w == "-p" || w == "--paginate") {
+        escalation("git --paginate", text, fx);
+    }
+    let args = words.get(sub_index..).unwrap_or(&[]);
+    if args.iter().any(|w| w == "--ext-diff") {
+        escalation("git --ext-diff", text, fx);
+    }
+    if let Some(sub) = args.first()
+        && (sub == "difftool" || sub == "mergetool")
+    {
+        escalation(&format!("git {sub}"), text, fx);
+    }
+    for v in flag_values(args, &["--output"]) {
+        fx.escalated = true;
+        write_request(&v, &git_cwd, ctx, fx);
+    }
+    if args.first().map(String::as_str) == Some("format-patch") {
+        for v in flag_values(args, &["-o", "--output-directory"]) {
+            write_request(&v, &git_cwd, ctx, fx);
+        }
+    }
+}
+
+/// `sed -i` writes its files; `w FILE` and `e` commands in the script write or run.
+pub(super) fn sed_effects(
+    words: &[String],
+    text: &str,
+    cwd: &Cwd,
+    ctx: &AnalysisContext,
+    fx: &mut Effects,
+) {
+    let in_place = words.iter().skip(1).any(|w| {
+        w == "-i"
+            || w.starts_with("-i") && !w.starts_with("--")
+            || w.starts_with("--in-place")
+            || (w.starts_with('-')
+                && !w.starts_with("--")
+                && w.contains('i')
+                && !w.contains('e')
+                && w.len() <= 4)
+    });
+    let mut scripts = flag_values(words, &["-e", "--expression"]);
+    let script_files = flag_values(words, &["-f", "--file"]);
+    for f in &script_files {
+        read_request(f, cwd, ctx, fx);
+    }
+    let mut ops = operands(
+        words,
+        &["-e", "--expression", "-f", "--file", "-l", "--line-length"],
+    );
+    // BSD `sed -i '' …`: the empty word is the backup suffix.
+    if ops.first().is_some_and(String::is_empty) {
+        ops.remove(0);
+    }
+    if scripts.is_empty() && script_files.is_empty() && !ops.is_empty() {
+        scripts.push(ops.remove(0));
+    }
+    if scripts.iter().any(|s| sed_script_writes_or_runs(s)) {
+        escalation("a sed script with `w` or `e`", text, fx);
+    }
+    if in_place {
+        fx.escalated = true;
+        for f in ops {
+            write_request(&f, cwd, ctx, fx);
+        }
+    }
+}
+
+/// Whether a sed script has a `w`/`W`/`e` command, or an `s` command with `w`/`e` flags.
+fn sed_script_writes_or_runs(script: &str) -> bool {
+    for cmd in script.split([';', '\n']) {
+        let c = cmd.trim_start().trim_start_matches(|ch: char| {
+            ch.is_ascii_digit() || ch == ',' || ch == '$' || ch == '!' || ch.is_whitespace()
+        });
+        let mut chars = c.chars();
+        match chars.next() {
+            Some('w' | 'W' | 'e') => return true,
+            Some('s') => {
+                let Some(delim) = chars.next() else { continue };
+                let mut seen = 0;
+                let mut escaped = false;
+                let mut flags = String::new();
+                for ch in chars {
+                    if seen >= 2 {
+                        flags.push(ch);
+                    } else if escaped {
+                        escaped = false;
+                    } else if ch == '\\' {
+                        escaped = true;
+                    } else if ch == delim {
+                        seen += 1;
+                    }
+                }
+                if flags.contains('w') || flags.contains('e') {
+                    return true;
+                }
+            }
+            _ => {}
+        }
+    }
+    false
+}
