@@ -288,6 +288,11 @@ impl<'a> Facts<'a> {
                     })
                 }
                 "eval" | "watch" => true,
+                // `su user -c 'code'` / `runuser … -c 'code'`: code for the user's shell.
+                "su" | "runuser" => p
+                    .words
+                    .iter()
+                    .any(|w| w.starts_with("-c") || w.starts_with("--command")),
                 _ => false,
             }
         })

@@ -141,7 +141,7 @@ impl Reason {
                 "the AST counts a read of a secret-shaped file (`.env`, `*.pem`, `~/.ssh/*`), which asks"
             }
             Reason::ShCInnerParsed => {
-                "code passed as a string (`sh -c`, `bash -c`, `eval`, `watch`) is parsed again by the AST and its commands counted"
+                "code passed as a string (`sh -c`, `bash -c`, `eval`, `watch`, `su -c`) is parsed again by the AST and its commands counted"
             }
             Reason::ReadOfUnknownPath => {
                 "the AST counts a read whose path is only known when the command runs (`$FILE`, a substitution), which asks"
