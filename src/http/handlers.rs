@@ -135,11 +135,7 @@ pub async fn evaluate(
 ) -> Result<Json<CallDecision>, ApiError> {
     let ctx = state.context(&req.project_root, req.cwd.as_deref(), req.home.as_deref())?;
     let call = map_call(&state, &req.tool, &req.input, &ctx)?;
-    let policy = state.policies().get(
-        ctx.root(),
-        ctx.home(),
-        state.config().managed_config.as_deref(),
-    );
+    let policy = state.policy(&ctx);
     let decision = decide::decide(&policy, &[], &call, &ctx, req.interactive.unwrap_or(true));
     state.metrics().record_decision(decision.decision.as_str());
     Ok(Json(decision))
@@ -160,11 +156,7 @@ pub async fn rules(
     ApiQuery(q): ApiQuery<RulesQuery>,
 ) -> Result<Json<RulesResponse>, ApiError> {
     let ctx = state.context(&q.project_root, None, q.home.as_deref())?;
-    let policy = state.policies().get(
-        ctx.root(),
-        ctx.home(),
-        state.config().managed_config.as_deref(),
-    );
+    let policy = state.policy(&ctx);
     Ok(Json(RulesResponse {
         rules: policy.rules().to_vec(),
         errors: policy.errors().to_vec(),
@@ -193,11 +185,7 @@ pub async fn tools_available(
     ApiJson(req): ApiJson<ToolsAvailableRequest>,
 ) -> Result<Json<ToolsAvailableResponse>, ApiError> {
     let ctx = state.context(&req.project_root, None, req.home.as_deref())?;
-    let policy = state.policies().get(
-        ctx.root(),
-        ctx.home(),
-        state.config().managed_config.as_deref(),
-    );
+    let policy = state.policy(&ctx);
     Ok(Json(ToolsAvailableResponse {
         tools: decide::available_tools(&policy, &req.tools),
     }))

@@ -93,6 +93,14 @@ impl AppState {
     pub fn policies(&self) -> &policy_cache::PolicyCache {
         &self.inner.policies
     }
+    /// The (cached) policy for a request's project, home and the managed config.
+    pub fn policy(&self, ctx: &AnalysisContext) -> crate::config::Policy {
+        self.policies().get(
+            ctx.root(),
+            ctx.home(),
+            self.config().managed_config.as_deref(),
+        )
+    }
     pub fn sessions(&self) -> &sessions::SessionStore {
         &self.inner.sessions
     }

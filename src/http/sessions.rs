@@ -247,11 +247,7 @@ pub async fn record_call(
             ),
         ));
     }
-    let policy = state.policies().get(
-        ctx.root(),
-        ctx.home(),
-        state.config().managed_config.as_deref(),
-    );
+    let policy = state.policy(&ctx);
     let interactive = req.interactive.unwrap_or(true);
     let decision = decide::decide(&policy, &session_rules(&guard), &call, &ctx, interactive);
     state.metrics().record_decision(decision.decision.as_str());
@@ -553,11 +549,7 @@ async fn auto_resolve(
         let Ok(call) = map_call(state, &c.tool, &c.input, &ctx) else {
             continue;
         };
-        let policy = state.policies().get(
-            ctx.root(),
-            ctx.home(),
-            state.config().managed_config.as_deref(),
-        );
+        let policy = state.policy(&ctx);
         let d = decide::decide(&policy, &rules, &call, &ctx, c.interactive);
         if d.decision == Action::Allow {
             events.push(EventKind::ToolApproved {
