@@ -283,16 +283,12 @@ fn analyze_ast(command: &str, ctx: &AnalysisContext) -> Result<Analysis, AstErro
         CommandClass::Simple
     };
 
-    // The floor also reads the lexer's rendering and the raw text: either hit denies.
-    let lexed = crate::lexer::tokenize(command);
+    // The floor also reads the lexer's rendering of the raw text: either hit denies.
+    // `check_raw` lexes the whole text itself and checks every lexer part.
     if fx.hardline.is_none() {
         fx.hardline = hardline::check_raw(command, ctx);
     }
-    if fx.hardline.is_none()
-        && let Ok(l) = &lexed
-    {
-        fx.hardline = l.words.iter().find_map(|w| hardline::check(w, ctx));
-    }
+    let lexed = crate::lexer::tokenize(command);
     // The lexer is a second opinion that can only take generality away: where it sees a
     // substitution marker or cannot read the text, nothing is offered beyond once.
     let lexer_doubts = lexed.as_ref().map_or(true, |l| l.has_substitution);
