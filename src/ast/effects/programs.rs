@@ -446,6 +446,7 @@ pub(super) fn git_effects(
         fx.escalated = true;
         write_request(&v, &git_cwd, ctx, fx);
     }
+    git_reads(args, &git_cwd, ctx, fx);
     if args.first().map(String::as_str) == Some("format-patch") {
         for v in flag_values(args, &["-o", "--output-directory"]) {
             write_request(&v, &git_cwd, ctx, fx);
@@ -531,4 +532,42 @@ fn sed_script_writes_or_runs(script: &str) -> bool {
         }
     }
     false
+}
+
+/// Files the read-only git commands print: `git diff --no-index A B`, paths after
+/// `--`, `REV:PATH` blobs (`git show HEAD:.env`), and operands that name an existing
+/// file (git's own rule for telling a path from a revision). Without these, `git diff
+/// --no-index .env /dev/null` would print a secret under the `git diff*` allow.
+fn git_reads(args: &[String], cwd: &Cwd, ctx: &AnalysisContext, fx: &mut Effects) {
+    let Some(sub) = args.first() else { return };
+    if !matches!(
+        sub.as_str(),
+        "diff" | "show" | "log" | "blame" | "annotate" | "cat-file" | "grep"
+    ) {
+        return;
+    }
+    let no_index = args.iter().any(|a| a == "--no-index");
+    let mut after_dashdash = false;
+    for a in args.iter().skip(1) {
+        if a == "--" {
+            after_dashdash = true;
+            continue;
+        }
+        if after_dashdash || (no_index && !a.starts_with('-')) {
+            if a != "/dev/null" {
+                read_request(a, cwd, ctx, fx);
+            }
+            continue;
+        }
+        if a.starts_with('-') {
+            continue;
+        }
+        if let Some((_, path)) = a.split_once(':') {
+            if !path.is_empty() && !path.contains("//") {
+                read_request(path, cwd, ctx, fx);
+            }
+        } else if resolve(a, cwd, ctx).is_some_and(|p| p.exists()) {
+            read_request(a, cwd, ctx, fx);
+        }
+    }
 }
