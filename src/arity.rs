@@ -82,7 +82,7 @@ pub fn suggest(words: &[String], cwd: Option<&Path>, ctx: &AnalysisContext) -> V
     let Some(first) = words.first() else {
         return Vec::new();
     };
-    let name = first.rsplit('/').next().unwrap_or(first);
+    let name = crate::commands::basename(first);
     let refused = WRAPPERS.contains(&name)
         || CODE_RUNNERS.contains(&name)
         || is_assignment(first)

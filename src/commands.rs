@@ -155,6 +155,13 @@ pub const CODE_RUNNERS: &[&str] = &[
     "sh", "bash", "zsh", "dash", "ksh", "fish", "eval", "source", ".",
 ];
 
+/// The last path component of a command word, so `/usr/bin/curl` is recognized as
+/// `curl` where that only adds scrutiny (network, git, wrappers, the floor). Allow
+/// rules still see the word as written.
+pub fn basename(word: &str) -> &str {
+    word.rsplit('/').next().unwrap_or(word)
+}
+
 /// Whether `words` (command word first) opens a network connection by name.
 pub fn is_network_command(words: &[String]) -> bool {
     let Some(cmd) = words.first() else {

@@ -8,6 +8,7 @@
 //! `echo 'rm -rf /'` is data, not a hit. It must not know rules or configuration, and it
 //! must not grow into a regex armoury (seed §4.2: the list ships short and explicit).
 
+use crate::commands::basename;
 use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 
@@ -123,11 +124,29 @@ fn check_text(text: &str, ctx: &AnalysisContext, depth: usize) -> Option<Hardlin
     if depth > MAX_CODE_DEPTH {
         return None;
     }
+    check_lexed_at(text, &lexer::lex(text), ctx, depth)
+}
+
+/// `check_raw` for a text the caller has lexed already, so the hot path lexes once.
+pub(crate) fn check_lexed(
+    text: &str,
+    lexed: &Result<lexer::Tokens, lexer::LexError>,
+    ctx: &AnalysisContext,
+) -> Option<HardlineHit> {
+    check_lexed_at(text, lexed, ctx, 0)
+}
+
+fn check_lexed_at(
+    text: &str,
+    lexed: &Result<lexer::Tokens, lexer::LexError>,
+    ctx: &AnalysisContext,
+    depth: usize,
+) -> Option<HardlineHit> {
     if let Some(h) = check_fork_bomb(text) {
         return Some(h);
     }
-    match lexer::lex(text) {
-        Ok(tokens) => check_tokens_at(&tokens, ctx, depth),
+    match lexed {
+        Ok(tokens) => check_tokens_at(tokens, ctx, depth),
         Err(_) => check_unlexable(text, ctx, depth),
     }
 }
@@ -710,10 +729,6 @@ fn strip_quotes(w: &str) -> Cow<'_, str> {
     } else {
         Cow::Borrowed(w)
     }
-}
-
-fn basename(w: &str) -> &str {
-    w.rsplit('/').next().unwrap_or(w)
 }
 
 fn render_word(w: &str, ctx: &AnalysisContext) -> String {

@@ -456,3 +456,23 @@ fn unknown_kinds_are_rejected() {
     assert!(lang.field_id_for_name("no_such_field").is_none());
     assert_ne!(lang.id_for_node_kind("command", true), 0);
 }
+
+/// The walker's own constants (`src/ast/kinds.rs`), not just the list above: every node
+/// kind and field name it matches on exists in the grammar it is built against.
+#[test]
+fn walker_constants_exist_in_the_grammar() {
+    use khaelor_perm::ast::kinds::{ALL_FIELDS, ALL_KINDS};
+    let lang = language();
+    let missing: Vec<String> = ALL_KINDS
+        .iter()
+        .filter(|k| lang.id_for_node_kind(k, true) == 0)
+        .map(|k| format!("node `{k}`"))
+        .chain(
+            ALL_FIELDS
+                .iter()
+                .filter(|f| lang.field_id_for_name(f).is_none())
+                .map(|f| format!("field `{f}`")),
+        )
+        .collect();
+    assert!(missing.is_empty(), "not in tree-sitter-bash: {missing:?}");
+}

@@ -46,7 +46,7 @@ impl Effects {
         }
     }
 
-    fn push(&mut self, r: CapabilityRequest) {
+    pub(crate) fn push(&mut self, r: CapabilityRequest) {
         let dup = self
             .requests
             .iter()
@@ -100,11 +100,7 @@ const INTERPRETERS: &[&str] = &[
     "irb",
 ];
 
-/// The last path component, so `/usr/bin/curl` is recognized as `curl` where that only
-/// adds scrutiny (network, git, wrappers). Allow rules still see the word as written.
-pub(crate) fn basename(word: &str) -> &str {
-    word.rsplit('/').next().unwrap_or(word)
-}
+use crate::commands::basename;
 
 fn join(words: &[String]) -> String {
     words.join(" ")
@@ -119,7 +115,8 @@ pub(crate) fn command_effects(cmd: &SimpleCommand, ctx: &AnalysisContext, fx: &m
         text: cmd.text.clone(),
         cwd: cwd.path().map(|p| p.display().to_string()),
     });
-    if !cmd.text.is_empty() && (!words.is_empty() || !cmd.assignments.is_empty()) {
+    // The subject is empty only for a bare redirection (`> f`): nothing runs.
+    if !cmd.text.is_empty() {
         fx.push(CapabilityRequest::new(
             Capability::ProcessExecute,
             cmd.text.clone(),

@@ -1,6 +1,6 @@
 //! tree-sitter-bash node kinds and field names the walker decides on, in one place.
 //!
-//! `grammars-tests/kinds.txt` lists the same names and a test checks each exists in the
+//! `tests/grammars.rs` checks that each constant below exists in the
 //! grammar, so a grammar upgrade that renames one fails loudly instead of silently
 //! turning a construct into "unknown".
 
@@ -49,6 +49,22 @@ pub const ARITHMETIC_EXPANSION: &str = "arithmetic_expansion";
 pub const BRACE_EXPRESSION: &str = "brace_expression";
 pub const FILE_DESCRIPTOR: &str = "file_descriptor";
 pub const HEREDOC_START: &str = "heredoc_start";
+
+// Leaves and expression shapes: read for their text or searched for substitutions.
+pub const VARIABLE_NAME: &str = "variable_name";
+pub const TEST_OPERATOR: &str = "test_operator";
+pub const REGEX: &str = "regex";
+pub const HEREDOC_END: &str = "heredoc_end";
+pub const EXTGLOB_PATTERN: &str = "extglob_pattern";
+pub const UNARY_EXPRESSION: &str = "unary_expression";
+pub const TERNARY_EXPRESSION: &str = "ternary_expression";
+pub const SUBSCRIPT: &str = "subscript";
+pub const SPECIAL_VARIABLE_NAME: &str = "special_variable_name";
+pub const POSTFIX_EXPRESSION: &str = "postfix_expression";
+pub const PARENTHESIZED_EXPRESSION: &str = "parenthesized_expression";
+pub const HEREDOC_CONTENT: &str = "heredoc_content";
+pub const BINARY_EXPRESSION: &str = "binary_expression";
+pub const ARRAY: &str = "array";
 
 pub const FIELD_NAME: &str = "name";
 pub const FIELD_ARGUMENT: &str = "argument";
@@ -105,6 +121,20 @@ pub const ALL_KINDS: &[&str] = &[
     BRACE_EXPRESSION,
     FILE_DESCRIPTOR,
     HEREDOC_START,
+    VARIABLE_NAME,
+    TEST_OPERATOR,
+    REGEX,
+    HEREDOC_END,
+    EXTGLOB_PATTERN,
+    UNARY_EXPRESSION,
+    TERNARY_EXPRESSION,
+    SUBSCRIPT,
+    SPECIAL_VARIABLE_NAME,
+    POSTFIX_EXPRESSION,
+    PARENTHESIZED_EXPRESSION,
+    HEREDOC_CONTENT,
+    BINARY_EXPRESSION,
+    ARRAY,
 ];
 
 /// Every field name above, for the grammar test.

@@ -223,7 +223,9 @@ fn analyze_ast(command: &str, ctx: &AnalysisContext) -> Result<Analysis, AstErro
 
     // Code passed as a string is parsed again, level by level, depth-bounded.
     let mut level = 0;
-    let mut code_runner = !fx.code.is_empty() || !fx.opaque.is_empty();
+    // Code strings or opaque code (`source f`) found at the top level; the loop below
+    // only ever runs when this is already true.
+    let code_runner = !fx.code.is_empty() || !fx.opaque.is_empty();
     while !fx.code.is_empty() {
         level += 1;
         let pending: Vec<(String, Cwd)> = std::mem::take(&mut fx.code);
@@ -263,7 +265,7 @@ fn analyze_ast(command: &str, ctx: &AnalysisContext) -> Result<Analysis, AstErro
                     }
                     for r in lexed.requests {
                         if r.capability != Capability::ProcessExecute {
-                            fx.requests.push(r);
+                            fx.push(r);
                         }
                     }
                     fx.opaque.push(format!(
@@ -272,7 +274,6 @@ fn analyze_ast(command: &str, ctx: &AnalysisContext) -> Result<Analysis, AstErro
                 }
             }
         }
-        code_runner = true;
     }
 
     let class = if !obfuscated.is_empty() || code_runner {
@@ -284,14 +285,14 @@ fn analyze_ast(command: &str, ctx: &AnalysisContext) -> Result<Analysis, AstErro
     };
 
     // The floor also reads the lexer's rendering of the raw text: either hit denies.
-    // `check_raw` lexes the whole text itself and checks every lexer part.
+    // One lex serves the floor and the second opinion below.
+    let lexed = crate::lexer::lex(command);
     if fx.hardline.is_none() {
-        fx.hardline = hardline::check_raw(command, ctx);
+        fx.hardline = hardline::check_lexed(command, &lexed, ctx);
     }
-    let lexed = crate::lexer::tokenize(command);
     // The lexer is a second opinion that can only take generality away: where it sees a
     // substitution marker or cannot read the text, nothing is offered beyond once.
-    let lexer_doubts = lexed.as_ref().map_or(true, |l| l.has_substitution);
+    let lexer_doubts = lexed.as_ref().map_or(true, |t| t.has_substitution);
 
     if top.background {
         fx_background(command, &mut fx);

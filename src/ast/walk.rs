@@ -312,19 +312,19 @@ impl<'s> Walker<'s, '_> {
             }
             k::COMMENT
             | k::HEREDOC_START
-            | "heredoc_end"
-            | "heredoc_content"
+            | k::HEREDOC_END
+            | k::HEREDOC_CONTENT
             | k::FILE_DESCRIPTOR
-            | "variable_name"
-            | "special_variable_name"
+            | k::VARIABLE_NAME
+            | k::SPECIAL_VARIABLE_NAME
             | k::WORD
             | k::NUMBER
             | k::RAW_STRING
             | k::ANSI_C_STRING
             | k::STRING_CONTENT
-            | "regex"
-            | "extglob_pattern"
-            | "test_operator" => {}
+            | k::REGEX
+            | k::EXTGLOB_PATTERN
+            | k::TEST_OPERATOR => {}
             k::LIST => {
                 self.note_separators(node);
                 push_children(node, depth, in_subst, stack);
@@ -462,13 +462,13 @@ impl<'s> Walker<'s, '_> {
             | k::CONCATENATION
             | k::SIMPLE_EXPANSION
             | k::BRACE_EXPRESSION
-            | "binary_expression"
-            | "unary_expression"
-            | "postfix_expression"
-            | "parenthesized_expression"
-            | "ternary_expression"
-            | "subscript"
-            | "array"
+            | k::BINARY_EXPRESSION
+            | k::UNARY_EXPRESSION
+            | k::POSTFIX_EXPRESSION
+            | k::PARENTHESIZED_EXPRESSION
+            | k::TERNARY_EXPRESSION
+            | k::SUBSCRIPT
+            | k::ARRAY
             | k::HEREDOC_BODY
             | k::COMMAND_NAME => {
                 push_children(node, depth, in_subst, stack);
@@ -555,7 +555,7 @@ impl<'s> Walker<'s, '_> {
                                 self.plan.loose_redirects.drain(before..).collect();
                             found.extend(moved.into_iter().map(|(r, _)| (r, false)));
                         }
-                        k::HEREDOC_START | "heredoc_end" | k::FILE_DESCRIPTOR => {}
+                        k::HEREDOC_START | k::HEREDOC_END | k::FILE_DESCRIPTOR => {}
                         _ => {
                             // `cat <<EOF | grep x`, `cat <<EOF && ls`: a further statement.
                             self.plan.compound("heredoc pipeline");
@@ -770,10 +770,10 @@ impl<'s> Walker<'s, '_> {
                 unescape_unquoted(raw, &mut out.text);
             }
             k::NUMBER
-            | "variable_name"
-            | "regex"
-            | "extglob_pattern"
-            | "test_operator"
+            | k::VARIABLE_NAME
+            | k::REGEX
+            | k::EXTGLOB_PATTERN
+            | k::TEST_OPERATOR
             | k::FILE_DESCRIPTOR
                 if node.named_child_count() == 0 =>
             {

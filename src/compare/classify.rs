@@ -20,6 +20,7 @@
 //! Owns the split into differences and the attribution rules; the reason names and
 //! their order live in `reasons`. It labels, it never changes a decision.
 
+use crate::commands::basename;
 use std::cell::OnceCell;
 
 use super::reasons::Reason;
@@ -391,10 +392,6 @@ impl<'a> Facts<'a> {
     fn has_substitution(&self) -> bool {
         self.lexed.as_ref().is_ok_and(|l| l.has_substitution) || self.ast_note("uses substitution")
     }
-}
-
-fn basename(w: &str) -> &str {
-    w.rsplit('/').next().unwrap_or(w)
 }
 
 fn is_assignment(w: &str) -> bool {
