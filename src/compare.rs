@@ -25,10 +25,8 @@ use serde::Serialize;
 use crate::config::Policy;
 use crate::decide::decide;
 use crate::rules::Action;
-use crate::tools::{MAX_COMMAND_BYTES, MappedCall};
-use crate::vocab::{
-    Analysis, AnalysisContext, Capability, CapabilityRequest, CommandClass, collapse_whitespace,
-};
+use crate::tools::MAX_COMMAND_BYTES;
+use crate::vocab::{Analysis, AnalysisContext, Capability};
 pub use reasons::Reason;
 pub use report::{Example, Report, ReportBuilder};
 
@@ -116,49 +114,6 @@ pub fn split_commands(
         });
     }
     summary
-}
-
-/// The `MappedCall` `tools::map_call("bash", {"command": …})` builds, from a given
-/// analysis: the same requests, background request, hardline, cwd and command. Only
-/// the engine that produced `analysis` differs between the two sides of a comparison.
-pub fn bash_call(command: &str, analysis: Analysis, ctx: &AnalysisContext) -> MappedCall {
-    let mut requests = analysis.requests.clone();
-    if ends_with_background_operator(command) {
-        let subject = collapse_whitespace(command);
-        let mut req = CapabilityRequest::new(
-            Capability::ProcessBackground,
-            subject.clone(),
-            format!("Run in the background: {subject}"),
-        );
-        req.always_patterns = analysis.always_patterns.clone();
-        req.risk_notes
-            .push("Keeps running in the background.".to_string());
-        if !requests
-            .iter()
-            .any(|x| x.capability == req.capability && x.subject == req.subject)
-        {
-            requests.push(req);
-        }
-    }
-    MappedCall {
-        tool: "bash".to_string(),
-        requests,
-        hardline: analysis.hardline.clone(),
-        cwd: ctx.cwd().display().to_string(),
-        command: Some(command.to_string()),
-        analysis: Some(analysis),
-    }
-}
-
-/// `tools::map_call`'s test for a trailing `&` (it is private there; the unit test
-/// `bash_call_matches_map_call` keeps the two in step).
-fn ends_with_background_operator(command: &str) -> bool {
-    let t = command.trim_end();
-    let mut rev = t.chars().rev();
-    match (rev.next(), rev.next()) {
-        (Some('&'), Some(prev)) => !matches!(prev, '&' | '\\' | '>' | '<' | '|'),
-        _ => false,
-    }
 }
 
 /// One engine's side of a comparison.
@@ -328,7 +283,7 @@ impl Comparer {
     }
 
     fn side(&self, command: &str, analysis: Analysis, nanos: u64) -> EngineSide {
-        let call = bash_call(command, analysis, &self.ctx);
+        let call = crate::tools::bash_call(command, analysis.clone(), &self.ctx, false);
         let decided = decide(&self.policy, &[], &call, &self.ctx, true);
         let mut capabilities: Vec<Capability> =
             call.requests.iter().map(|r| r.capability).collect();
@@ -340,7 +295,6 @@ impl Comparer {
             .filter(|e| e.decision != Action::Allow)
             .map(|e| (e.request.capability, e.request.subject.clone()))
             .collect();
-        let analysis = call.analysis.unwrap_or_else(|| empty_analysis(command));
         EngineSide {
             analysis,
             decision: decided.decision,
@@ -348,20 +302,6 @@ impl Comparer {
             not_allowed,
             nanos,
         }
-    }
-}
-
-fn empty_analysis(command: &str) -> Analysis {
-    Analysis {
-        command: command.to_string(),
-        class: CommandClass::Obfuscated,
-        parts: Vec::new(),
-        requests: Vec::new(),
-        always_patterns: Vec::new(),
-        risk_notes: Vec::new(),
-        hardline: None,
-        engine: crate::vocab::EngineKind::Lexer,
-        fallback: None,
     }
 }
 
@@ -414,8 +354,8 @@ mod tests {
         assert_eq!(out.len(), 2);
     }
 
-    /// The lexer's side must be decided exactly as `map_call` decides the AST's: same
-    /// requests, background request, hardline, cwd and command.
+    /// The lexer's side goes through `tools::bash_call`, which `map_call` uses for the
+    /// AST's side: a call built from a JSON input and one built from an analysis agree.
     #[test]
     fn bash_call_matches_map_call() {
         let root = std::env::temp_dir();
@@ -434,7 +374,8 @@ mod tests {
         ] {
             let input = serde_json::json!({ "command": cmd });
             let want = crate::tools::map_call("bash", &input, &ctx).unwrap();
-            let got = bash_call(cmd, crate::analysis::analyze(cmd, &ctx), &ctx);
+            let got =
+                crate::tools::bash_call(cmd, crate::analysis::analyze(cmd, &ctx), &ctx, false);
             assert_eq!(got, want, "{cmd}");
         }
     }

@@ -108,6 +108,38 @@ pub struct MappedCall {
     pub command: Option<String>,
 }
 
+/// The `bash` call for a command whose analysis is given: its requests, plus
+/// `process.background` when `background` is set or the command ends in `&`. `compare`
+/// calls this with the lexer's analysis so both engines are decided by the same code.
+pub fn bash_call(
+    command: &str,
+    analysis: Analysis,
+    ctx: &AnalysisContext,
+    background: bool,
+) -> MappedCall {
+    let mut requests = analysis.requests.clone();
+    if background || ends_with_background_operator(command) {
+        let subject = collapse_whitespace(command);
+        let mut req = CapabilityRequest::new(
+            Capability::ProcessBackground,
+            subject.clone(),
+            format!("Run in the background: {subject}"),
+        );
+        req.always_patterns = analysis.always_patterns.clone();
+        req.risk_notes
+            .push("Keeps running in the background.".to_string());
+        push_unique(&mut requests, req);
+    }
+    MappedCall {
+        tool: "bash".to_string(),
+        requests,
+        hardline: analysis.hardline.clone(),
+        cwd: ctx.cwd().display().to_string(),
+        command: Some(command.to_string()),
+        analysis: Some(analysis),
+    }
+}
+
 /// Maps one tool call. `ctx` carries the canonical project root, the cwd relative
 /// paths resolve against, and the home `~` expands to.
 pub fn map_call(tool: &str, input: &Value, ctx: &AnalysisContext) -> Result<MappedCall, ToolError> {
@@ -205,23 +237,7 @@ pub fn map_call(tool: &str, input: &Value, ctx: &AnalysisContext) -> Result<Mapp
                 None => ctx.clone(),
             };
             let analysis = crate::analysis::analyze(command, &local);
-            call.cwd = local.cwd().display().to_string();
-            call.requests = analysis.requests.clone();
-            if background || ends_with_background_operator(command) {
-                let subject = collapse_whitespace(command);
-                let mut req = CapabilityRequest::new(
-                    Capability::ProcessBackground,
-                    subject.clone(),
-                    format!("Run in the background: {subject}"),
-                );
-                req.always_patterns = analysis.always_patterns.clone();
-                req.risk_notes
-                    .push("Keeps running in the background.".to_string());
-                push_unique(&mut call.requests, req);
-            }
-            call.hardline = analysis.hardline.clone();
-            call.command = Some(command.to_string());
-            call.analysis = Some(analysis);
+            call = bash_call(command, analysis, &local, background);
         }
         "process_start" => {
             let command = f.command("command")?;
