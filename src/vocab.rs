@@ -286,7 +286,8 @@ impl AnalysisContext {
                 path: root.display().to_string(),
             })?;
         let cwd = match cwd {
-            Some(c) => crate::paths::resolve_existing_prefix(&crate::paths::clean(c)),
+            // No lexical clean first: `..` after a symlink is taken physically.
+            Some(c) => crate::paths::resolve_existing_prefix(c),
             None => canon.clone(),
         };
         Ok(AnalysisContext {

@@ -355,6 +355,18 @@ fn workspace_roots_confine_projects() {
     let root = urlencode(&d.root_str());
     s.get(&format!("/v1/rules?projectRoot={root}"))
         .assert_error(403, "outside_workspace");
+    // `..` after a symlink climbs from the link's target, as the kernel does: a link
+    // inside the workspace to a directory outside it must not open a way out.
+    let outside = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(outside.path().join("deep/p")).unwrap();
+    std::os::unix::fs::symlink(outside.path().join("deep/p"), allowed.path().join("link")).unwrap();
+    std::fs::create_dir_all(allowed.path().join("p")).unwrap();
+    let via_link = format!("{}/link/../p", allowed.path().display());
+    s.post(
+        "/v1/analyze",
+        &json!({"command": "ls", "projectRoot": via_link}),
+    )
+    .assert_error(403, "outside_workspace");
 }
 
 fn urlencode(s: &str) -> String {

@@ -128,24 +128,35 @@ impl AppState {
             ));
         }
         let roots = &self.config().workspace_roots;
+        let outside = || {
+            ApiError::forbidden(
+                "outside_workspace",
+                format!("project root `{project_root}` is not under an allowed workspace root"),
+            )
+        };
+        // Checked before the root's existence, so a confined client cannot probe the
+        // disk. No lexical clean first: `/ws/link/../p` must follow `link` as the kernel
+        // would, which `resolve_existing_prefix` does.
         if !roots.is_empty() {
-            let resolved = paths::resolve_existing_prefix(&paths::clean(root));
+            let resolved = paths::resolve_existing_prefix(root);
             if !roots.iter().any(|r| paths::is_inside(&resolved, r)) {
-                return Err(ApiError::forbidden(
-                    "outside_workspace",
-                    format!("project root `{project_root}` is not under an allowed workspace root"),
-                ));
+                return Err(outside());
             }
         }
         let home = home.map_or_else(|| self.config().default_home.clone(), PathBuf::from);
-        AnalysisContext::new(root, cwd.map(Path::new), &home).map_err(|e| match e {
+        let ctx = AnalysisContext::new(root, cwd.map(Path::new), &home).map_err(|e| match e {
             ContextError::Relative { .. } => {
                 ApiError::unprocessable("relative_path", e.to_string())
             }
             ContextError::MissingRoot { .. } => {
                 ApiError::unprocessable("missing_project_root", e.to_string())
             }
-        })
+        })?;
+        // INVARIANT: the canonical root every later step uses is itself confined.
+        if !roots.is_empty() && !roots.iter().any(|r| paths::is_inside(ctx.root(), r)) {
+            return Err(outside());
+        }
+        Ok(ctx)
     }
 }
 
