@@ -85,7 +85,9 @@ pub fn suggest(words: &[String], cwd: Option<&Path>, ctx: &AnalysisContext) -> V
     let name = crate::commands::basename(first);
     let refused = WRAPPERS.contains(&name)
         || CODE_RUNNERS.contains(&name)
-        || is_assignment(first)
+        // Any `=` in the command word: an assignment (`X+=1`, `a[0]=1`) or a name
+        // too odd to generalize.
+        || first.contains('=')
         || first.contains(['$', '`', '*', '?', '[', ']', '{', '}'])
         // A word with no text would vanish from the collapsed subject: the pattern
         // would then describe a different command.
@@ -123,7 +125,7 @@ pub fn suggest(words: &[String], cwd: Option<&Path>, ctx: &AnalysisContext) -> V
     // (`npx node *`, `uv run python *`, `docker exec *`) would run anything.
     let runner = arity > 1
         && prefix.last().is_some_and(|w| {
-            let w = w.as_str();
+            let w = crate::commands::basename(w);
             WRAPPERS.contains(&w) || CODE_RUNNERS.contains(&w) || INTERPRETERS.contains(&w)
         });
     if flag || runner || first.contains(char::is_whitespace) {
@@ -140,14 +142,6 @@ fn exact(words: &[String]) -> Vec<String> {
         Vec::new()
     } else {
         vec![text]
-    }
-}
-
-fn is_assignment(word: &str) -> bool {
-    match (word.find('='), word.find('/')) {
-        (Some(eq), Some(slash)) => eq < slash,
-        (Some(_), None) => true,
-        _ => false,
     }
 }
 

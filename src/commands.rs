@@ -162,6 +162,25 @@ pub fn basename(word: &str) -> &str {
     word.rsplit('/').next().unwrap_or(word)
 }
 
+/// Whether a word is a variable assignment bash would take before a command word:
+/// `NAME=v`, `NAME+=v`, `NAME[i]=v`.
+pub fn is_assignment(word: &str) -> bool {
+    let Some((lhs, _)) = word.split_once('=') else {
+        return false;
+    };
+    let lhs = lhs.strip_suffix('+').unwrap_or(lhs);
+    let name = match lhs.split_once('[') {
+        Some((name, index)) if index.ends_with(']') => name,
+        Some(_) => return false,
+        None => lhs,
+    };
+    let mut chars = name.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
 /// Whether `words` (command word first) opens a network connection by name.
 pub fn is_network_command(words: &[String]) -> bool {
     let Some(cmd) = words.first() else {
@@ -190,13 +209,14 @@ fn is_remote_spec(w: &str) -> bool {
 
 /// git's global options that take a separate value (`git -C dir status`).
 const GIT_GLOBAL_WITH_VALUE: &[&str] = &[
+    "--attr-source",
+    "--super-prefix",
     "-C",
     "-c",
     "--git-dir",
     "--work-tree",
     "--namespace",
     "--config-env",
-    "--exec-path",
 ];
 
 /// The index and name of git's subcommand, found after git's global options

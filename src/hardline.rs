@@ -351,7 +351,7 @@ enum Prefix {
 fn skip_prefixes(words: &[&str], raw: &[&str], ctx: &AnalysisContext, depth: usize) -> Prefix {
     let mut i = 0;
     while let Some(&w) = words.get(i) {
-        if RESERVED_PREFIXES.contains(&w) || is_assignment(w) {
+        if RESERVED_PREFIXES.contains(&w) || crate::commands::is_assignment(w) {
             i += 1;
             continue;
         }
@@ -417,17 +417,6 @@ fn skip_options(words: &[&str], mut i: usize, value_opts: &[&str]) -> usize {
         i += if value_opts.contains(&o) { 2 } else { 1 };
     }
     i
-}
-
-fn is_assignment(w: &str) -> bool {
-    match w.split_once('=') {
-        Some((name, _)) => {
-            !name.is_empty()
-                && !name.starts_with(|c: char| c.is_ascii_digit())
-                && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-        }
-        None => false,
-    }
 }
 
 /// Where the code of `sh -c CODE` is: the first operand after an option cluster

@@ -169,8 +169,25 @@ pub(crate) fn redirect_effects(r: &Redirect, cwd: &Cwd, ctx: &AnalysisContext, f
     }
 }
 
+/// The path a word names, or `None` when it is only known when the command runs: an
+/// unknown cwd or variable, or a glob/brace pattern. A pattern is not resolved as a
+/// literal path: `cat .env*` would otherwise be the subject `/p/.env*`, which no
+/// `*.env` rule matches, and `lin*/x` would not follow the symlink bash expands into.
 fn resolve(word: &str, cwd: &Cwd, ctx: &AnalysisContext) -> Option<PathBuf> {
+    if is_pattern(word) {
+        return None;
+    }
     paths::resolve_word(word, cwd.path(), ctx.home())
+}
+
+/// Glob characters, or a brace expansion (`a{b,c}`, `{1..3}`). Quoted ones count too:
+/// the words reaching here have lost their quotes, and treating them as patterns only
+/// makes a path unknown, which asks.
+fn is_pattern(word: &str) -> bool {
+    word.contains(['*', '?', '['])
+        || word.split_once('{').is_some_and(|(_, rest)| {
+            rest.contains('}') && (rest.contains(',') || rest.contains(".."))
+        })
 }
 
 /// A write of `word`: project or outside by resolved path; unknown counts as outside.

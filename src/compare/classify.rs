@@ -361,11 +361,12 @@ impl<'a> Facts<'a> {
     }
 
     fn lexer_assignment_part(&self) -> bool {
-        self.lexer()
-            .analysis
-            .parts
-            .iter()
-            .any(|p| p.words.len() > 1 && p.words.first().is_some_and(|w| is_assignment(w)))
+        self.lexer().analysis.parts.iter().any(|p| {
+            p.words.len() > 1
+                && p.words
+                    .first()
+                    .is_some_and(|w| crate::commands::is_assignment(w))
+        })
     }
 
     fn cd_tracked(&self) -> bool {
@@ -392,17 +393,6 @@ impl<'a> Facts<'a> {
     fn has_substitution(&self) -> bool {
         self.lexed.as_ref().is_ok_and(|l| l.has_substitution) || self.ast_note("uses substitution")
     }
-}
-
-fn is_assignment(w: &str) -> bool {
-    let Some((name, _)) = w.split_once('=') else {
-        return false;
-    };
-    let mut chars = name.chars();
-    chars
-        .next()
-        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '[' || c == ']')
 }
 
 fn is_file_cap(c: Capability) -> bool {
@@ -603,7 +593,7 @@ fn accounts(r: Reason, e: &Element, f: &Facts<'_>) -> bool {
                 && f.lexer().analysis.parts.iter().any(|p| {
                     p.words
                         .last()
-                        .is_some_and(|w| w.ends_with('=') && is_assignment(w))
+                        .is_some_and(|w| w.ends_with('=') && crate::commands::is_assignment(w))
                 })
         }
         Reason::TrailingSeparator => {
