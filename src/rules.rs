@@ -346,8 +346,9 @@ pub fn capability_mask(pattern: &str) -> u8 {
 }
 
 fn cap_bit(c: Capability) -> u8 {
-    let i = Capability::ALL.iter().position(|x| *x == c).unwrap_or(0);
-    1u8 << i
+    // A `u8` mask holds the seven capabilities; a compile error here means it must grow.
+    const _: () = assert!(Capability::ALL.len() <= 8);
+    1u8 << c.index()
 }
 
 fn subject_form(cap: Capability, subject: &str) -> std::borrow::Cow<'_, str> {
@@ -391,13 +392,13 @@ pub struct RuleSet {
     compiled: Vec<CompiledRule>,
     /// Per capability (index in `Capability::ALL`), the indices of the rules whose
     /// capability pattern names it, ascending.
-    by_cap: [Vec<usize>; 7],
+    by_cap: [Vec<usize>; Capability::ALL.len()],
 }
 
 impl RuleSet {
     pub fn new(rules: Vec<PermissionRule>) -> Self {
         let compiled: Vec<CompiledRule> = rules.iter().map(CompiledRule::new).collect();
-        let mut by_cap: [Vec<usize>; 7] = Default::default();
+        let mut by_cap: [Vec<usize>; Capability::ALL.len()] = Default::default();
         for (ci, cap) in Capability::ALL.iter().enumerate() {
             let bit = cap_bit(*cap);
             if let Some(slot) = by_cap.get_mut(ci) {
@@ -426,7 +427,7 @@ impl RuleSet {
 
     /// The index of the last rule matching both capability and subject.
     pub fn find(&self, cap: Capability, subject: &str) -> Option<usize> {
-        let ci = Capability::ALL.iter().position(|x| *x == cap)?;
+        let ci = cap.index();
         let subject = subject_form(cap, subject);
         let candidates = self.by_cap.get(ci)?;
         candidates.iter().rev().copied().find(|&i| {
@@ -454,10 +455,7 @@ impl RuleSet {
     /// subject pattern matching everything denies, and no later rule naming it could
     /// allow or ask.
     pub fn denies_everything(&self, cap: Capability) -> bool {
-        let Some(ci) = Capability::ALL.iter().position(|x| *x == cap) else {
-            return false;
-        };
-        let Some(candidates) = self.by_cap.get(ci) else {
+        let Some(candidates) = self.by_cap.get(cap.index()) else {
             return false;
         };
         for &i in candidates.iter().rev() {

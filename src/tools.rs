@@ -462,25 +462,36 @@ fn read_request(f: &Fields<'_>, ctx: &AnalysisContext) -> Result<CapabilityReque
         });
     }
     let mut target = resolve_path(path, ctx.cwd(), ctx.home());
+    // A pattern whose reach is only known when it runs: its text is the subject, which
+    // is not an absolute path, so no location rule can allow it (decide asks).
+    let mut unknown: Option<String> = None;
     if f.tool == "glob" {
         // A glob pattern can climb out of its directory (`../../etc/*`): the search
-        // root is the pattern's literal leading directories joined to the path.
+        // root is the pattern's literal leading components joined to the path (all of
+        // them for a pattern without wildcards, which names one path).
         if let Some(p) = pattern {
-            let literal: PathBuf = Path::new(p)
-                .components()
-                .take_while(|c| {
-                    !c.as_os_str()
-                        .to_string_lossy()
-                        .contains(['*', '?', '[', '{'])
-                })
-                .collect();
-            let literal_is_whole = literal.as_os_str().len() == p.len();
-            if !literal.as_os_str().is_empty() && !literal_is_whole {
+            let comps: Vec<std::path::Component<'_>> = Path::new(p).components().collect();
+            let is_wild = |c: &std::path::Component<'_>| {
+                c.as_os_str()
+                    .to_string_lossy()
+                    .contains(['*', '?', '[', '{'])
+            };
+            let first_wild = comps.iter().position(is_wild).unwrap_or(comps.len());
+            let literal: PathBuf = comps.iter().take(first_wild).collect();
+            if !literal.as_os_str().is_empty() {
                 target = crate::paths::resolve_existing_prefix(&target.join(literal));
+            }
+            // `*/../../etc/*`: where `..` after a wildcard lands depends on the match.
+            if comps
+                .iter()
+                .skip(first_wild)
+                .any(|c| matches!(c, std::path::Component::ParentDir))
+            {
+                unknown = Some(p.to_string());
             }
         }
     }
-    let subject = target.display().to_string();
+    let subject = unknown.unwrap_or_else(|| target.display().to_string());
     let verb = match f.tool {
         "read" => "Read",
         "glob" => "Find files in",

@@ -41,6 +41,20 @@ impl Capability {
         Capability::GitModify,
     ];
 
+    /// The position in `ALL`; exhaustive, so a new capability cannot fall into a
+    /// neighbour's slot of a per-capability table.
+    pub fn index(self) -> usize {
+        match self {
+            Capability::FileRead => 0,
+            Capability::FileWriteProject => 1,
+            Capability::FileWriteOutsideProject => 2,
+            Capability::ProcessExecute => 3,
+            Capability::ProcessBackground => 4,
+            Capability::NetworkAccess => 5,
+            Capability::GitModify => 6,
+        }
+    }
+
     /// The seed's dotted name, e.g. `file.write.project`.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -323,7 +337,8 @@ mod tests {
 
     #[test]
     fn capability_names_round_trip() {
-        for c in Capability::ALL {
+        for (i, c) in Capability::ALL.into_iter().enumerate() {
+            assert_eq!(c.index(), i);
             let json = serde_json::to_string(&c).unwrap_or_default();
             assert_eq!(json, format!("\"{}\"", c.as_str()));
             assert_eq!(c.as_str().parse::<Capability>(), Ok(c));

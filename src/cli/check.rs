@@ -90,7 +90,8 @@ pub fn fail(json: bool, e: &CliError) -> ExitCode {
         let v = serde_json::json!({ "error": { "code": e.code, "message": e.message } });
         print_out(&format!("{v}\n"));
     } else {
-        eprintln!("error: {e}");
+        // The message can quote a patch line or a config value: no control codes to a terminal.
+        eprintln!("error: {}", crate::messages::terminal_safe(&e.to_string()));
     }
     ExitCode::from(EXIT_USAGE)
 }
@@ -204,7 +205,10 @@ fn decide_from_args(args: &Args) -> Result<CallDecision, CliError> {
     )?;
     let policy = load_policy(ctx.root(), ctx.home(), args.managed_config.as_deref());
     for e in policy.errors() {
-        eprintln!("warning: broken config, every decision is at most ask: {e}");
+        eprintln!(
+            "warning: broken config, every decision is at most ask: {}",
+            crate::messages::terminal_safe(&e.to_string())
+        );
     }
     let call = map_call(&tool, &input, &ctx).map_err(|e| CliError::new(e.code(), e.to_string()))?;
     Ok(decide(&policy, &[], &call, &ctx, !args.non_interactive))

@@ -105,11 +105,49 @@ fn strip_ab(path: &str) -> &str {
 fn header_path(rest: &str) -> String {
     // `--- a/x\t2024-01-01 …`: the timestamp follows a tab.
     let p = rest.split('\t').next().unwrap_or(rest).trim_end();
-    let p = p
-        .strip_prefix('"')
-        .and_then(|q| q.strip_suffix('"'))
-        .unwrap_or(p);
-    strip_ab(p).to_string()
+    match p.strip_prefix('"').and_then(|q| q.strip_suffix('"')) {
+        // git quotes unusual paths C-style (`"b/\056\056/etc/x"` is `b/../etc/x`):
+        // decode them as an applier would, or the path seen here is not the one written.
+        Some(quoted) => strip_ab(&unquote_c_style(quoted)).to_string(),
+        None => strip_ab(p).to_string(),
+    }
+}
+
+/// git's C-style path quoting: `\a \b \t \n \v \f \r \" \\` and `\NNN` octal bytes.
+fn unquote_c_style(q: &str) -> String {
+    let mut out: Vec<u8> = Vec::with_capacity(q.len());
+    let mut bytes = q.bytes().peekable();
+    while let Some(b) = bytes.next() {
+        if b != b'\\' {
+            out.push(b);
+            continue;
+        }
+        match bytes.next() {
+            Some(d @ b'0'..=b'7') => {
+                let mut v = u32::from(d - b'0');
+                for _ in 0..2 {
+                    match bytes.peek() {
+                        Some(&n @ b'0'..=b'7') => {
+                            v = v * 8 + u32::from(n - b'0');
+                            bytes.next();
+                        }
+                        _ => break,
+                    }
+                }
+                out.push(u8::try_from(v).unwrap_or(b'?'));
+            }
+            Some(b'a') => out.push(0x07),
+            Some(b'b') => out.push(0x08),
+            Some(b't') => out.push(b'\t'),
+            Some(b'n') => out.push(b'\n'),
+            Some(b'v') => out.push(0x0b),
+            Some(b'f') => out.push(0x0c),
+            Some(b'r') => out.push(b'\r'),
+            Some(other) => out.push(other),
+            None => out.push(b'\\'),
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
 }
 
 fn hunk_counts(line: &str) -> Option<(usize, usize)> {
