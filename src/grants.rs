@@ -50,6 +50,10 @@ pub enum GrantError {
         column: usize,
         message: String,
     },
+    /// `.khaelor` or the config is a link that leads out of the project (to the user
+    /// config, say): writing there would widen the grant beyond this project.
+    #[error("`{file}` resolves to `{target}`, outside the project; the grant is not written there")]
+    Escapes { file: String, target: String },
     #[error("could not {action} `{path}`: {source}")]
     Io {
         action: &'static str,
@@ -71,6 +75,14 @@ pub fn blocking_append_rules(
         .map(Path::to_path_buf)
         .unwrap_or_else(|| root.to_path_buf());
     fs::create_dir_all(&dir).map_err(|e| io_err("create", &dir, e))?;
+    let target = crate::paths::resolve_existing_prefix(&file);
+    let canonical_root = crate::paths::resolve_existing_prefix(root);
+    if !crate::paths::is_inside(&target, &canonical_root) {
+        return Err(GrantError::Escapes {
+            file: file.display().to_string(),
+            target: target.display().to_string(),
+        });
+    }
 
     // INVARIANT: every writer takes this lock before reading, so the read-modify-write
     // below never loses a concurrent writer's rules. A sibling file is locked because the
@@ -320,6 +332,22 @@ mod tests {
             pattern: p.into(),
             action: "allow".into(),
         }
+    }
+
+    /// A project whose `.khaelor` links to the user's config directory must not turn a
+    /// project grant into a grant for every project.
+    #[test]
+    fn refuses_a_config_dir_that_links_out_of_the_project() {
+        let root = tempfile::tempdir().unwrap();
+        let user = tempfile::tempdir().unwrap();
+        std::os::unix::fs::symlink(user.path(), root.path().join(".khaelor")).unwrap();
+        let err = blocking_append_rules(root.path(), &[rule("npm test")]).unwrap_err();
+        assert!(matches!(err, GrantError::Escapes { .. }), "{err}");
+        assert!(!user.path().join("config.json").exists());
+        // A plain project directory still works.
+        let plain = tempfile::tempdir().unwrap();
+        let out = blocking_append_rules(plain.path(), &[rule("npm test")]).unwrap();
+        assert_eq!(out.added.len(), 1);
     }
 
     #[test]

@@ -225,7 +225,9 @@ pub struct Session {
     warnings: Vec<String>,
     calls: HashMap<String, CallRecord>,
     order: Vec<String>,
-    session_rules: Vec<PersistedRule>,
+    /// Unpersisted "always" grants, with the project root of the call they were granted
+    /// on (`None` when that call is not in the log: such a rule applies nowhere).
+    session_rules: Vec<(Option<String>, PersistedRule)>,
     next_seq: u64,
     /// The file ends without a newline (a torn last line): the next append starts a
     /// new line so it is not glued to the fragment.
@@ -320,8 +322,24 @@ impl Session {
 
     /// Rules of "always" grants that could not be written to the config file: they
     /// apply to this session only (seed §6.2).
-    pub fn session_rules(&self) -> &[PersistedRule] {
-        &self.session_rules
+    /// Every unpersisted "always" grant of the session, whatever its project.
+    pub fn session_rules(&self) -> Vec<PersistedRule> {
+        self.session_rules.iter().map(|(_, r)| r.clone()).collect()
+    }
+
+    /// The unpersisted "always" grants that apply to `root` (canonical): a grant that
+    /// could not reach one project's config file must not widen into other projects the
+    /// same session later names.
+    pub fn session_rules_for(&self, root: &Path) -> Vec<PersistedRule> {
+        self.session_rules
+            .iter()
+            .filter(|(granted_on, _)| {
+                granted_on
+                    .as_deref()
+                    .is_some_and(|g| crate::paths::resolve_existing_prefix(Path::new(g)) == root)
+            })
+            .map(|(_, r)| r.clone())
+            .collect()
     }
 
     /// Appends `kinds` as events, flushed and synced before returning; the in-memory
@@ -433,15 +451,18 @@ impl Session {
                 }
             }
             EventKind::PermissionGranted {
+                call_id,
                 scope,
                 persisted_rules,
                 persisted,
                 ..
             } => {
                 if *scope == GrantScope::Always && !persisted {
+                    let root = self.calls.get(call_id).map(|c| c.project_root.clone());
                     for r in persisted_rules {
-                        if !self.session_rules.contains(r) {
-                            self.session_rules.push(r.clone());
+                        let entry = (root.clone(), r.clone());
+                        if !self.session_rules.contains(&entry) {
+                            self.session_rules.push(entry);
                         }
                     }
                 }

@@ -464,6 +464,13 @@ fn malformed_config_fails_the_grant_loudly_but_it_holds_for_the_session() {
         &bash_call(&d, "c1", None, "npm run lint"),
     );
     assert_eq!(r.body["status"], "pending", "{}", r.text);
+    // ...and only on the project it was granted on: the same session naming another
+    // project still asks.
+    let elsewhere = tempfile::tempdir().unwrap();
+    let mut call = bash_call(&d, "c4", None, "npm run lint");
+    call["projectRoot"] = json!(elsewhere.path());
+    let r = s.post("/v1/sessions/m/calls", &call);
+    assert_eq!(r.body["status"], "pending", "{}", r.text);
 }
 
 #[test]

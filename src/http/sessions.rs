@@ -171,12 +171,13 @@ fn pending_call(
     Ok((call, decision))
 }
 
-/// Session rules: "always" grants of this session that could not reach the config file.
-fn session_rules(guard: &Guard) -> Vec<PermissionRule> {
+/// Session rules for a project: "always" grants of this session, on this project, that
+/// could not reach its config file.
+fn session_rules(guard: &Guard, root: &std::path::Path) -> Vec<PermissionRule> {
     guard
         .as_ref()
         .map(|s| {
-            s.session_rules()
+            s.session_rules_for(root)
                 .iter()
                 .filter(|r| r.action == "allow")
                 .map(|r| {
@@ -249,7 +250,13 @@ pub async fn record_call(
     }
     let policy = state.policy(&ctx);
     let interactive = req.interactive.unwrap_or(true);
-    let decision = decide::decide(&policy, &session_rules(&guard), &call, &ctx, interactive);
+    let decision = decide::decide(
+        &policy,
+        &session_rules(&guard, ctx.root()),
+        &call,
+        &ctx,
+        interactive,
+    );
     state.metrics().record_decision(decision.decision.as_str());
 
     let call_id = req.call_id.clone();
@@ -510,7 +517,9 @@ pub async fn grant(
         Err(e) => {
             let code = match e {
                 grants::GrantError::Malformed { .. } => "config_malformed",
-                grants::GrantError::Io { .. } => "config_write_failed",
+                grants::GrantError::Io { .. } | grants::GrantError::Escapes { .. } => {
+                    "config_write_failed"
+                }
             };
             Err(ApiError::conflict(
                 code,
@@ -537,7 +546,6 @@ async fn auto_resolve(
                 .collect()
         })
         .unwrap_or_default();
-    let rules = session_rules(&guard);
     let mut events = Vec::new();
     let mut approved = Vec::new();
     for c in others {
@@ -550,6 +558,7 @@ async fn auto_resolve(
             continue;
         };
         let policy = state.policy(&ctx);
+        let rules = session_rules(&guard, ctx.root());
         let d = decide::decide(&policy, &rules, &call, &ctx, c.interactive);
         if d.decision == Action::Allow {
             events.push(EventKind::ToolApproved {
