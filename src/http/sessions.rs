@@ -80,7 +80,13 @@ impl SessionStore {
             && !s.exists()
             && let Ok(mut open) = self.open.lock()
         {
-            open.remove(s.id());
+            // INVARIANT: slots are cloned only under this index lock, so a count of two
+            // (the index and this guard) means no other request holds or awaits the
+            // slot. Removing a slot someone else waits on would let a second slot load
+            // the same session beside it: two in-memory copies of one log.
+            if Arc::strong_count(OwnedMutexGuard::mutex(guard)) == 2 {
+                open.remove(s.id());
+            }
         }
     }
 }
@@ -675,4 +681,24 @@ pub async fn deny(
         message,
         also_denied,
     }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A probe of a session that does not exist must not drop the slot another request
+    /// already holds a handle to, or two copies of the session could be loaded.
+    #[tokio::test]
+    async fn forgetting_an_empty_session_keeps_a_slot_others_hold() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = SessionStore::new(dir.path().to_path_buf());
+        let guard = store.lock("s1").await.unwrap();
+        let waiter = store.open.lock().unwrap().get("s1").cloned().unwrap();
+        store.forget_if_empty(&guard);
+        assert!(store.open.lock().unwrap().contains_key("s1"));
+        drop(waiter);
+        store.forget_if_empty(&guard);
+        assert!(!store.open.lock().unwrap().contains_key("s1"));
+    }
 }
