@@ -139,6 +139,9 @@ fn regenerate_command(args: &Args) -> String {
         .map_or_else(|| "\"$HOME\"".to_string(), |h| h.display().to_string());
     let mut cmd =
         format!("cargo run --release -- compare --markdown --root \"$(mktemp -d)\" --home {home}");
+    if let Some(n) = args.limit {
+        cmd.push_str(&format!(" --limit {n}"));
+    }
     for f in &args.files {
         cmd.push(' ');
         cmd.push_str(f);

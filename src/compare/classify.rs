@@ -536,10 +536,33 @@ fn accounts(r: Reason, e: &Element, f: &Facts<'_>) -> bool {
         Reason::ControlStructure => match e {
             E::Class | E::OnlyAst(_) | E::AstNotAllowed(..) => f.lexer_keyword_part(),
             E::LexerNotAllowed(Capability::ProcessExecute, s) => {
-                f.lexer_part_words(s)
-                    .and_then(|w| w.first())
-                    .is_some_and(|w| RESERVED.contains(&w.as_str()))
-                    || f.is_case_pattern(s)
+                f.lexer_part_words(s).is_some_and(|words| {
+                    // The keyword runs nothing, but what follows it may: the AST must
+                    // have read that command (`then rm -rf x` -> a part `rm -rf x`).
+                    // Headers run nothing: `case W in P`, `for X in …`, `select …`; a
+                    // `function NAME` header is followed by the body's first command.
+                    let Some(first) = words.first() else {
+                        return false;
+                    };
+                    if !RESERVED.contains(&first.as_str()) {
+                        return false;
+                    }
+                    if matches!(first.as_str(), "case" | "for" | "select") {
+                        return true;
+                    }
+                    let skip_name = usize::from(first == "function");
+                    let rest: Vec<&String> = words
+                        .iter()
+                        .skip(1)
+                        .skip(skip_name)
+                        .skip_while(|w| RESERVED.contains(&w.as_str()))
+                        .collect();
+                    rest.is_empty()
+                        || f.ast().analysis.parts.iter().any(|p| {
+                            p.words.len() == rest.len()
+                                && p.words.iter().zip(&rest).all(|(a, b)| a == *b)
+                        })
+                }) || f.is_case_pattern(s)
                     || f.is_function_name(s)
             }
             _ => false,
@@ -674,9 +697,24 @@ fn redirect_accounts(kind: RedirectKind, e: &Element, f: &Facts<'_>) -> bool {
             f.without_redirects(k)
                 .is_some_and(|l| !l.capabilities.contains(c))
         }),
-        E::LexerNotAllowed(c, s) => f
-            .without_redirects(Some(kind))
-            .is_some_and(|l| !l.has_request(*c, s)),
+        E::LexerNotAllowed(c, s) => {
+            // The lexer's request came from the redirection, and the AST recorded the
+            // redirection's own effect: a write (or network device) for `>`, a read for
+            // `<`. Without the second half, an AST that lost `> /etc/x` would pass here.
+            let effect_recorded = match kind {
+                RedirectKind::Write => f.ast().analysis.requests.iter().any(|r| {
+                    is_write_cap(r.capability) || r.capability == Capability::NetworkAccess
+                }),
+                RedirectKind::Read => f.ast().analysis.requests.iter().any(|r| {
+                    r.capability == Capability::FileRead
+                        || r.capability == Capability::NetworkAccess
+                }),
+                RedirectKind::FdOrDevice | RedirectKind::Heredoc => true,
+            };
+            effect_recorded
+                && f.without_redirects(Some(kind))
+                    .is_some_and(|l| !l.has_request(*c, s))
+        }
         E::OnlyAst(c) | E::AstNotAllowed(c, _) => match kind {
             RedirectKind::Write => {
                 is_write_cap(*c) || (*c == Capability::NetworkAccess && network_device(f))
