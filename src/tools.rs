@@ -118,8 +118,15 @@ pub fn bash_call(
     background: bool,
 ) -> MappedCall {
     let mut requests = analysis.requests.clone();
-    if background || ends_with_background_operator(command) {
-        let subject = collapse_whitespace(command);
+    // One background request per call: the AST engine emits it for `&` itself; the
+    // flag and the lexer's reading (which has no such request) add it here, with the
+    // same subject (the command without its trailing `&`).
+    let already = requests
+        .iter()
+        .any(|r| r.capability == Capability::ProcessBackground);
+    if !already && (background || ends_with_background_operator(command)) {
+        let collapsed = collapse_whitespace(command);
+        let subject = collapsed.trim_end_matches('&').trim_end().to_string();
         let mut req = CapabilityRequest::new(
             Capability::ProcessBackground,
             subject.clone(),
@@ -230,22 +237,14 @@ pub fn map_call(tool: &str, input: &Value, ctx: &AnalysisContext) -> Result<Mapp
         }
         "bash" => {
             let command = f.command("command")?;
-            let cwd = f.opt_string("cwd")?;
             let background = f.opt_bool("background")?.unwrap_or(false);
-            let local = match cwd {
-                Some(c) => with_cwd(ctx, c)?,
-                None => ctx.clone(),
-            };
+            let local = call_context(&f, ctx)?;
             let analysis = crate::analysis::analyze(command, &local);
             call = bash_call(command, analysis, &local, background);
         }
         "process_start" => {
             let command = f.command("command")?;
-            let cwd = f.opt_string("cwd")?;
-            let local = match cwd {
-                Some(c) => with_cwd(ctx, c)?,
-                None => ctx.clone(),
-            };
+            let local = call_context(&f, ctx)?;
             let analysis = crate::analysis::analyze(command, &local);
             call.cwd = local.cwd().display().to_string();
             let subject = collapse_whitespace(command);
@@ -603,6 +602,14 @@ fn attach_diff(
     req.metadata.insert("diff".into(), Value::String(diff));
 }
 
+/// The context a command runs in: the call's `cwd` when given, else the request's.
+fn call_context(f: &Fields<'_>, ctx: &AnalysisContext) -> Result<AnalysisContext, ToolError> {
+    match f.opt_string("cwd")? {
+        Some(c) => with_cwd(ctx, c),
+        None => Ok(ctx.clone()),
+    }
+}
+
 /// Whether the command ends in a lone `&` (runs in the background). Over-detection only
 /// adds a request, so this stays simple.
 fn ends_with_background_operator(command: &str) -> bool {
@@ -637,5 +644,32 @@ mod tests {
         assert!(!ends_with_background_operator("a && b"));
         assert!(!ends_with_background_operator("echo \\&"));
         assert!(!ends_with_background_operator("ls"));
+    }
+
+    /// `npm run dev &` asks for one background request, not the AST's and a second
+    /// one with the `&` in its subject that a grant for the first would never match.
+    #[test]
+    fn one_background_request_per_call() {
+        let root = tempfile::tempdir().unwrap();
+        let ctx = AnalysisContext::new(root.path(), None, Path::new("/home/u")).unwrap();
+        for (input, want) in [
+            (
+                serde_json::json!({"command": "npm run dev &"}),
+                "npm run dev",
+            ),
+            (
+                serde_json::json!({"command": "npm run dev", "background": true}),
+                "npm run dev",
+            ),
+        ] {
+            let call = map_call("bash", &input, &ctx).unwrap();
+            let bg: Vec<&str> = call
+                .requests
+                .iter()
+                .filter(|r| r.capability == Capability::ProcessBackground)
+                .map(|r| r.subject.as_str())
+                .collect();
+            assert_eq!(bg, [want], "{input}");
+        }
     }
 }
