@@ -181,12 +181,12 @@ pub fn is_assignment(word: &str) -> bool {
         && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
-/// Whether `words` (command word first) opens a network connection by name.
+/// Whether `words` (command word first, compared by basename) opens a network connection by name.
 pub fn is_network_command(words: &[String]) -> bool {
-    let Some(cmd) = words.first() else {
+    let Some(cmd) = words.first().map(|w| basename(w)) else {
         return false;
     };
-    if NETWORK_COMMANDS.contains(&cmd.as_str()) {
+    if NETWORK_COMMANDS.contains(&cmd) {
         return true;
     }
     // rsync only with a remote argument: `host:path`, `user@host:path` or `rsync://`.
@@ -223,7 +223,7 @@ const GIT_GLOBAL_WITH_VALUE: &[&str] = &[
 /// (`git -C x -c a=b --no-pager push` -> `push`). `None` when `words` is not a git
 /// command or has no subcommand.
 pub fn git_subcommand(words: &[String]) -> Option<(usize, &str)> {
-    if words.first().map(String::as_str) != Some("git") {
+    if words.first().map(|w| basename(w)) != Some("git") {
         return None;
     }
     let mut i = 1;
@@ -355,10 +355,10 @@ pub fn is_git_modify(words: &[String]) -> bool {
 /// The non-flag arguments of a filesystem verb (seed §3.5): the words checked against
 /// the project. `dd` contributes its `of=` target.
 pub fn fs_verb_arguments(words: &[String]) -> Vec<&str> {
-    let Some(cmd) = words.first() else {
+    let Some(cmd) = words.first().map(|w| basename(w)) else {
         return Vec::new();
     };
-    if !FS_VERBS.contains(&cmd.as_str()) {
+    if !FS_VERBS.contains(&cmd) {
         return Vec::new();
     }
     if cmd == "dd" {

@@ -660,11 +660,7 @@ fn check_dd(
 /// `git push` with a force flag or a `+refspec` to `main` or `master`, git's global
 /// options skipped (`git -C d push -f origin main`).
 fn check_git_push(eff: &[&str], rendering: impl Fn() -> String) -> Option<HardlineHit> {
-    // commands::git_subcommand wants the literal word `git` (eff may hold `/usr/bin/git`).
-    let words: Vec<String> = std::iter::once("git")
-        .chain(eff.iter().skip(1).copied())
-        .map(String::from)
-        .collect();
+    let words: Vec<String> = eff.iter().map(|w| (*w).to_string()).collect();
     let (i, "push") = commands::git_subcommand(&words)? else {
         return None;
     };

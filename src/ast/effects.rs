@@ -420,10 +420,6 @@ fn inner_effects(
     let Some(first) = words.first() else { return };
     let name = basename(first);
     let text = join(words);
-    let mut normalized: Vec<String> = words.to_vec();
-    if let Some(w0) = normalized.first_mut() {
-        *w0 = name.to_string();
-    }
 
     // Code passed as a string.
     if matches!(name, "sh" | "bash" | "zsh" | "dash" | "ksh" | "fish") {
@@ -476,7 +472,7 @@ fn inner_effects(
         fx.note(format!("`{name}` runs inline code from its arguments"));
     }
 
-    if commands::is_network_command(&normalized) {
+    if commands::is_network_command(words) {
         fx.push(CapabilityRequest::new(
             Capability::NetworkAccess,
             text.clone(),
@@ -484,7 +480,7 @@ fn inner_effects(
         ));
     }
     if name == "git" {
-        git_effects(&normalized, &text, cwd, ctx, fx);
+        git_effects(words, &text, cwd, ctx, fx);
     }
     if commands::FS_VERBS.contains(&name) {
         for w in fs_writes(name, words) {
