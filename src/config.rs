@@ -27,7 +27,7 @@ use crate::vocab::Capability;
 
 mod parse;
 
-use parse::lower_first;
+use crate::messages::lower_first;
 pub use parse::{jsonc_options, parse_config};
 
 /// Config files larger than this are refused (a config is a few kilobytes).

@@ -362,21 +362,13 @@ fn call_always_patterns(evaluated: &[EvaluatedRequest]) -> Vec<String> {
     out
 }
 
-fn lower_first(s: &str) -> String {
-    let mut c = s.chars();
-    match c.next() {
-        Some(f) => f.to_lowercase().chain(c).collect(),
-        None => String::new(),
-    }
-}
-
 fn summarize(call: &MappedCall, evaluated: &[EvaluatedRequest]) -> String {
     if let Some(cmd) = &call.command {
         return collapse_whitespace(cmd);
     }
     let mut parts: Vec<String> = Vec::new();
     for e in evaluated {
-        let d = lower_first(&e.request.display);
+        let d = crate::messages::lower_first(&e.request.display);
         if !parts.contains(&d) {
             parts.push(d);
         }

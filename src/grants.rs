@@ -126,7 +126,7 @@ fn edit(
             file: display.clone(),
             line: e.line_display(),
             column: e.column_display(),
-            message: lowercase_first(&e.kind().to_string()),
+            message: crate::messages::lower_first(&e.kind().to_string()),
         }
     })?;
     let top = root.object_value_or_set();
@@ -189,7 +189,7 @@ fn validate_shape(file: &str, text: &str) -> Result<Vec<PersistedRule>, GrantErr
         file: file.to_string(),
         line: e.line_display(),
         column: e.column_display(),
-        message: lowercase_first(&e.kind().to_string()),
+        message: crate::messages::lower_first(&e.kind().to_string()),
     })?;
     let at = |offset: usize, message: &str| {
         let (line, column) = line_column(text, offset);
@@ -311,15 +311,6 @@ fn line_column(text: &str, offset: usize) -> (usize, usize) {
     let line = before.matches('\n').count() + 1;
     let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
     (line, column)
-}
-
-/// jsonc-parser's messages start with a capital and the cedar style wants lowercase.
-fn lowercase_first(s: &str) -> String {
-    let mut chars = s.chars();
-    match chars.next() {
-        Some(c) => c.to_lowercase().chain(chars).collect(),
-        None => String::new(),
-    }
 }
 
 #[cfg(test)]

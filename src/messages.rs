@@ -379,6 +379,16 @@ pub fn render_panel_details(panel: &Panel) -> String {
     out
 }
 
+/// Error text in this project's style (cedar's): the first letter lowercase, so
+/// library messages read as part of our one-sentence errors.
+pub fn lower_first(s: &str) -> String {
+    let mut c = s.chars();
+    match c.next() {
+        Some(f) => f.to_lowercase().chain(c).collect(),
+        None => String::new(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -14,14 +14,6 @@ use crate::rules::{
 };
 use crate::vocab::Capability;
 
-pub(crate) fn lower_first(s: &str) -> String {
-    let mut c = s.chars();
-    match c.next() {
-        Some(f) => f.to_lowercase().chain(c).collect(),
-        None => String::new(),
-    }
-}
-
 /// Byte offset -> 1-based (line, column in characters), as jsonc-parser counts them
 /// (a line ends at `\n` or at a lone `\r`). Line starts are found once, so positions
 /// for every rule of a large file stay cheap.
@@ -98,7 +90,7 @@ pub fn parse_config(text: &str, file: &str, source: RuleSource) -> ParsedConfig 
                 file,
                 e.line_display(),
                 e.column_display(),
-                lower_first(&e.kind().to_string()),
+                crate::messages::lower_first(&e.kind().to_string()),
             ));
         }
         Ok(parsed) => match parsed.value {

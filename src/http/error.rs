@@ -168,15 +168,12 @@ where
     async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, Self::Rejection> {
         axum::extract::Query::<T>::try_from_uri(&parts.uri)
             .map(|q| ApiQuery(q.0))
-            .map_err(|e| ApiError::bad_request("invalid_query", lowercase_first(&e.body_text())))
-    }
-}
-
-fn lowercase_first(s: &str) -> String {
-    let mut chars = s.chars();
-    match chars.next() {
-        Some(c) => c.to_lowercase().chain(chars).collect(),
-        None => String::new(),
+            .map_err(|e| {
+                ApiError::bad_request(
+                    "invalid_query",
+                    crate::messages::lower_first(&e.body_text()),
+                )
+            })
     }
 }
 
@@ -195,7 +192,9 @@ where
         axum::extract::Path::<T>::from_request_parts(parts, state)
             .await
             .map(|p| ApiPath(p.0))
-            .map_err(|e| ApiError::bad_request("invalid_path", lowercase_first(&e.body_text())))
+            .map_err(|e| {
+                ApiError::bad_request("invalid_path", crate::messages::lower_first(&e.body_text()))
+            })
     }
 }
 
