@@ -150,10 +150,18 @@ pub fn wrapper_options(name: &str) -> Option<(&'static [&'static str], usize)> {
     Some(spec)
 }
 
+/// Shells: `-c` makes their next operand code, and a bare shell reads code from stdin.
+pub const SHELLS: &[&str] = &["sh", "bash", "zsh", "dash", "ksh", "mksh", "yash", "fish"];
+
 /// Shells and `eval`/`source`: their argument is code (`sh -c '…'`, `eval '…'`).
 pub const CODE_RUNNERS: &[&str] = &[
-    "sh", "bash", "zsh", "dash", "ksh", "fish", "eval", "source", ".",
+    "sh", "bash", "zsh", "dash", "ksh", "mksh", "yash", "fish", "eval", "source", ".",
 ];
+
+/// Whether `name` (a basename) is a shell.
+pub fn is_shell(name: &str) -> bool {
+    SHELLS.contains(&name)
+}
 
 /// The last path component of a command word, so `/usr/bin/curl` is recognized as
 /// `curl` where that only adds scrutiny (network, git, wrappers, the floor). Allow

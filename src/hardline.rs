@@ -28,8 +28,7 @@ const RESERVED_PREFIXES: &[&str] = &[
     "{", "}", "(", ")", "!", "if", "then", "else", "elif", "do", "while", "until", "coproc",
 ];
 
-/// Shells whose `-c` argument is code.
-const SHELLS: &[&str] = &["sh", "bash", "zsh", "dash", "ksh", "fish", "mksh", "yash"];
+use crate::commands::SHELLS;
 
 /// systemctl options that take a separate value (`systemctl -H host reboot`).
 const SYSTEMCTL_VALUE_OPTIONS: &[&str] = &[
@@ -153,10 +152,6 @@ fn check_lexed_at(
 
 /// Every command the lexer found (redirect targets included), and the here-document
 /// bodies fed to a shell (`bash <<EOF`), read as code.
-pub(crate) fn check_tokens(tokens: &lexer::Tokens, ctx: &AnalysisContext) -> Option<HardlineHit> {
-    check_tokens_at(tokens, ctx, 0)
-}
-
 fn check_tokens_at(
     tokens: &lexer::Tokens,
     ctx: &AnalysisContext,

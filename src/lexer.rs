@@ -73,7 +73,7 @@ pub(crate) use tokenizer::{Tokens, lex};
 /// Commands whose arguments are shell code: an argument that lexes into operators or a
 /// substitution is quoted operator smuggling (seed §3.2).
 fn smuggles_code(words: &[String]) -> bool {
-    let Some(cmd) = words.first().map(String::as_str) else {
+    let Some(cmd) = words.first().map(|w| crate::commands::basename(w)) else {
         return false;
     };
     let lexes_into_code = |arg: &str, broken_counts: bool| match lex(arg) {
@@ -81,7 +81,7 @@ fn smuggles_code(words: &[String]) -> bool {
         Err(_) => broken_counts,
     };
     match cmd {
-        "sh" | "bash" | "zsh" | "dash" | "ksh" => {
+        shell if crate::commands::is_shell(shell) => {
             let has_c = words.iter().skip(1).any(|w| {
                 w.len() > 1 && w.starts_with('-') && !w.starts_with("--") && w.contains('c')
             });
@@ -137,7 +137,11 @@ pub fn analyze(command: &str, ctx: &AnalysisContext) -> Analysis {
         fallback: None,
     };
     let mut seen = Seen::default();
-    let tokens = match lex(command) {
+    // One lex for the floor and the parts; the floor reads the tokens first, so their
+    // words can then move into the parts.
+    let lexed = lex(command);
+    let hit = hardline::check_lexed(command, &lexed, ctx);
+    let tokens = match lexed {
         Ok(t) => t,
         Err(e) => {
             analysis.class = CommandClass::Obfuscated;
@@ -145,15 +149,13 @@ pub fn analyze(command: &str, ctx: &AnalysisContext) -> Analysis {
                 "KHAELOR could not read this command ({e}) — it cannot verify what it will run."
             ));
             add_obfuscated_requests(&mut analysis, &mut seen, command);
-            if let Some(hit) = hardline::check_raw(command, ctx) {
+            if let Some(hit) = hit {
                 apply_hardline(&mut analysis, hit);
             }
             return analysis;
         }
     };
 
-    // The floor reads the tokens first, so their words can then move into the parts.
-    let hit = hardline::check_tokens(&tokens, ctx).or_else(|| hardline::check_fork_bomb(command));
     analysis.parts = tokens
         .commands
         .into_iter()

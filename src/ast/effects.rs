@@ -422,7 +422,7 @@ fn inner_effects(
     let text = join(words);
 
     // Code passed as a string.
-    if matches!(name, "sh" | "bash" | "zsh" | "dash" | "ksh" | "fish") {
+    if commands::is_shell(name) {
         shell_code(name, words, cwd, fx);
     } else if name == "eval" {
         let code = words.get(1..).map(join).unwrap_or_default();

@@ -301,10 +301,7 @@ fn analyze_ast(command: &str, ctx: &AnalysisContext) -> Result<Analysis, AstErro
     match class {
         CommandClass::Obfuscated => {
             if obfuscated.iter().any(|o| o.starts_with("uses ")) {
-                notes.push(
-                    "Command uses substitution — KHAELOR cannot verify what it will run."
-                        .to_string(),
-                );
+                notes.push(crate::lexer::SUBSTITUTION_RISK_NOTE.to_string());
             }
             for why in obfuscated.iter().filter(|o| !o.starts_with("uses ")) {
                 notes.push(format!(

@@ -283,11 +283,9 @@ impl<'a> Facts<'a> {
                 return false;
             };
             match name {
-                "sh" | "bash" | "zsh" | "dash" | "ksh" | "fish" => {
-                    p.words.iter().skip(1).any(|w| {
-                        w.len() > 1 && w.starts_with('-') && !w.starts_with("--") && w.contains('c')
-                    })
-                }
+                shell if crate::commands::is_shell(shell) => p.words.iter().skip(1).any(|w| {
+                    w.len() > 1 && w.starts_with('-') && !w.starts_with("--") && w.contains('c')
+                }),
                 "eval" | "watch" => true,
                 // `su user -c 'code'` / `runuser … -c 'code'`: code for the user's shell.
                 "su" | "runuser" => p
