@@ -384,15 +384,17 @@ impl Session {
             let _ = f.set_len(start);
             return Err(io_err("write", &self.path, e));
         }
+        // The events are in the file now: memory follows before anything else can fail,
+        // so a retry after an error below sees them and is not recorded twice.
+        self.needs_newline = false;
+        for ev in &events {
+            self.apply(ev.clone());
+        }
         if created && let Some(dir) = self.path.parent() {
             // A new file's directory entry must be durable too.
             File::open(dir)
                 .and_then(|d| d.sync_all())
                 .map_err(|e| io_err("sync", dir, e))?;
-        }
-        self.needs_newline = false;
-        for ev in &events {
-            self.apply(ev.clone());
         }
         Ok(events)
     }
