@@ -55,6 +55,8 @@ pub enum LexError {
     TooDeep { at: usize, max: usize },
     #[error("nested substitutions too large to read at byte {at}")]
     TooLarge { at: usize },
+    #[error(transparent)]
+    Source(#[from] crate::shell::source::SourceError),
 }
 
 /// Tokenizes one command (seed §3.1). Substitution bodies (`$(…)`, backticks, `<(…)`,

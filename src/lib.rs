@@ -24,5 +24,6 @@ pub mod messages;
 pub mod paths;
 pub mod rules;
 pub mod session;
+pub mod shell;
 pub mod tools;
 pub mod vocab;

@@ -100,13 +100,24 @@ pub fn parse(src: &str) -> Result<Tree, AstError> {
         // tree-sitter-bash#337). Bash treats every non-ASCII byte as a word character,
         // so each one is parsed as the ASCII word character `x`: byte offsets stay
         // the same and the walker reads the original text through them.
+        //
+        // CR, form feed and vertical tab are word characters to bash (only space, tab
+        // and newline separate words), but blanks to the grammar, which also reads
+        // backslash-CR-LF as a line continuation: `ls \<CR><LF>id` would be one `ls`
+        // where bash runs `id` too. They are parsed as `x` for the same reason.
         let folded: Vec<u8>;
-        let bytes = if src.is_ascii() {
+        let bytes = if !src.bytes().any(|b| !b.is_ascii() || is_folded_control(b)) {
             src.as_bytes()
         } else {
             folded = src
                 .bytes()
-                .map(|b| if b.is_ascii() { b } else { b'x' })
+                .map(|b| {
+                    if b.is_ascii() && !is_folded_control(b) {
+                        b
+                    } else {
+                        b'x'
+                    }
+                })
                 .collect();
             &folded
         };
@@ -127,6 +138,11 @@ pub fn parse(src: &str) -> Result<Tree, AstError> {
             }
         }
     })
+}
+
+/// Bytes bash reads as word characters that the grammar reads as blanks.
+fn is_folded_control(b: u8) -> bool {
+    matches!(b, b'\r' | 0x0b | 0x0c)
 }
 
 /// The first ERROR or MISSING node, as `kind at line:column`.
@@ -165,6 +181,10 @@ fn plan(src: &str, ctx: &AnalysisContext, cwd: Cwd) -> Result<Plan, AstError> {
     if src.contains('\0') {
         return Err(AstError::Parse("NUL byte in command".into()));
     }
+    // Bash removes backslash-newline pairs before it tokenizes; the walk reads the
+    // text bash reads.
+    let spliced = crate::shell::source::splice(src).map_err(|e| AstError::Parse(e.to_string()))?;
+    let src: &str = &spliced;
     let tree = parse(src)?;
     let root = tree.root_node();
     if root.has_error() {
@@ -210,8 +230,9 @@ pub fn fallback(command: &str, ctx: &AnalysisContext, e: &AstError) -> Analysis 
 }
 
 fn analyze_ast(command: &str, ctx: &AnalysisContext) -> Result<Analysis, AstError> {
-    let top = plan(command, ctx, Cwd::Known(ctx.cwd().to_path_buf()))?;
+    let mut top = plan(command, ctx, Cwd::Known(ctx.cwd().to_path_buf()))?;
     let mut fx = Effects::default();
+    fx.code.append(&mut top.code);
     for cmd in &top.commands {
         effects::command_effects(cmd, ctx, &mut fx);
     }
@@ -240,7 +261,8 @@ fn analyze_ast(command: &str, ctx: &AnalysisContext) -> Result<Analysis, AstErro
                 continue;
             }
             match plan(&code, ctx, cwd) {
-                Ok(inner) => {
+                Ok(mut inner) => {
+                    fx.code.append(&mut inner.code);
                     for o in inner.obfuscated {
                         if !obfuscated.contains(&o) {
                             obfuscated.push(o);

@@ -96,6 +96,9 @@ pub(crate) struct Plan {
     pub background: bool,
     /// The `cd` that made the cwd unknown, for the risk note.
     pub unknown_cwd_after: Option<String>,
+    /// Code the walk found outside the tree's substitutions (backticks in a
+    /// here-document body), to be parsed again with the cwd it runs in.
+    pub code: Vec<(String, Cwd)>,
 }
 
 impl Plan {
@@ -544,9 +547,24 @@ impl<'s> Walker<'s, '_> {
                 ));
                 let mut cursor = node.walk();
                 let kids: Vec<Node<'t>> = node.named_children(&mut cursor).collect();
+                // A quoted delimiter (`<<'EOF'`, `<<"EOF"`, `<<\EOF`) keeps the body
+                // data; otherwise its substitutions run when the command runs.
+                let quoted = kids.iter().any(|c| {
+                    c.kind() == k::HEREDOC_START && self.text(*c).contains(['\'', '"', '\\'])
+                });
                 for child in kids {
                     match child.kind() {
-                        k::HEREDOC_BODY => push_children(child, depth, in_subst, stack),
+                        k::HEREDOC_BODY if quoted => {}
+                        k::HEREDOC_BODY => {
+                            // The grammar parses `$( )` and `${ }` in a body, but not
+                            // backticks: those are found here and parsed as code.
+                            for code in heredoc_backticks(self.text(child)) {
+                                self.plan
+                                    .obfuscated("uses command substitution in a here-document".into());
+                                self.plan.code.push((code, self.cwd.clone()));
+                            }
+                            push_children(child, depth, in_subst, stack)
+                        }
                         k::FILE_REDIRECT | k::HERESTRING_REDIRECT => {
                             // Redirects written after `<<EOF` on the same line.
                             let before = self.plan.loose_redirects.len();
@@ -882,6 +900,37 @@ fn is_command_like(kind: &str) -> bool {
             | k::VARIABLE_ASSIGNMENT
             | k::VARIABLE_ASSIGNMENTS
     )
+}
+
+/// The command texts of the backtick substitutions in an unquoted here-document body,
+/// unescaped as bash reads them: in a body, `\` escapes only `$`, `` ` ``, `\` and a
+/// newline; inside backticks, `\``, `\\` and `\$` lose their backslash.
+fn heredoc_backticks(body: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut chars = body.chars();
+    let mut current: Option<String> = None;
+    while let Some(c) = chars.next() {
+        match (c, current.as_mut()) {
+            ('\\', None) => {
+                chars.next();
+            }
+            ('\\', Some(code)) => match chars.next() {
+                Some(n @ ('`' | '\\' | '$')) => code.push(n),
+                Some(n) => {
+                    code.push('\\');
+                    code.push(n);
+                }
+                None => code.push('\\'),
+            },
+            ('`', None) => current = Some(String::new()),
+            ('`', Some(_)) => out.extend(current.take()),
+            (c, Some(code)) => code.push(c),
+            (_, None) => {}
+        }
+    }
+    // An unterminated backtick runs to the end of the body, as bash reads it.
+    out.extend(current.filter(|c| !c.is_empty()));
+    out
 }
 
 fn describe_subst(kind: &str) -> &'static str {

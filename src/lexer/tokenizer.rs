@@ -53,7 +53,9 @@ pub fn lex(command: &str) -> Result<Tokens, LexError> {
     if let Some(at) = command.bytes().position(|b| b == 0) {
         return Err(LexError::Nul { at });
     }
-    Lexer::new(command, 0).run()
+    // Bash removes backslash-newline pairs before it tokenizes; so does every engine.
+    let text = crate::shell::source::splice(command)?;
+    Lexer::new(&text, 0).run()
 }
 
 /// What closes the current nesting level.
@@ -574,6 +576,7 @@ impl<'a> Lexer<'a> {
                 max,
             },
             LexError::TooLarge { at } => LexError::TooLarge { at: at + offset },
+            LexError::Source(e) => LexError::Source(e),
         };
         let tokens = inner.run().map_err(shift)?;
         self.has_substitution |= tokens.has_substitution;
