@@ -102,13 +102,46 @@ pub fn render(words: &[String], ctx: &AnalysisContext) -> String {
     collapse_whitespace(&rendered.join(" "))
 }
 
-/// The fork bomb `f(){ f|f& };f` for any name `f`, any whitespace, anywhere in the text
-/// (also quoted: no legitimate command contains one).
+/// The fork bomb as the tree shows it: a function whose body runs the function itself
+/// more than once or in the background (`f(){ f|f& }`), called outside its body. Only
+/// what runs counts: the same characters in a quoted argument, a commit message or a
+/// comment are data (`echo ':(){ :|:& };:' >> notes.md`).
+pub(crate) fn check_fork_bomb_plan(plan: &crate::shell::ir::Plan) -> Option<HardlineHit> {
+    fn name_of(c: &crate::shell::ir::SimpleCommand) -> Option<(&str, usize)> {
+        c.words.first().map(|w| (w.text.as_str(), w.start))
+    }
+    plan.functions.iter().find_map(|f| {
+        let inside = |at: usize| f.body.contains(&at);
+        let calls_in_body = plan
+            .commands
+            .iter()
+            .filter_map(name_of)
+            .filter(|(n, at)| *n == f.name && inside(*at))
+            .count();
+        let background = plan.background;
+        let called = plan
+            .commands
+            .iter()
+            .filter_map(name_of)
+            .any(|(n, at)| n == f.name && !inside(at));
+        (called && (calls_in_body >= 2 || (calls_in_body >= 1 && background))).then(|| {
+            HardlineHit {
+                rule: ":(){ :|:& };:".to_string(),
+                rendering: format!("{0}(){{ {0}|{0}& }};{0}", f.name),
+            }
+        })
+    })
+}
+
+/// The fork bomb `f(){ f|f& };f` for any name `f`, any whitespace, in the text the lexer
+/// reads as code: quoted strings and comments are blanked first, so a bomb written as
+/// data is not one (code strings handed to a shell are checked again on their own).
 pub(crate) fn check_fork_bomb(text: &str) -> Option<HardlineHit> {
     if !(text.contains('{') && text.contains('|') && text.contains('&')) {
         return None;
     }
-    let tokens = fork_tokens(text);
+    let code = blank_quotes_and_comments(text);
+    let tokens = fork_tokens(&code);
     (0..tokens.len())
         .find_map(|k| fork_bomb_at(tokens.get(k..).unwrap_or_default()))
         .and_then(|name| {
@@ -141,8 +174,22 @@ fn check_lexed_at(
     ctx: &AnalysisContext,
     depth: usize,
 ) -> Option<HardlineHit> {
-    if let Some(h) = check_fork_bomb(text) {
-        return Some(h);
+    // Here-document bodies are data unless fed to a shell, which `check_tokens_at`
+    // reads again as code: the text the matcher sees has them blanked.
+    let bomb = match lexed {
+        Ok(tokens) if tokens.heredocs.iter().any(|h| !h.body.is_empty()) => {
+            let mut code = text.to_string();
+            for h in &tokens.heredocs {
+                if let Some(at) = code.find(h.body.as_str()).filter(|_| !h.body.is_empty()) {
+                    code.replace_range(at..at + h.body.len(), &"_".repeat(h.body.len()));
+                }
+            }
+            check_fork_bomb(&code)
+        }
+        _ => check_fork_bomb(text),
+    };
+    if bomb.is_some() {
+        return bomb;
     }
     match lexed {
         Ok(tokens) => check_tokens_at(tokens, ctx, depth),
@@ -745,6 +792,64 @@ fn render_strs(words: &[&str], ctx: &AnalysisContext) -> String {
     collapse_whitespace(&rendered.join(" "))
 }
 
+/// The text with the insides of quotes (`'…'`, `"…"`, `$'…'`) and comments replaced by
+/// `_`, so the fork-bomb matcher sees only what bash reads as code. Escaped characters
+/// are blanked too: `\(` is a word character, not an operator.
+fn blank_quotes_and_comments(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    let mut prev_blank = true;
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => {
+                out.push('_');
+                if chars.next().is_some() {
+                    out.push('_');
+                }
+            }
+            '\'' => {
+                out.push('_');
+                for n in chars.by_ref() {
+                    out.push('_');
+                    if n == '\'' {
+                        break;
+                    }
+                }
+            }
+            '"' => {
+                out.push('_');
+                while let Some(n) = chars.next() {
+                    out.push('_');
+                    match n {
+                        '\\' => {
+                            if chars.next().is_some() {
+                                out.push('_');
+                            }
+                        }
+                        '"' => break,
+                        _ => {}
+                    }
+                }
+            }
+            '#' if prev_blank => {
+                for n in chars.by_ref() {
+                    if n == '\n' {
+                        out.push('\n');
+                        break;
+                    }
+                    out.push('_');
+                }
+            }
+            c => out.push(c),
+        }
+        prev_blank = out
+            .chars()
+            .last()
+            .is_none_or(|l| l.is_whitespace() || matches!(l, ';' | '&' | '|' | '(' | ')'));
+    }
+    out
+}
+
 /// Tokens for the fork-bomb matcher: shell metacharacters one by one, other runs of
 /// non-space characters as names.
 fn fork_tokens(text: &str) -> Vec<&str> {
@@ -821,6 +926,10 @@ mod tests {
         assert!(check_fork_bomb("function f { f|f& }\nf").is_some());
         assert!(check_fork_bomb("f(){ f|g& };f").is_none());
         assert!(check_fork_bomb("echo '{ a | b & }'").is_none());
+        // Data, not code: quoted, escaped or commented.
+        assert!(check_fork_bomb("echo ':(){ :|:& };:' >> notes.md").is_none());
+        assert!(check_fork_bomb("git commit -m \":(){ :|:& };:\"").is_none());
+        assert!(check_fork_bomb("ls # :(){ :|:& };:").is_none());
     }
 
     #[test]

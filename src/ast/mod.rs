@@ -233,6 +233,7 @@ fn analyze_ast(command: &str, ctx: &AnalysisContext) -> Result<Analysis, AstErro
     let mut top = plan(command, ctx, Cwd::Known(ctx.cwd().to_path_buf()))?;
     let mut fx = Effects::default();
     fx.code.append(&mut top.code);
+    fx.hardline = hardline::check_fork_bomb_plan(&top);
     for cmd in &top.commands {
         effects::command_effects(cmd, ctx, &mut fx);
     }
@@ -263,6 +264,9 @@ fn analyze_ast(command: &str, ctx: &AnalysisContext) -> Result<Analysis, AstErro
             match plan(&code, ctx, cwd) {
                 Ok(mut inner) => {
                     fx.code.append(&mut inner.code);
+                    if let Some(hit) = hardline::check_fork_bomb_plan(&inner) {
+                        fx.hardline.get_or_insert(hit);
+                    }
                     for o in inner.obfuscated {
                         if !obfuscated.contains(&o) {
                             obfuscated.push(o);

@@ -7,8 +7,6 @@
 //! tracking through `cd`/`pushd`/`popd` with subshell scoping. `tree_sitter::Node`
 //! never leaves this file. Knows nothing of what commands do (that is `effects`).
 
-use std::path::PathBuf;
-
 use tree_sitter::Node;
 
 mod text;
@@ -18,101 +16,7 @@ use super::AstError;
 use super::kinds as k;
 use crate::vocab::AnalysisContext;
 
-/// A word as bash would pass it, quotes removed.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Word {
-    /// The value; dynamic parts (`$X`, `$(…)`) are kept as written.
-    pub text: String,
-    /// Holds an expansion or substitution whose value is unknown here.
-    pub dynamic: bool,
-    /// Holds an unquoted glob character or a brace expression.
-    pub pattern: bool,
-    /// Byte offset in the source, to put words and assignments back in order.
-    pub start: usize,
-}
-
-/// What a redirect does to its target.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum RedirectKind {
-    Write,
-    Read,
-    /// `>&N`, `<&N`, `>&-`: no file is opened.
-    Duplicate,
-    /// `<<EOF` and `<<<word`: input from the command text itself.
-    Inline,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Redirect {
-    pub kind: RedirectKind,
-    pub target: Option<Word>,
-}
-
-/// The effective working directory at some point of the command.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum Cwd {
-    Known(PathBuf),
-    /// After `cd "$X"`, `cd -`, a cd inside a branch or loop: relative paths are unknown.
-    Unknown,
-}
-
-impl Cwd {
-    pub fn path(&self) -> Option<&std::path::Path> {
-        match self {
-            Cwd::Known(p) => Some(p),
-            Cwd::Unknown => None,
-        }
-    }
-}
-
-/// One simple command as bash would run it.
-#[derive(Debug, Clone)]
-pub(crate) struct SimpleCommand {
-    pub assignments: Vec<Word>,
-    pub words: Vec<Word>,
-    pub redirects: Vec<Redirect>,
-    /// The `process.execute` subject: assignments and words as bash sees them (quotes
-    /// removed), in source order, joined by single spaces. Redirections are not part of
-    /// it (each is a request of its own), so neither a quote trick nor a redirect can
-    /// make a command look like another to a rule.
-    pub text: String,
-    pub cwd: Cwd,
-    pub heredoc: bool,
-}
-
-/// Everything the walk learned.
-#[derive(Debug, Default)]
-pub(crate) struct Plan {
-    pub commands: Vec<SimpleCommand>,
-    /// Redirects on compound statements (`{ a; b; } > out`), with the cwd they open in.
-    pub loose_redirects: Vec<(Redirect, Cwd)>,
-    /// Commands outside substitutions (more than one makes the command compound).
-    pub statements: usize,
-    /// Why the command is compound (operators and constructs), deduplicated.
-    pub compound: Vec<&'static str>,
-    /// Why the command is obfuscated, deduplicated.
-    pub obfuscated: Vec<String>,
-    /// A `&` sent something to the background.
-    pub background: bool,
-    /// The `cd` that made the cwd unknown, for the risk note.
-    pub unknown_cwd_after: Option<String>,
-    /// Code the walk found outside the tree's substitutions (backticks in a
-    /// here-document body), to be parsed again with the cwd it runs in.
-    pub code: Vec<(String, Cwd)>,
-}
-
-impl Plan {
-    fn compound(&mut self, why: &'static str) {
-        if !self.compound.contains(&why) {
-            self.compound.push(why);
-        }
-    }
-    fn obfuscated(&mut self, why: String) {
-        if !self.obfuscated.contains(&why) {
-            self.obfuscated.push(why);
-        }
-    }
-}
+pub(crate) use crate::shell::ir::{Cwd, Function, Plan, Redirect, RedirectKind, SimpleCommand, Word};
 
 /// Budgets of one walk.
 pub(crate) struct Limits {
@@ -369,6 +273,18 @@ impl<'s> Walker<'s, '_> {
                     k::CASE_STATEMENT => "case",
                     _ => "function",
                 });
+                if node.kind() == k::FUNCTION_DEFINITION
+                    && let (Some(name), Some(body)) = (
+                        node.child_by_field_name(k::FIELD_NAME),
+                        node.child_by_field_name(k::FIELD_BODY),
+                    )
+                {
+                    let name = self.text(name).to_string();
+                    self.plan.functions.push(Function {
+                        name,
+                        body: body.byte_range(),
+                    });
+                }
                 self.note_separators(node);
                 stack.push(Task::Settle {
                     cwd: self.cwd.clone(),

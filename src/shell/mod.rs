@@ -5,4 +5,5 @@
 //! read into the same plan of simple commands; what commands do is `programs`' and the
 //! analysis' concern, not this module's.
 
+pub(crate) mod ir;
 pub mod source;
