@@ -102,6 +102,23 @@ pub fn render(words: &[String], ctx: &AnalysisContext) -> String {
     collapse_whitespace(&rendered.join(" "))
 }
 
+/// The floor on one engine's IR: the fork-bomb shape, then every simple command in the
+/// working directory it runs in (`cd /usr/.. && rm -rf *` removes everything under `/`).
+pub(crate) fn check_plan(
+    plan: &crate::shell::ir::Plan,
+    ctx: &AnalysisContext,
+) -> Option<HardlineHit> {
+    check_fork_bomb_plan(plan).or_else(|| {
+        plan.commands.iter().find_map(|c| {
+            let words: Vec<String> = c.words.iter().map(|w| w.text.clone()).collect();
+            match c.cwd.path() {
+                Some(p) if p != ctx.cwd() => check(&words, &ctx.with_cwd(p.to_path_buf())),
+                _ => check(&words, ctx),
+            }
+        })
+    })
+}
+
 /// The fork bomb as the tree shows it: a function whose body runs the function itself
 /// more than once or in the background (`f(){ f|f& }`), called outside its body. Only
 /// what runs counts: the same characters in a quoted argument, a commit message or a
@@ -298,6 +315,19 @@ fn check_unlexable(text: &str, ctx: &AnalysisContext, depth: usize) -> Option<Ha
 }
 
 fn check_at(words: &[String], ctx: &AnalysisContext, depth: usize) -> Option<HardlineHit> {
+    // Brace expansion runs before anything else bash does to the words:
+    // `{mkfs.ext4,/dev/sdb}` is `mkfs.ext4 /dev/sdb`.
+    if words.iter().any(|w| w.contains('{')) {
+        if let Some(expanded) = crate::shell::braces::expand_all(words) {
+            if expanded.as_slice() != words {
+                return check_words(&expanded, ctx, depth);
+            }
+        }
+    }
+    check_words(words, ctx, depth)
+}
+
+fn check_words(words: &[String], ctx: &AnalysisContext, depth: usize) -> Option<HardlineHit> {
     // Fast path: every hit names its command (or a wrapper's code runner) in one of the
     // words, so a command with none of those names cannot hit.
     if !words.iter().any(|w| names_floor_command(w)) {
@@ -516,13 +546,25 @@ enum Target {
 }
 
 fn classify_target(word: &str, ctx: &AnalysisContext) -> Option<Target> {
-    let (base, glob) = match word.strip_suffix('*') {
-        Some(b) if b.is_empty() || b.ends_with('/') => (if b.is_empty() { "." } else { b }, true),
-        _ => (word, false),
+    // A glob stands for whatever it matches in the directory before its first pattern
+    // character: `/[b-z]*` for the top-level directories, `~/.[a-z]*` for the home's
+    // dotfiles, `*` after `cd /` for everything under `/`.
+    let (base, glob) = match word.find(['*', '?', '[']) {
+        Some(at) => {
+            let head = word.get(..at).unwrap_or_default();
+            match head.rfind('/') {
+                Some(slash) => (word.get(..=slash).unwrap_or("/"), true),
+                None => (".", true),
+            }
+        }
+        None => (word, false),
     };
     let path = normalize_path(base, ctx)?;
     if path == Path::new("/") {
         return Some(if glob { Target::RootGlob } else { Target::Root });
+    }
+    if glob && path == ctx.home() {
+        return Some(Target::Home);
     }
     let home_like = path == ctx.home()
         || path == Path::new("/home")

@@ -311,6 +311,16 @@ impl AnalysisContext {
         })
     }
 
+    /// The same context with another working directory (already absolute and
+    /// resolved, as the engines track it through `cd`).
+    pub fn with_cwd(&self, cwd: PathBuf) -> Self {
+        AnalysisContext {
+            root: self.root.clone(),
+            cwd,
+            home: self.home.clone(),
+        }
+    }
+
     /// The canonical project root.
     pub fn root(&self) -> &Path {
         &self.root

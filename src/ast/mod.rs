@@ -233,7 +233,7 @@ fn analyze_ast(command: &str, ctx: &AnalysisContext) -> Result<Analysis, AstErro
     let mut top = plan(command, ctx, Cwd::Known(ctx.cwd().to_path_buf()))?;
     let mut fx = Effects::default();
     fx.code.append(&mut top.code);
-    fx.hardline = hardline::check_fork_bomb_plan(&top);
+    fx.hardline = hardline::check_plan(&top, ctx);
     for cmd in &top.commands {
         effects::command_effects(cmd, ctx, &mut fx);
     }
@@ -264,7 +264,7 @@ fn analyze_ast(command: &str, ctx: &AnalysisContext) -> Result<Analysis, AstErro
             match plan(&code, ctx, cwd) {
                 Ok(mut inner) => {
                     fx.code.append(&mut inner.code);
-                    if let Some(hit) = hardline::check_fork_bomb_plan(&inner) {
+                    if let Some(hit) = hardline::check_plan(&inner, ctx) {
                         fx.hardline.get_or_insert(hit);
                     }
                     for o in inner.obfuscated {

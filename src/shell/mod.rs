@@ -5,5 +5,6 @@
 //! read into the same plan of simple commands; what commands do is `programs`' and the
 //! analysis' concern, not this module's.
 
+pub mod braces;
 pub(crate) mod ir;
 pub mod source;
