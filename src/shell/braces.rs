@@ -30,7 +30,7 @@ pub fn expand(word: &str) -> Option<Vec<String>> {
         if steps > MAX_WORDS * 4 {
             return None;
         }
-        match first_brace(&w) {
+        match first_brace(&w)? {
             None => done.push(w),
             Some((open, close, alternatives)) => {
                 let prefix = w.get(..open).unwrap_or_default();
@@ -48,11 +48,18 @@ pub fn expand(word: &str) -> Option<Vec<String>> {
     Some(done)
 }
 
-/// The first `{…}` of `w` that bash expands: its byte range and alternatives.
-fn first_brace(w: &str) -> Option<(usize, usize, Vec<String>)> {
+/// A brace `{open..=close}` and its alternatives.
+type Brace = (usize, usize, Vec<String>);
+
+/// The first `{…}` of `w` that bash expands: `Some(None)` when there is none, `None`
+/// when a sequence is larger than the budget.
+fn first_brace(w: &str) -> Option<Option<Brace>> {
     let bytes = w.as_bytes();
     let mut start = 0;
-    while let Some(rel) = bytes.get(start..)?.iter().position(|&b| b == b'{') {
+    while let Some(rel) = bytes
+        .get(start..)
+        .and_then(|rest| rest.iter().position(|&b| b == b'{'))
+    {
         let open = start + rel;
         start = open + 1;
         if open > 0 && bytes.get(open - 1) == Some(&b'$') {
@@ -76,47 +83,60 @@ fn first_brace(w: &str) -> Option<(usize, usize, Vec<String>)> {
             }
         }
         let Some(close) = close else { continue };
-        let inner = w.get(open + 1..close)?;
+        let inner = w.get(open + 1..close).unwrap_or_default();
         if !commas.is_empty() {
             let mut alts = Vec::new();
             let mut from = open + 1;
             for c in commas.iter().copied().chain(std::iter::once(close)) {
-                alts.push(w.get(from..c)?.to_string());
+                alts.push(w.get(from..c).unwrap_or_default().to_string());
                 from = c + 1;
             }
-            return Some((open, close, alts));
+            return Some(Some((open, close, alts)));
         }
-        if let Some(seq) = sequence(inner) {
-            return Some((open, close, seq));
+        match sequence(inner) {
+            Seq::Words(seq) => return Some(Some((open, close, seq))),
+            Seq::TooLarge => return None,
+            Seq::Not => {}
         }
     }
-    None
+    Some(None)
+}
+
+enum Seq {
+    Not,
+    TooLarge,
+    Words(Vec<String>),
 }
 
 /// `x..y` or `x..y..step` over integers or single ASCII letters.
-fn sequence(inner: &str) -> Option<Vec<String>> {
+fn sequence(inner: &str) -> Seq {
     let parts: Vec<&str> = inner.split("..").collect();
     let (a, b, step) = match parts.as_slice() {
         [a, b] => (*a, *b, 1i64),
-        [a, b, s] => (*a, *b, s.parse::<i64>().ok()?.checked_abs()?.max(1)),
-        _ => return None,
+        [a, b, s] => match s.parse::<i64>().ok().and_then(i64::checked_abs) {
+            Some(step) => (*a, *b, step.max(1)),
+            None => return Seq::Not,
+        },
+        _ => return Seq::Not,
     };
     if let (Ok(x), Ok(y)) = (a.parse::<i64>(), b.parse::<i64>()) {
         let count = x.abs_diff(y) / step.unsigned_abs() + 1;
         if count > MAX_WORDS as u64 {
-            return None;
+            return Seq::TooLarge;
         }
         let dir = if y >= x { step } else { -step };
-        return Some(
+        return Seq::Words(
             (0..count as i64)
                 .map(|k| (x + k * dir).to_string())
                 .collect(),
         );
     }
-    let (x, y) = (single_letter(a)?, single_letter(b)?);
+    let (Some(x), Some(y)) = (single_letter(a), single_letter(b)) else {
+        return Seq::Not;
+    };
     let dir: i64 = if y >= x { step } else { -step };
     let count = (i64::from(x) - i64::from(y)).unsigned_abs() / step.unsigned_abs() + 1;
-    Some(
+    Seq::Words(
         (0..count as i64)
             .filter_map(|k| u8::try_from(i64::from(x) + k * dir).ok())
             .map(|c| char::from(c).to_string())
