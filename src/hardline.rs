@@ -549,7 +549,9 @@ fn classify_target(word: &str, ctx: &AnalysisContext) -> Option<Target> {
     // A glob stands for whatever it matches in the directory before its first pattern
     // character: `/[b-z]*` for the top-level directories, `~/.[a-z]*` for the home's
     // dotfiles, `*` after `cd /` for everything under `/`.
-    let (base, glob) = match word.find(['*', '?', '[']) {
+    let word = plain_home_parameter(word);
+    let word = word.as_ref();
+    let (base, glob) = match first_glob_char(word) {
         Some(at) => {
             let head = word.get(..at).unwrap_or_default();
             match head.rfind('/') {
@@ -572,6 +574,22 @@ fn classify_target(word: &str, ctx: &AnalysisContext) -> Option<Target> {
         || path == Path::new("/Users")
         || matches!(path.parent(), Some(p) if p == Path::new("/home") || p == Path::new("/Users"));
     home_like.then_some(Target::Home)
+}
+
+/// The byte index of the first pattern character (`*`, `?`, `[`) outside `${…}`.
+fn first_glob_char(word: &str) -> Option<usize> {
+    let mut depth = 0usize;
+    let mut prev = '\0';
+    for (i, c) in word.char_indices() {
+        match c {
+            '{' if prev == '$' => depth += 1,
+            '}' if depth > 0 => depth -= 1,
+            '*' | '?' | '[' if depth == 0 => return Some(i),
+            _ => {}
+        }
+        prev = c;
+    }
+    None
 }
 
 /// A path word made absolute and normalized lexically (`//`, `/.`, `..`, trailing `/`);

@@ -525,6 +525,17 @@ pub fn example_matches(rule: &PermissionRule, example: &str) -> bool {
     }
 }
 
+/// Whether a command pattern has a `*` glued to the end of its first word, where it
+/// also matches other command names (`ls*` matches `lsblk`, `npm run test*` does not
+/// glue to the command name and is fine). `rules --check` warns about these.
+pub fn glues_wildcard_to_command(rule: &PermissionRule) -> bool {
+    let command = Capability::ALL.iter().any(|cap| {
+        cap.has_command_subject() && Wildcard::new(&rule.capability).is_match(cap.as_str())
+    });
+    let first = rule.pattern.split_whitespace().next().unwrap_or_default();
+    command && first.len() > 1 && first.ends_with('*') && first.matches('*').count() == 1
+}
+
 /// Seed §4.5 defaults, in order, as data: (capability, pattern, action). The last two
 /// `file.write.project` rules are this project's addition to the seed: writes into a
 /// repository's hooks or config change what later git commands run, so they ask.
@@ -544,12 +555,20 @@ pub const DEFAULT_RULES: &[(&str, &str, Action)] = &[
     ("file.write.outsideProject", "*", Action::Ask),
     // commands: ask by default, with a read-only allowlist
     ("process.execute", "*", Action::Ask),
-    ("process.execute", "git status*", Action::Allow),
-    ("process.execute", "git diff*", Action::Allow),
-    ("process.execute", "git log*", Action::Allow),
-    ("process.execute", "git show*", Action::Allow),
+    // The seed writes `git status*` and `ls*`; a `*` glued to a command name also
+    // matches other commands (`lsblk`, `git status-x` aliases), so each is the bare
+    // command and the command with arguments.
+    ("process.execute", "git status", Action::Allow),
+    ("process.execute", "git status *", Action::Allow),
+    ("process.execute", "git diff", Action::Allow),
+    ("process.execute", "git diff *", Action::Allow),
+    ("process.execute", "git log", Action::Allow),
+    ("process.execute", "git log *", Action::Allow),
+    ("process.execute", "git show", Action::Allow),
+    ("process.execute", "git show *", Action::Allow),
     ("process.execute", "git branch", Action::Allow),
-    ("process.execute", "ls*", Action::Allow),
+    ("process.execute", "ls", Action::Allow),
+    ("process.execute", "ls *", Action::Allow),
     ("process.execute", "pwd", Action::Allow),
     ("process.execute", "which *", Action::Allow),
     ("process.execute", "cat *", Action::Allow),

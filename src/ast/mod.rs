@@ -236,6 +236,7 @@ fn analyze_ast(command: &str, ctx: &AnalysisContext) -> Result<Analysis, AstErro
     fx.hardline = hardline::check_plan(&top, ctx);
     for cmd in &top.commands {
         effects::command_effects(cmd, ctx, &mut fx);
+        environment_request(cmd, &mut fx);
     }
     for (r, cwd) in &top.loose_redirects {
         effects::redirect_effects(r, cwd, ctx, &mut fx);
@@ -274,6 +275,7 @@ fn analyze_ast(command: &str, ctx: &AnalysisContext) -> Result<Analysis, AstErro
                     }
                     for cmd in &inner.commands {
                         effects::command_effects(cmd, ctx, &mut fx);
+                        environment_request(cmd, &mut fx);
                     }
                     for (r, c) in &inner.loose_redirects {
                         effects::redirect_effects(r, c, ctx, &mut fx);
@@ -398,6 +400,40 @@ fn analyze_ast(command: &str, ctx: &AnalysisContext) -> Result<Analysis, AstErro
         engine: EngineKind::Ast,
         fallback: None,
     })
+}
+
+/// An assignment prefix that changes what runs (`PATH=/tmp/x make`, `LD_PRELOAD=… ls`)
+/// is a `process.execute` of the whole command as written: a rule for the command alone
+/// (`make *`) does not cover it, and it is never offered an always pattern.
+fn environment_request(cmd: &walk::SimpleCommand, fx: &mut Effects) {
+    if cmd.words.is_empty() {
+        return;
+    }
+    let changed: Vec<(&str, &str)> = cmd
+        .assignments
+        .iter()
+        .filter_map(|a| {
+            let name = crate::programs::environment::assigned_name(&a.text);
+            crate::programs::environment::changes_what_runs(name).map(|why| (name, why))
+        })
+        .collect();
+    if changed.is_empty() {
+        return;
+    }
+    let text = walk::with_assignments(cmd);
+    let mut r = CapabilityRequest::new(
+        Capability::ProcessExecute,
+        text.clone(),
+        format!("Run {} with a changed environment", cmd.text),
+    );
+    for (name, why) in changed {
+        let note = format!("Sets `{name}`, which {why}: it changes what this command runs.");
+        if !fx.notes.contains(&note) {
+            fx.notes.push(note.clone());
+        }
+        r.risk_notes.push(note);
+    }
+    fx.push(r);
 }
 
 fn fx_background(command: &str, fx: &mut Effects) {

@@ -798,8 +798,23 @@ impl<'s> Walker<'s, '_> {
     }
 }
 
-/// Assignments and words back in source order, joined by single spaces.
+/// The `process.execute` subject: the words as bash runs them, without the assignment
+/// prefixes (`lsblk=1 make deploy` runs `make deploy`, and must not match `ls*`). A bare
+/// assignment (`X=1`, no command) is its own subject: it changes the shell's state.
+/// Assignments that change what runs are requests of their own (`analysis`).
 fn subject(cmd: &SimpleCommand) -> String {
+    let words: &[Word] = if cmd.words.is_empty() {
+        &cmd.assignments
+    } else {
+        &cmd.words
+    };
+    let texts: Vec<&str> = words.iter().map(|w| w.text.as_str()).collect();
+    crate::vocab::collapse_whitespace(&texts.join(" "))
+}
+
+/// The assignments and words back in source order, joined by single spaces: the whole
+/// command as written, for the request an environment assignment makes.
+pub(crate) fn with_assignments(cmd: &SimpleCommand) -> String {
     let mut all: Vec<&Word> = cmd.assignments.iter().chain(cmd.words.iter()).collect();
     all.sort_by_key(|w| w.start);
     let texts: Vec<&str> = all.iter().map(|w| w.text.as_str()).collect();

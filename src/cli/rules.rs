@@ -51,6 +51,9 @@ struct Listing<'a> {
     errors: &'a [ConfigError],
     #[serde(skip_serializing_if = "Option::is_none")]
     shadowed: Option<Vec<Shadowed>>,
+    /// With `--check`: rules whose `*` is glued to a command name (a warning).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    glued_wildcards: Option<Vec<&'a PermissionRule>>,
 }
 
 pub fn run(args: Args) -> ExitCode {
@@ -60,6 +63,7 @@ pub fn run(args: Args) -> ExitCode {
     };
     let policy = load_policy(ctx.root(), ctx.home(), args.managed_config.as_deref());
     let shadowed = args.check.then(|| policy.shadowed());
+    let glued = args.check.then(|| glued_wildcards(&policy));
     let problems = !policy.errors().is_empty() || shadowed.as_ref().is_some_and(|s| !s.is_empty());
     if args.json {
         let listing = Listing {
@@ -71,15 +75,36 @@ pub fn run(args: Args) -> ExitCode {
             rules: policy.rules(),
             errors: policy.errors(),
             shadowed,
+            glued_wildcards: glued,
         };
         match serde_json::to_string_pretty(&listing) {
             Ok(s) => print_out(&format!("{s}\n")),
             Err(e) => eprintln!("error: cannot print the rules as JSON: {e}"),
         }
     } else {
-        print_out(&terminal_safe(&render(&policy, shadowed.as_deref())));
+        let mut text = render(&policy, shadowed.as_deref());
+        for r in glued.unwrap_or_default() {
+            let origin = r.origin.as_ref().map(|o| format!(" ({o})")).unwrap_or_default();
+            text.push_str(&format!(
+                "warning: pattern \"{}\"{origin} glues `*` to a command name, so it also matches other commands; write \"{}\" and \"{} *\" (a space before the `*`)\n",
+                r.pattern,
+                r.pattern.trim_end_matches('*').trim_end(),
+                r.pattern.trim_end_matches('*').trim_end(),
+            ));
+        }
+        print_out(&terminal_safe(&text));
     }
     ExitCode::from(if problems { EXIT_PROBLEMS } else { 0 })
+}
+
+/// The non-default rules whose `*` is glued to a command name.
+fn glued_wildcards(policy: &crate::config::Policy) -> Vec<&PermissionRule> {
+    policy
+        .rules()
+        .iter()
+        .filter(|r| r.source != crate::rules::RuleSource::Default)
+        .filter(|r| crate::rules::glues_wildcard_to_command(r))
+        .collect()
 }
 
 fn render(policy: &crate::config::Policy, shadowed: Option<&[Shadowed]>) -> String {

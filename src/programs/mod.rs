@@ -1,0 +1,3 @@
+//! What programs do: the declarative program table.
+
+pub mod environment;
