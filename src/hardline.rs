@@ -379,8 +379,112 @@ fn check_words(words: &[String], ctx: &AnalysisContext, depth: usize) -> Option<
             .iter()
             .find_map(|t| check_redirect_target(t, ctx)),
         _ if name.starts_with("mkfs") => hit("mkfs*", rendering()),
+        // Formatting, swapping or wiping a disk device is mkfs by another name; on an
+        // image file they are ordinary tools, so only a device operand counts.
+        "mke2fs" | "mkswap" | "wipefs" | "shred" | "blkdiscard" => {
+            let (_, operands) = split_options(args);
+            operands
+                .iter()
+                .any(|w| normalize_path(w, ctx).is_some_and(|p| is_disk_device(&p)))
+                .then(|| HardlineHit {
+                    rule: "mkfs*".to_string(),
+                    rendering: rendering(),
+                })
+        }
+        // `cp image /dev/sda` is `dd of=/dev/sda`.
+        "cp" => {
+            let (_, operands) = split_options(args);
+            let target = operands.last().filter(|_| operands.len() >= 2)?;
+            let path = normalize_path(target, ctx)?;
+            is_disk_device(&path).then(|| HardlineHit {
+                rule: "dd * of=/dev/*".to_string(),
+                rendering: rendering(),
+            })
+        }
+        "find" => check_find_delete(args, ctx, rendering),
+        "kill" => check_kill_all(args, rendering),
         _ => None,
     }
+}
+
+/// `find / -delete` (or the home) with no test that narrows what is found: `rm -rf /`.
+/// Options that only change how the tree is walked do not narrow it.
+fn check_find_delete(
+    args: &[&str],
+    ctx: &AnalysisContext,
+    rendering: impl Fn() -> String,
+) -> Option<HardlineHit> {
+    const WALK_ONLY: &[&str] = &[
+        "-xdev",
+        "-mount",
+        "-depth",
+        "-d",
+        "-noleaf",
+        "-follow",
+        "-ignore_readdir_race",
+        "-delete",
+        "-print",
+        "-print0",
+    ];
+    const WALK_WITH_VALUE: &[&str] = &["-maxdepth", "-mindepth"];
+    let (starts, rest): (Vec<&str>, Vec<&str>) = {
+        let skip = args
+            .iter()
+            .take_while(|a| matches!(**a, "-H" | "-L" | "-P"))
+            .count();
+        let tail = args.get(skip..).unwrap_or_default();
+        let n = tail
+            .iter()
+            .take_while(|a| !a.starts_with('-') && !matches!(**a, "(" | "!" | ","))
+            .count();
+        (
+            tail.get(..n).unwrap_or_default().to_vec(),
+            tail.get(n..).unwrap_or_default().to_vec(),
+        )
+    };
+    if !rest.contains(&"-delete") {
+        return None;
+    }
+    let mut i = 0;
+    while let Some(a) = rest.get(i) {
+        if WALK_WITH_VALUE.contains(a) {
+            i += 2;
+        } else if WALK_ONLY.contains(a) {
+            i += 1;
+        } else {
+            // A test or an action that narrows or changes what is deleted.
+            return None;
+        }
+    }
+    let starts = if starts.is_empty() { vec!["."] } else { starts };
+    starts.iter().find_map(|w| {
+        let rule = match classify_target(w, ctx)? {
+            Target::Root | Target::RootGlob => "rm -rf /",
+            Target::Home => "rm -rf ~",
+        };
+        hit(rule, rendering())
+    })
+}
+
+/// `kill -9 -1` (any signal) signals every process the user may signal: the session,
+/// the agent, and as root the whole machine. `kill -1 PID` sends signal 1 to PID.
+fn check_kill_all(args: &[&str], rendering: impl Fn() -> String) -> Option<HardlineHit> {
+    let mut i = 0;
+    match args.first() {
+        Some(&"-s" | &"-n") => i = 2,
+        Some(a) if a.starts_with('-') && *a != "--" && args.len() >= 2 => i = 1,
+        _ => {}
+    }
+    if args.get(i) == Some(&"--") {
+        i += 1;
+    }
+    args.get(i..)
+        .unwrap_or_default()
+        .contains(&"-1")
+        .then(|| HardlineHit {
+            rule: "kill -9 -1".to_string(),
+            rendering: rendering(),
+        })
 }
 
 /// The command names `check_at` acts on; `mkfs*` is matched by prefix.
@@ -403,6 +507,14 @@ const FLOOR_COMMANDS: &[&str] = &[
     "eval",
     "watch",
     "env",
+    "mke2fs",
+    "mkswap",
+    "wipefs",
+    "shred",
+    "blkdiscard",
+    "cp",
+    "find",
+    "kill",
 ];
 
 fn names_floor_command(word: &str) -> bool {
