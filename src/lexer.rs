@@ -110,7 +110,11 @@ fn mentions_network_command(text: &str) -> bool {
 /// take (seed §4.1).
 pub(crate) fn join_collapsed(words: &[String]) -> String {
     let mut out = String::with_capacity(words.iter().map(|w| w.len() + 1).sum());
-    for piece in words.iter().flat_map(|w| w.split_whitespace()) {
+    for piece in words
+        .iter()
+        .flat_map(|w| w.split(crate::vocab::is_bash_blank))
+        .filter(|p| !p.is_empty())
+    {
         if !out.is_empty() {
             out.push(' ');
         }
@@ -390,7 +394,7 @@ mod tests {
 
     proptest::proptest! {
         #[test]
-        fn join_collapsed_is_collapse_of_join(words in proptest::collection::vec("[ a\t\n\u{a0}b]{0,4}", 0..6)) {
+        fn join_collapsed_is_collapse_of_join(words in proptest::collection::vec("[ a\t\n\r\u{c}\u{a0}b]{0,4}", 0..6)) {
             proptest::prop_assert_eq!(join_collapsed(&words), collapse_whitespace(&words.join(" ")));
         }
     }

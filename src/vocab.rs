@@ -336,9 +336,19 @@ impl AnalysisContext {
 }
 
 /// Collapses runs of whitespace to one space and trims the ends: the form command
-/// subjects are matched in (seed §4.1).
+/// subjects are matched in (seed §4.1). Whitespace is what bash separates words with
+/// (space, tab, newline): CR, form feed and vertical tab are word characters to bash,
+/// so `ls<FF>id` (a command of that name) must not read as `ls id`.
 pub fn collapse_whitespace(s: &str) -> String {
-    s.split_whitespace().collect::<Vec<_>>().join(" ")
+    s.split(is_bash_blank)
+        .filter(|p| !p.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Space, tab and newline: the characters that separate words for bash.
+pub fn is_bash_blank(c: char) -> bool {
+    matches!(c, ' ' | '\t' | '\n')
 }
 
 #[cfg(test)]
