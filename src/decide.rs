@@ -298,7 +298,9 @@ fn apply_hardline(evaluated: &mut [EvaluatedRequest], hit: &HardlineHit) {
         collapse_whitespace(&e.request.subject) == rendering
     });
     let by_word: Vec<usize> = indices(evaluated, |e| {
-        is_exec(e) && e.request.subject.split(crate::vocab::is_bash_blank).next() == Some(first_word.as_str())
+        is_exec(e)
+            && e.request.subject.split(crate::vocab::is_bash_blank).next()
+                == Some(first_word.as_str())
     });
     let exec: Vec<usize> = indices(evaluated, is_exec);
     let targets = [exact, by_word, exec]

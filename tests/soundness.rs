@@ -89,8 +89,12 @@ fn run(allow_all: bool) {
         } else {
             case.decision
         };
-        let call = map_call("bash", &serde_json::json!({ "command": case.command }), &ctx)
-            .unwrap_or_else(|e| panic!("line {line}: {e}"));
+        let call = map_call(
+            "bash",
+            &serde_json::json!({ "command": case.command }),
+            &ctx,
+        )
+        .unwrap_or_else(|e| panic!("line {line}: {e}"));
         let d = decide(&policy, &[], &call, &ctx, true);
         let tag = format!("line {line} (class {}) {:?}", case.class, case.command);
         if d.decision != want {

@@ -16,7 +16,9 @@ use super::AstError;
 use super::kinds as k;
 use crate::vocab::AnalysisContext;
 
-pub(crate) use crate::shell::ir::{Cwd, Function, Plan, Redirect, RedirectKind, SimpleCommand, Word};
+pub(crate) use crate::shell::ir::{
+    Cwd, Function, Plan, Redirect, RedirectKind, SimpleCommand, Word,
+};
 
 /// Budgets of one walk.
 pub(crate) struct Limits {
@@ -475,8 +477,9 @@ impl<'s> Walker<'s, '_> {
                             // The grammar parses `$( )` and `${ }` in a body, but not
                             // backticks: those are found here and parsed as code.
                             for code in heredoc_backticks(self.text(child)) {
-                                self.plan
-                                    .obfuscated("uses command substitution in a here-document".into());
+                                self.plan.obfuscated(
+                                    "uses command substitution in a here-document".into(),
+                                );
                                 self.plan.code.push((code, self.cwd.clone()));
                             }
                             push_children(child, depth, in_subst, stack)

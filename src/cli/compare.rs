@@ -42,6 +42,11 @@ pub struct Args {
     /// Compare at most this many commands (over all files, in order).
     #[arg(long, value_name = "N")]
     pub limit: Option<usize>,
+    /// With `--markdown`: write the report into FILE between its
+    /// `<!-- compare:begin -->` and `<!-- compare:end -->` lines (headings one level
+    /// down), keeping the rest of the file, instead of printing it.
+    #[arg(long, value_name = "FILE", requires = "markdown")]
+    pub update: Option<PathBuf>,
     /// Files of commands, one per line (`-` for stdin); blank lines and `#` comments
     /// are skipped, lines that are not UTF-8 are counted and reported.
     #[arg(required = true, value_name = "FILE")]
@@ -115,7 +120,17 @@ pub fn run(args: Args) -> ExitCode {
             machine: machine(),
             command: regenerate_command(&args),
         };
-        render::markdown(&report, &run)
+        let doc = render::markdown(&report, &run);
+        if let Some(file) = &args.update {
+            return match update_between_markers(file, &doc) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    ExitCode::from(2)
+                }
+            };
+        }
+        doc
     } else {
         render::text(&report)
     };
@@ -146,8 +161,47 @@ fn regenerate_command(args: &Args) -> String {
         cmd.push(' ');
         cmd.push_str(f);
     }
-    cmd.push_str(" > BENCHMARKS.md");
+    cmd.push_str(" --update BENCHMARKS.md");
     cmd
+}
+
+const BEGIN: &str = "<!-- compare:begin -->";
+const END: &str = "<!-- compare:end -->";
+
+/// Replaces the region between the markers of `file` with `doc` (its headings one level
+/// down, so the report is a section of the file), written to a temp file and renamed.
+/// A file without both markers is an error: the rest of it is somebody's text.
+fn update_between_markers(file: &std::path::Path, doc: &str) -> Result<(), String> {
+    let shown = file.display();
+    let text = std::fs::read_to_string(file).map_err(|e| format!("cannot read `{shown}`: {e}"))?;
+    let (Some(b), Some(e)) = (text.find(BEGIN), text.find(END)) else {
+        return Err(format!(
+            "`{shown}` has no `{BEGIN}` … `{END}` lines to put the report between"
+        ));
+    };
+    if e < b {
+        return Err(format!("`{shown}` has `{END}` before `{BEGIN}`"));
+    }
+    let demoted: Vec<String> = doc
+        .trim_end()
+        .lines()
+        .map(|l| {
+            if l.starts_with('#') {
+                format!("#{l}")
+            } else {
+                l.to_string()
+            }
+        })
+        .collect();
+    let out = format!(
+        "{}{BEGIN}\n{}\n{}",
+        text.get(..b).unwrap_or_default(),
+        demoted.join("\n"),
+        text.get(e..).unwrap_or_default()
+    );
+    let tmp = file.with_extension("md.tmp");
+    std::fs::write(&tmp, out).map_err(|e| format!("cannot write `{}`: {e}", tmp.display()))?;
+    std::fs::rename(&tmp, file).map_err(|e| format!("cannot replace `{shown}`: {e}"))
 }
 
 /// Now as `YYYY-MM-DD HH:MM UTC` (civil-from-days, no date crate needed).
@@ -235,6 +289,21 @@ fn machine() -> Vec<(String, String)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn update_rewrites_only_between_the_markers() {
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("B.md");
+        std::fs::write(&f, format!("# Top\nkeep\n{BEGIN}\nold\n{END}\n## After\n")).unwrap();
+        update_between_markers(&f, "# Report\nnew\n").unwrap();
+        assert_eq!(
+            std::fs::read_to_string(&f).unwrap(),
+            format!("# Top\nkeep\n{BEGIN}\n## Report\nnew\n{END}\n## After\n")
+        );
+        std::fs::write(&f, "no markers\n").unwrap();
+        assert!(update_between_markers(&f, "x").is_err());
+        assert_eq!(std::fs::read_to_string(&f).unwrap(), "no markers\n");
+    }
 
     #[test]
     fn civil_dates() {

@@ -84,7 +84,11 @@ pub fn run(args: Args) -> ExitCode {
     } else {
         let mut text = render(&policy, shadowed.as_deref());
         for r in glued.unwrap_or_default() {
-            let origin = r.origin.as_ref().map(|o| format!(" ({o})")).unwrap_or_default();
+            let origin = r
+                .origin
+                .as_ref()
+                .map(|o| format!(" ({o})"))
+                .unwrap_or_default();
             text.push_str(&format!(
                 "warning: pattern \"{}\"{origin} glues `*` to a command name, so it also matches other commands; write \"{}\" and \"{} *\" (a space before the `*`)\n",
                 r.pattern,

@@ -8,7 +8,10 @@
 /// Exact names, with why each changes what runs.
 const NAMES: &[(&str, &str)] = &[
     ("PATH", "decides which program each command name runs"),
-    ("BASH_ENV", "is a file bash runs before a non-interactive script"),
+    (
+        "BASH_ENV",
+        "is a file bash runs before a non-interactive script",
+    ),
     ("ENV", "is a file sh runs at start"),
     ("SHELLOPTS", "sets shell options of child shells"),
     ("BASHOPTS", "sets shell options of child shells"),
@@ -42,11 +45,17 @@ const NAMES: &[(&str, &str)] = &[
     ("CLASSPATH", "decides which Java classes load"),
     ("RUSTC_WRAPPER", "is a program cargo runs around rustc"),
     ("RUSTC", "is the compiler cargo runs"),
-    ("CARGO_BUILD_RUSTC_WRAPPER", "is a program cargo runs around rustc"),
+    (
+        "CARGO_BUILD_RUSTC_WRAPPER",
+        "is a program cargo runs around rustc",
+    ),
     ("CC", "is the compiler builds run"),
     ("CXX", "is the compiler builds run"),
     ("MAKEFLAGS", "adds options to make"),
-    ("XDG_CONFIG_HOME", "moves the configs (git's among them) programs read"),
+    (
+        "XDG_CONFIG_HOME",
+        "moves the configs (git's among them) programs read",
+    ),
     ("HOME", "moves every dotfile programs read and run"),
     ("ZDOTDIR", "moves the files zsh runs at start"),
     ("INPUTRC", "changes readline's bindings"),
@@ -55,8 +64,14 @@ const NAMES: &[(&str, &str)] = &[
 /// Prefixes of whole families, with why.
 const PREFIXES: &[(&str, &str)] = &[
     ("LD_", "changes what the dynamic loader loads into programs"),
-    ("DYLD_", "changes what the dynamic loader loads into programs"),
-    ("GIT_", "changes what git runs and which repository it acts on"),
+    (
+        "DYLD_",
+        "changes what the dynamic loader loads into programs",
+    ),
+    (
+        "GIT_",
+        "changes what git runs and which repository it acts on",
+    ),
     ("BASH_FUNC_", "defines functions in child bash shells"),
     ("npm_config_", "changes what npm runs"),
     ("NPM_CONFIG_", "changes what npm runs"),

@@ -519,7 +519,9 @@ mod tests {
     use super::*;
 
     fn s(text: &str) -> String {
-        splice(text).map(|c| c.into_owned()).unwrap_or_else(|e| format!("ERR {e}"))
+        splice(text)
+            .map(|c| c.into_owned())
+            .unwrap_or_else(|e| format!("ERR {e}"))
     }
 
     #[test]
@@ -550,7 +552,10 @@ mod tests {
             "cat <<E\n$(echo 'xy')\nE"
         );
         // The delimiter word itself is spliced.
-        assert_eq!(s("cat <<E\\\nND\nhi\nEND\necho"), "cat <<END\nhi\nEND\necho");
+        assert_eq!(
+            s("cat <<E\\\nND\nhi\nEND\necho"),
+            "cat <<END\nhi\nEND\necho"
+        );
     }
 
     #[test]
