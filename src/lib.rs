@@ -22,6 +22,7 @@ pub mod http;
 pub mod lexer;
 pub mod messages;
 pub mod paths;
+pub mod programs;
 pub mod rules;
 pub mod session;
 pub mod tools;
