@@ -355,12 +355,15 @@ fn skip_prefixes(words: &[&str], raw: &[&str], ctx: &AnalysisContext, depth: usi
         let here = words.get(i..).unwrap_or_default();
         let d = programs::describe(here);
         let raw_here = raw.get(i..).unwrap_or_default();
-        let wrapper = programs::lookup(w).is_some_and(|p| {
-            matches!(
-                p.role,
-                programs::Role::Wrapper { .. } | programs::Role::CodeOperands { .. }
-            )
-        });
+        // Wrappers, and programs that run a command of their own (`ip netns exec`,
+        // `git bisect run`): the command they run is what the floor matches.
+        let wrapper = d.inner.is_some()
+            || programs::lookup(w).is_some_and(|p| {
+                matches!(
+                    p.role,
+                    programs::Role::Wrapper { .. } | programs::Role::CodeOperands { .. }
+                )
+            });
         if !wrapper || layers >= programs::unwrap::MAX_LAYERS {
             if let Some(canonical) = &d.canonical
                 && depth <= MAX_CODE_DEPTH

@@ -2,7 +2,8 @@
 //! path operands (seed §3.4, §3.5), and the grammars of tools whose options read,
 //! write or run something (`wc --files0-from`, `sort --compress-program`/`-o`, `tar
 //! --to-command`/`-I`/`--checkpoint-action`/`-f`/`-x`, `rsync -e`, `zip -TT`, `man -P`,
-//! `less +!cmd`) or whose long options the floor must see spelled out (`rm --rec
+//! `less +!cmd`), `ip netns exec NAME cmd` (the one `ip` form that runs a command), or
+//! whose long options the floor must see spelled out (`rm --rec
 //! --for`).
 
 use super::options::{Abbrev, Arg, Does, Grammar, Opt, l, parse, s, sl};
@@ -430,6 +431,16 @@ pub const PROGRAMS: &[Program] = &[
         &[Example::new("man -P x ls").runs(), Example::new("man ls")],
     ),
     tool(
+        &["ip"],
+        Grammar::new(&[], Abbrev::None).partial(),
+        &[
+            Example::new("ip netns exec ns1 rm -rf /").inner("rm -rf /"),
+            Example::new("ip -all netns exec rm -rf /").inner("rm -rf /"),
+            Example::new("ip -n ns1 addr"),
+            Example::new("ip addr show"),
+        ],
+    ),
+    tool(
         &["less"],
         Grammar::new(&[], Abbrev::None).partial(),
         &[
@@ -445,6 +456,7 @@ pub fn describe(p: &'static Program, words: &[&str], d: &mut Description) {
     let name = basename(words.first().copied().unwrap_or_default());
     match name {
         "tar" | "gtar" => return tar(p, words, d),
+        "ip" => return ip_netns(words, d),
         "less" => {
             less(words, d);
             return;
@@ -466,6 +478,28 @@ pub fn describe(p: &'static Program, words: &[&str], d: &mut Description) {
     }
     let parsed = parse(&p.grammar, words, 1);
     d.apply_options(&parsed, words, name);
+}
+
+/// `ip [-all] netns exec NAME cmd…`: the only `ip` form that runs a command.
+fn ip_netns(words: &[&str], d: &mut Description) {
+    let Some(n) = words.iter().position(|w| *w == "netns") else {
+        return;
+    };
+    if words
+        .get(n + 1)
+        .is_none_or(|w| !"exec".starts_with(w) || w.is_empty())
+    {
+        return;
+    }
+    let all = words
+        .get(1..n)
+        .unwrap_or_default()
+        .iter()
+        .any(|w| w.starts_with("-a"));
+    let start = if all { n + 2 } else { n + 3 };
+    if start < words.len() {
+        d.inner = Some(start);
+    }
 }
 
 /// `less +CMD`: the command runs at startup; `!` there runs a shell command and `|`

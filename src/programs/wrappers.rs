@@ -1041,16 +1041,6 @@ pub const PROGRAMS: &[Program] = &[
         ],
     },
     Program {
-        names: &["ip"],
-        grammar: Grammar::wrapper(&[], X),
-        role: Role::Wrapper { skip: 0 },
-        examples: &[
-            Example::new("ip netns exec ns1 rm -rf /").inner("rm -rf /"),
-            Example::new("ip -n ns1 addr"),
-            Example::new("ip addr show"),
-        ],
-    },
-    Program {
         names: &["gdb", "lldb"],
         grammar: Grammar::new(&[], X),
         role: Role::Opaque("runs programs and its own command language"),
@@ -1067,10 +1057,6 @@ pub fn describe(p: &'static Program, words: &[&str], d: &mut Description) {
             if words.get(1).is_some_and(|w| !w.starts_with('-')) {
                 d.inner = Some(1);
             }
-            return;
-        }
-        "ip" => {
-            ip_netns(words, d);
             return;
         }
         "su" | "runuser" => {
@@ -1162,28 +1148,6 @@ pub fn describe(p: &'static Program, words: &[&str], d: &mut Description) {
         );
     }
     d.inner = Some(i);
-}
-
-/// `ip [-all] netns exec NAME cmd…`: the only `ip` form that runs a command.
-fn ip_netns(words: &[&str], d: &mut Description) {
-    let Some(n) = words.iter().position(|w| *w == "netns") else {
-        return;
-    };
-    if words
-        .get(n + 1)
-        .is_none_or(|w| !"exec".starts_with(w) || w.is_empty())
-    {
-        return;
-    }
-    let all = words
-        .get(1..n)
-        .unwrap_or_default()
-        .iter()
-        .any(|w| w.starts_with("-a"));
-    let start = if all { n + 2 } else { n + 3 };
-    if start < words.len() {
-        d.inner = Some(start);
-    }
 }
 
 /// `su [-] [USER] [-c CODE]`, `runuser -u USER [--] cmd…`: options and operands mix;
