@@ -367,10 +367,9 @@ fn skip_prefixes(words: &[&str], raw: &[&str], ctx: &AnalysisContext, depth: usi
         if !wrapper || layers >= programs::unwrap::MAX_LAYERS {
             if let Some(canonical) = &d.canonical
                 && depth <= MAX_CODE_DEPTH
+                && let Some(h) = check_at(canonical, ctx, depth + 1)
             {
-                if let Some(h) = check_at(canonical, ctx, depth + 1) {
-                    return Prefix::Hit(h);
-                }
+                return Prefix::Hit(h);
             }
             break;
         }

@@ -222,7 +222,7 @@ pub fn describe(p: &'static Program, words: &[&str], d: &mut Description) {
         // is unknown, so the word after any later `-c` cluster is the candidate code
         // (the floor checks it; the call itself is opaque).
         let cluster_c = |w: &&str| w.starts_with('-') && !w.starts_with("--") && w.contains('c');
-        if let Some(k) = words.iter().skip(1).position(|w| cluster_c(w))
+        if let Some(k) = words.iter().skip(1).position(cluster_c)
             && words.get(k + 2).is_some()
         {
             d.code.push(CodeArg {

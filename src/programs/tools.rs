@@ -461,18 +461,17 @@ pub fn describe(p: &'static Program, words: &[&str], d: &mut Description) {
             less(words, d);
             return;
         }
-        "zip" => {
-            // `-TT CMD` (also `-TT=CMD`): zip's two-letter option.
+        // `-TT CMD` (also `-TT=CMD`): zip's two-letter option.
+        "zip"
             if words
                 .iter()
                 .skip(1)
-                .any(|w| *w == "-TT" || w.starts_with("-TT="))
-            {
-                d.runs.push(Via {
-                    what: "zip -TT".to_string(),
-                    why: "runs the command to test the archive",
-                });
-            }
+                .any(|w| *w == "-TT" || w.starts_with("-TT=")) =>
+        {
+            d.runs.push(Via {
+                what: "zip -TT".to_string(),
+                why: "runs the command to test the archive",
+            });
         }
         _ => {}
     }

@@ -695,6 +695,8 @@ pub const PROGRAMS: &[Program] = &[
             Example::new("sudo -u root rm -rf /").inner("rm -rf /"),
             Example::new("sudo --us=root ls").inner("ls"),
             Example::new("sudo -l ls"),
+            Example::new("sudo -e /etc/hosts").writes(&["/etc/hosts"]),
+            Example::new("sudo -iu postgres psql").inner("psql"),
             Example::new("sudo -Q ls").opaque(),
         ],
     ),
@@ -1084,6 +1086,13 @@ pub fn describe(p: &'static Program, words: &[&str], d: &mut Description) {
         return;
     }
     let mut i = parsed.end;
+    if name == "sudo" && parsed.has("edit") {
+        // `sudo -e FILE…` (sudoedit) edits the files as root: writes, no command.
+        for f in words.get(i..).unwrap_or_default() {
+            d.writes.push((*f).to_string());
+        }
+        return;
+    }
     if name == "env" {
         while words.get(i).is_some_and(|w| is_assignment(w)) {
             i += 1;
