@@ -39,6 +39,10 @@ struct Case {
     rules: Vec<(String, String, String)>,
     #[serde(default)]
     with_rules: Option<Action>,
+    /// Why the floor on the lexer's rendering alone misses this row (the AST engine's
+    /// re-parse of the code string catches it).
+    #[serde(default)]
+    floor_gap: Option<String>,
 }
 
 struct World {
@@ -283,4 +287,32 @@ fn the_table_knows_every_program_the_fixture_wraps() {
         let by_path = Path::new("/usr/bin").join(name);
         assert!(khaelor_perm::programs::lookup(&by_path.to_string_lossy()).is_some());
     }
+}
+
+#[test]
+fn the_floor_on_the_lexer_rendering_finds_the_same_commands() {
+    // The floor also runs on the lexer's rendering of the raw text (the only one left
+    // when the AST engine falls back); through the same table it must find the same
+    // inner commands and code strings, except where a row records a known gap.
+    let w = world(None);
+    let ctx = AnalysisContext::new(&w.root, None, &w.home).unwrap();
+    let mut failures = Vec::new();
+    for (line, case) in &table() {
+        if !case.hardline {
+            continue;
+        }
+        let hit = khaelor_perm::hardline::check_raw(&case.command, &ctx).is_some();
+        match (&case.floor_gap, hit) {
+            (None, false) => failures.push(format!(
+                "line {line} `{}`: the lexer rendering misses it",
+                case.command
+            )),
+            (Some(_), true) => failures.push(format!(
+                "line {line} `{}`: recorded as a gap but found: drop floorGap",
+                case.command
+            )),
+            _ => {}
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

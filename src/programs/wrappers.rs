@@ -724,6 +724,7 @@ pub const PROGRAMS: &[Program] = &[
             Example::new("env -S x y").code("x y"),
             Example::new("env --split-string=x").code("x"),
             Example::new("env -C /tmp ls").inner("ls"),
+            Example::new("env - PATH=/bin ls").inner("ls"),
         ],
     ),
     wrapper(
@@ -1094,6 +1095,10 @@ pub fn describe(p: &'static Program, words: &[&str], d: &mut Description) {
         return;
     }
     if name == "env" {
+        // `env - cmd` is `env -i cmd`.
+        if words.get(i) == Some(&"-") {
+            i += 1;
+        }
         while words.get(i).is_some_and(|w| is_assignment(w)) {
             i += 1;
         }
