@@ -321,6 +321,32 @@ const ZIP: &[Opt] = &[l(
     Does::Runs("runs the command to test the archive"),
 )];
 
+/// systemctl (partial): the options that take a value, so that an abbreviated one
+/// (`systemctl --hos h reboot`) is spelled out for the floor, which skips its value.
+const SYSTEMCTL: &[Opt] = &[
+    sl('H', "host", V, NO),
+    sl('M', "machine", V, NO),
+    sl('t', "type", V, NO),
+    sl('p', "property", V, NO),
+    sl('s', "signal", V, NO),
+    sl('n', "lines", V, NO),
+    sl('o', "output", V, NO),
+    l("root", V, NO),
+    l("image", V, NO),
+    l("when", V, NO),
+    l("state", V, NO),
+    l("kill-whom", V, NO),
+    l("kill-value", V, NO),
+    l("what", V, NO),
+    l("job-mode", V, NO),
+    l("message", V, NO),
+    l("timestamp", V, NO),
+    l("reboot-argument", V, NO),
+    l("boot-loader-menu", V, NO),
+    l("boot-loader-entry", V, NO),
+    l("drop-in", V, NO),
+];
+
 /// man (partial).
 const MAN: &[Opt] = &[
     sl('P', "pager", V, Does::Runs("runs the pager it names")),
@@ -429,6 +455,14 @@ pub const PROGRAMS: &[Program] = &[
         &["man"],
         Grammar::new(MAN, U).partial(),
         &[Example::new("man -P x ls").runs(), Example::new("man ls")],
+    ),
+    tool(
+        &["systemctl"],
+        Grammar::new(SYSTEMCTL, U).partial(),
+        &[
+            Example::new("systemctl --hos h reboot"),
+            Example::new("systemctl status"),
+        ],
     ),
     tool(
         &["ip"],
@@ -601,6 +635,16 @@ mod tests {
         assert_eq!(
             fs_verb_arguments(&w("dd if=/dev/zero of=/tmp/x")),
             vec!["/tmp/x"]
+        );
+    }
+
+    #[test]
+    fn systemctl_value_options_are_spelled_out() {
+        let words: Vec<&str> = "systemctl --hos h reboot".split_whitespace().collect();
+        let d = crate::programs::describe(&words);
+        assert_eq!(
+            d.canonical.map(|c| c.join(" ")).as_deref(),
+            Some("systemctl --host h reboot")
         );
     }
 

@@ -103,6 +103,10 @@ impl Description {
             let (Some(long), Some(word)) = (f.opt.long, words.get(f.at)) else {
                 continue;
             };
+            // A prefix a partial grammar reads as several options has no one spelling.
+            if parsed.found.iter().filter(|g| g.at == f.at).count() > 1 {
+                continue;
+            }
             let Some(written) = word.strip_prefix("--") else {
                 continue;
             };
