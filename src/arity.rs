@@ -2,14 +2,16 @@
 //! and the refusals that keep a suggestion from ever being broader than what was read.
 //!
 //! Owns the ARITY table and the generation rule (first `arity` words, ` *` when
-//! arguments were elided). It must not decide classes: callers pass only the words of a
+//! arguments were elided); which programs run others comes from `crate::programs`. A
+//! literal `*` in a word never reaches a pattern: the rule syntax has no escape for it,
+//! so such a command is offered nothing rather than a wildcard (issue 8, class 10). It must not decide classes: callers pass only the words of a
 //! fully read simple command and apply the compound/obfuscated refusal themselves. It
 //! knows nothing of rules; a pattern it returns always matches the command it came from.
 
 use std::path::Path;
 
-use crate::commands::{CODE_RUNNERS, WRAPPERS};
 use crate::paths;
+use crate::programs;
 use crate::vocab::AnalysisContext;
 
 /// How many leading words form a meaningful prefix for a command.
@@ -82,9 +84,11 @@ pub fn suggest(words: &[String], cwd: Option<&Path>, ctx: &AnalysisContext) -> V
     let Some(first) = words.first() else {
         return Vec::new();
     };
-    let name = crate::commands::basename(first);
-    let refused = WRAPPERS.contains(&name)
-        || CODE_RUNNERS.contains(&name)
+    let name = programs::basename(first);
+    let all: Vec<&str> = words.iter().map(String::as_str).collect();
+    // Wrappers, shells and code runners, as the program table knows them (`chroot`,
+    // `flock`, `strace` … included): what they run is another command.
+    let refused = programs::runs_other_programs(&all)
         // Any `=` in the command word: an assignment (`X+=1`, `a[0]=1`) or a name
         // too odd to generalize.
         || first.contains('=')
@@ -125,8 +129,7 @@ pub fn suggest(words: &[String], cwd: Option<&Path>, ctx: &AnalysisContext) -> V
     // (`npx node *`, `uv run python *`, `docker exec *`) would run anything.
     let runner = arity > 1
         && prefix.last().is_some_and(|w| {
-            let w = crate::commands::basename(w);
-            WRAPPERS.contains(&w) || CODE_RUNNERS.contains(&w) || INTERPRETERS.contains(&w)
+            programs::is_runner_name(w) || INTERPRETERS.contains(&programs::basename(w))
         });
     if flag || runner || first.contains(char::is_whitespace) {
         return exact(words);

@@ -13,7 +13,7 @@ use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 
 use crate::vocab::{AnalysisContext, HardlineHit, collapse_whitespace};
-use crate::{commands, lexer, paths};
+use crate::{commands, lexer, paths, programs};
 
 /// The risk note of every hardline hit (seed §4.2, word for word).
 pub const HARDLINE_RISK_NOTE: &str =
@@ -241,7 +241,8 @@ fn check_tokens_at(
 }
 
 /// Whether a command reads shell code from its stdin: a shell (after wrappers) given
-/// no `-c` string.
+/// no `-c` string (or a script, or options we cannot read), `su` without `-c`,
+/// `chroot DIR`, as the program table describes them.
 fn feeds_a_shell(owner: &[String], ctx: &AnalysisContext, depth: usize) -> bool {
     let stripped: Vec<Cow<'_, str>> = owner.iter().map(|w| strip_quotes(w)).collect();
     let all: Vec<&str> = stripped.iter().map(|w| w.as_ref()).collect();
@@ -249,13 +250,10 @@ fn feeds_a_shell(owner: &[String], ctx: &AnalysisContext, depth: usize) -> bool 
     let Prefix::Command(start) = skip_prefixes(&all, &raw, ctx, depth) else {
         return false;
     };
-    match all.get(start..).unwrap_or_default().split_first() {
-        Some((cmd, args)) => {
-            let name = basename(cmd);
-            (SHELLS.contains(&name) && shell_code(args).is_none()) || name == "su"
-        }
-        None => false,
-    }
+    let cmd = all.get(start..).unwrap_or_default();
+    let d = programs::describe(cmd);
+    let shell = cmd.first().is_some_and(|w| programs::is_shell(w));
+    d.stdin_code || (shell && (d.script.is_some() || !d.opaque.is_empty()))
 }
 
 /// The last-resort rendering of text the lexer could not read: whitespace tokens,
@@ -530,61 +528,51 @@ enum Prefix {
     Hit(HardlineHit),
 }
 
-/// Skips reserved words, `VAR=x` assignments and wrappers with their options, so the
-/// lexer's rendering of `sudo env X=1 nice -n 5 rm -rf /` is matched as `rm -rf /`.
+/// Skips reserved words, `VAR=x` assignments and wrappers with their options (by the
+/// program table, `programs::describe`), so the lexer's rendering of
+/// `sudo env X=1 nice -n 5 rm -rf /` is matched as `rm -rf /`. A wrapper's own code
+/// string (`env -S`, `flock F -c`, `watch`, `su -c`) is read again here; a command
+/// whose long options were abbreviated (`rm --rec --for /`) is also matched spelled out.
 fn skip_prefixes(words: &[&str], raw: &[&str], ctx: &AnalysisContext, depth: usize) -> Prefix {
     let mut i = 0;
+    let mut layers = 0;
     while let Some(&w) = words.get(i) {
-        if RESERVED_PREFIXES.contains(&w) || crate::commands::is_assignment(w) {
+        if RESERVED_PREFIXES.contains(&w) || programs::is_assignment(w) {
             i += 1;
             continue;
         }
-        // (options that take a separate value, positional arguments before the command)
-        let (value_opts, positionals): (&[&str], usize) = match basename(w) {
-            "env" => {
-                let mut j = i + 1;
-                while let Some(&o) = words.get(j) {
-                    if o == "-S"
-                        || o == "--split-string"
-                        || o.starts_with("--split-string=")
-                        || (o.starts_with("-S") && o.len() > 2)
-                    {
-                        let mut code: Vec<&str> = Vec::new();
-                        if let Some(v) = o
-                            .strip_prefix("--split-string=")
-                            .or_else(|| o.strip_prefix("-S").filter(|v| !v.is_empty()))
-                        {
-                            code.push(v);
-                        }
-                        code.extend(raw.get(j + 1..).unwrap_or_default());
-                        return match check_text(&code.join(" "), ctx, depth + 1) {
-                            Some(h) => Prefix::Hit(h),
-                            None => Prefix::Command(words.len()),
-                        };
-                    }
-                    if !o.starts_with('-') || o == "-" {
-                        break;
-                    }
-                    j += 1;
-                    if matches!(o, "-u" | "--unset" | "-C" | "--chdir") {
-                        j += 1;
-                    }
-                    if o == "--" {
-                        break;
-                    }
-                }
-                i = j;
-                continue;
+        let here = words.get(i..).unwrap_or_default();
+        let d = programs::describe(here);
+        let raw_here = raw.get(i..).unwrap_or_default();
+        // Wrappers, and programs that run a command of their own (`ip netns exec`,
+        // `git bisect run`): the command they run is what the floor matches.
+        let wrapper = d.inner.is_some()
+            || programs::lookup(w).is_some_and(|p| {
+                matches!(
+                    p.role,
+                    programs::Role::Wrapper { .. } | programs::Role::CodeOperands { .. }
+                )
+            });
+        if !wrapper || layers >= programs::unwrap::MAX_LAYERS {
+            if let Some(canonical) = &d.canonical
+                && depth <= MAX_CODE_DEPTH
+                && let Some(h) = check_at(canonical, ctx, depth + 1)
+            {
+                return Prefix::Hit(h);
             }
-            // watch hands its arguments to `sh -c` as one string: that is code,
-            // read by the caller, not a command word list.
-            "watch" => break,
-            other => match crate::commands::wrapper_options(other) {
-                Some(spec) => spec,
-                None => break,
-            },
-        };
-        i = skip_options(words, i + 1, value_opts) + positionals;
+            break;
+        }
+        layers += 1;
+        for c in &d.code {
+            let code = programs::code_text(c, raw_here);
+            if let Some(h) = check_text(&code, ctx, depth + 1) {
+                return Prefix::Hit(h);
+            }
+        }
+        match d.inner {
+            Some(k) if k > 0 => i += k,
+            _ => return Prefix::Command(words.len()),
+        }
     }
     Prefix::Command(i)
 }
@@ -603,50 +591,44 @@ fn skip_options(words: &[&str], mut i: usize, value_opts: &[&str]) -> usize {
     i
 }
 
-/// Where the code of `sh -c CODE` is: the first operand after an option cluster
-/// holding `c`.
+/// Where the code of `sh -c CODE` is, by the table's shell grammar (`sh` reads the
+/// union of bash's and dash's options, so `bash +o history -c CODE` is found). With
+/// options the grammar does not know, the word after `-c` is still checked: the floor
+/// may deny what bash would refuse to run, never the other way round.
 fn shell_code(args: &[&str]) -> Option<usize> {
-    let mut has_c = false;
-    let mut i = 0;
-    while let Some(&a) = args.get(i) {
-        if a == "--" {
-            i += 1;
-            break;
-        }
-        if a.starts_with("--") || a.starts_with('+') {
-            i += 1;
-            continue;
-        }
-        if a.starts_with('-') && a.len() > 1 {
-            has_c |= a.contains('c');
-            // `-o option` takes a value.
-            i += if a == "-o" || a == "-O" { 2 } else { 1 };
-            continue;
-        }
-        break;
-    }
-    (has_c && i < args.len()).then_some(i)
+    let mut words: Vec<&str> = Vec::with_capacity(args.len() + 1);
+    words.push("sh");
+    words.extend_from_slice(args);
+    programs::describe(&words)
+        .code
+        .first()
+        .and_then(|c| c.word.checked_sub(1))
 }
 
 /// Where the code of `su -c CODE` / `su --command=CODE` is: the word's index and the
 /// byte where the code starts in it.
 fn su_code(args: &[&str]) -> Option<(usize, usize)> {
-    args.iter().enumerate().find_map(|(i, &a)| match a {
-        "-c" | "--command" => Some((i + 1, 0)),
-        _ if a.starts_with("--command=") => Some((i, "--command=".len())),
-        _ => None,
-    })
+    let mut words: Vec<&str> = Vec::with_capacity(args.len() + 1);
+    words.push("su");
+    words.extend_from_slice(args);
+    programs::describe(&words)
+        .code
+        .first()
+        .and_then(|c| Some((c.word.checked_sub(1)?, c.offset)))
 }
 
 /// `eval a b` runs `a b`; `watch -n 1 a b` runs `a b` through `sh -c`. Options are
-/// read on the unquoted words, the code is taken from the raw ones.
+/// read on the unquoted words by the table, the code is taken from the raw ones.
 fn code_of(name: &str, args: &[&str], raw_args: &[&str]) -> String {
-    let i = if name == "watch" {
-        skip_options(args, 0, &["-n", "--interval", "-q", "--equexit"])
-    } else {
-        0
-    };
-    raw_args.get(i..).unwrap_or_default().join(" ")
+    let mut words: Vec<&str> = vec![name];
+    words.extend_from_slice(args);
+    let mut raw: Vec<&str> = vec![name];
+    raw.extend_from_slice(raw_args);
+    programs::describe(&words)
+        .code
+        .first()
+        .map(|c| programs::code_text(c, &raw))
+        .unwrap_or_default()
 }
 
 /// What a path argument names, for the targets the floor protects.

@@ -75,28 +75,39 @@ pub(crate) use tokenizer::{Tokens, lex};
 /// Commands whose arguments are shell code: an argument that lexes into operators or a
 /// substitution is quoted operator smuggling (seed §3.2).
 fn smuggles_code(words: &[String]) -> bool {
-    let Some(cmd) = words.first().map(|w| crate::commands::basename(w)) else {
-        return false;
-    };
     let lexes_into_code = |arg: &str, broken_counts: bool| match lex(arg) {
         Ok(t) => !t.operators.is_empty() || t.has_substitution,
         Err(_) => broken_counts,
     };
-    match cmd {
-        shell if crate::commands::is_shell(shell) => {
-            let has_c = words.iter().skip(1).any(|w| {
-                w.len() > 1 && w.starts_with('-') && !w.starts_with("--") && w.contains('c')
-            });
-            has_c && words.iter().skip(1).any(|w| lexes_into_code(w, true))
+    let all: Vec<&str> = words.iter().map(String::as_str).collect();
+    // The program table's one unwrapper: wrappers looked through, code strings found
+    // the same way the AST effects and the floor find them.
+    for layer in crate::programs::unwrap::layers(&all) {
+        let here = all.get(layer.start..).unwrap_or_default();
+        let d = &layer.description;
+        let shell = here.first().is_some_and(|w| crate::programs::is_shell(w));
+        // A shell with options the table does not know: its code cannot be located.
+        if shell && !d.opaque.is_empty() {
+            return true;
         }
-        "eval" => {
-            let joined = words.get(1..).unwrap_or_default().join(" ");
-            lexes_into_code(&joined, true)
+        // Code strings of shells and `eval` (seed §3.2); a wrapper's own code string
+        // (`su -c`, `watch`) is the AST engine's concern, as in V1.
+        let eval = here.first().map(|w| crate::programs::basename(w)) == Some("eval");
+        if (shell || eval)
+            && d.code
+                .iter()
+                .any(|c| lexes_into_code(&crate::programs::code_text(c, here), true))
+        {
+            return true;
         }
         // xargs runs its arguments as an argv, not as code: a broken quote there is data.
-        "xargs" => words.iter().skip(1).any(|w| lexes_into_code(w, false)),
-        _ => false,
+        if here.first().map(|w| crate::programs::basename(w)) == Some("xargs")
+            && here.iter().skip(1).any(|w| lexes_into_code(w, false))
+        {
+            return true;
+        }
     }
+    false
 }
 
 /// Whether any NETWORK_COMMANDS name appears as a word anywhere in the raw text: the

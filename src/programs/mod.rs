@@ -1,3 +1,203 @@
-//! What programs do: the declarative program table.
+//! The one program table: per program, declaratively, its option grammar, what its
+//! operands are (read, written, run, code, an inner command), which options run, read,
+//! write or change directory (each with a reason), and tested examples.
+//!
+//! Everyone who needs to know what a program does with its words asks here: the AST
+//! effects, the hardline floor, the V1 lexer's smuggling check and the arity table.
+//! `describe` reads one program's words; `unwrap` looks through wrappers to the command
+//! that really runs and extracts code strings. Works on words that are already unquoted;
+//! knows nothing of bash syntax, requests or rules.
 
 pub mod environment;
+pub mod git;
+pub mod options;
+pub mod shells;
+pub mod tools;
+pub mod unwrap;
+pub mod wrappers;
+
+pub use options::{Abbrev, Arg, Does, Grammar, Opt};
+pub use tools::{FS_VERBS, NETWORK_COMMANDS, fs_verb_arguments, is_network_command};
+pub use unwrap::{CodeArg, Description, code_text, describe, innermost};
+
+/// What kind of program an entry describes, which decides how its operands are read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    /// Runs code given as a string, or a script, or stdin (`sh`, `bash`, …).
+    Shell,
+    /// Runs the command formed by its operands after `skip` positional words
+    /// (`timeout 5 cmd`, `chroot DIR cmd`).
+    Wrapper { skip: usize },
+    /// Hands its operands to `sh -c` as one string (`watch a b`, `sg GROUP a b`).
+    CodeOperands { skip: usize },
+    /// git: global options, then a subcommand with its own grammar.
+    Git,
+    /// A program whose operands are data (files it reads or writes: see `tools`).
+    Tool,
+    /// Runs code we cannot read (`gdb`'s command language, `source FILE`).
+    Opaque(&'static str),
+}
+
+/// A tested example of what the table says about one command line.
+#[derive(Debug, Clone, Copy)]
+pub struct Example {
+    pub command: &'static str,
+    /// The inner command, as its words joined by spaces.
+    pub inner: Option<&'static str>,
+    /// The code string run by a shell.
+    pub code: Option<&'static str>,
+    /// The words cannot be read (unknown option, code we cannot see).
+    pub opaque: bool,
+    /// At least one option makes it run another program.
+    pub runs: bool,
+    pub reads: &'static [&'static str],
+    pub writes: &'static [&'static str],
+}
+
+impl Example {
+    pub const fn new(command: &'static str) -> Self {
+        Example {
+            command,
+            inner: None,
+            code: None,
+            opaque: false,
+            runs: false,
+            reads: &[],
+            writes: &[],
+        }
+    }
+
+    pub const fn inner(mut self, inner: &'static str) -> Self {
+        self.inner = Some(inner);
+        self
+    }
+
+    pub const fn code(mut self, code: &'static str) -> Self {
+        self.code = Some(code);
+        self
+    }
+
+    pub const fn opaque(mut self) -> Self {
+        self.opaque = true;
+        self
+    }
+
+    pub const fn runs(mut self) -> Self {
+        self.runs = true;
+        self
+    }
+
+    pub const fn reads(mut self, r: &'static [&'static str]) -> Self {
+        self.reads = r;
+        self
+    }
+
+    pub const fn writes(mut self, w: &'static [&'static str]) -> Self {
+        self.writes = w;
+        self
+    }
+}
+
+/// One entry of the table.
+#[derive(Debug, Clone, Copy)]
+pub struct Program {
+    /// The names it is invoked by (compared with the basename of the command word).
+    pub names: &'static [&'static str],
+    pub grammar: Grammar,
+    pub role: Role,
+    pub examples: &'static [Example],
+}
+
+/// Every program the table describes, from each family's own list.
+pub fn all() -> impl Iterator<Item = &'static Program> {
+    shells::PROGRAMS
+        .iter()
+        .chain(wrappers::PROGRAMS)
+        .chain(git::PROGRAMS)
+        .chain(tools::PROGRAMS)
+}
+
+/// The entry for a command word (by basename), if the table has one.
+pub fn lookup(word: &str) -> Option<&'static Program> {
+    let name = basename(word);
+    all().find(|p| p.names.contains(&name))
+}
+
+/// Whether a command word names a program that runs another command or code by its
+/// role: a shell, a wrapper, a program handing its operands to a shell, an opaque
+/// runner, `eval`/`source`.
+pub fn is_runner_name(word: &str) -> bool {
+    matches!(basename(word), "eval" | "source" | ".")
+        || lookup(word).is_some_and(|p| {
+            matches!(
+                p.role,
+                Role::Shell | Role::Wrapper { .. } | Role::CodeOperands { .. } | Role::Opaque(_)
+            )
+        })
+}
+
+/// Whether these words run another command or code (such commands never get a broad
+/// always pattern). `ip` is a wrapper only in its `netns exec` form.
+pub fn runs_other_programs(words: &[&str]) -> bool {
+    let Some(first) = words.first() else {
+        return false;
+    };
+    if basename(first) == "ip" {
+        return describe(words).inner.is_some();
+    }
+    is_runner_name(first)
+}
+
+/// Whether `name` (a basename) is a shell.
+pub fn is_shell(name: &str) -> bool {
+    shells::PROGRAMS
+        .iter()
+        .any(|p| p.names.contains(&basename(name)))
+}
+
+/// Whether a command word is a wrapper (it runs the command formed by its operands).
+pub fn is_wrapper(word: &str) -> bool {
+    lookup(word).is_some_and(|p| matches!(p.role, Role::Wrapper { .. }))
+}
+
+/// The last path component of a command word, so `/usr/bin/curl` is recognized as
+/// `curl` where that only adds scrutiny (network, git, wrappers, the floor). Allow
+/// rules still see the word as written.
+pub fn basename(word: &str) -> &str {
+    word.rsplit('/').next().unwrap_or(word)
+}
+
+/// Whether a word is a variable assignment bash would take before a command word:
+/// `NAME=v`, `NAME+=v`, `NAME[i]=v`.
+pub fn is_assignment(word: &str) -> bool {
+    let Some((lhs, _)) = word.split_once('=') else {
+        return false;
+    };
+    let lhs = lhs.strip_suffix('+').unwrap_or(lhs);
+    let name = match lhs.split_once('[') {
+        Some((name, index)) if index.ends_with(']') => name,
+        Some(_) => return false,
+        None => lhs,
+    };
+    let mut chars = name.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_name_has_one_entry() {
+        let mut seen: Vec<&str> = Vec::new();
+        for p in all() {
+            for n in p.names {
+                assert!(!seen.contains(n), "`{n}` is in the table twice");
+                seen.push(n);
+            }
+        }
+    }
+}

@@ -1,12 +1,12 @@
-//! What specific programs do beyond their name: the read-only readers and the files
-//! they name, the filesystem verbs' destinations, and the flags that turn a reader into
-//! a writer or a runner (`sort -o`, `sed -i`, sed `w`/`e`, `rg --pre`, `git --output`,
-//! `git -c`, `--ext-diff`). Word-level knowledge only; the parent decides which words
-//! form the command and turns paths into requests.
+//! Word-level hooks the program table cannot say as data: the read-only readers and the
+//! files they name, the filesystem verbs' destinations, sed scripts (`-i`, `w`, `e`),
+//! `rg --pre`, git's `--output`/`--ext-diff`/difftool and the files git reads. Options
+//! that run, read or write something by declaration live in `crate::programs`. The
+//! parent decides which words form the command and turns paths into requests.
 
 use super::{Effects, escalation, read_request, resolve, write_request};
 use crate::ast::walk::Cwd;
-use crate::commands;
+use crate::programs::git::{git_dir_options, git_subcommand, is_git_modify};
 use crate::vocab::{AnalysisContext, Capability, CapabilityRequest};
 
 /// Read-only commands that name files, with their flags that take a value, and whether
@@ -405,7 +405,7 @@ pub(super) fn git_effects(
     ctx: &AnalysisContext,
     fx: &mut Effects,
 ) {
-    if commands::is_git_modify(words) {
+    if is_git_modify(words) {
         fx.push(CapabilityRequest::new(
             Capability::GitModify,
             text,
@@ -414,25 +414,15 @@ pub(super) fn git_effects(
     }
     // `git -C dir` moves where git's own relative paths resolve.
     let mut git_cwd = cwd.clone();
-    for d in commands::git_dir_options(words) {
+    for d in git_dir_options(words) {
         git_cwd = match resolve(d, &git_cwd, ctx) {
             Some(p) => Cwd::Known(p),
             None => Cwd::Unknown,
         };
     }
-    let sub_index = commands::git_subcommand(words)
-        .map(|(i, _)| i)
-        .unwrap_or(words.len());
-    let globals = words.get(1..sub_index).unwrap_or(&[]);
-    if globals
-        .iter()
-        .any(|w| w == "-c" || w.starts_with("--config-env") || w.starts_with("--exec-path="))
-    {
-        escalation("git -c", text, fx);
-    }
-    if globals.iter().any(|w| w == "-p" || w == "--paginate") {
-        escalation("git --paginate", text, fx);
-    }
+    let sub_index = git_subcommand(words).map(|(i, _)| i).unwrap_or(words.len());
+    // Global options that run something (`-c`, `--config-env`, `--exec-path`, `-p`) and
+    // the subcommands' (`push --receive-pack`, `clone -u`) come from the program table.
     let args = words.get(sub_index..).unwrap_or(&[]);
     if args.iter().any(|w| w == "--ext-diff") {
         escalation("git --ext-diff", text, fx);

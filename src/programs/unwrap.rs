@@ -1,0 +1,291 @@
+//! The one unwrapper and the one code-string extractor: `describe` reads one program's
+//! words by its table entry (inner command, code strings, script, reads, writes, options
+//! that run something, opaque parts), `layers` looks through wrappers to the command that
+//! really runs, and `code_text` takes a code string out of the words. The AST effects,
+//! the floor, the V1 lexer and arity all use these, so they find the same inner command
+//! and the same code.
+
+use super::options::{Does, Parsed};
+use super::{Role, basename, git, lookup, shells, tools, wrappers};
+
+/// Where a code string is in the words: from byte `offset` of word `word`, and with
+/// `join_rest` every later word too, joined by spaces (`eval a b`, `watch a b`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CodeArg {
+    pub word: usize,
+    pub offset: usize,
+    pub join_rest: bool,
+}
+
+/// An option or operand that makes a program run another program.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Via {
+    /// The program and option, as a user would name it (`git push --receive-pack`).
+    pub what: String,
+    /// Why it runs something.
+    pub why: &'static str,
+}
+
+/// What one program's words mean, read by its table entry. Indices are into the words
+/// given to `describe`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Description {
+    /// The first word of the command this one runs (`timeout 5 rm x` -> 2).
+    pub inner: Option<usize>,
+    /// Code strings the program runs through a shell.
+    pub code: Vec<CodeArg>,
+    /// The program reads shell code from stdin (a bare shell, `chroot DIR`).
+    pub stdin_code: bool,
+    /// The program runs a script file whose commands are not analyzed.
+    pub script: Option<usize>,
+    /// The working directory of what runs (`env -C DIR`, `sudo -D DIR`).
+    pub chdir: Option<String>,
+    pub reads: Vec<String>,
+    pub writes: Vec<String>,
+    /// Options that make the program run something else.
+    pub runs: Vec<Via>,
+    /// Why the words cannot be fully read (an unknown option of a wrapper or shell).
+    pub opaque: Vec<String>,
+    /// An option means no inner command runs (`command -v x`, `taskset -p`).
+    pub ends: bool,
+    /// The words with abbreviated long options spelled out (`rm --rec` ->
+    /// `rm --recursive`), when that changed anything: the floor matches on them.
+    pub canonical: Option<Vec<String>>,
+}
+
+impl Description {
+    /// Records what the options found do (chdir, reads, writes, runs, code, ends);
+    /// `program` names the command in what is shown (`git push`).
+    pub(crate) fn apply_options(&mut self, parsed: &Parsed, words: &[&str], program: &str) {
+        for f in &parsed.found {
+            let shown = match (f.opt.long, f.opt.short) {
+                (Some(long), _) => format!("{program} --{long}"),
+                (None, Some(c)) => format!("{program} -{c}"),
+                (None, None) => program.to_string(),
+            };
+            match (f.opt.does, &f.value) {
+                (Does::Nothing, _) => {}
+                (Does::Chdir, Some(v)) => self.chdir = Some(v.clone()),
+                (Does::Reads, Some(v)) => self.reads.push(v.clone()),
+                (Does::Writes, Some(v)) => self.writes.push(v.clone()),
+                (Does::Runs(why), _) => self.runs.push(Via { what: shown, why }),
+                (Does::Code, Some(_)) => {
+                    if let Some((word, offset)) = f.value_at {
+                        self.code.push(CodeArg {
+                            word,
+                            offset,
+                            join_rest: false,
+                        });
+                    }
+                }
+                (Does::RunsFile(why), Some(v)) => {
+                    self.reads.push(v.clone());
+                    self.runs.push(Via { what: shown, why });
+                }
+                (Does::Ends, _) => self.ends = true,
+                (
+                    Does::Chdir | Does::Reads | Does::Writes | Does::Code | Does::RunsFile(_),
+                    None,
+                ) => {}
+            }
+        }
+        self.canonicalize(parsed, words);
+    }
+
+    /// Spells out abbreviated long options found by the parser.
+    fn canonicalize(&mut self, parsed: &Parsed, words: &[&str]) {
+        let mut out: Vec<String> = match &self.canonical {
+            Some(c) => c.clone(),
+            None => words.iter().map(|w| (*w).to_string()).collect(),
+        };
+        let mut changed = false;
+        for f in &parsed.found {
+            let (Some(long), Some(word)) = (f.opt.long, words.get(f.at)) else {
+                continue;
+            };
+            // A prefix a partial grammar reads as several options has no one spelling.
+            if parsed.found.iter().filter(|g| g.at == f.at).count() > 1 {
+                continue;
+            }
+            let Some(written) = word.strip_prefix("--") else {
+                continue;
+            };
+            let (name, value) = match written.split_once('=') {
+                Some((n, v)) => (n, Some(v)),
+                None => (written, None),
+            };
+            if name == long {
+                continue;
+            }
+            if let Some(slot) = out.get_mut(f.at) {
+                *slot = match value {
+                    Some(v) => format!("--{long}={v}"),
+                    None => format!("--{long}"),
+                };
+                changed = true;
+            }
+        }
+        if changed {
+            self.canonical = Some(out);
+        }
+    }
+
+    /// Whether the program runs code or another command in any form.
+    pub fn runs_something(&self) -> bool {
+        self.inner.is_some()
+            || !self.code.is_empty()
+            || self.stdin_code
+            || self.script.is_some()
+            || !self.runs.is_empty()
+    }
+}
+
+/// Reads one program's words (`words[0]` is the command word) by its table entry.
+/// A program the table does not know gets an empty description.
+pub fn describe(words: &[&str]) -> Description {
+    let mut d = Description::default();
+    let Some(first) = words.first() else {
+        return d;
+    };
+    match basename(first) {
+        "eval" => {
+            if words.len() > 1 {
+                d.code.push(CodeArg {
+                    word: 1,
+                    offset: 0,
+                    join_rest: true,
+                });
+            }
+            return d;
+        }
+        name @ ("source" | ".") => {
+            let f = words.get(1).copied().unwrap_or_default();
+            d.opaque.push(format!(
+                "`{name} {f}` runs the file's commands in this shell"
+            ));
+            return d;
+        }
+        _ => {}
+    }
+    let Some(p) = lookup(first) else {
+        return d;
+    };
+    match p.role {
+        Role::Shell => shells::describe(p, words, &mut d),
+        Role::Wrapper { .. } | Role::CodeOperands { .. } => wrappers::describe(p, words, &mut d),
+        Role::Git => git::describe(p, words, &mut d),
+        Role::Tool => tools::describe(p, words, &mut d),
+        Role::Opaque(why) => d.opaque.push(format!("`{}`, which {why}", basename(first))),
+    }
+    d
+}
+
+/// The text of a code string.
+pub fn code_text(code: &CodeArg, words: &[&str]) -> String {
+    let mut out = words
+        .get(code.word)
+        .and_then(|w| w.get(code.offset..))
+        .unwrap_or_default()
+        .to_string();
+    if code.join_rest {
+        for w in words.get(code.word + 1..).unwrap_or_default() {
+            out.push(' ');
+            out.push_str(w);
+        }
+    }
+    out
+}
+
+/// How many wrappers are looked through before giving up (`sudo sudo sudo …`).
+pub const MAX_LAYERS: usize = 16;
+
+/// One program in a chain of wrappers: where its words start and what they mean.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Layer {
+    pub start: usize,
+    pub description: Description,
+}
+
+/// Looks through wrappers from the outermost: one layer per program, the last one the
+/// command that really runs (or the wrapper itself when it runs no inner command).
+/// Assignments and reserved words before the command word are the caller's concern.
+pub fn layers(words: &[&str]) -> Vec<Layer> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    while start < words.len() && out.len() < MAX_LAYERS {
+        let description = describe(words.get(start..).unwrap_or_default());
+        let next = description.inner.map(|i| start + i);
+        out.push(Layer { start, description });
+        match next {
+            Some(n) if n > start => start = n,
+            _ => break,
+        }
+    }
+    out
+}
+
+/// The index of the command word that really runs, wrappers looked through: the last
+/// wrapper itself when it runs no inner command (`command -v rm` -> 0).
+pub fn innermost(words: &[&str]) -> usize {
+    layers(words).last().map_or(0, |l| l.start)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::programs::all;
+
+    fn join(words: &[&str], from: usize) -> String {
+        words.get(from..).unwrap_or_default().join(" ")
+    }
+
+    /// Every example of every table entry, run through `describe`.
+    #[test]
+    fn table_examples_hold() {
+        let mut failures = Vec::new();
+        let mut count = 0;
+        for p in all() {
+            for ex in p.examples {
+                count += 1;
+                let words: Vec<&str> = ex.command.split_whitespace().collect();
+                let d = describe(&words);
+                let inner = d.inner.map(|i| join(&words, i));
+                let code = d.code.first().map(|c| code_text(c, &words));
+                let got = (
+                    inner.as_deref(),
+                    code.as_deref(),
+                    !d.opaque.is_empty(),
+                    !d.runs.is_empty(),
+                    d.reads.iter().map(String::as_str).collect::<Vec<_>>(),
+                    d.writes.iter().map(String::as_str).collect::<Vec<_>>(),
+                );
+                let want = (
+                    ex.inner,
+                    ex.code,
+                    ex.opaque,
+                    ex.runs,
+                    ex.reads.to_vec(),
+                    ex.writes.to_vec(),
+                );
+                if got != want {
+                    failures.push(format!(
+                        "`{}`: got {got:?}, want {want:?} ({d:?})",
+                        ex.command
+                    ));
+                }
+            }
+        }
+        assert!(count >= 60, "only {count} examples");
+        assert!(failures.is_empty(), "{}", failures.join("\n"));
+    }
+
+    #[test]
+    fn layers_look_through_nested_wrappers() {
+        let w: Vec<&str> = "sudo -u root env A=1 nice -n 5 timeout 10 rm -rf /"
+            .split_whitespace()
+            .collect();
+        assert_eq!(innermost(&w), 10);
+        let w: Vec<&str> = "command -v rm".split_whitespace().collect();
+        assert_eq!(innermost(&w), 0);
+    }
+}

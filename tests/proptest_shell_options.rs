@@ -1,0 +1,174 @@
+//! Shell options before `-c` (issue 8, class 4), as a property: every command the
+//! floor denies in `fixtures/hardline.jsonl`, wrapped as `bash OPTS -c '<cmd>'` with a
+//! random mix of options bash knows (`+o history`, `-O nullglob`, `--init-file F`, `-e`,
+//! `-x`, `--norc`, `-o posix`, …), is still denied by the floor under a project config
+//! that allows everything; with options bash does not know mixed in, the command is never
+//! allowed and never offered an always pattern.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
+
+mod common;
+
+use std::path::PathBuf;
+
+use khaelor_perm::analysis;
+use khaelor_perm::config::{Policy, load_policy};
+use khaelor_perm::decide::decide;
+use khaelor_perm::rules::Action;
+use khaelor_perm::tools::map_call;
+use khaelor_perm::vocab::AnalysisContext;
+use proptest::prelude::*;
+use serde::Deserialize;
+
+#[derive(Debug, Deserialize)]
+struct Row {
+    command: String,
+    hit: bool,
+    #[serde(default)]
+    #[allow(dead_code)]
+    rule: Option<String>,
+}
+
+/// Options bash reads before `-c` (each one or two words).
+const KNOWN: &[&str] = &[
+    "+o history",
+    "-o posix",
+    "+o posix",
+    "-O nullglob",
+    "+O extglob",
+    "-O globstar",
+    "-e",
+    "-x",
+    "+x",
+    "-u",
+    "-eu",
+    "-xe",
+    "-o pipefail",
+    "-o errexit",
+    "-i",
+    "-l",
+    "-p",
+    "-B",
+    "-H",
+    "--norc",
+    "--noprofile",
+    "--posix",
+    "--login",
+    "--noediting",
+    "--restricted",
+    "--init-file F",
+    "--rcfile F",
+    "--init-file /dev/null",
+];
+
+/// Options bash does not have.
+const UNKNOWN: &[&str] = &["--weird", "-Z", "-y", "--init", "--rc", "-Q x", "--nope=1"];
+
+struct World {
+    _tmp: tempfile::TempDir,
+    root: PathBuf,
+    home: PathBuf,
+    policy: Policy,
+}
+
+fn world() -> World {
+    let tmp = tempfile::tempdir().unwrap();
+    let base = std::fs::canonicalize(tmp.path()).unwrap();
+    let root = base.join("proj");
+    let home = base.join("home");
+    std::fs::create_dir_all(root.join(".khaelor")).unwrap();
+    std::fs::create_dir_all(&home).unwrap();
+    std::fs::copy(
+        common::fixtures_dir().join("configs/allow_all.json"),
+        root.join(".khaelor/config.json"),
+    )
+    .unwrap();
+    let policy = load_policy(&root, &home, None);
+    assert!(policy.errors().is_empty(), "{:?}", policy.errors());
+    World {
+        _tmp: tmp,
+        root,
+        home,
+        policy,
+    }
+}
+
+/// The floor rows that deny, each a command to wrap.
+fn floor_commands() -> Vec<String> {
+    let rows: Vec<(usize, Row)> = common::load_table("hardline.jsonl");
+    let out: Vec<String> = rows
+        .into_iter()
+        .filter(|(_, r)| r.hit)
+        .map(|(_, r)| r.command)
+        .collect();
+    assert!(out.len() >= 40, "only {} floor rows", out.len());
+    out
+}
+
+/// `cmd` as one single-quoted bash word.
+fn single_quoted(cmd: &str) -> String {
+    format!("'{}'", cmd.replace('\'', "'\\''"))
+}
+
+fn decision(w: &World, command: &str) -> (Action, bool) {
+    let ctx = AnalysisContext::new(&w.root, None, &w.home).unwrap();
+    let input = serde_json::json!({ "command": command });
+    let call = map_call("bash", &input, &ctx).unwrap();
+    let d = decide(&w.policy, &[], &call, &ctx, true);
+    (d.decision, d.hardline.is_some())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 16, .. ProptestConfig::default() })]
+
+    #[test]
+    fn known_options_before_c_keep_the_floor(
+        picks in proptest::collection::vec(0..KNOWN.len(), 1..5),
+        shell in prop_oneof![Just("bash"), Just("sh"), Just("/bin/bash")],
+    ) {
+        let w = world();
+        let opts: Vec<&str> = picks.iter().map(|&i| KNOWN[i]).collect();
+        let mut failures = Vec::new();
+        for cmd in floor_commands() {
+            let wrapped = format!("{shell} {} -c {}", opts.join(" "), single_quoted(&cmd));
+            let (got, floored) = decision(&w, &wrapped);
+            if got != Action::Deny || !floored {
+                failures.push(format!("`{wrapped}`: {got} (floor: {floored})"));
+            }
+        }
+        prop_assert!(failures.is_empty(), "{}", failures.join("\n"));
+    }
+
+    #[test]
+    fn unknown_options_before_c_are_never_allowed(
+        known in proptest::collection::vec(0..KNOWN.len(), 0..3),
+        unknown in proptest::collection::vec(0..UNKNOWN.len(), 1..3),
+        at in 0usize..4,
+    ) {
+        let w = world();
+        let ctx = AnalysisContext::new(&w.root, None, &w.home).unwrap();
+        let mut opts: Vec<&str> = known.iter().map(|&i| KNOWN[i]).collect();
+        for &u in &unknown {
+            opts.insert(at.min(opts.len()), UNKNOWN[u]);
+        }
+        let mut failures = Vec::new();
+        for cmd in floor_commands().iter().map(String::as_str).chain(["ls", "echo hi"]) {
+            let wrapped = format!("bash {} -c {}", opts.join(" "), single_quoted(cmd));
+            let (got, _) = decision(&w, &wrapped);
+            if got == Action::Allow {
+                failures.push(format!("`{wrapped}`: allowed"));
+            }
+            let a = analysis::analyze(&wrapped, &ctx);
+            if !a.always_patterns.is_empty()
+                || a.requests.iter().any(|r| !r.always_patterns.is_empty())
+            {
+                failures.push(format!("`{wrapped}`: offers {:?}", a.always_patterns));
+            }
+        }
+        prop_assert!(failures.is_empty(), "{}", failures.join("\n"));
+    }
+}
