@@ -47,6 +47,7 @@ pub struct NotExported {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct Export {
     pub text: String,
     pub exported: Vec<Exported>,
@@ -173,6 +174,13 @@ pub fn export(
                 exact: true,
             });
         } else {
+            if target == Target::Gemini && rule.pattern.contains(['"', '\\']) {
+                not_exported.push(NotExported {
+                    rule: rule.clone(),
+                    reason: "Gemini matches the JSON-escaped command, where quotes and backslashes change form".to_string(),
+                });
+                continue;
+            }
             let native = match target {
                 Target::Claude => format!("Bash({})", parts.join("*")),
                 Target::Gemini => {

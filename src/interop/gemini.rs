@@ -173,25 +173,44 @@ fn rule(text: &str, file: &str, t: &Table) -> Result<GRule, ImportError> {
     Ok(r)
 }
 
-/// A regex that is a literal prefix (`^git status`, `git status.*`) → the literal.
+/// A regex Gemini matches after `"command":"` (anchored at the command's start, open
+/// at its end) → our wildcard pattern, when it is literal text joined by `.*`,
+/// optionally `^`-anchored and optionally closed by `"` (the end of the command, as
+/// our export writes it). Anything else (classes, groups, alternatives) is `None`.
 fn literal_regex(re: &str) -> Option<String> {
     let body = re.strip_prefix('^').unwrap_or(re);
-    let body = body.strip_suffix(".*").unwrap_or(body);
     let mut out = String::new();
-    let mut chars = body.chars();
+    let mut closed = false;
+    let mut chars = body.chars().peekable();
     while let Some(c) = chars.next() {
+        if closed {
+            return None;
+        }
         match c {
             '\\' => match chars.next() {
+                // A literal `*` would read as our wildcard.
+                Some('*') => return None,
                 Some(e) if !e.is_ascii_alphanumeric() => out.push(e),
                 _ => return None,
             },
+            '.' if chars.peek() == Some(&'*') => {
+                chars.next();
+                out.push('*');
+            }
+            '"' => closed = true,
             '.' | '*' | '+' | '?' | '(' | ')' | '[' | ']' | '{' | '}' | '|' | '^' | '$' => {
                 return None;
             }
             other => out.push(other),
         }
     }
-    (!out.is_empty()).then_some(out)
+    if out.is_empty() {
+        return None;
+    }
+    if !closed && !out.ends_with('*') {
+        out.push('*');
+    }
+    Some(out)
 }
 
 pub fn import(files: &[&Path], _ctx: &ImportContext) -> Result<Import, ImportError> {
@@ -274,7 +293,7 @@ pub fn import(files: &[&Path], _ctx: &ImportContext) -> Result<Import, ImportErr
         let mut patterns: Vec<(String, MatchDialect)> = Vec::new();
         if let Some(re) = &r.regex {
             match literal_regex(re) {
-                Some(lit) => patterns.push((format!("{lit}*"), MatchDialect::Prefix)),
+                Some(p) => patterns.push((p, MatchDialect::Wildcard)),
                 None if r.action == Action::Allow => {
                     out.skip(
                         &r.from,

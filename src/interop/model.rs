@@ -14,6 +14,7 @@ pub const MAX_SOURCE_BYTES: u64 = 4 * 1024 * 1024;
 
 /// A place in a source file (1-based line).
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct SourcePos {
     pub file: String,
     pub line: usize,
@@ -28,6 +29,7 @@ impl std::fmt::Display for SourcePos {
 /// Example subjects a translated rule must (not) match, checked by our own config
 /// loader when the written file is read (Codex's `match` / `not_match`).
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct Examples {
     pub matches: Vec<String>,
     pub not_matches: Vec<String>,
@@ -35,6 +37,7 @@ pub struct Examples {
 
 /// One rule of ours and where it came from.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct ImportedRule {
     pub rule: PermissionRule,
     pub from: SourcePos,
@@ -48,6 +51,7 @@ pub struct ImportedRule {
 
 /// A source entry that produced no rule, and why that is safe.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct Skipped {
     pub from: SourcePos,
     pub original: String,
@@ -56,6 +60,7 @@ pub struct Skipped {
 
 /// What an import produced.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct Import {
     pub rules: Vec<ImportedRule>,
     pub skipped: Vec<Skipped>,
