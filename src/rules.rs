@@ -529,11 +529,31 @@ impl PathGlob {
         } else {
             resolved
         };
+        // The part of the resolved pattern that came from the project root is literal
+        // even if the directory's name has a `*` or `?` in it.
+        let literal_len = match root.filter(|_| !pattern.starts_with('/')) {
+            Some(r) => {
+                let r = crate::paths::clean(r).display().to_string();
+                let r = r.trim_end_matches('/');
+                if resolved == r || resolved.starts_with(&format!("{r}/")) {
+                    r.len()
+                } else {
+                    0
+                }
+            }
+            None => 0,
+        };
         let compile = |text: &str| -> Result<globset::GlobMatcher, GlobError> {
             let mut escaped = String::with_capacity(text.len() + 8);
-            for c in text.chars() {
+            for (i, c) in text.char_indices() {
+                let literal_wildcard = i < literal_len && (c == '*' || c == '?');
                 match c {
                     '[' | ']' | '{' | '}' | '\\' => {
+                        escaped.push('[');
+                        escaped.push(c);
+                        escaped.push(']');
+                    }
+                    _ if literal_wildcard => {
                         escaped.push('[');
                         escaped.push(c);
                         escaped.push(']');

@@ -365,3 +365,26 @@ fn import_into_the_user_file() {
     assert!(w.home.join(".khaelor/config.json").is_file());
     assert!(!Path::new(&w.project.join(".khaelor/config.json")).exists());
 }
+
+#[test]
+fn a_project_path_with_pattern_characters_is_refused() {
+    let w = world();
+    let odd = w.project.join("a*b");
+    std::fs::create_dir_all(&odd).unwrap();
+    let o = bin()
+        .args(["rules", "import", "--from", "codex"])
+        .arg(fixture("codex", "default.rules"))
+        .arg("--project")
+        .arg(&odd)
+        .arg("--home")
+        .arg(&w.home)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(
+        stderr(&o).contains("contains pattern characters"),
+        "{}",
+        text(&o)
+    );
+    assert!(!odd.join(".khaelor").exists());
+}

@@ -86,6 +86,24 @@ pub fn run_import(args: ImportArgs) -> ExitCode {
         Ok(c) => c,
         Err(e) => return fail(args.json, &e),
     };
+    // Imported patterns are absolute: a project or home path with pattern characters
+    // would read as wildcards and match more than the source meant.
+    for (what, p) in [("project", ctx.root()), ("home", ctx.home())] {
+        if p.display()
+            .to_string()
+            .contains(['*', '?', '[', ']', '{', '}'])
+        {
+            report_error(
+                args.json,
+                "badPath",
+                &format!(
+                    "the {what} path `{}` contains pattern characters (`*?[]{{}}`); imported absolute patterns would read them as wildcards",
+                    p.display()
+                ),
+            );
+            return ExitCode::from(2);
+        }
+    }
     let ictx = ImportContext {
         project: ctx.root().to_path_buf(),
         home: ctx.home().to_path_buf(),
