@@ -28,7 +28,7 @@ use crate::vocab::Capability;
 mod parse;
 
 use crate::messages::lower_first;
-pub use parse::{jsonc_options, parse_config};
+pub use parse::{jsonc_options, parse_config, parse_config_with_settings};
 
 /// Config files larger than this are refused (a config is a few kilobytes).
 pub const MAX_CONFIG_BYTES: u64 = 4 * 1024 * 1024;
@@ -63,11 +63,29 @@ impl fmt::Display for Shadowed {
     }
 }
 
+/// What an "always" grant remembers (`permissions.alwaysScope`, seed 004).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum AlwaysScope {
+    /// The generalised patterns the analysis offers (`git push *`), seed 000.
+    #[default]
+    Pattern,
+    /// Exactly the approved subject, never a wildcard.
+    Exact,
+}
+
 /// The rules one file contributed, and what was wrong with it.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ParsedConfig {
     pub rules: Vec<PermissionRule>,
     pub errors: Vec<ConfigError>,
+}
+
+/// The file-wide settings of a config besides its rules.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ConfigSettings {
+    /// `permissions.alwaysScope`, when the file sets it.
+    pub always_scope: Option<AlwaysScope>,
 }
 
 /// The effective policy: defaults and config layers, compiled once. Cheap to clone.
@@ -83,6 +101,7 @@ struct PolicyInner {
     managed: RuleSet,
     errors: Vec<ConfigError>,
     files: Vec<PathBuf>,
+    always_scope: AlwaysScope,
 }
 
 impl Default for Policy {
@@ -105,6 +124,7 @@ impl Policy {
                 managed: RuleSet::default(),
                 errors: Vec::new(),
                 files: Vec::new(),
+                always_scope: AlwaysScope::Pattern,
             }),
         }
     }
@@ -127,6 +147,12 @@ impl Policy {
 
     pub fn rule_set(&self) -> &RuleSet {
         &self.inner.set
+    }
+
+    /// What an "always" grant remembers: `exact` when any layer says so (the stricter
+    /// setting wins, so a project cannot widen what a user or administrator narrowed).
+    pub fn always_scope(&self) -> AlwaysScope {
+        self.inner.always_scope
     }
 
     /// The managed layer's rules alone.
@@ -202,9 +228,17 @@ pub struct PolicyBuilder {
     project: Vec<PermissionRule>,
     errors: Vec<ConfigError>,
     files: Vec<PathBuf>,
+    root: Option<PathBuf>,
+    always_scope: AlwaysScope,
 }
 
 impl PolicyBuilder {
+    /// The project root relative glob patterns are anchored at.
+    pub fn root(mut self, root: &Path) -> Self {
+        self.root = Some(root.to_path_buf());
+        self
+    }
+
     /// Leaves out the seed's defaults (tests of the evaluator alone).
     pub fn without_defaults(mut self) -> Self {
         self.no_defaults = true;
@@ -232,10 +266,18 @@ impl PolicyBuilder {
         self
     }
 
+    /// Adds a file's settings: an `exact` always scope anywhere wins (it only narrows).
+    pub fn settings(mut self, settings: ConfigSettings) -> Self {
+        if settings.always_scope == Some(AlwaysScope::Exact) {
+            self.always_scope = AlwaysScope::Exact;
+        }
+        self
+    }
+
     /// Adds a config text as layer `source`, errors naming `file`.
     pub fn text(self, source: RuleSource, file: &str, text: &str) -> Self {
-        let parsed = parse_config(text, file, source);
-        self.layer(source, parsed)
+        let (parsed, settings) = parse_config_with_settings(text, file, source);
+        self.settings(settings).layer(source, parsed)
     }
 
     /// Adds a config file as layer `source`. A missing user or project file is no
@@ -243,7 +285,7 @@ impl PolicyBuilder {
     pub fn file(mut self, source: RuleSource, path: &Path) -> Self {
         self.files.push(path.to_path_buf());
         match read_config(path, source) {
-            Some(parsed) => self.layer(source, parsed),
+            Some((parsed, settings)) => self.settings(settings).layer(source, parsed),
             None => self,
         }
     }
@@ -259,10 +301,11 @@ impl PolicyBuilder {
         all.extend(self.project);
         Policy {
             inner: Arc::new(PolicyInner {
-                set: RuleSet::new(all),
-                managed: RuleSet::new(self.managed),
+                set: RuleSet::with_root(all, self.root.as_deref()),
+                managed: RuleSet::with_root(self.managed, self.root.as_deref()),
                 errors: self.errors,
                 files: self.files,
+                always_scope: self.always_scope,
             }),
         }
     }
@@ -290,7 +333,7 @@ pub fn project_config_path(root: &Path) -> PathBuf {
 /// Loads defaults ++ managed ++ user ++ project. Never fails: problems are in
 /// `Policy::errors` and cap every decision at ask.
 pub fn load_policy(root: &Path, home: &Path, managed: Option<&Path>) -> Policy {
-    let mut b = Policy::builder();
+    let mut b = Policy::builder().root(root);
     if let Some(m) = managed {
         b = b.file(RuleSource::Managed, m);
     }
@@ -314,13 +357,16 @@ pub(crate) fn error_at(
 }
 
 /// Reads one file; `None` when a user or project file does not exist.
-fn read_config(path: &Path, source: RuleSource) -> Option<ParsedConfig> {
+fn read_config(path: &Path, source: RuleSource) -> Option<(ParsedConfig, ConfigSettings)> {
     let file = path.display().to_string();
     let fail = |msg: String| {
-        Some(ParsedConfig {
-            rules: Vec::new(),
-            errors: vec![error_at(&file, 1, 1, msg)],
-        })
+        Some((
+            ParsedConfig {
+                rules: Vec::new(),
+                errors: vec![error_at(&file, 1, 1, msg)],
+            },
+            ConfigSettings::default(),
+        ))
     };
     let meta = match std::fs::metadata(path) {
         Ok(m) => m,
@@ -352,7 +398,7 @@ fn read_config(path: &Path, source: RuleSource) -> Option<ParsedConfig> {
         }
     };
     match String::from_utf8(bytes) {
-        Ok(text) => Some(parse_config(&text, &file, source)),
+        Ok(text) => Some(parse_config_with_settings(&text, &file, source)),
         Err(_) => fail("config file is not valid UTF-8".to_string()),
     }
 }

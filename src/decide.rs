@@ -21,7 +21,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::config::{ConfigError, Policy};
+use crate::config::{AlwaysScope, ConfigError, Policy};
 use crate::messages::{self, Panel, PanelDetail};
 use crate::rules::{Action, PermissionRule, RuleSet, RuleSource};
 use crate::tools::MappedCall;
@@ -204,6 +204,14 @@ pub fn decide(
         }
         if !offer_always {
             req.always_patterns.clear();
+        } else if policy.always_scope() == AlwaysScope::Exact && !req.always_patterns.is_empty() {
+            // Seed 004: remember exactly what was approved. A subject with a `*` would be
+            // a wildcard once written as a rule, so it offers nothing rather than more.
+            req.always_patterns = if req.subject.contains('*') {
+                Vec::new()
+            } else {
+                vec![req.subject.clone()]
+            };
         }
         evaluated.push(EvaluatedRequest {
             request: req,

@@ -189,7 +189,7 @@ fn wrong_types_and_unknown_fields_are_errors_with_positions() {
                 &file,
                 6,
                 60,
-                "unknown field `patern` in rule, expected `capability`, `pattern`, `action`, `allowAlways` or `examples`"
+                "unknown field `patern` in rule, expected `capability`, `pattern`, `action`, `match`, `allowAlways` or `examples`"
             ),
             err(
                 &file,

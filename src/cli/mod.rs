@@ -11,6 +11,7 @@ pub mod compare;
 pub mod healthcheck;
 pub mod openapi;
 pub mod rules;
+pub mod rules_interop;
 pub mod serve;
 
 /// Writes `text` to stdout. A closed pipe (`khaelor-perm rules | head`) is not an

@@ -25,7 +25,11 @@ pub const EXIT_PROBLEMS: u8 = 1;
 #[command(
     after_help = "Exit status: 0 fine, 1 broken config (or shadowed rules with --check), 2 usage error."
 )]
+#[command(args_conflicts_with_subcommands = true)]
 pub struct Args {
+    /// `import` or `export` (issue 12); without one, list the rules.
+    #[command(subcommand)]
+    pub action: Option<RulesAction>,
     /// Project root (absolute; default: the current directory).
     #[arg(long, value_name = "DIR")]
     pub root: Option<PathBuf>,
@@ -43,6 +47,15 @@ pub struct Args {
     pub check: bool,
 }
 
+/// The `rules` subcommands.
+#[derive(Debug, clap::Subcommand)]
+pub enum RulesAction {
+    /// Translate another system's permission rules into a commented config.
+    Import(super::rules_interop::ImportArgs),
+    /// Print the effective rules as a host's native config (what can be expressed).
+    Export(super::rules_interop::ExportArgs),
+}
+
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
 struct Listing<'a> {
@@ -57,6 +70,11 @@ struct Listing<'a> {
 }
 
 pub fn run(args: Args) -> ExitCode {
+    match args.action {
+        Some(RulesAction::Import(a)) => return super::rules_interop::run_import(a),
+        Some(RulesAction::Export(a)) => return super::rules_interop::run_export(a),
+        None => {}
+    }
     let ctx = match context(args.root.as_deref(), None, args.home.as_deref()) {
         Ok(c) => c,
         Err(e) => return fail(args.json, &e),

@@ -8,9 +8,10 @@ use jsonc_parser::ast::{Array, Object, ObjectPropName, Value};
 use jsonc_parser::common::Ranged;
 use jsonc_parser::{CollectOptions, ParseOptions};
 
-use super::{ConfigError, ParsedConfig, error_at};
+use super::{ConfigError, ConfigSettings, ParsedConfig, error_at};
 use crate::rules::{
-    Action, PermissionRule, RuleOrigin, RuleSource, capability_mask, example_matches,
+    Action, MatchDialect, PathGlob, PermissionRule, RuleOrigin, RuleSource, capability_mask,
+    example_matches,
 };
 use crate::vocab::Capability;
 
@@ -52,6 +53,7 @@ struct Parser<'a> {
     index: LineIndex<'a>,
     rules: Vec<PermissionRule>,
     errors: Vec<ConfigError>,
+    always_scope: Option<super::AlwaysScope>,
 }
 
 /// The JSONC dialect configs are read (and edited) in: comments and trailing commas,
@@ -76,6 +78,15 @@ pub fn jsonc_options() -> ParseOptions {
 /// Parses one config text into the rules of layer `source`, in source key order
 /// (shorthand and nested keys first, then the `rules` array).
 pub fn parse_config(text: &str, file: &str, source: RuleSource) -> ParsedConfig {
+    parse_config_with_settings(text, file, source).0
+}
+
+/// As `parse_config`, also returning the file-wide settings (`alwaysScope`).
+pub fn parse_config_with_settings(
+    text: &str,
+    file: &str,
+    source: RuleSource,
+) -> (ParsedConfig, ConfigSettings) {
     let options = jsonc_options();
     let mut p = Parser {
         file,
@@ -83,6 +94,7 @@ pub fn parse_config(text: &str, file: &str, source: RuleSource) -> ParsedConfig 
         index: LineIndex::new(text),
         rules: Vec::new(),
         errors: Vec::new(),
+        always_scope: None,
     };
     match jsonc_parser::parse_to_ast(text, &CollectOptions::default(), &options) {
         Err(e) => {
@@ -99,10 +111,15 @@ pub fn parse_config(text: &str, file: &str, source: RuleSource) -> ParsedConfig 
             Some(other) => p.error(other.start(), "config must be a JSON object"),
         },
     }
-    ParsedConfig {
-        rules: p.rules,
-        errors: p.errors,
-    }
+    (
+        ParsedConfig {
+            rules: p.rules,
+            errors: p.errors,
+        },
+        ConfigSettings {
+            always_scope: p.always_scope,
+        },
+    )
 }
 
 fn type_name(v: &Value<'_>) -> &'static str {
@@ -123,7 +140,7 @@ fn prop_name_start(n: &ObjectPropName<'_>) -> usize {
     }
 }
 
-const RULE_FIELDS: &str = "`capability`, `pattern`, `action`, `allowAlways` or `examples`";
+const RULE_FIELDS: &str = "`capability`, `pattern`, `action`, `match`, `allowAlways` or `examples`";
 
 impl Parser<'_> {
     fn error(&mut self, offset: usize, message: impl Into<String>) {
@@ -235,6 +252,28 @@ impl Parser<'_> {
                 rules_arrays.push(&prop.value);
                 continue;
             }
+            if key == "alwaysScope" {
+                // Seed 004: "always" grants remember exactly the approved subject.
+                match &prop.value {
+                    Value::StringLit(v) if v.value == "exact" => {
+                        self.always_scope = Some(super::AlwaysScope::Exact);
+                    }
+                    Value::StringLit(v) if v.value == "pattern" => {
+                        self.always_scope = Some(super::AlwaysScope::Pattern);
+                    }
+                    other => {
+                        let msg = format!(
+                            "`alwaysScope` must be `\"exact\"` or `\"pattern\"`, found {}",
+                            match other {
+                                Value::StringLit(v) => format!("`{}`", v.value),
+                                v => type_name(v).to_string(),
+                            }
+                        );
+                        self.error(other.start(), msg);
+                    }
+                }
+                continue;
+            }
             if !self.check_capability(key, key_at) {
                 continue;
             }
@@ -311,6 +350,8 @@ impl Parser<'_> {
         let mut pattern: Option<String> = None;
         let mut action: Option<Action> = None;
         let mut allow_always = false;
+        let mut dialect = MatchDialect::Wildcard;
+        let mut dialect_at = obj.range.start;
         let mut examples: Vec<(bool, String, usize)> = Vec::new();
         for prop in &obj.properties {
             let at = prop_name_start(&prop.name);
@@ -332,6 +373,17 @@ impl Parser<'_> {
                     }
                 }
                 "action" => action = self.action(&prop.value),
+                "match" => {
+                    if let Some(d) = self.string_field(&prop.value, "match") {
+                        match d.parse::<MatchDialect>() {
+                            Ok(d) => {
+                                dialect = d;
+                                dialect_at = prop.value.start();
+                            }
+                            Err(e) => self.error(prop.value.start(), e),
+                        }
+                    }
+                }
                 "allowAlways" => match &prop.value {
                     Value::BooleanLit(b) => allow_always = b.value,
                     other => {
@@ -361,12 +413,32 @@ impl Parser<'_> {
         if self.errors.len() != errors_before {
             return;
         }
+        if dialect == MatchDialect::Glob {
+            // Path globs read `/` as a separator; a command has no segments to match.
+            let commands = Capability::ALL.iter().any(|c| {
+                capability_mask(&capability) & (1u8 << c.index()) != 0 && c.has_command_subject()
+            });
+            if commands {
+                let msg = format!(
+                    "`match: glob` reads paths, but `{capability}` names a command capability; use the default wildcard or `prefix`"
+                );
+                self.error(dialect_at, msg);
+                return;
+            }
+            if let Some(p) = &pattern
+                && let Err(e) = PathGlob::new(p, None)
+            {
+                self.error(dialect_at, e.to_string());
+                return;
+            }
+        }
         let mut rule = PermissionRule::new(
             capability,
             pattern.unwrap_or_else(|| "*".to_string()),
             action,
             self.source,
-        );
+        )
+        .with_dialect(dialect);
         rule.allow_always = allow_always;
         rule.origin = Some(self.origin(obj.range.start));
         for (should, ex, at) in examples {
