@@ -21,6 +21,7 @@ pub mod hardline;
 pub mod http;
 pub mod lexer;
 pub mod messages;
+pub mod oracle;
 pub mod paths;
 pub mod rules;
 pub mod session;
