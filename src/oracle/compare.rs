@@ -326,4 +326,56 @@ mod tests {
         };
         assert_eq!(exec_finding(&args, &[part]), Some(Reason::ArgumentsDiffer));
     }
+
+    fn observed(execs: &[&[&str]], writes: &[&str]) -> Observed {
+        Observed {
+            status: super::super::RunStatus::Ran,
+            executed: execs
+                .iter()
+                .map(|a| Exec {
+                    argv: words(a),
+                    via: super::super::ExecVia::NotFound,
+                })
+                .collect(),
+            searched: Vec::new(),
+            writes: writes.iter().map(|w| w.to_string()).collect(),
+        }
+    }
+
+    /// The verdict's kinds, on analyses whose shape no soundness fix changes.
+    #[test]
+    fn judge_sorts_findings_into_hard_soft_and_held() {
+        let root = tempfile::tempdir().unwrap();
+        let ctx = AnalysisContext::new(root.path(), None, root.path()).unwrap();
+        let policy = Policy::builder().build();
+        let j = |cmd: &str, o: &Observed| {
+            judge(cmd, crate::analysis::analyze(cmd, &ctx), o, &ctx, &policy)
+        };
+        // What the analysis reports, bash did: nothing to say.
+        let v = j("ls -la", &observed(&[&["ls", "-la"]], &[]));
+        assert!(v.findings.is_empty() && !v.violates(), "{v:?}");
+        // An allowed command under which bash ran something else: hard.
+        let v = j("ls -la", &observed(&[&["ls", "-la"], &["id"]], &[]));
+        assert_eq!(v.findings.len(), 1);
+        assert_eq!(v.findings[0].reason, Reason::ProgramNotReported);
+        assert!(v.hard && v.violates());
+        // A write the analysis does not have, on an allowed command: hard.
+        let out = root.path().join("out").display().to_string();
+        let v = j("ls -la", &observed(&[&["ls", "-la"]], &[&out]));
+        assert_eq!(v.findings[0].reason, Reason::WriteNotReported);
+        assert!(v.hard);
+        // The same write reported by the analysis: agreed.
+        let cmd = "ls -la > out";
+        let v = j(cmd, &observed(&[&["ls", "-la"]], &[&out]));
+        assert!(v.findings.is_empty(), "{v:?}");
+        // An opaque analysis that asks with no pattern holds whatever ran.
+        let v = j(
+            "echo \"$(whoami)\"",
+            &observed(&[&["whoami"], &["id"]], &[]),
+        );
+        assert!(
+            v.said.opaque() && v.covered_by_opacity && !v.violates(),
+            "{v:?}"
+        );
+    }
 }
