@@ -276,7 +276,9 @@ impl Sandbox {
         let uid = self.uid(worker);
         let mut c = Command::new(&self.strace);
         c.env_clear()
-            .args(["-f", "-q", "-xx", "-s", "1000000", "-o"])
+            // `--seccomp-bpf`: only the traced calls stop the tracee (measured: a
+            // 50-command batch in 3.0 s instead of 4.4-7.6 s).
+            .args(["-f", "--seccomp-bpf", "-q", "-xx", "-s", "1000000", "-o"])
             .arg(trace_file)
             .args([
                 "-e",
