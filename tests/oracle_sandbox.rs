@@ -173,3 +173,42 @@ fn a_command_with_a_nul_byte_is_not_run() {
     assert_eq!(obs[0].status, RunStatus::Unrunnable);
     assert_eq!(argvs(&obs[1]), vec![v(&["id"])]);
 }
+
+/// The subcommand end to end: counts on stdout, exit 0 when nothing is unreported, 2
+/// (with a message) when there is nothing to run or a file cannot be read.
+#[test]
+fn the_cli_reports_and_sets_its_exit_status() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let list = dir.path().join("commands.txt");
+    std::fs::write(&list, "ls -la\n# a comment\ngit status\n").expect("write");
+    let bin = env!("CARGO_BIN_EXE_khaelor-perm");
+    let out = std::process::Command::new(bin)
+        .args(["oracle", "--json"])
+        .arg(&list)
+        .output()
+        .expect("run");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(report["commands"], 2);
+    assert_eq!(report["agreed"], 2);
+    assert_eq!(report["hard"], 0);
+
+    let none = std::process::Command::new(bin)
+        .arg("oracle")
+        .output()
+        .expect("run");
+    assert_eq!(none.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&none.stderr).contains("no commands"));
+
+    let missing = std::process::Command::new(bin)
+        .args(["oracle", "/nonexistent/commands.txt"])
+        .output()
+        .expect("run");
+    assert_eq!(missing.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&missing.stderr).contains("cannot read"));
+}
