@@ -22,6 +22,7 @@ pub mod http;
 pub mod interop;
 pub mod lexer;
 pub mod messages;
+pub mod oracle;
 pub mod paths;
 pub mod programs;
 pub mod rules;

@@ -1,0 +1,133 @@
+//! `khaelor-perm oracle`: runs commands in real bash inside the sandbox and checks the
+//! analysis against what bash did (`crate::oracle`).
+//!
+//! Owns the flags, the progress bar and the exit status; the harness is
+//! `crate::oracle`. Exit statuses: 0 no hard violation, 1 at least one (bash ran a
+//! program or wrote a file the analysis did not report while the default policy allowed
+//! the call or offered an always pattern), 2 usage error, unreadable file, or a sandbox
+//! that cannot be set up.
+
+use std::io::IsTerminal;
+use std::process::ExitCode;
+
+use crate::oracle::inputs::{self, Input};
+use crate::oracle::sandbox::{Limits, Sandbox};
+use crate::oracle::{generate, report};
+
+#[derive(Debug, clap::Args)]
+#[command(
+    after_help = "Exit status: 0 no hard violation, 1 hard violations, 2 usage error, \
+unreadable file or no working sandbox.\n\n\
+Files: a `.jsonl` fixture table (its `command` fields), a `grammars-tests/*.txt` pin file \
+(its snippets) or a list of commands, one per line.\n\n\
+Example:\n  khaelor-perm oracle --generate 100000 --seed 1 ../shared/corpus/tldr.txt ../shared/corpus/nl2bash.txt"
+)]
+pub struct Args {
+    /// Also generate this many commands (grammar-aware, deterministic by `--seed`).
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub generate: usize,
+    /// Seed of the generator.
+    #[arg(long, value_name = "S", default_value_t = 1)]
+    pub seed: u64,
+    /// Print the report as JSON.
+    #[arg(long, conflicts_with = "markdown")]
+    pub json: bool,
+    /// Print the report as markdown (for BENCHMARKS.md).
+    #[arg(long)]
+    pub markdown: bool,
+    /// Run at most this many commands (files first, then generated).
+    #[arg(long, value_name = "N")]
+    pub limit: Option<usize>,
+    /// Commands per sandbox process.
+    #[arg(long, value_name = "N", default_value_t = 200)]
+    pub batch: usize,
+    /// Sandbox processes at the same time.
+    #[arg(long, value_name = "N", default_value_t = 2)]
+    pub workers: usize,
+    /// Files of commands.
+    #[arg(value_name = "FILE")]
+    pub files: Vec<String>,
+}
+
+pub fn run(args: Args) -> ExitCode {
+    let mut all: Vec<Input> = Vec::new();
+    for f in &args.files {
+        if let Err(e) = inputs::read_file(f, &mut all) {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    }
+    for (i, command) in generate::generate(args.seed, args.generate)
+        .into_iter()
+        .enumerate()
+    {
+        all.push(Input {
+            source: format!("generated:{}", args.seed),
+            line: i + 1,
+            command,
+        });
+    }
+    if let Some(n) = args.limit {
+        all.truncate(n);
+    }
+    if all.is_empty() {
+        eprintln!("error: no commands: give files or `--generate N`");
+        return ExitCode::from(2);
+    }
+    let limits = Limits {
+        batch: args.batch,
+        workers: args.workers,
+        ..Limits::default()
+    };
+    let sandbox = match Sandbox::new(limits) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let bar = std::io::stderr().is_terminal().then(|| {
+        let bar = indicatif::ProgressBar::new(all.len() as u64);
+        if let Ok(style) = indicatif::ProgressStyle::with_template(
+            "{spinner} running {pos}/{len} commands in bash [{bar:40}] {eta} left",
+        ) {
+            bar.set_style(style.progress_chars("=> "));
+        }
+        bar
+    });
+    let progress = |done: usize| {
+        if let Some(b) = &bar {
+            b.set_position(done as u64);
+        }
+    };
+    let result = report::run(&sandbox, &all, &progress);
+    if let Some(b) = &bar {
+        b.finish_and_clear();
+    }
+    let report = match result {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let out = if args.json {
+        match serde_json::to_string_pretty(&report) {
+            Ok(s) => s,
+            Err(e) => {
+                eprintln!("error: cannot serialize the report: {e}");
+                return ExitCode::from(2);
+            }
+        }
+    } else if args.markdown {
+        report.markdown()
+    } else {
+        report.text()
+    };
+    super::print_out(&format!("{}\n", out.trim_end()));
+    if report.passes() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    }
+}

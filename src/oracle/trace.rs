@@ -1,0 +1,504 @@
+//! strace output -> per-command facts.
+//!
+//! Owns reading one batch's trace (`strace -f -xx -o FILE`, every string as `\xHH`), joining
+//! `<unfinished ...>` / `<... resumed>` halves, building the process tree from the
+//! `clone`/`fork` returns, attributing each process to the command whose marker it
+//! descends from, tracking each process' cwd through `chdir`, and turning the events
+//! into `Observed` facts. It knows the harness' conventions (marker paths, the driver's
+//! argv[0], the not-found handler's path) from `sandbox` and nothing about analyses.
+
+use std::collections::{BTreeMap, HashMap};
+
+use super::sandbox::{HARNESS_ARGV0, NOT_FOUND_PATH};
+use super::{Exec, ExecVia, Observed, RunStatus};
+
+/// One system call of interest, decoded.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Event {
+    Execve {
+        path: String,
+        argv: Vec<String>,
+    },
+    /// `openat`/`open`/`creat` with a write flag; `dirfd` is `None` for `AT_FDCWD`.
+    OpenWrite {
+        dirfd: Option<String>,
+        path: String,
+    },
+    Chdir {
+        path: String,
+    },
+    /// `fchdir`: the new cwd cannot be known from the trace.
+    Fchdir,
+    /// A `newfstatat`/`stat` probe that failed (a PATH lookup leaves one per entry).
+    StatMissing {
+        path: String,
+    },
+    /// `clone`/`clone3`/`fork`/`vfork` returned this child pid in the parent.
+    Spawn {
+        child: u32,
+    },
+}
+
+/// Decodes a strace `-xx` string body (`\x6c\x73`), also accepting plain characters and
+/// the C escapes strace may still print.
+fn decode_string(body: &str) -> String {
+    let b = body.as_bytes();
+    let mut out: Vec<u8> = Vec::with_capacity(b.len() / 4);
+    let mut i = 0;
+    while let Some(&c) = b.get(i) {
+        if c == b'\\' {
+            match b.get(i + 1) {
+                Some(b'x') => {
+                    let hex = b
+                        .get(i + 2..i + 4)
+                        .and_then(|h| std::str::from_utf8(h).ok());
+                    if let Some(v) = hex.and_then(|h| u8::from_str_radix(h, 16).ok()) {
+                        out.push(v);
+                        i += 4;
+                        continue;
+                    }
+                    out.push(b'x');
+                    i += 2;
+                }
+                Some(b'n') => {
+                    out.push(b'\n');
+                    i += 2;
+                }
+                Some(b't') => {
+                    out.push(b'\t');
+                    i += 2;
+                }
+                Some(&other) => {
+                    out.push(other);
+                    i += 2;
+                }
+                None => {
+                    out.push(b'\\');
+                    i += 1;
+                }
+            }
+        } else {
+            out.push(c);
+            i += 1;
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// Reads a quoted string starting at `s` (which must begin with `"`); returns the
+/// decoded string and the rest after the closing quote (and strace's `...` mark for a
+/// truncated string, which is kept as is: `-s` is set high enough that it never shows).
+fn take_string(s: &str) -> Option<(String, &str)> {
+    let rest = s.strip_prefix('"')?;
+    let bytes = rest.as_bytes();
+    let mut i = 0;
+    while let Some(&c) = bytes.get(i) {
+        match c {
+            b'\\' => i += 2,
+            b'"' => {
+                let body = rest.get(..i)?;
+                let after = rest.get(i + 1..)?;
+                return Some((decode_string(body), after));
+            }
+            _ => i += 1,
+        }
+    }
+    None
+}
+
+/// Reads `["a", "b", ...]`; returns the strings and the rest after `]`.
+fn take_string_array(s: &str) -> Option<(Vec<String>, &str)> {
+    let mut rest = s.trim_start().strip_prefix('[')?;
+    let mut out = Vec::new();
+    loop {
+        rest = rest.trim_start_matches([',', ' ']);
+        if let Some(after) = rest.strip_prefix(']') {
+            return Some((out, after));
+        }
+        if let Some(after) = rest.strip_prefix("...") {
+            // strace abbreviated the array; the harness raises `-s` so this is only
+            // reached on absurd argument counts, and the list is kept as far as seen.
+            rest = after;
+            continue;
+        }
+        let (v, after) = take_string(rest)?;
+        out.push(v);
+        rest = after;
+    }
+}
+
+/// The return value of a complete call line `name(args) = RET ...`.
+fn return_value(line: &str) -> Option<i64> {
+    // strace pads short calls with spaces before ` = ` to align the results.
+    let at = line.rfind(" = ")?;
+    if !line.get(..at)?.trim_end().ends_with(')') {
+        return None;
+    }
+    let ret = line.get(at + 3..)?;
+    let num: String = ret
+        .chars()
+        .take_while(|c| c.is_ascii_digit() || *c == '-')
+        .collect();
+    num.parse().ok()
+}
+
+/// Whether an `open` flag set asks for writing.
+fn write_flags(flags: &str) -> bool {
+    flags.split('|').any(|f| {
+        matches!(
+            f.trim(),
+            "O_WRONLY" | "O_RDWR" | "O_CREAT" | "O_TRUNC" | "O_APPEND"
+        )
+    })
+}
+
+/// Decodes one complete call (`name(args) = ret`), or `None` for what is not of interest.
+fn decode_call(call: &str) -> Option<Event> {
+    let open = call.find('(')?;
+    let name = call.get(..open)?;
+    let args = call.get(open + 1..)?;
+    match name {
+        "execve" => {
+            let (path, rest) = take_string(args)?;
+            let rest = rest.trim_start().strip_prefix(',')?;
+            let (argv, _) = take_string_array(rest)?;
+            Some(Event::Execve { path, argv })
+        }
+        "openat" => {
+            let comma = args.find(", ")?;
+            let dirfd = args.get(..comma)?;
+            let (path, rest) = take_string(args.get(comma + 2..)?)?;
+            let flags = rest.trim_start_matches([',', ' ']);
+            let flags = flags.split([',', ')']).next().unwrap_or("");
+            write_flags(flags).then(|| Event::OpenWrite {
+                dirfd: (dirfd != "AT_FDCWD").then(|| dirfd.to_string()),
+                path,
+            })
+        }
+        "open" => {
+            let (path, rest) = take_string(args)?;
+            let flags = rest.trim_start_matches([',', ' ']);
+            let flags = flags.split([',', ')']).next().unwrap_or("");
+            write_flags(flags).then_some(Event::OpenWrite { dirfd: None, path })
+        }
+        "creat" => {
+            let (path, _) = take_string(args)?;
+            Some(Event::OpenWrite { dirfd: None, path })
+        }
+        "chdir" => {
+            let (path, _) = take_string(args)?;
+            (return_value(call) == Some(0)).then_some(Event::Chdir { path })
+        }
+        "fchdir" => (return_value(call) == Some(0)).then_some(Event::Fchdir),
+        "newfstatat" | "stat" | "statx" => {
+            let s = if name == "stat" {
+                args
+            } else {
+                args.get(args.find(", ")? + 2..)?
+            };
+            let (path, _) = take_string(s)?;
+            (return_value(call) == Some(-1) && !path.is_empty())
+                .then_some(Event::StatMissing { path })
+        }
+        "clone" | "clone3" | "fork" | "vfork" => {
+            // Inside the sandbox's pid namespace the return is the namespace's pid;
+            // `--pidns-translation` appends the pid strace's own lines carry.
+            let translated = call
+                .rsplit_once("/* ")
+                .and_then(|(_, t)| t.strip_suffix(" in strace's PID NS */"))
+                .and_then(|n| n.trim().parse::<i64>().ok());
+            let ret = translated.or_else(|| return_value(call))?;
+            u32::try_from(ret)
+                .ok()
+                .filter(|c| *c > 0)
+                .map(|child| Event::Spawn { child })
+        }
+        _ => None,
+    }
+}
+
+/// Splits a trace into per-pid event lists, in each pid's own order.
+fn events_by_pid(text: &str) -> BTreeMap<u32, Vec<(usize, Event)>> {
+    let mut pending: HashMap<u32, String> = HashMap::new();
+    let mut out: BTreeMap<u32, Vec<(usize, Event)>> = BTreeMap::new();
+    for (seq, line) in text.lines().enumerate() {
+        let Some((pid, rest)) = line.split_once(' ') else {
+            continue;
+        };
+        let Ok(pid) = pid.parse::<u32>() else {
+            continue;
+        };
+        let rest = rest.trim_start();
+        let call = if let Some(head) = rest.strip_suffix(" <unfinished ...>") {
+            pending.insert(pid, head.to_string());
+            continue;
+        } else if let Some(tail) = rest.strip_prefix("<... ") {
+            let Some((_, after)) = tail.split_once(" resumed>") else {
+                continue;
+            };
+            let Some(head) = pending.remove(&pid) else {
+                continue;
+            };
+            format!("{head}{after}")
+        } else {
+            rest.to_string()
+        };
+        if let Some(e) = decode_call(&call) {
+            out.entry(pid).or_default().push((seq, e));
+        }
+    }
+    out
+}
+
+/// The command index a harness exec names (`argv[0]` `__khaelor_oracle__:17` -> 17).
+fn marker_index(argv: &[String]) -> Option<usize> {
+    argv.first()?.strip_prefix(HARNESS_ARGV0)?.parse().ok()
+}
+
+/// Joins `path` onto `cwd` lexically (`..` and `.` removed) when it is relative.
+fn resolve(cwd: Option<&str>, path: &str) -> String {
+    if path.starts_with('/') {
+        crate::paths::clean(std::path::Path::new(path))
+            .display()
+            .to_string()
+    } else if let Some(c) = cwd {
+        crate::paths::clean(&std::path::Path::new(c).join(path))
+            .display()
+            .to_string()
+    } else {
+        format!("?/{path}")
+    }
+}
+
+/// Whether a write target is one bash or the harness uses without the command asking
+/// for a file: the null and terminal devices, descriptors, bash's here-document temp
+/// files (`sh-thd.*` under TMPDIR).
+fn exempt_write(path: &str) -> bool {
+    matches!(
+        path,
+        "/dev/null" | "/dev/tty" | "/dev/stdout" | "/dev/stderr" | "/dev/stdin"
+    ) || path.starts_with("/dev/fd/")
+        || path.starts_with("/proc/self/fd/")
+        || path
+            .rsplit('/')
+            .next()
+            .is_some_and(|b| b.starts_with("sh-thd"))
+}
+
+/// Turns a batch's trace into one `Observed` per command index (`0..count`). `path_dirs`
+/// are the sandbox's PATH entries (to recognise lookup probes). Commands whose marker is
+/// missing get empty facts with status `Ran`; the caller decides what that means.
+pub fn observe(text: &str, count: usize, path_dirs: &[String]) -> Vec<Observed> {
+    let events = events_by_pid(text);
+    // Parents from the spawn returns; command roots from the harness' execs.
+    let mut parent: HashMap<u32, u32> = HashMap::new();
+    let mut root_of: HashMap<u32, usize> = HashMap::new();
+    for (&pid, evs) in &events {
+        for (_, e) in evs {
+            match e {
+                Event::Spawn { child } => {
+                    parent.insert(*child, pid);
+                }
+                Event::Execve { argv, .. } => {
+                    if let Some(i) = marker_index(argv) {
+                        root_of.insert(pid, i);
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    let command_of = |mut pid: u32| -> Option<usize> {
+        // INVARIANT: the walk is bounded by the number of known parents, so a cycle
+        // from pid reuse cannot loop forever.
+        for _ in 0..=parent.len() {
+            if let Some(&i) = root_of.get(&pid) {
+                return Some(i);
+            }
+            pid = *parent.get(&pid)?;
+        }
+        None
+    };
+
+    // Cwd per pid: a child starts where its parent was at the spawn. Parents are
+    // processed before children by walking from the pids that have no known parent.
+    let mut children: HashMap<u32, Vec<(usize, u32)>> = HashMap::new();
+    for (&pid, evs) in &events {
+        for (k, (_, e)) in evs.iter().enumerate() {
+            if let Event::Spawn { child } = e {
+                children.entry(pid).or_default().push((k, *child));
+            }
+        }
+    }
+    let mut out: Vec<Observed> = (0..count)
+        .map(|_| Observed {
+            status: RunStatus::Ran,
+            executed: Vec::new(),
+            searched: Vec::new(),
+            writes: Vec::new(),
+        })
+        .collect();
+    // Executions in trace order (the walk below visits processes depth first).
+    let mut exec_seq: Vec<Vec<(usize, Exec)>> = vec![Vec::new(); count];
+    let mut stack: Vec<(u32, Option<String>)> = events
+        .keys()
+        .filter(|p| !parent.contains_key(p))
+        .map(|p| (*p, None))
+        .collect();
+    let mut seen: std::collections::HashSet<u32> = std::collections::HashSet::new();
+    while let Some((pid, start_cwd)) = stack.pop() {
+        if !seen.insert(pid) {
+            continue;
+        }
+        let mut cwd = start_cwd;
+        let cmd = command_of(pid);
+        let evs = events.get(&pid).map(Vec::as_slice).unwrap_or(&[]);
+        for (seq, e) in evs {
+            match e {
+                Event::Chdir { path } => cwd = Some(resolve(cwd.as_deref(), path)),
+                Event::Fchdir => cwd = None,
+                Event::Spawn { child } => stack.push((*child, cwd.clone())),
+                Event::Execve { path, argv } => {
+                    if marker_index(argv).is_some() {
+                        continue;
+                    }
+                    let exec = if path == NOT_FOUND_PATH {
+                        Exec {
+                            argv: argv.iter().skip(1).cloned().collect(),
+                            via: ExecVia::NotFound,
+                        }
+                    } else {
+                        Exec {
+                            argv: argv.clone(),
+                            via: ExecVia::Execve,
+                        }
+                    };
+                    if let Some(list) = cmd.and_then(|i| exec_seq.get_mut(i)) {
+                        list.push((*seq, exec));
+                    }
+                }
+                Event::OpenWrite { dirfd, path } => {
+                    let Some(o) = cmd.and_then(|i| out.get_mut(i)) else {
+                        continue;
+                    };
+                    let resolved = match dirfd {
+                        None => resolve(cwd.as_deref(), path),
+                        Some(fd) if path.starts_with('/') => {
+                            let _ = fd;
+                            resolve(None, path)
+                        }
+                        Some(fd) => format!("?fd{fd}/{path}"),
+                    };
+                    if !exempt_write(&resolved) && !o.writes.contains(&resolved) {
+                        o.writes.push(resolved);
+                    }
+                }
+                Event::StatMissing { path } => {
+                    let Some(o) = cmd.and_then(|i| out.get_mut(i)) else {
+                        continue;
+                    };
+                    if let Some((dir, name)) = path.rsplit_once('/')
+                        && path_dirs.iter().any(|d| d == dir)
+                        && !name.is_empty()
+                        && !name.starts_with(HARNESS_ARGV0)
+                        && !o.searched.iter().any(|s| s == name)
+                    {
+                        o.searched.push(name.to_string());
+                    }
+                }
+            }
+        }
+    }
+    for (o, mut list) in out.iter_mut().zip(exec_seq) {
+        list.sort_by_key(|(seq, _)| *seq);
+        o.executed = list.into_iter().map(|(_, e)| e).collect();
+    }
+    out
+}
+
+/// The indices whose marker appears in the trace (a command whose marker is missing
+/// never started, e.g. because the batch was cut).
+pub fn started(text: &str) -> Vec<usize> {
+    let mut v: Vec<usize> = events_by_pid(text)
+        .values()
+        .flatten()
+        .filter_map(|(_, e)| match e {
+            Event::Execve { argv, .. } => marker_index(argv),
+            _ => None,
+        })
+        .collect();
+    v.sort_unstable();
+    v.dedup();
+    v
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn hex(s: &str) -> String {
+        s.bytes().map(|b| format!("\\x{b:02x}")).collect()
+    }
+
+    #[test]
+    fn decodes_hex_strings_and_arrays() {
+        let line = format!(
+            "execve(\"{}\", [\"{}\", \"{}\"], 0x1 /* 3 vars */) = -1 ENOENT (No such file)",
+            hex("/.oracle/nf"),
+            hex("/.oracle/nf"),
+            hex("l s\n")
+        );
+        assert_eq!(
+            decode_call(&line),
+            Some(Event::Execve {
+                path: "/.oracle/nf".into(),
+                argv: vec!["/.oracle/nf".into(), "l s\n".into()]
+            })
+        );
+    }
+
+    #[test]
+    fn attributes_events_through_the_process_tree_and_tracks_cwd() {
+        let marker = hex("__khaelor_oracle__:0");
+        let bash = hex("/bin/bash");
+        let nf = hex("/.oracle/nf");
+        let trace = [
+            "10 clone(child_stack=NULL, flags=SIGCHLD <unfinished ...>".to_string(),
+            // The child's events can come before the parent's clone return.
+            format!("12 chdir(\"{}\")        = 0", hex("/p")),
+            format!("12 execve(\"{bash}\", [\"{marker}\", \"-c\"], 0x1 /* 1 vars */) = 0"),
+            "10 <... clone resumed>) = 12".to_string(),
+            "12 clone(child_stack=NULL, flags=SIGCHLD) = 13".to_string(),
+            format!(
+                "13 execve(\"{nf}\", [\"{nf}\", \"{}\", \"{}\"], 0x1 /* 1 vars */) = -1 ENOENT (x)",
+                hex("id"),
+                hex("-u")
+            ),
+            format!(
+                "12 openat(AT_FDCWD, \"{}\", O_WRONLY|O_CREAT|O_TRUNC, 0666) = 3",
+                hex("out")
+            ),
+            format!(
+                "12 openat(AT_FDCWD, \"{}\", O_WRONLY|O_CREAT|O_TRUNC, 0666) = 3",
+                hex("/dev/null")
+            ),
+            format!(
+                "12 newfstatat(AT_FDCWD, \"{}\", 0x7, 0) = -1 ENOENT (x)",
+                hex("/bin/zz")
+            ),
+        ]
+        .join("\n");
+        let obs = observe(&trace, 1, &["/bin".to_string()]);
+        let o = &obs[0];
+        assert_eq!(
+            o.executed,
+            vec![Exec {
+                argv: vec!["id".into(), "-u".into()],
+                via: ExecVia::NotFound
+            }]
+        );
+        assert_eq!(o.writes, vec!["/p/out".to_string()]);
+        assert_eq!(o.searched, vec!["zz".to_string()]);
+        assert_eq!(started(&trace), vec![0]);
+    }
+}
