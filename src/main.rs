@@ -32,6 +32,9 @@ enum Command {
     /// Run the AST engine and the V1 lexer over files of commands and report where and
     /// why they disagree, with timings.
     Compare(cli::compare::Args),
+    /// Trust the current content of a project's `.khaelor/config.json`, so its allow
+    /// rules apply (`--revoke`, `--list`).
+    Trust(cli::trust::Args),
     /// Run the HTTP service until SIGTERM or SIGINT.
     Serve(cli::serve::Args),
     /// Exit 0 when the service answers /healthz with 200 (for container health checks).
@@ -47,6 +50,7 @@ fn main() -> ExitCode {
         Command::Rules(args) => cli::rules::run(args),
         Command::Compare(args) => cli::compare::run(args),
         Command::Serve(args) => cli::serve::run(args),
+        Command::Trust(args) => cli::trust::run(args),
         Command::Healthcheck(args) => cli::healthcheck::run(args),
         Command::Openapi(args) => cli::openapi::run(args),
     }

@@ -12,6 +12,7 @@ pub mod healthcheck;
 pub mod openapi;
 pub mod rules;
 pub mod serve;
+pub mod trust;
 
 /// Writes `text` to stdout. A closed pipe (`khaelor-perm rules | head`) is not an
 /// error worth a panic: the reader has what it wanted.

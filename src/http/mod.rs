@@ -59,6 +59,13 @@ pub struct ServiceConfig {
     pub default_home: PathBuf,
 }
 
+impl ServiceConfig {
+    /// The user's trust store of project configs: `<state-dir>/trust/`.
+    pub fn trust_store(&self) -> crate::trust::TrustStore {
+        crate::trust::TrustStore::new(&self.state_dir)
+    }
+}
+
 /// Shared state of every handler.
 #[derive(Clone)]
 pub struct AppState {
@@ -99,6 +106,7 @@ impl AppState {
             ctx.root(),
             ctx.home(),
             self.config().managed_config.as_deref(),
+            Some(&self.config().trust_store()),
         )
     }
     pub fn sessions(&self) -> &sessions::SessionStore {
@@ -170,6 +178,7 @@ pub fn app(state: AppState) -> Router {
         .route("/v1/evaluate", post(handlers::evaluate))
         .route("/v1/rules", get(handlers::rules))
         .route("/v1/tools/available", post(handlers::tools_available))
+        .route("/v1/trust", post(handlers::trust))
         .route(
             "/v1/sessions/{session_id}/calls",
             post(sessions::record_call),
