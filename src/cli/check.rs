@@ -107,6 +107,29 @@ pub fn context(
     cwd: Option<&Path>,
     home: Option<&Path>,
 ) -> Result<AnalysisContext, CliError> {
+    // Issue 14 §3: a path flag with a control character, or one naming a process alias
+    // (which would resolve through this process, not the tool's), is refused.
+    for (flag, value) in [("--root", root), ("--cwd", cwd), ("--home", home)] {
+        let Some(v) = value else { continue };
+        let text = v.to_string_lossy();
+        if let Some(c) = crate::paths::control_char(&text) {
+            return Err(CliError::new(
+                "controlCharacter",
+                format!(
+                    "`{flag}` holds the control character U+{:04X}; a path may not contain one",
+                    u32::from(c)
+                ),
+            ));
+        }
+        if crate::paths::is_process_alias(v) {
+            return Err(CliError::new(
+                "aliasingPath",
+                format!(
+                    "`{flag}` names a process's own view of the file system (/proc/self, /dev/fd), not a directory"
+                ),
+            ));
+        }
+    }
     let root = match root {
         Some(r) => r.to_path_buf(),
         None => std::env::current_dir().map_err(|e| {

@@ -134,6 +134,7 @@ pub async fn evaluate(
     ApiJson(req): ApiJson<EvaluateRequest>,
 ) -> Result<Json<CallDecision>, ApiError> {
     let ctx = state.context(&req.project_root, req.cwd.as_deref(), req.home.as_deref())?;
+    state.confine_workdir(&req.tool, &req.input, &ctx)?;
     let call = map_call(&state, &req.tool, &req.input, &ctx)?;
     let policy = state.policy(&ctx);
     let decision = decide::decide(&policy, &[], &call, &ctx, req.interactive.unwrap_or(true));
@@ -283,6 +284,9 @@ pub fn tool_error(e: ToolError) -> ApiError {
         ToolError::TooLarge { .. } => ApiError::unprocessable("input_too_large", message),
         ToolError::Empty { .. } => ApiError::unprocessable("empty_input", message),
         ToolError::BadPatch { .. } => ApiError::unprocessable("bad_patch", message),
-        ToolError::BadCwd { .. } => ApiError::unprocessable("bad_cwd", message),
+        ToolError::BadCwd { .. } | ToolError::ConflictingCwd { .. } => {
+            ApiError::unprocessable("bad_cwd", message)
+        }
+        ToolError::ControlChar { .. } => ApiError::bad_request("control_character", message),
     }
 }

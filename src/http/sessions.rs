@@ -242,6 +242,7 @@ pub async fn record_call(
         check_id("turn", turn)?;
     }
     let ctx = state.context(&req.project_root, req.cwd.as_deref(), req.home.as_deref())?;
+    state.confine_workdir(&req.tool, &req.input, &ctx)?;
     let call = map_call(&state, &req.tool, &req.input, &ctx)?;
 
     let guard = state.sessions().lock(&session_id).await?;
