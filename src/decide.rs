@@ -166,7 +166,11 @@ pub fn decide(
                 | Capability::FileWriteProject
                 | Capability::FileWriteOutsideProject
         );
-        if path_capability && !req.subject.starts_with('/') && action == Action::Allow {
+        // A process alias (`/proc/self/…`, `/dev/fd/N`) names the tool's own view, which
+        // this process cannot see: as unknown as a variable (issue 14 §3).
+        let unknown_path = !req.subject.starts_with('/')
+            || crate::paths::is_process_alias(Path::new(&req.subject));
+        if path_capability && unknown_path && action == Action::Allow {
             // An unresolved path (`cat $F`, a write after `cd "$X"`): its location is only
             // known when it runs, so no rule written for locations can vouch for it.
             action = Action::Ask;
