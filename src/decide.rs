@@ -166,6 +166,33 @@ pub fn decide(
                 | Capability::FileWriteProject
                 | Capability::FileWriteOutsideProject
         );
+        if req.capability == Capability::FileRead
+            && action != Action::Deny
+            && req.metadata.get("directoryRead") == Some(&serde_json::Value::Bool(true))
+        {
+            // Issue 14 §4: a directory read reads what is in it; the secret rules apply
+            // to those paths (`list ~/.ssh`, `grep -r key ~`).
+            let dir = Path::new(&req.subject);
+            let mut reach = crate::tools::directory_reach(dir);
+            if ctx.home() != dir && crate::paths::is_inside(ctx.home(), dir) {
+                // `/`, `/home`: a recursive read gets to the user's own secrets too.
+                reach.extend(crate::tools::directory_reach(ctx.home()));
+            }
+            let strictest = reach
+                .iter()
+                .filter_map(|p| {
+                    let s = p.display().to_string();
+                    let e = policy.evaluate(session.as_ref(), Capability::FileRead, &s);
+                    (e.action > action).then(|| (e.action, e.rule.cloned(), s))
+                })
+                .max_by_key(|(a, _, _)| *a);
+            if let Some((a, r, path)) = strictest {
+                action = a;
+                rule = r;
+                offer_always = false;
+                push_note(&mut req.risk_notes, &messages::directory_read_note(&path));
+            }
+        }
         // A process alias (`/proc/self/…`, `/dev/fd/N`) names the tool's own view, which
         // this process cannot see: as unknown as a variable (issue 14 §3).
         let unknown_path = !req.subject.starts_with('/')

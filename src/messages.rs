@@ -52,6 +52,13 @@ pub fn ignored_allows_note(ignored: &crate::config::IgnoredAllows) -> String {
     )
 }
 
+/// Risk note on a directory read that reaches a path a stricter rule covers.
+pub fn directory_read_note(path: &str) -> String {
+    format!(
+        "Reads what is in this directory, including `{path}`, which the rules do not allow silently."
+    )
+}
+
 /// Risk note on a write the protected table covers (issue 14 §2).
 pub fn protected_write_note(reason: &str) -> String {
     format!(

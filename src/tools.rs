@@ -618,7 +618,57 @@ fn read_request(f: &Fields<'_>, ctx: &AnalysisContext) -> Result<CapabilityReque
         req.metadata
             .insert("pattern".into(), Value::String(p.to_string()));
     }
+    if target.is_dir() {
+        // `decide` judges what a directory read reaches, not only the directory's name.
+        req.metadata
+            .insert("directoryRead".into(), Value::Bool(true));
+    }
     Ok(req)
+}
+
+/// At most this many entries are looked at for one directory read.
+const MAX_REACH_ENTRIES: usize = 4096;
+
+/// What a read of directory `dir` reaches, for judging it by the secret rules (issue 14
+/// §4): every entry of `dir`, and the entries of its hidden subdirectories (where
+/// `~/.ssh/id_rsa`, `~/.aws/credentials` and `.secrets/` live), symlinks resolved,
+/// sorted, at most `MAX_REACH_ENTRIES`. Deeper levels are not walked: the rules for
+/// secrets name files at these depths, and walking a home directory would not be quick.
+pub fn directory_reach(dir: &Path) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = Vec::new();
+    let mut hidden_dirs: Vec<PathBuf> = Vec::new();
+    let list = |d: &Path| -> Vec<std::fs::DirEntry> {
+        let mut v: Vec<std::fs::DirEntry> = std::fs::read_dir(d)
+            .map(|it| it.filter_map(Result::ok).take(MAX_REACH_ENTRIES).collect())
+            .unwrap_or_default();
+        v.sort_by_key(std::fs::DirEntry::file_name);
+        v
+    };
+    let resolved = |e: &std::fs::DirEntry| -> PathBuf {
+        let p = e.path();
+        if e.file_type().is_ok_and(|t| t.is_symlink()) {
+            crate::paths::resolve_existing_prefix(&p)
+        } else {
+            p
+        }
+    };
+    for e in list(dir) {
+        let p = resolved(&e);
+        if e.file_name().to_string_lossy().starts_with('.') && p.is_dir() {
+            hidden_dirs.push(p.clone());
+        }
+        out.push(p);
+    }
+    for d in hidden_dirs {
+        if out.len() >= MAX_REACH_ENTRIES {
+            break;
+        }
+        for e in list(&d) {
+            out.push(resolved(&e));
+        }
+    }
+    out.truncate(MAX_REACH_ENTRIES);
+    out
 }
 
 fn write_request(resolved: &Path, ctx: &AnalysisContext, verb: &str) -> CapabilityRequest {
