@@ -15,6 +15,7 @@ pub mod cli;
 pub mod commands;
 pub mod compare;
 pub mod config;
+pub mod containers;
 pub mod decide;
 pub mod grants;
 pub mod hardline;
