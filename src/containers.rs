@@ -154,7 +154,7 @@ fn subcommand(words: &[String]) -> Option<(&str, usize)> {
 }
 
 /// `--flag=value` or `--flag value`: the flag and its value, and how many words it took.
-fn flag_and_value<'a>(words: &'a [String], i: usize) -> Option<(&'a str, Option<&'a str>, usize)> {
+fn flag_and_value(words: &[String], i: usize) -> Option<(&str, Option<&str>, usize)> {
     let w = words.get(i)?;
     if let Some((f, v)) = w.split_once('=')
         && f.starts_with("--")
@@ -327,7 +327,6 @@ pub fn effects(words: &[String], cwd: Option<&Path>, ctx: &AnalysisContext) -> C
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::path::PathBuf;
 
     fn ctx() -> (tempfile::TempDir, AnalysisContext) {
         let tmp = tempfile::tempdir().unwrap();
@@ -412,7 +411,6 @@ mod tests {
         let fx = effects(&w("docker run -v $DIR:/s alpine"), Some(ctx.root()), &ctx);
         assert_eq!(fx.requests.len(), 1);
         assert!(!fx.requests[0].subject.starts_with('/'));
-        let _ = PathBuf::new();
     }
 
     #[test]

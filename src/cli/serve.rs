@@ -5,7 +5,7 @@
 //! The service itself is `crate::http`.
 
 use std::net::SocketAddr;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use crate::http::{self, AppState, ServiceConfig};
@@ -205,15 +205,10 @@ pub fn service_config(args: &Args) -> Result<ServiceConfig, ServeError> {
     })
 }
 
-/// `$XDG_STATE_HOME/khaelor-perm`, else `$HOME/.local/state/khaelor-perm`.
+/// `$XDG_STATE_HOME/khaelor-perm`, else `$HOME/.local/state/khaelor-perm` (shared with
+/// `khaelor-perm trust`, so both find the same trust store).
 fn default_state_dir() -> Option<PathBuf> {
-    let absolute = |v: std::ffi::OsString| Some(PathBuf::from(v)).filter(|p| p.is_absolute());
-    if let Some(x) = std::env::var_os("XDG_STATE_HOME").and_then(absolute) {
-        return Some(x.join("khaelor-perm"));
-    }
-    std::env::var_os("HOME")
-        .and_then(absolute)
-        .map(|h| h.join(Path::new(".local/state/khaelor-perm")))
+    crate::trust::default_state_dir()
 }
 
 fn init_logging(format: LogFormat) {
