@@ -96,7 +96,8 @@ pub fn suggest(words: &[String], cwd: Option<&Path>, ctx: &AnalysisContext) -> V
         // A word with no text would vanish from the collapsed subject: the pattern
         // would then describe a different command.
         || words.iter().any(|w| w.trim().is_empty());
-    if refused {
+    // A container that gets the host (issue 14 §5) is never generalized, nor repeated.
+    if refused || crate::containers::gets_the_host(words, cwd, ctx) {
         return Vec::new();
     }
     if runs_inline_code(name, words) {

@@ -15,6 +15,11 @@
 //! example) keeps only its own well-formed `deny` rules (they can only tighten), drops
 //! everything else, and puts the whole project at most at ask (`decide` applies the cap
 //! and names the file in a risk note).
+//!
+//! Project trust (issue 14 §1): a project file read from disk keeps its narrowing rules
+//! (deny, ask) always, and its widening ones (allow, and `allowAlways` on an ask) only
+//! when the trust store says its current bytes are the ones the user trusted. The
+//! managed file's top-level `"trustProjectConfigs": false` forbids that trust outright.
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -23,6 +28,7 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 
 use crate::rules::{Action, Evaluation, PermissionRule, RuleSet, RuleSource, default_rules};
+use crate::trust::{TrustStatus, TrustStore};
 use crate::vocab::Capability;
 
 mod parse;
@@ -74,6 +80,20 @@ pub enum AlwaysScope {
     Exact,
 }
 
+/// A project file whose widening rules were left out because its content is not trusted.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct IgnoredAllows {
+    /// The project config file.
+    pub file: String,
+    /// Why: `untrusted`, `changed` (since it was trusted) or `forbidden` (by the
+    /// managed config).
+    pub status: TrustStatus,
+    /// The rules left out (allows) or narrowed (`allowAlways` dropped), as `rules`
+    /// describes them.
+    pub rules: Vec<String>,
+}
+
 /// The rules one file contributed, and what was wrong with it.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ParsedConfig {
@@ -102,6 +122,9 @@ struct PolicyInner {
     errors: Vec<ConfigError>,
     files: Vec<PathBuf>,
     always_scope: AlwaysScope,
+    ignored: Vec<IgnoredAllows>,
+    trust_dir: Option<PathBuf>,
+    forbid_trust: bool,
 }
 
 impl Default for Policy {
@@ -125,8 +148,27 @@ impl Policy {
                 errors: Vec::new(),
                 files: Vec::new(),
                 always_scope: AlwaysScope::Pattern,
+                ignored: Vec::new(),
+                trust_dir: None,
+                forbid_trust: false,
             }),
         }
+    }
+
+    /// Project files whose allows were ignored because they are not trusted.
+    pub fn ignored(&self) -> &[IgnoredAllows] {
+        &self.inner.ignored
+    }
+
+    /// Whether the managed config forbids trusting project configs.
+    pub fn trust_forbidden(&self) -> bool {
+        self.inner.forbid_trust
+    }
+
+    /// The trust store's directory, when the policy was loaded with one (writes there
+    /// are self-protected like the config files).
+    pub fn trust_dir(&self) -> Option<&Path> {
+        self.inner.trust_dir.as_deref()
     }
 
     /// The effective rules in evaluation order (defaults, managed, user, project).
@@ -230,12 +272,22 @@ pub struct PolicyBuilder {
     files: Vec<PathBuf>,
     root: Option<PathBuf>,
     always_scope: AlwaysScope,
+    trust: Option<TrustStore>,
+    forbid_trust: bool,
+    ignored: Vec<IgnoredAllows>,
 }
 
 impl PolicyBuilder {
     /// The project root relative glob patterns are anchored at.
     pub fn root(mut self, root: &Path) -> Self {
         self.root = Some(root.to_path_buf());
+        self
+    }
+
+    /// The trust store that decides whether a project file read by `file` may widen.
+    /// Without one, every project file read from disk is untrusted.
+    pub fn trust(mut self, store: Option<TrustStore>) -> Self {
+        self.trust = store;
         self
     }
 
@@ -281,13 +333,52 @@ impl PolicyBuilder {
     }
 
     /// Adds a config file as layer `source`. A missing user or project file is no
-    /// layer; a missing managed file is an error (the administrator asked for it).
+    /// layer; a missing managed file is an error (the administrator asked for it). A
+    /// project file keeps its widening rules only when trusted (see the module doc).
     pub fn file(mut self, source: RuleSource, path: &Path) -> Self {
         self.files.push(path.to_path_buf());
-        match read_config(path, source) {
-            Some((parsed, settings)) => self.settings(settings).layer(source, parsed),
-            None => self,
+        let Some((mut parsed, settings, bytes)) = read_config(path, source) else {
+            return self;
+        };
+        self = self.settings(settings);
+        match source {
+            RuleSource::Managed => {
+                if let Some(text) = bytes.as_deref().and_then(|b| std::str::from_utf8(b).ok()) {
+                    match managed_forbids_trust(text) {
+                        Ok(forbid) => self.forbid_trust |= forbid,
+                        Err(msg) => {
+                            // Fail closed: a setting we cannot read forbids.
+                            self.forbid_trust = true;
+                            parsed
+                                .errors
+                                .push(error_at(&path.display().to_string(), 1, 1, msg));
+                        }
+                    }
+                }
+            }
+            RuleSource::Project => {
+                let status = if self.forbid_trust {
+                    TrustStatus::Forbidden
+                } else {
+                    match (&self.trust, &bytes) {
+                        (Some(store), Some(b)) => store.status(path, b),
+                        _ => TrustStatus::Untrusted,
+                    }
+                };
+                if status != TrustStatus::Trusted {
+                    let dropped = narrow_only(&mut parsed.rules);
+                    if !dropped.is_empty() {
+                        self.ignored.push(IgnoredAllows {
+                            file: path.display().to_string(),
+                            status,
+                            rules: dropped,
+                        });
+                    }
+                }
+            }
+            _ => {}
         }
+        self.layer(source, parsed)
     }
 
     pub fn build(self) -> Policy {
@@ -306,6 +397,9 @@ impl PolicyBuilder {
                 errors: self.errors,
                 files: self.files,
                 always_scope: self.always_scope,
+                ignored: self.ignored,
+                trust_dir: self.trust.map(|t| t.dir().to_path_buf()),
+                forbid_trust: self.forbid_trust,
             }),
         }
     }
@@ -330,10 +424,22 @@ pub fn project_config_path(root: &Path) -> PathBuf {
     root.join(".khaelor").join("config.json")
 }
 
-/// Loads defaults ++ managed ++ user ++ project. Never fails: problems are in
-/// `Policy::errors` and cap every decision at ask.
+/// Loads defaults ++ managed ++ user ++ project, with no trust store: the project
+/// file's allows are ignored. Never fails: problems are in `Policy::errors` and cap
+/// every decision at ask.
 pub fn load_policy(root: &Path, home: &Path, managed: Option<&Path>) -> Policy {
-    let mut b = Policy::builder().root(root);
+    load_policy_trusted(root, home, managed, None)
+}
+
+/// As `load_policy`, with the project file's widening rules kept when `trust` says
+/// its current content is trusted.
+pub fn load_policy_trusted(
+    root: &Path,
+    home: &Path,
+    managed: Option<&Path>,
+    trust: Option<&TrustStore>,
+) -> Policy {
+    let mut b = Policy::builder().root(root).trust(trust.cloned());
     if let Some(m) = managed {
         b = b.file(RuleSource::Managed, m);
     }
@@ -356,8 +462,46 @@ pub(crate) fn error_at(
     }
 }
 
-/// Reads one file; `None` when a user or project file does not exist.
-fn read_config(path: &Path, source: RuleSource) -> Option<(ParsedConfig, ConfigSettings)> {
+/// Whether an untrusted project file's rules lose anything: leaves the narrowing rules
+/// (deny, ask without `allowAlways`) and returns what was dropped or narrowed.
+fn narrow_only(rules: &mut Vec<PermissionRule>) -> Vec<String> {
+    let mut dropped = Vec::new();
+    rules.retain_mut(|r| match r.action {
+        Action::Allow => {
+            dropped.push(r.describe());
+            false
+        }
+        Action::Ask if r.allow_always => {
+            dropped.push(r.describe());
+            r.allow_always = false;
+            true
+        }
+        _ => true,
+    });
+    dropped
+}
+
+/// The managed file's `"trustProjectConfigs"` (top level): `false` forbids trusting
+/// project files. Absent means allowed; any other value is an error.
+fn managed_forbids_trust(text: &str) -> Result<bool, String> {
+    let v: serde_json::Value = match jsonc_parser::parse_to_serde_value(text, &jsonc_options()) {
+        Ok(v) => v,
+        // The rule parser reports the syntax error with its position already.
+        Err(_) => return Ok(true),
+    };
+    match v.get("trustProjectConfigs") {
+        None => Ok(false),
+        Some(serde_json::Value::Bool(b)) => Ok(!b),
+        Some(_) => Err("`trustProjectConfigs` must be a boolean".to_string()),
+    }
+}
+
+/// Reads one file; `None` when a user or project file does not exist. The bytes are
+/// returned with the parse so trust is judged on exactly what was parsed.
+fn read_config(
+    path: &Path,
+    source: RuleSource,
+) -> Option<(ParsedConfig, ConfigSettings, Option<Vec<u8>>)> {
     let file = path.display().to_string();
     let fail = |msg: String| {
         Some((
@@ -366,6 +510,7 @@ fn read_config(path: &Path, source: RuleSource) -> Option<(ParsedConfig, ConfigS
                 errors: vec![error_at(&file, 1, 1, msg)],
             },
             ConfigSettings::default(),
+            None,
         ))
     };
     let meta = match std::fs::metadata(path) {
@@ -397,8 +542,11 @@ fn read_config(path: &Path, source: RuleSource) -> Option<(ParsedConfig, ConfigS
             ));
         }
     };
-    match String::from_utf8(bytes) {
-        Ok(text) => Some(parse_config_with_settings(&text, &file, source)),
+    match std::str::from_utf8(&bytes) {
+        Ok(text) => {
+            let (parsed, settings) = parse_config_with_settings(text, &file, source);
+            Some((parsed, settings, Some(bytes)))
+        }
         Err(_) => fail("config file is not valid UTF-8".to_string()),
     }
 }

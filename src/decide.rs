@@ -13,8 +13,9 @@
 //!    wins, unmatched asks), then the managed ceiling;
 //! 3. an obfuscated command (seed §3.2) asks unless an exact-subject rule allows it;
 //!    one the AST engine could not parse (fallback) always asks;
-//! 4. self-protection: a write to `.khaelor/` (project or user) or to a loaded config
-//!    file, or a command naming `.khaelor`, is at least ask and offers no "always";
+//! 4. protected writes (`crate::protected`: `.git/`, hook managers, `.envrc`,
+//!    `.khaelor/` in any case, loaded config files, the trust store), or a command naming
+//!    `.khaelor` or `khaelor-perm`, are at least ask and offer no "always";
 //! 5. a broken config caps allow at ask and offers no "always".
 
 use std::path::{Path, PathBuf};
@@ -23,6 +24,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::config::{AlwaysScope, ConfigError, Policy};
 use crate::messages::{self, Panel, PanelDetail};
+use crate::protected;
 use crate::rules::{Action, PermissionRule, RuleSet, RuleSource};
 use crate::tools::MappedCall;
 use crate::vocab::{
@@ -164,7 +166,38 @@ pub fn decide(
                 | Capability::FileWriteProject
                 | Capability::FileWriteOutsideProject
         );
-        if path_capability && !req.subject.starts_with('/') && action == Action::Allow {
+        if req.capability == Capability::FileRead
+            && action != Action::Deny
+            && req.metadata.get("directoryRead") == Some(&serde_json::Value::Bool(true))
+        {
+            // Issue 14 §4: a directory read reads what is in it; the secret rules apply
+            // to those paths (`list ~/.ssh`, `grep -r key ~`).
+            let dir = Path::new(&req.subject);
+            let mut reach = crate::tools::directory_reach(dir);
+            if ctx.home() != dir && crate::paths::is_inside(ctx.home(), dir) {
+                // `/`, `/home`: a recursive read gets to the user's own secrets too.
+                reach.extend(crate::tools::directory_reach(ctx.home()));
+            }
+            let strictest = reach
+                .iter()
+                .filter_map(|p| {
+                    let s = p.display().to_string();
+                    let e = policy.evaluate(session.as_ref(), Capability::FileRead, &s);
+                    (e.action > action).then(|| (e.action, e.rule.cloned(), s))
+                })
+                .max_by_key(|(a, _, _)| *a);
+            if let Some((a, r, path)) = strictest {
+                action = a;
+                rule = r;
+                offer_always = false;
+                push_note(&mut req.risk_notes, &messages::directory_read_note(&path));
+            }
+        }
+        // A process alias (`/proc/self/…`, `/dev/fd/N`) names the tool's own view, which
+        // this process cannot see: as unknown as a variable (issue 14 §3).
+        let unknown_path = !req.subject.starts_with('/')
+            || crate::paths::is_process_alias(Path::new(&req.subject));
+        if path_capability && unknown_path && action == Action::Allow {
             // An unresolved path (`cat $F`, a write after `cd "$X"`): its location is only
             // known when it runs, so no rule written for locations can vouch for it.
             action = Action::Ask;
@@ -177,14 +210,20 @@ pub fn decide(
             offer_always = false;
             push_note(&mut req.risk_notes, messages::UNKNOWN_PATH_NOTE);
         }
-        if let Some(pattern) = protected_target(&req, &protected) {
+        if let Some(hit) = protected_target(&req, &protected) {
+            // Issue 14 §2: never quiet, never under an "always" pattern, whatever tool.
             offer_always = false;
-            push_note(&mut req.risk_notes, messages::SELF_PROTECTION_NOTE);
+            let note = if hit.own_config {
+                messages::SELF_PROTECTION_NOTE.to_string()
+            } else {
+                messages::protected_write_note(&hit.reason)
+            };
+            push_note(&mut req.risk_notes, &note);
             if action == Action::Allow {
                 action = Action::Ask;
                 rule = Some(PermissionRule::new(
                     req.capability.as_str(),
-                    pattern,
+                    hit.pattern,
                     Action::Ask,
                     RuleSource::Builtin,
                 ));
@@ -223,6 +262,9 @@ pub fn decide(
     if let Some(hit) = &call.hardline {
         apply_hardline(&mut evaluated, hit);
         push_note(&mut risk_notes, messages::HARDLINE_NOTE);
+    }
+    for ignored in policy.ignored() {
+        push_note(&mut risk_notes, &messages::ignored_allows_note(ignored));
     }
     for e in policy.errors() {
         push_note(
@@ -386,12 +428,13 @@ fn summarize(call: &MappedCall, evaluated: &[EvaluatedRequest]) -> String {
     parts.join(", ")
 }
 
-/// The directories and files whose writes are never silent: the project's and the
-/// user's `.khaelor/`, and every config file the policy read (the managed one too),
-/// each as given and with symlinks resolved.
+/// KHAELOR's own files outside the protected table: every config file the policy read
+/// (the managed one too) and the trust store, each as given and with symlinks resolved.
+/// The project's and the user's `.khaelor/` are rows of the table itself.
 fn protected_paths(policy: &Policy, ctx: &AnalysisContext) -> Vec<PathBuf> {
     let mut v = vec![ctx.root().join(".khaelor"), ctx.home().join(".khaelor")];
     v.extend(policy.files().iter().cloned());
+    v.extend(policy.trust_dir().map(Path::to_path_buf));
     let resolved: Vec<PathBuf> = v
         .iter()
         .map(|p| crate::paths::resolve_existing_prefix(p))
@@ -402,26 +445,21 @@ fn protected_paths(policy: &Policy, ctx: &AnalysisContext) -> Vec<PathBuf> {
     v
 }
 
-/// The pattern of the built-in rule that protects `req`'s subject, if it is protected.
-fn protected_target(req: &CapabilityRequest, protected: &[PathBuf]) -> Option<String> {
+/// The protected-write hit for `req`, if any (`crate::protected` owns the table).
+fn protected_target(req: &CapabilityRequest, extra: &[PathBuf]) -> Option<protected::Hit> {
     match req.capability {
         Capability::FileWriteProject | Capability::FileWriteOutsideProject => {
-            let p = Path::new(&req.subject);
-            protected
-                .iter()
-                .find(|d| crate::paths::is_inside(p, d))
-                .map(|d| {
-                    if p == d.as_path() {
-                        d.display().to_string()
-                    } else {
-                        format!("{}/*", d.display())
-                    }
-                })
+            protected::protected_write(Path::new(&req.subject), extra)
         }
-        // A command that names the config directory (`rm -rf .khaelor`, `sed -i …
-        // .khaelor/config.json`) may change it in ways the analysis cannot see.
-        Capability::ProcessExecute if req.subject.contains(".khaelor") => {
-            Some("*.khaelor*".to_string())
+        // A command that names the config directory or the tool itself (`rm -rf
+        // .khaelor`, `khaelor-perm trust .`) may change them in ways the analysis
+        // cannot see.
+        Capability::ProcessExecute if protected::command_names_own_config(&req.subject) => {
+            Some(protected::Hit {
+                pattern: "*khaelor*".to_string(),
+                reason: protected::OWN_CONFIG_REASON.to_string(),
+                own_config: true,
+            })
         }
         _ => None,
     }

@@ -65,9 +65,15 @@ pub enum GrantError {
 /// Appends `rules` to `<root>/.khaelor/config.json` → `permissions.rules`, creating the
 /// directory, file, object and array as needed. Rules already present (same capability,
 /// pattern and action) are not written twice. Blocks on the advisory lock.
+///
+/// With a trust store, a file that was trusted (or absent, or blank) before the write
+/// stays trusted: the hash of exactly the text written is recorded, under the lock, so a
+/// hand edit racing the grant is never trusted with it. An untrusted file stays
+/// untrusted (the grant does not vouch for the rest of it).
 pub fn blocking_append_rules(
     root: &Path,
     rules: &[PersistedRule],
+    trust: Option<&crate::trust::TrustStore>,
 ) -> Result<AppendOutcome, GrantError> {
     let file = crate::config::project_config_path(root);
     let dir = file
@@ -103,8 +109,25 @@ pub fn blocking_append_rules(
         Err(e) => return Err(io_err("read", &file, e)),
     };
     let (new_text, outcome) = edit(&file, &text, rules)?;
+    let keep_trust = trust.filter(|t| {
+        text.trim().is_empty()
+            || t.status(&file, text.as_bytes()) == crate::trust::TrustStatus::Trusted
+    });
     if !outcome.added.is_empty() {
         blocking_write_atomic(&file, &dir, &new_text)?;
+    }
+    if let Some(t) = keep_trust {
+        let written = if outcome.added.is_empty() {
+            text.as_str()
+        } else {
+            new_text.as_str()
+        };
+        t.blocking_record(&file, written.as_bytes())
+            .map_err(|e| GrantError::Io {
+                action: "record trust for",
+                path: file.display().to_string(),
+                source: io::Error::other(e.to_string()),
+            })?;
     }
     drop(lock);
     Ok(outcome)
@@ -332,12 +355,12 @@ mod tests {
         let root = tempfile::tempdir().unwrap();
         let user = tempfile::tempdir().unwrap();
         std::os::unix::fs::symlink(user.path(), root.path().join(".khaelor")).unwrap();
-        let err = blocking_append_rules(root.path(), &[rule("npm test")]).unwrap_err();
+        let err = blocking_append_rules(root.path(), &[rule("npm test")], None).unwrap_err();
         assert!(matches!(err, GrantError::Escapes { .. }), "{err}");
         assert!(!user.path().join("config.json").exists());
         // A plain project directory still works.
         let plain = tempfile::tempdir().unwrap();
-        let out = blocking_append_rules(plain.path(), &[rule("npm test")]).unwrap();
+        let out = blocking_append_rules(plain.path(), &[rule("npm test")], None).unwrap();
         assert_eq!(out.added.len(), 1);
     }
 

@@ -315,12 +315,11 @@ fn check_unlexable(text: &str, ctx: &AnalysisContext, depth: usize) -> Option<Ha
 fn check_at(words: &[String], ctx: &AnalysisContext, depth: usize) -> Option<HardlineHit> {
     // Brace expansion runs before anything else bash does to the words:
     // `{mkfs.ext4,/dev/sdb}` is `mkfs.ext4 /dev/sdb`.
-    if words.iter().any(|w| w.contains('{')) {
-        if let Some(expanded) = crate::shell::braces::expand_all(words) {
-            if expanded.as_slice() != words {
-                return check_words(&expanded, ctx, depth);
-            }
-        }
+    if words.iter().any(|w| w.contains('{'))
+        && let Some(expanded) = crate::shell::braces::expand_all(words)
+        && expanded.as_slice() != words
+    {
+        return check_words(&expanded, ctx, depth);
     }
     check_words(words, ctx, depth)
 }
@@ -975,11 +974,7 @@ fn blank_quotes_and_comments(text: &str) -> String {
                 while let Some(n) = chars.next() {
                     out.push('_');
                     match n {
-                        '\\' => {
-                            if chars.next().is_some() {
-                                out.push('_');
-                            }
-                        }
+                        '\\' if chars.next().is_some() => out.push('_'),
                         '"' => break,
                         _ => {}
                     }

@@ -35,6 +35,9 @@ enum Command {
     /// Run commands in real bash inside a sandbox and check the analysis against what
     /// bash executed and wrote.
     Oracle(cli::oracle::Args),
+    /// Trust the current content of a project's `.khaelor/config.json`, so its allow
+    /// rules apply (`--revoke`, `--list`).
+    Trust(cli::trust::Args),
     /// Run the HTTP service until SIGTERM or SIGINT.
     Serve(cli::serve::Args),
     /// Exit 0 when the service answers /healthz with 200 (for container health checks).
@@ -51,6 +54,7 @@ fn main() -> ExitCode {
         Command::Compare(args) => cli::compare::run(args),
         Command::Oracle(args) => cli::oracle::run(args),
         Command::Serve(args) => cli::serve::run(args),
+        Command::Trust(args) => cli::trust::run(args),
         Command::Healthcheck(args) => cli::healthcheck::run(args),
         Command::Openapi(args) => cli::openapi::run(args),
     }

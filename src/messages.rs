@@ -25,6 +25,47 @@ pub const NON_INTERACTIVE_MESSAGE: &str =
 pub const SELF_PROTECTION_NOTE: &str =
     "Changes KHAELOR's own permission configuration — never allowed silently.";
 
+/// The note for a project config whose allows were ignored (issue 14 §1): what was
+/// ignored, why, and the command that trusts it.
+pub fn ignored_allows_note(ignored: &crate::config::IgnoredAllows) -> String {
+    let why = match ignored.status {
+        crate::trust::TrustStatus::Changed => "it changed since you trusted it",
+        crate::trust::TrustStatus::Forbidden => {
+            "the managed configuration forbids trusting project configs"
+        }
+        _ => "you have not trusted it",
+    };
+    let n = ignored.rules.len();
+    let rules = if n == 1 { "rule" } else { "rules" };
+    let dir = std::path::Path::new(&ignored.file)
+        .parent()
+        .and_then(std::path::Path::parent)
+        .map_or_else(|| ".".to_string(), |d| d.display().to_string());
+    let fix = if ignored.status == crate::trust::TrustStatus::Forbidden {
+        String::new()
+    } else {
+        format!(" Review it, then run `khaelor-perm trust {dir}` to apply them.")
+    };
+    format!(
+        "The project config {} has {n} allow {rules} that were ignored: {why}.{fix}",
+        ignored.file
+    )
+}
+
+/// Risk note on a directory read that reaches a path a stricter rule covers.
+pub fn directory_read_note(path: &str) -> String {
+    format!(
+        "Reads what is in this directory, including `{path}`, which the rules do not allow silently."
+    )
+}
+
+/// Risk note on a write the protected table covers (issue 14 §2).
+pub fn protected_write_note(reason: &str) -> String {
+    format!(
+        "Writes a file that makes code run later or changes what git or the shell does ({reason}) — never allowed silently."
+    )
+}
+
 /// Seed §3.2 risk note for obfuscated commands.
 pub const OBFUSCATED_NOTE: &str =
     "Command uses substitution — KHAELOR cannot verify what it will run.";

@@ -5,6 +5,12 @@
 //! existing prefix (dangling links followed to their target), and the component-wise
 //! "inside the root" test (`/work/projX` is not inside `/work/proj`). Knows nothing of
 //! bash syntax or rules: callers hand it words that are already unquoted.
+//!
+//! Process aliases (issue 14 §3): `/proc/self`, `/proc/thread-self`, `/proc/<pid>`,
+//! `/dev/fd` and `/dev/std{in,out,err}` name *a process's* view of the file system. Here
+//! they would resolve through this server's process, not the tool's, so a path that
+//! reaches one (as written, or through a symlink) is unknown: `resolve_word` returns
+//! `None`, `resolve_existing_prefix` a non-absolute `unknown:…` path, and both ask.
 
 use std::fs;
 use std::path::{Component, Path, PathBuf};
@@ -17,17 +23,65 @@ pub fn clean(p: &Path) -> PathBuf {
     path_clean::clean(p)
 }
 
-/// Resolves an absolute path as the kernel would: every existing prefix is
-/// canonicalized (symlinks followed, `..` taken physically), the missing rest is
-/// appended lexically. A dangling symlink is followed to where a write would land.
-pub fn resolve_existing_prefix(p: &Path) -> PathBuf {
-    let mut budget = MAX_SYMLINKS;
-    resolve_with_budget(p, &mut budget)
+/// What an unresolvable alias path starts with: not absolute, so every caller treats it
+/// as unknown (outside the project, never allowed silently).
+pub const UNKNOWN_PREFIX: &str = "unknown:";
+
+/// Whether an absolute path goes through a per-process alias (`/proc/self`,
+/// `/proc/thread-self`, `/proc/<pid>`, `/dev/fd`, `/dev/stdin`, `/dev/stdout`,
+/// `/dev/stderr`), judged on its lexically cleaned form.
+pub fn is_process_alias(p: &Path) -> bool {
+    let cleaned = clean(p);
+    let mut c = cleaned.components();
+    let (Some(Component::RootDir), Some(Component::Normal(top)), Some(Component::Normal(name))) =
+        (c.next(), c.next(), c.next())
+    else {
+        return false;
+    };
+    let name = name.to_string_lossy();
+    if top == "proc" {
+        name == "self"
+            || name == "thread-self"
+            || (!name.is_empty() && name.bytes().all(|b| b.is_ascii_digit()))
+    } else if top == "dev" {
+        matches!(name.as_ref(), "fd" | "stdin" | "stdout" | "stderr")
+    } else {
+        false
+    }
 }
 
-fn resolve_with_budget(p: &Path, budget: &mut usize) -> PathBuf {
-    // Fast path: the whole path exists.
-    if let Ok(c) = fs::canonicalize(p) {
+/// The first control character of a path field (NUL, newline, escape, DEL, C1), if any:
+/// such a path is refused, never resolved to something that differs from what the tool
+/// will open.
+pub fn control_char(s: &str) -> Option<char> {
+    s.chars().find(|c| c.is_control())
+}
+
+/// Resolves an absolute path as the kernel would: every existing prefix is
+/// canonicalized (symlinks followed, `..` taken physically), the missing rest is
+/// appended lexically. A dangling symlink is followed to where a write would land. A
+/// path that reaches a process alias is `unknown:<path>` (see the module doc).
+pub fn resolve_existing_prefix(p: &Path) -> PathBuf {
+    let mut budget = MAX_SYMLINKS;
+    let mut alias = false;
+    let out = resolve_with_budget(p, &mut budget, &mut alias);
+    if alias {
+        PathBuf::from(format!("{UNKNOWN_PREFIX}{}", p.display()))
+    } else {
+        out
+    }
+}
+
+fn resolve_with_budget(p: &Path, budget: &mut usize, alias: &mut bool) -> PathBuf {
+    if is_process_alias(p) {
+        *alias = true;
+        return p.to_path_buf();
+    }
+    // Fast path: the whole path exists and no symlink was followed (a followed link
+    // may go through an alias, so that case takes the walk below).
+    if let Ok(c) = fs::canonicalize(p)
+        && c == clean(p)
+    {
         return c;
     }
     let mut cur = PathBuf::from("/");
@@ -64,7 +118,10 @@ fn resolve_with_budget(p: &Path, budget: &mut usize) -> PathBuf {
                                     base.join(target)
                                 };
                                 // A dangling link is followed to where a write would land.
-                                cur = resolve_with_budget(&next, budget);
+                                cur = resolve_with_budget(&next, budget, alias);
+                                if *alias {
+                                    return cur;
+                                }
                                 exists = fs::symlink_metadata(&cur).is_ok();
                             }
                             Err(_) => exists = false,
@@ -111,7 +168,7 @@ pub fn resolve_word(word: &str, cwd: Option<&Path>, home: &Path) -> Option<PathB
     } else {
         cwd?.join(expanded)
     };
-    Some(resolve_existing_prefix(&absolute))
+    Some(resolve_existing_prefix(&absolute)).filter(|p| p.is_absolute())
 }
 
 /// Component-wise containment: `root` itself and anything below it.
@@ -134,6 +191,48 @@ mod tests {
             Path::new("/work/proj")
         ));
         assert!(is_inside(Path::new("/work/proj"), Path::new("/work/proj")));
+    }
+
+    #[test]
+    fn process_aliases_are_unknown() {
+        for p in [
+            "/proc/self/cwd/x",
+            "/proc/self/root/etc/passwd",
+            "/proc/thread-self/cwd",
+            "/proc/1/root/etc/shadow",
+            "/dev/fd/3",
+            "/dev/stdin",
+            "/dev/stdout",
+            "/proc/self/../self/cwd",
+        ] {
+            let r = resolve_existing_prefix(Path::new(p));
+            assert!(!r.is_absolute(), "{p} -> {}", r.display());
+            assert_eq!(resolve_word(p, None, Path::new("/h")), None, "{p}");
+        }
+        // Neighbours resolve as usual.
+        for p in ["/proc/cpuinfo", "/dev/null", "/devices/x", "/tmp/proc/self"] {
+            assert!(resolve_existing_prefix(Path::new(p)).is_absolute(), "{p}");
+        }
+    }
+
+    #[test]
+    fn a_symlink_into_an_alias_is_unknown() {
+        let dir = tempfile::tempdir().unwrap();
+        let link = dir.path().join("r");
+        std::os::unix::fs::symlink("/proc/self/root", &link).unwrap();
+        let r = resolve_existing_prefix(&link.join("etc/passwd"));
+        assert!(!r.is_absolute(), "{}", r.display());
+        let plain = dir.path().join("p");
+        std::os::unix::fs::symlink(dir.path(), &plain).unwrap();
+        assert!(resolve_existing_prefix(&plain.join("x")).is_absolute());
+    }
+
+    #[test]
+    fn control_characters_are_found() {
+        assert_eq!(control_char("a\0b"), Some('\0'));
+        assert_eq!(control_char("a\nb"), Some('\n'));
+        assert_eq!(control_char("a\u{1b}[31m"), Some('\u{1b}'));
+        assert_eq!(control_char("/p/ünïcode name"), None);
     }
 
     #[test]

@@ -72,6 +72,20 @@ pub enum ToolError {
     BadPatch { line: usize, message: String },
     #[error("working directory `{cwd}` cannot be used: {message}")]
     BadCwd { cwd: String, message: String },
+    #[error(
+        "the field `{field}` of `{tool}` holds the control character U+{code:04X}; a path may not contain one"
+    )]
+    ControlChar {
+        tool: String,
+        field: &'static str,
+        code: u32,
+    },
+    #[error("the fields `{first}` and `{second}` of `{tool}` name different working directories")]
+    ConflictingCwd {
+        tool: String,
+        first: &'static str,
+        second: &'static str,
+    },
 }
 
 impl ToolError {
@@ -86,6 +100,8 @@ impl ToolError {
             ToolError::Empty { .. } => "empty",
             ToolError::BadPatch { .. } => "badPatch",
             ToolError::BadCwd { .. } => "badCwd",
+            ToolError::ControlChar { .. } => "controlCharacter",
+            ToolError::ConflictingCwd { .. } => "conflictingCwd",
         }
     }
 }
@@ -154,6 +170,10 @@ pub fn map_call(tool: &str, input: &Value, ctx: &AnalysisContext) -> Result<Mapp
         tool: tool.to_string(),
     })?;
     let f = Fields { tool, obj };
+    // Issue 14 §4: the host-sent working directory decides where the call runs and what
+    // its relative paths mean, for every tool.
+    let local = call_context(&f, ctx)?;
+    let ctx = &local;
     let mut call = MappedCall {
         tool: tool.to_string(),
         requests: Vec::new(),
@@ -213,6 +233,15 @@ pub fn map_call(tool: &str, input: &Value, ctx: &AnalysisContext) -> Result<Mapp
                 });
             }
             let files = parse_patch(patch)?;
+            for pf in &files {
+                if let Some(c) = crate::paths::control_char(&pf.path) {
+                    return Err(ToolError::ControlChar {
+                        tool: tool.into(),
+                        field: "patch",
+                        code: u32::from(c),
+                    });
+                }
+            }
             for pf in files {
                 let resolved = resolve_path(&pf.path, ctx.cwd(), ctx.home());
                 let verb = match pf.op {
@@ -238,15 +267,12 @@ pub fn map_call(tool: &str, input: &Value, ctx: &AnalysisContext) -> Result<Mapp
         "bash" => {
             let command = f.command("command")?;
             let background = f.opt_bool("background")?.unwrap_or(false);
-            let local = call_context(&f, ctx)?;
-            let analysis = crate::analysis::analyze(command, &local);
-            call = bash_call(command, analysis, &local, background);
+            let analysis = crate::analysis::analyze(command, ctx);
+            call = bash_call(command, analysis, ctx, background);
         }
         "process_start" => {
             let command = f.command("command")?;
-            let local = call_context(&f, ctx)?;
-            let analysis = crate::analysis::analyze(command, &local);
-            call.cwd = local.cwd().display().to_string();
+            let analysis = crate::analysis::analyze(command, ctx);
             let subject = collapse_whitespace(command);
             let mut req = CapabilityRequest::new(
                 Capability::ProcessBackground,
@@ -379,7 +405,28 @@ impl<'a> Fields<'a> {
                 field,
             });
         }
+        self.no_control(field, p)?;
         Ok(p)
+    }
+
+    /// An optional path field, refused when it holds a control character.
+    fn opt_path(&self, field: &'static str) -> Result<Option<&'a str>, ToolError> {
+        let p = self.opt_string(field)?;
+        if let Some(v) = p {
+            self.no_control(field, v)?;
+        }
+        Ok(p)
+    }
+
+    fn no_control(&self, field: &'static str, value: &str) -> Result<(), ToolError> {
+        match crate::paths::control_char(value) {
+            Some(c) => Err(ToolError::ControlChar {
+                tool: self.tool.to_string(),
+                field,
+                code: u32::from(c),
+            }),
+            None => Ok(()),
+        }
     }
 
     fn command(&self, field: &'static str) -> Result<&'a str, ToolError> {
@@ -411,14 +458,73 @@ fn push_unique(v: &mut Vec<CapabilityRequest>, r: CapabilityRequest) {
     }
 }
 
-fn with_cwd(ctx: &AnalysisContext, cwd: &str) -> Result<AnalysisContext, ToolError> {
+/// The fields in which hosts send the call's working directory: `cwd` (Claude Code,
+/// this API), `workdir` (Codex, OpenCode), `dir_path` (Gemini CLI).
+pub const WORKDIR_FIELDS: &[&str] = &["cwd", "workdir", "dir_path"];
+
+/// The host-sent working directory of a call, with the field it came from. Several
+/// fields must name the same directory; a control character is refused.
+pub fn host_workdir<'a>(
+    tool: &'a str,
+    input: &'a Value,
+) -> Result<Option<(&'static str, &'a str)>, ToolError> {
+    let Some(obj) = input.as_object() else {
+        return Ok(None);
+    };
+    workdir_of(&Fields { tool, obj })
+}
+
+fn workdir_of<'a>(f: &Fields<'a>) -> Result<Option<(&'static str, &'a str)>, ToolError> {
+    let tool = f.tool;
+    let mut found: Option<(&'static str, &'a str)> = None;
+    for field in WORKDIR_FIELDS {
+        let Some(v) = f.opt_path(field)? else {
+            continue;
+        };
+        match found {
+            Some((first, prev)) if prev != v => {
+                return Err(ToolError::ConflictingCwd {
+                    tool: tool.to_string(),
+                    first,
+                    second: field,
+                });
+            }
+            Some(_) => {}
+            None => found = Some((field, v)),
+        }
+    }
+    Ok(found)
+}
+
+/// The context with the host-sent working directory: resolved against the request's
+/// cwd (so `..` and links are followed as the kernel would), and, like the project
+/// root, an existing directory and no process alias. Workspace confinement is the
+/// service's check (`http`), which knows the workspace roots.
+fn with_cwd(
+    ctx: &AnalysisContext,
+    tool: &str,
+    field: &'static str,
+    cwd: &str,
+) -> Result<AnalysisContext, ToolError> {
     if cwd.is_empty() {
         return Err(ToolError::Empty {
-            tool: "bash".into(),
-            field: "cwd",
+            tool: tool.into(),
+            field,
         });
     }
     let resolved = resolve_path(cwd, ctx.cwd(), ctx.home());
+    let bad = |message: &str| ToolError::BadCwd {
+        cwd: cwd.to_string(),
+        message: message.to_string(),
+    };
+    if !resolved.is_absolute() {
+        return Err(bad(
+            "it names a process's own view of the file system (/proc/self, /dev/fd), not a directory",
+        ));
+    }
+    if !resolved.is_dir() {
+        return Err(bad("it is not an existing directory"));
+    }
     AnalysisContext::new(ctx.root(), Some(&resolved), ctx.home()).map_err(|e| ToolError::BadCwd {
         cwd: cwd.to_string(),
         message: e.to_string(),
@@ -449,11 +555,16 @@ fn read_request(f: &Fields<'_>, ctx: &AnalysisContext) -> Result<CapabilityReque
         "read" => (f.path("path")?, None),
         // glob and grep search a directory, the cwd when no path is given.
         "glob" | "grep" => (
-            f.opt_string("path")?.unwrap_or("."),
+            f.opt_path("path")?.unwrap_or("."),
             Some(f.string("pattern")?),
         ),
-        _ => (f.opt_string("path")?.unwrap_or("."), None),
+        _ => (f.opt_path("path")?.unwrap_or("."), None),
     };
+    if f.tool == "glob"
+        && let Some(p) = pattern
+    {
+        f.no_control("pattern", p)?;
+    }
     if path.is_empty() {
         return Err(ToolError::Empty {
             tool: f.tool.to_string(),
@@ -507,7 +618,57 @@ fn read_request(f: &Fields<'_>, ctx: &AnalysisContext) -> Result<CapabilityReque
         req.metadata
             .insert("pattern".into(), Value::String(p.to_string()));
     }
+    if target.is_dir() {
+        // `decide` judges what a directory read reaches, not only the directory's name.
+        req.metadata
+            .insert("directoryRead".into(), Value::Bool(true));
+    }
     Ok(req)
+}
+
+/// At most this many entries are looked at for one directory read.
+const MAX_REACH_ENTRIES: usize = 4096;
+
+/// What a read of directory `dir` reaches, for judging it by the secret rules (issue 14
+/// §4): every entry of `dir`, and the entries of its hidden subdirectories (where
+/// `~/.ssh/id_rsa`, `~/.aws/credentials` and `.secrets/` live), symlinks resolved,
+/// sorted, at most `MAX_REACH_ENTRIES`. Deeper levels are not walked: the rules for
+/// secrets name files at these depths, and walking a home directory would not be quick.
+pub fn directory_reach(dir: &Path) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = Vec::new();
+    let mut hidden_dirs: Vec<PathBuf> = Vec::new();
+    let list = |d: &Path| -> Vec<std::fs::DirEntry> {
+        let mut v: Vec<std::fs::DirEntry> = std::fs::read_dir(d)
+            .map(|it| it.filter_map(Result::ok).take(MAX_REACH_ENTRIES).collect())
+            .unwrap_or_default();
+        v.sort_by_key(std::fs::DirEntry::file_name);
+        v
+    };
+    let resolved = |e: &std::fs::DirEntry| -> PathBuf {
+        let p = e.path();
+        if e.file_type().is_ok_and(|t| t.is_symlink()) {
+            crate::paths::resolve_existing_prefix(&p)
+        } else {
+            p
+        }
+    };
+    for e in list(dir) {
+        let p = resolved(&e);
+        if e.file_name().to_string_lossy().starts_with('.') && p.is_dir() {
+            hidden_dirs.push(p.clone());
+        }
+        out.push(p);
+    }
+    for d in hidden_dirs {
+        if out.len() >= MAX_REACH_ENTRIES {
+            break;
+        }
+        for e in list(&d) {
+            out.push(resolved(&e));
+        }
+    }
+    out.truncate(MAX_REACH_ENTRIES);
+    out
 }
 
 fn write_request(resolved: &Path, ctx: &AnalysisContext, verb: &str) -> CapabilityRequest {
@@ -602,10 +763,11 @@ fn attach_diff(
     req.metadata.insert("diff".into(), Value::String(diff));
 }
 
-/// The context a command runs in: the call's `cwd` when given, else the request's.
+/// The context a call runs in: the host-sent working directory when given (any of
+/// `WORKDIR_FIELDS`), else the request's.
 fn call_context(f: &Fields<'_>, ctx: &AnalysisContext) -> Result<AnalysisContext, ToolError> {
-    match f.opt_string("cwd")? {
-        Some(c) => with_cwd(ctx, c),
+    match workdir_of(f)? {
+        Some((field, c)) => with_cwd(ctx, f.tool, field, c),
         None => Ok(ctx.clone()),
     }
 }

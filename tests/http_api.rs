@@ -9,7 +9,7 @@
 
 mod http_support;
 
-use http_support::{Dirs, bash};
+use http_support::{Dirs, bash, trust};
 use serde_json::json;
 
 #[test]
@@ -154,6 +154,7 @@ fn rules_and_tools_available() {
     let d = Dirs::new();
     let s = d.start(&[]);
     d.write_config("{\n  \"permissions\": {\n    \"file.write.*\": \"deny\",\n    \"process.execute\": { \"npm test\": \"allow\" }\n  }\n}\n");
+    trust(&s, &d);
     let root = d.root_str();
     let r = s.get(&format!("/v1/rules?projectRoot={}", urlencode(&root)));
     assert_eq!(r.status, 200, "{}", r.text);

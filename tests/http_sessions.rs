@@ -11,7 +11,7 @@
 
 mod http_support;
 
-use http_support::{Dirs, bash, bash_call};
+use http_support::{Dirs, bash, bash_call, trust};
 use serde_json::{Value, json};
 
 fn event_types(events: &Value) -> Vec<String> {
@@ -311,6 +311,7 @@ fn always_grant_keeps_comments_resolves_pending_and_survives_restart() {
     let original = "{\n  // team policy: ask before installs\n  \"permissions\": {\n    /* reads are free */\n    \"file.read\": \"allow\",\n    \"rules\": [\n      { \"capability\": \"process.execute\", \"pattern\": \"make *\", \"action\": \"allow\" }, // builds\n    ]\n  },\n  \"other\": { \"keep\": true }\n}\n";
     d.write_config(original);
     let mut s = d.start(&[]);
+    trust(&s, &d);
     // Two pending calls that one grant covers, and one it does not.
     for (call, cmd) in [
         ("c1", "npm run dev"),
@@ -388,6 +389,7 @@ fn hand_edit_takes_effect_on_next_call() {
         "ask"
     );
     d.write_config(r#"{"permissions": {"process.execute": {"npm test": "allow"}}}"#);
+    trust(&s, &d);
     assert_eq!(
         s.post("/v1/evaluate", &bash(&d, "npm test")).body["decision"],
         "allow"
@@ -548,6 +550,7 @@ fn fifty_concurrent_always_grants_all_land() {
     let d = Dirs::new();
     d.write_config("// shared project config\n{\n  \"permissions\": {\n    // keep me\n    \"rules\": []\n  }\n}\n");
     let s = d.start(&[]);
+    trust(&s, &d);
     let n = 50;
     for i in 0..n {
         let r = s.post(

@@ -61,18 +61,37 @@ fn world() -> World {
     }
 }
 
+/// A project with its config, trusted by the user (issue 14), so its allows apply.
 fn project(w: &World, name: &str, config: Option<&str>) -> PathBuf {
     let p = w.base.join(name);
     std::fs::create_dir_all(p.join(".khaelor")).unwrap();
     if let Some(c) = config {
         std::fs::write(p.join(".khaelor/config.json"), c).unwrap();
+        trust(w, &p);
     }
     p
+}
+
+fn state(w: &World) -> PathBuf {
+    w.base.join("state")
+}
+
+fn trust(w: &World, root: &Path) {
+    let o = bin()
+        .arg("trust")
+        .arg(root)
+        .arg("--state-dir")
+        .arg(state(w))
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o));
 }
 
 fn export(w: &World, root: &Path, to: &str) -> serde_json::Value {
     let o = bin()
         .args(["rules", "export", "--json", "--to", to])
+        .arg("--state-dir")
+        .arg(state(w))
         .arg("--root")
         .arg(root)
         .arg("--home")
@@ -87,6 +106,8 @@ fn decide(w: &World, root: &Path, command: &str) -> String {
     let input = serde_json::json!({ "command": command }).to_string();
     let o = bin()
         .args(["check", "--json", "--tool", "bash", "--input", &input])
+        .arg("--state-dir")
+        .arg(state(w))
         .arg("--root")
         .arg(root)
         .arg("--home")
@@ -207,6 +228,8 @@ fn the_expressible_subset_round_trips() {
             .output()
             .unwrap();
         assert!(o.status.success(), "{to}: {}", text(&o));
+        // The user reviews and trusts the imported file, as the import says (issue 14).
+        trust(&w, &b);
         let mut checked = 0;
         for x in e["exported"].as_array().unwrap() {
             let cmd = sample(x["rule"]["pattern"].as_str().unwrap());

@@ -131,6 +131,8 @@ fn always_scope_exact_persists_the_subject() {
     d.write_config("{ \"permissions\": { \"alwaysScope\": \"exact\" } }\n");
     let a = d.root();
     let s = d.start(&[]);
+    // The user's own project file: trusted, so the grants written into it apply.
+    http_support::trust(&s, &d);
     let r = s.post(
         "/v1/sessions/s/calls",
         &call(&a, "a1", "git push origin feature/foo"),

@@ -52,6 +52,19 @@ fn bin() -> Command {
     Command::new(env!("CARGO_BIN_EXE_khaelor-perm"))
 }
 
+/// What the user does after reviewing an imported project file: trust it (issue 14),
+/// so its allows apply. The trust records live in the world's own state directory.
+fn trust(w: &World) {
+    let o = bin()
+        .arg("trust")
+        .arg(&w.project)
+        .arg("--state-dir")
+        .arg(w.home.join(".state"))
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+}
+
 struct World {
     _dir: tempfile::TempDir,
     project: PathBuf,
@@ -107,6 +120,8 @@ fn check(w: &World, tool: &str, input: &serde_json::Value) -> serde_json::Value 
         .replace("{home}", &w.home.display().to_string());
     let o = bin()
         .args(["check", "--json", "--tool", tool, "--input", &input])
+        .arg("--state-dir")
+        .arg(w.home.join(".state"))
         .arg("--root")
         .arg(&w.project)
         .arg("--home")
@@ -122,6 +137,14 @@ fn run_table(format: &str, files: &[&str], extra: &[&str]) {
     let paths: Vec<PathBuf> = files.iter().map(|f| fixture(format, f)).collect();
     let o = import(&w, format, &paths, extra);
     assert!(o.status.success(), "{}", text(&o));
+    if !extra.contains(&"--user") {
+        assert!(
+            String::from_utf8_lossy(&o.stderr).contains("khaelor-perm trust"),
+            "the import says how to make its allows apply: {}",
+            text(&o)
+        );
+        trust(&w);
+    }
     let config = std::fs::read_to_string(w.project.join(".khaelor/config.json")).unwrap();
     // Every rule names the source file and line it came from.
     for (i, line) in config.lines().enumerate() {

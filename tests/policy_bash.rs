@@ -13,7 +13,7 @@ mod common;
 
 use std::path::PathBuf;
 
-use khaelor_perm::config::{Policy, load_policy};
+use khaelor_perm::config::Policy;
 use khaelor_perm::decide::decide;
 use khaelor_perm::messages::HARDLINE_NOTE;
 use khaelor_perm::rules::Action;
@@ -62,7 +62,7 @@ fn world(allow_all: bool) -> World {
 
 fn run(allow_all: bool) {
     let w = world(allow_all);
-    let policy: Policy = load_policy(&w.root, &w.home, None);
+    let policy: Policy = common::load_trusted_policy(&w.root, &w.home, None);
     assert!(policy.errors().is_empty(), "{:?}", policy.errors());
     let ctx = AnalysisContext::new(&w.root, None, &w.home).unwrap();
     let table: Vec<(usize, Case)> = common::load_table("policy_bash.jsonl");

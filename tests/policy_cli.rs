@@ -42,8 +42,26 @@ fn bin(w: &World, args: &[&str]) -> Output {
         .arg("--home")
         .arg(&w.home)
         .args(rest)
+        .env("KHAELOR_PERM_STATE_DIR", w.root.with_file_name("state"))
         .output()
         .unwrap()
+}
+
+/// Trusts the project config as it is now (issue 14 §1: project allows apply only to
+/// trusted content), in the same state dir `bin` uses.
+fn trust(w: &World) {
+    let o = Command::new(env!("CARGO_BIN_EXE_khaelor-perm"))
+        .arg("trust")
+        .arg(&w.root)
+        .env("KHAELOR_PERM_STATE_DIR", w.root.with_file_name("state"))
+        .output()
+        .unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
 }
 
 fn stdout(o: &Output) -> String {
@@ -219,6 +237,7 @@ fn rules_lists_in_order_and_reports_problems() {
         w.root.join(".khaelor/config.json"),
     )
     .unwrap();
+    trust(&w);
     let o = bin(&w, &["rules"]);
     assert_eq!(
         o.status.code(),

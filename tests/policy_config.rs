@@ -11,7 +11,7 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use khaelor_perm::config::{ConfigError, Policy, config_files, load_policy, parse_config};
+use khaelor_perm::config::{ConfigError, Policy, config_files, parse_config};
 use khaelor_perm::decide::decide;
 use khaelor_perm::rules::{Action, RuleSource};
 use khaelor_perm::tools::{MappedCall, map_call};
@@ -70,7 +70,7 @@ impl World {
     }
 
     fn policy(&self, managed: Option<&Path>) -> Policy {
-        load_policy(&self.root, &self.home, managed)
+        common::load_trusted_policy(&self.root, &self.home, managed)
     }
 }
 

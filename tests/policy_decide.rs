@@ -13,7 +13,7 @@ mod common;
 
 use std::path::PathBuf;
 
-use khaelor_perm::config::{Policy, load_policy};
+use khaelor_perm::config::Policy;
 use khaelor_perm::decide::{CallDecision, GrantError, available_tools, decide, grant_rules};
 use khaelor_perm::messages::{
     self, NON_INTERACTIVE_MESSAGE, Panel, SELF_PROTECTION_NOTE, panel_keys, render_panel_box,
@@ -63,7 +63,7 @@ impl World {
     }
 
     fn policy(&self) -> Policy {
-        let p = load_policy(&self.root, &self.home, None);
+        let p = common::load_trusted_policy(&self.root, &self.home, None);
         assert!(p.errors().is_empty(), "{:?}", p.errors());
         p
     }
@@ -283,7 +283,7 @@ fn the_managed_file_is_protected_too() {
     let managed = w.base.join("managed.json");
     std::fs::write(&managed, "{}").unwrap();
     w.project(ALLOW_ALL);
-    let policy = load_policy(&w.root, &w.home, Some(&managed));
+    let policy = common::load_trusted_policy(&w.root, &w.home, Some(&managed));
     let ctx = w.ctx();
     let call = map_call(
         "write",
@@ -309,11 +309,22 @@ fn git_hooks_and_config_ask_under_the_defaults() {
             RuleSource::Default
         );
     }
+    // Issue 14 §2 made all of `.git/` never quiet (this asserted Allow before); the
+    // neighbour that stays free is a file merely named like git's.
     assert_eq!(
         w.tool(
             &policy,
             "write",
             json!({"path": ".git/HEAD.bak", "content": "x"})
+        )
+        .decision,
+        Action::Ask
+    );
+    assert_eq!(
+        w.tool(
+            &policy,
+            "write",
+            json!({"path": ".gitignore", "content": "x"})
         )
         .decision,
         Action::Allow
@@ -545,7 +556,7 @@ fn a_managed_deny_removes_a_tool_whatever_later_layers_say() {
     let managed = w.base.join("managed.json");
     std::fs::write(&managed, r#"{"permissions": {"network.access": "deny"}}"#).unwrap();
     w.project(r#"{"permissions": {"network.access": "allow"}}"#);
-    let policy = load_policy(&w.root, &w.home, Some(&managed));
+    let policy = common::load_trusted_policy(&w.root, &w.home, Some(&managed));
     assert_eq!(
         available_tools(&policy, &["webfetch".to_string(), "read".to_string()]),
         vec!["read".to_string()]

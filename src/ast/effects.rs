@@ -452,6 +452,10 @@ fn inner_effects(
     if name == "git" {
         git_effects(words, &text, cwd, ctx, fx);
     }
+    // Issue 14 §5: containers that get the host, clusters (`crate::containers`).
+    let c = crate::containers::effects(words, cwd.path(), ctx);
+    c.notes.into_iter().for_each(|n| fx.note(n));
+    c.requests.into_iter().for_each(|r| fx.push(r));
     if table::FS_VERBS.contains(&name) {
         for w in fs_writes(name, words) {
             write_request(&w, cwd, ctx, fx);

@@ -13,7 +13,7 @@ use super::print_out;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use crate::config::load_policy;
+use crate::config::load_policy_trusted;
 use crate::decide::{CallDecision, decide};
 use crate::messages::render_panel_box;
 use crate::rules::Action;
@@ -48,6 +48,10 @@ pub struct Args {
     /// A managed config whose deny and ask rules no other layer can loosen.
     #[arg(long, value_name = "FILE")]
     pub managed_config: Option<PathBuf>,
+    /// Where the trust records of `khaelor-perm trust` live [default:
+    /// $XDG_STATE_HOME/khaelor-perm or $HOME/.local/state/khaelor-perm].
+    #[arg(long, env = "KHAELOR_PERM_STATE_DIR", value_name = "DIR")]
+    pub state_dir: Option<PathBuf>,
     /// Print the decision as JSON.
     #[arg(long)]
     pub json: bool,
@@ -76,7 +80,7 @@ pub struct CliError {
 }
 
 impl CliError {
-    fn new(code: &'static str, message: impl Into<String>) -> Self {
+    pub fn new(code: &'static str, message: impl Into<String>) -> Self {
         CliError {
             code,
             message: message.into(),
@@ -103,6 +107,29 @@ pub fn context(
     cwd: Option<&Path>,
     home: Option<&Path>,
 ) -> Result<AnalysisContext, CliError> {
+    // Issue 14 §3: a path flag with a control character, or one naming a process alias
+    // (which would resolve through this process, not the tool's), is refused.
+    for (flag, value) in [("--root", root), ("--cwd", cwd), ("--home", home)] {
+        let Some(v) = value else { continue };
+        let text = v.to_string_lossy();
+        if let Some(c) = crate::paths::control_char(&text) {
+            return Err(CliError::new(
+                "controlCharacter",
+                format!(
+                    "`{flag}` holds the control character U+{:04X}; a path may not contain one",
+                    u32::from(c)
+                ),
+            ));
+        }
+        if crate::paths::is_process_alias(v) {
+            return Err(CliError::new(
+                "aliasingPath",
+                format!(
+                    "`{flag}` names a process's own view of the file system (/proc/self, /dev/fd), not a directory"
+                ),
+            ));
+        }
+    }
     let root = match root {
         Some(r) => r.to_path_buf(),
         None => std::env::current_dir().map_err(|e| {
@@ -203,7 +230,13 @@ fn decide_from_args(args: &Args) -> Result<CallDecision, CliError> {
         args.cwd.as_deref(),
         args.home.as_deref(),
     )?;
-    let policy = load_policy(ctx.root(), ctx.home(), args.managed_config.as_deref());
+    let trust = crate::cli::trust::store_from(args.state_dir.as_deref());
+    let policy = load_policy_trusted(
+        ctx.root(),
+        ctx.home(),
+        args.managed_config.as_deref(),
+        trust.as_ref(),
+    );
     for e in policy.errors() {
         eprintln!(
             "warning: broken config, every decision is at most ask: {}",

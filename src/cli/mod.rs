@@ -15,6 +15,7 @@ pub mod oracle;
 pub mod rules;
 pub mod rules_interop;
 pub mod serve;
+pub mod trust;
 
 /// Writes `text` to stdout. A closed pipe (`khaelor-perm rules | head`) is not an
 /// error worth a panic: the reader has what it wanted.

@@ -14,7 +14,7 @@ use std::process::ExitCode;
 use serde::Serialize;
 
 use crate::cli::check::{context, fail};
-use crate::config::{ConfigError, Shadowed, load_policy};
+use crate::config::{ConfigError, Shadowed, load_policy_trusted};
 use crate::messages::terminal_safe;
 use crate::rules::PermissionRule;
 
@@ -39,6 +39,10 @@ pub struct Args {
     /// A managed config whose deny and ask rules no other layer can loosen.
     #[arg(long, value_name = "FILE")]
     pub managed_config: Option<PathBuf>,
+    /// Where the trust records of `khaelor-perm trust` live [default:
+    /// $XDG_STATE_HOME/khaelor-perm or $HOME/.local/state/khaelor-perm].
+    #[arg(long, env = "KHAELOR_PERM_STATE_DIR", value_name = "DIR")]
+    pub state_dir: Option<PathBuf>,
     /// Print as JSON.
     #[arg(long)]
     pub json: bool,
@@ -67,6 +71,8 @@ struct Listing<'a> {
     /// With `--check`: rules whose `*` is glued to a command name (a warning).
     #[serde(skip_serializing_if = "Option::is_none")]
     glued_wildcards: Option<Vec<&'a PermissionRule>>,
+    ignored: &'a [crate::config::IgnoredAllows],
+    protected: Vec<crate::protected::ProtectedEntry>,
 }
 
 pub fn run(args: Args) -> ExitCode {
@@ -79,7 +85,13 @@ pub fn run(args: Args) -> ExitCode {
         Ok(c) => c,
         Err(e) => return fail(args.json, &e),
     };
-    let policy = load_policy(ctx.root(), ctx.home(), args.managed_config.as_deref());
+    let trust = crate::cli::trust::store_from(args.state_dir.as_deref());
+    let policy = load_policy_trusted(
+        ctx.root(),
+        ctx.home(),
+        args.managed_config.as_deref(),
+        trust.as_ref(),
+    );
     let shadowed = args.check.then(|| policy.shadowed());
     let glued = args.check.then(|| glued_wildcards(&policy));
     let problems = !policy.errors().is_empty() || shadowed.as_ref().is_some_and(|s| !s.is_empty());
@@ -94,6 +106,8 @@ pub fn run(args: Args) -> ExitCode {
             errors: policy.errors(),
             shadowed,
             glued_wildcards: glued,
+            ignored: policy.ignored(),
+            protected: crate::protected::table(),
         };
         match serde_json::to_string_pretty(&listing) {
             Ok(s) => print_out(&format!("{s}\n")),
@@ -160,6 +174,27 @@ fn render(policy: &crate::config::Policy, shadowed: Option<&[Shadowed]>) -> Stri
         ));
     }
     out.push_str("Beneath every rule: the hardline floor (seed §4.2). Managed deny/ask rules are a ceiling.\n");
+    if !policy.ignored().is_empty() {
+        out.push_str("\nIgnored (the project config is not trusted):\n");
+        for i in policy.ignored() {
+            for r in &i.rules {
+                out.push_str(&format!("  {r}\n"));
+            }
+            out.push_str(&format!("  {}\n", crate::messages::ignored_allows_note(i)));
+        }
+    }
+    out.push_str(
+        "\nWrites that always ask and never get an \"always\" pattern (any directory, any case):\n",
+    );
+    let w = crate::protected::table()
+        .iter()
+        .map(|e| e.path.chars().count())
+        .max()
+        .unwrap_or(0);
+    for e in crate::protected::table() {
+        out.push_str(&format!("  {:<w$}  {}\n", e.path, e.reason));
+    }
+    out.push_str("  plus every config file listed above and the trust store\n");
     if !policy.errors().is_empty() {
         out.push_str("\nBroken configuration (every decision is at most ask until fixed):\n");
         for e in policy.errors() {

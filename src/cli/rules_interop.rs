@@ -12,7 +12,7 @@ use std::process::ExitCode;
 
 use super::print_out;
 use crate::cli::check::{context, fail};
-use crate::config::{load_policy, parse_config, project_config_path, user_config_path};
+use crate::config::{parse_config, project_config_path, user_config_path};
 use crate::interop::export::{Target, export};
 use crate::interop::{Format, ImportContext, ImportError, import, render};
 use crate::messages::terminal_safe;
@@ -67,6 +67,10 @@ pub struct ExportArgs {
     /// A managed config whose deny and ask rules no other layer can loosen.
     #[arg(long, value_name = "FILE")]
     pub managed_config: Option<PathBuf>,
+    /// Where the trust records of `khaelor-perm trust` live: an untrusted project
+    /// file's allows are not in force, so they are not exported either.
+    #[arg(long, env = "KHAELOR_PERM_STATE_DIR", value_name = "DIR")]
+    pub state_dir: Option<PathBuf>,
     /// Print a JSON report (the text, what was exported, what was not and why).
     #[arg(long)]
     pub json: bool,
@@ -216,6 +220,15 @@ pub fn run_import(args: ImportArgs) -> ExitCode {
                 target.display()
             )
         };
+        if !args.dry_run && !args.user {
+            // A project file's allows apply only once the user trusts its content
+            // (issue 14): importing is not trusting, since the source may be a cloned
+            // repository's settings.
+            report.push_str(&format!(
+                "Its allow rules apply once you trust it: khaelor-perm trust {}\n",
+                ctx_root_for_hint(&target)
+            ));
+        }
         if !imported.skipped.is_empty() {
             report.push_str("Not translated:\n");
             for s in &imported.skipped {
@@ -225,6 +238,14 @@ pub fn run_import(args: ImportArgs) -> ExitCode {
         eprint!("{}", terminal_safe(&report));
     }
     ExitCode::SUCCESS
+}
+
+/// The project directory of a `<root>/.khaelor/config.json` target, for the trust hint.
+fn ctx_root_for_hint(target: &Path) -> String {
+    target
+        .parent()
+        .and_then(Path::parent)
+        .map_or_else(|| target.display().to_string(), |p| p.display().to_string())
 }
 
 fn report_error(json: bool, code: &str, message: &str) {
@@ -241,7 +262,13 @@ pub fn run_export(args: ExportArgs) -> ExitCode {
         Ok(c) => c,
         Err(e) => return fail(args.json, &e),
     };
-    let policy = load_policy(ctx.root(), ctx.home(), args.managed_config.as_deref());
+    let trust = super::trust::store_from(args.state_dir.as_deref());
+    let policy = crate::config::load_policy_trusted(
+        ctx.root(),
+        ctx.home(),
+        args.managed_config.as_deref(),
+        trust.as_ref(),
+    );
     let out = match export(args.to, &policy, &ctx) {
         Ok(o) => o,
         Err(e) => {

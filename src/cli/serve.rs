@@ -5,7 +5,7 @@
 //! The service itself is `crate::http`.
 
 use std::net::SocketAddr;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use crate::http::{self, AppState, ServiceConfig};
@@ -37,6 +37,20 @@ pub struct Args {
     /// Allow listening beyond loopback without a token.
     #[arg(long)]
     pub insecure_no_auth: bool,
+    /// The home whose `.khaelor/config.json` is the user layer and that `~` expands to
+    /// [default: $HOME].
+    #[arg(long, env = "KHAELOR_PERM_HOME", value_name = "DIR")]
+    pub home: Option<PathBuf>,
+    /// Let requests name their own `home` (never one overlapping a workspace root).
+    #[arg(long)]
+    pub allow_request_home: bool,
+    /// Accept this `Host` name besides IP literals and `localhost` (repeatable).
+    #[arg(long = "allowed-host", value_name = "NAME")]
+    pub allowed_hosts: Vec<String>,
+    /// Accept requests from this browser origin, e.g. `http://localhost:3000`
+    /// (repeatable); any other `Origin` is refused with 403.
+    #[arg(long = "allowed-origin", value_name = "ORIGIN")]
+    pub allowed_origins: Vec<String>,
     /// Log format on stderr (filter with RUST_LOG, default `info`).
     #[arg(
         long,
@@ -74,6 +88,8 @@ pub enum ServeError {
     ManagedRelative(String),
     #[error("managed config `{0}` is not a readable file")]
     ManagedMissing(String),
+    #[error("home `{0}` is not an absolute path")]
+    HomeRelative(String),
 }
 
 pub fn run(args: Args) -> ExitCode {
@@ -170,25 +186,29 @@ pub fn service_config(args: &Args) -> Result<ServiceConfig, ServeError> {
         path: sessions.display().to_string(),
         source,
     })?;
-    let default_home = std::env::var_os("HOME").map_or_else(|| PathBuf::from("/"), PathBuf::from);
+    let default_home = match &args.home {
+        Some(h) if !h.is_absolute() => {
+            return Err(ServeError::HomeRelative(h.display().to_string()));
+        }
+        Some(h) => h.clone(),
+        None => std::env::var_os("HOME").map_or_else(|| PathBuf::from("/"), PathBuf::from),
+    };
     Ok(ServiceConfig {
         state_dir,
         token,
         workspace_roots,
         managed_config: args.managed_config.clone(),
         default_home,
+        allow_request_home: args.allow_request_home,
+        allowed_hosts: args.allowed_hosts.clone(),
+        allowed_origins: args.allowed_origins.clone(),
     })
 }
 
-/// `$XDG_STATE_HOME/khaelor-perm`, else `$HOME/.local/state/khaelor-perm`.
+/// `$XDG_STATE_HOME/khaelor-perm`, else `$HOME/.local/state/khaelor-perm` (shared with
+/// `khaelor-perm trust`, so both find the same trust store).
 fn default_state_dir() -> Option<PathBuf> {
-    let absolute = |v: std::ffi::OsString| Some(PathBuf::from(v)).filter(|p| p.is_absolute());
-    if let Some(x) = std::env::var_os("XDG_STATE_HOME").and_then(absolute) {
-        return Some(x.join("khaelor-perm"));
-    }
-    std::env::var_os("HOME")
-        .and_then(absolute)
-        .map(|h| h.join(Path::new(".local/state/khaelor-perm")))
+    crate::trust::default_state_dir()
 }
 
 fn init_logging(format: LogFormat) {

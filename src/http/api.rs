@@ -215,4 +215,36 @@ pub struct RulesResponse {
     pub errors: Vec<crate::config::ConfigError>,
     /// The config files read, existing or not.
     pub files: Vec<String>,
+    /// Project config files whose allows were ignored because they are not trusted
+    /// (issue 14 §1); `khaelor-perm trust` or `POST /v1/trust` applies them.
+    #[schema(value_type = Vec<crate::config::IgnoredAllows>)]
+    pub ignored: Vec<crate::config::IgnoredAllows>,
+    /// Paths whose writes always ask and never get an "always" pattern, with the
+    /// reason for each (issue 14 §2).
+    pub protected: Vec<crate::protected::ProtectedEntry>,
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct TrustRequest {
+    /// Absolute path of the project root whose `.khaelor/config.json` is trusted.
+    pub project_root: String,
+    /// Forget the trust instead of recording it.
+    #[serde(default)]
+    pub revoke: Option<bool>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct TrustResponse {
+    /// The project config file.
+    pub file: String,
+    /// `trusted` after a trust, `untrusted` after a revoke.
+    pub status: crate::trust::TrustStatus,
+    /// Hex SHA-256 of the content trusted (absent after a revoke).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sha256: Option<String>,
+    /// For a revoke: whether the file had been trusted.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub was_trusted: Option<bool>,
 }

@@ -13,7 +13,7 @@ use axum::response::{IntoResponse, Response};
 
 use super::api::{
     AnalyzeRequest, Engine, EvaluateRequest, Health, RulesQuery, RulesResponse,
-    ToolsAvailableRequest, ToolsAvailableResponse,
+    ToolsAvailableRequest, ToolsAvailableResponse, TrustRequest, TrustResponse,
 };
 use super::error::{ApiError, ApiJson, ApiQuery, ErrorBody};
 use super::{AppState, MAX_COMMAND_BYTES};
@@ -134,6 +134,7 @@ pub async fn evaluate(
     ApiJson(req): ApiJson<EvaluateRequest>,
 ) -> Result<Json<CallDecision>, ApiError> {
     let ctx = state.context(&req.project_root, req.cwd.as_deref(), req.home.as_deref())?;
+    state.confine_workdir(&req.tool, &req.input, &ctx)?;
     let call = map_call(&state, &req.tool, &req.input, &ctx)?;
     let policy = state.policy(&ctx);
     let decision = decide::decide(&policy, &[], &call, &ctx, req.interactive.unwrap_or(true));
@@ -165,6 +166,66 @@ pub async fn rules(
             .iter()
             .map(|f| f.display().to_string())
             .collect(),
+        ignored: policy.ignored().to_vec(),
+        protected: crate::protected::table(),
+    }))
+}
+
+/// Trusts (or with `revoke`, forgets) the current content of a project's
+/// `.khaelor/config.json`, so its allow rules apply (issue 14 §1). For hosts with a UI:
+/// call it only on the user's explicit say-so.
+#[utoipa::path(post, path = "/v1/trust", tag = "policy", request_body = TrustRequest,
+    responses(
+        (status = 200, description = "Trust recorded or revoked", body = TrustResponse),
+        (status = 400, description = "Malformed JSON, a wrong type, or a control character in a path", body = ErrorBody),
+        (status = 401, description = "Missing or invalid bearer token", body = ErrorBody),
+        (status = 403, description = "Project root outside the allowed workspace roots, or the managed config forbids trusting project configs", body = ErrorBody),
+        (status = 404, description = "The project has no `.khaelor/config.json`", body = ErrorBody),
+        (status = 422, description = "Relative path or missing project root", body = ErrorBody),
+    ))]
+pub async fn trust(
+    State(state): State<AppState>,
+    ApiJson(req): ApiJson<TrustRequest>,
+) -> Result<Json<TrustResponse>, ApiError> {
+    let ctx = state.context(&req.project_root, None, None)?;
+    let file = crate::config::project_config_path(ctx.root());
+    let store = state.config().trust_store();
+    let shown = file.display().to_string();
+    if req.revoke.unwrap_or(false) {
+        let was = tokio::task::spawn_blocking({
+            let (store, file) = (store.clone(), file.clone());
+            move || store.blocking_revoke(&file)
+        })
+        .await
+        .map_err(ApiError::internal)?
+        .map_err(ApiError::internal)?;
+        return Ok(Json(TrustResponse {
+            file: shown,
+            status: crate::trust::TrustStatus::Untrusted,
+            sha256: None,
+            was_trusted: Some(was),
+        }));
+    }
+    if state.policy(&ctx).trust_forbidden() {
+        return Err(ApiError::forbidden(
+            "trust_forbidden",
+            crate::trust::TrustError::Forbidden.to_string(),
+        ));
+    }
+    let record = tokio::task::spawn_blocking(move || store.blocking_trust(&file))
+        .await
+        .map_err(ApiError::internal)?
+        .map_err(|e| match e {
+            crate::trust::TrustError::NoConfig(_) | crate::trust::TrustError::NotAFile(_) => {
+                ApiError::not_found("no_project_config", e.to_string())
+            }
+            other => ApiError::internal(other),
+        })?;
+    Ok(Json(TrustResponse {
+        file: shown,
+        status: crate::trust::TrustStatus::Trusted,
+        sha256: Some(record.sha256),
+        was_trusted: None,
     }))
 }
 
@@ -223,6 +284,9 @@ pub fn tool_error(e: ToolError) -> ApiError {
         ToolError::TooLarge { .. } => ApiError::unprocessable("input_too_large", message),
         ToolError::Empty { .. } => ApiError::unprocessable("empty_input", message),
         ToolError::BadPatch { .. } => ApiError::unprocessable("bad_patch", message),
-        ToolError::BadCwd { .. } => ApiError::unprocessable("bad_cwd", message),
+        ToolError::BadCwd { .. } | ToolError::ConflictingCwd { .. } => {
+            ApiError::unprocessable("bad_cwd", message)
+        }
+        ToolError::ControlChar { .. } => ApiError::bad_request("control_character", message),
     }
 }

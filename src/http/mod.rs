@@ -9,6 +9,7 @@ pub mod api;
 pub mod auth;
 pub mod error;
 pub mod handlers;
+pub mod hosts;
 pub mod metrics;
 pub mod openapi;
 pub mod policy_cache;
@@ -55,8 +56,23 @@ pub struct ServiceConfig {
     pub workspace_roots: Vec<PathBuf>,
     /// An extra, highest-precedence config file set by the operator.
     pub managed_config: Option<PathBuf>,
-    /// The home used when a request gives none (the server's `$HOME`).
+    /// The home used when a request gives none: `--home`, else the server's `$HOME`.
+    /// Its `.khaelor/config.json` is the user layer.
     pub default_home: PathBuf,
+    /// Whether a request may name another `home` (`--allow-request-home`); never one
+    /// inside a workspace root.
+    pub allow_request_home: bool,
+    /// `Host` names accepted besides IP literals and `localhost` (`--allowed-host`).
+    pub allowed_hosts: Vec<String>,
+    /// Browser origins accepted (`--allowed-origin`); any other `Origin` is a 403.
+    pub allowed_origins: Vec<String>,
+}
+
+impl ServiceConfig {
+    /// The user's trust store of project configs: `<state-dir>/trust/`.
+    pub fn trust_store(&self) -> crate::trust::TrustStore {
+        crate::trust::TrustStore::new(&self.state_dir)
+    }
 }
 
 /// Shared state of every handler.
@@ -99,6 +115,7 @@ impl AppState {
             ctx.root(),
             ctx.home(),
             self.config().managed_config.as_deref(),
+            Some(&self.config().trust_store()),
         )
     }
     pub fn sessions(&self) -> &sessions::SessionStore {
@@ -114,6 +131,29 @@ impl AppState {
         cwd: Option<&str>,
         home: Option<&str>,
     ) -> Result<AnalysisContext, ApiError> {
+        for (field, value) in [
+            ("projectRoot", Some(project_root)),
+            ("cwd", cwd),
+            ("home", home),
+        ] {
+            if let Some(c) = value.and_then(paths::control_char) {
+                return Err(ApiError::bad_request(
+                    "control_character",
+                    format!(
+                        "`{field}` holds the control character U+{:04X}; a path may not contain one",
+                        u32::from(c)
+                    ),
+                ));
+            }
+            if value.is_some_and(|v| paths::is_process_alias(Path::new(v))) {
+                return Err(ApiError::unprocessable(
+                    "aliasing_path",
+                    format!(
+                        "`{field}` names a process's own view of the file system (/proc/self, /dev/fd), not a directory"
+                    ),
+                ));
+            }
+        }
         if project_root.is_empty() {
             return Err(ApiError::unprocessable(
                 "missing_project_root",
@@ -143,7 +183,7 @@ impl AppState {
                 return Err(outside());
             }
         }
-        let home = home.map_or_else(|| self.config().default_home.clone(), PathBuf::from);
+        let home = self.request_home(home)?;
         let ctx = AnalysisContext::new(root, cwd.map(Path::new), &home).map_err(|e| match e {
             ContextError::Relative { .. } => {
                 ApiError::unprocessable("relative_path", e.to_string())
@@ -156,7 +196,87 @@ impl AppState {
         if !roots.is_empty() && !roots.iter().any(|r| paths::is_inside(ctx.root(), r)) {
             return Err(outside());
         }
+        // The cwd is validated like the root (issue 14 §4).
+        self.confine_dir("cwd", ctx.cwd())?;
         Ok(ctx)
+    }
+
+    /// The home of a request (issue 14 §6): the server's own unless the server allows
+    /// requests to name another, and never one inside a workspace root (that would make
+    /// a project file act as the user's config).
+    fn request_home(&self, home: Option<&str>) -> Result<PathBuf, ApiError> {
+        let own = &self.config().default_home;
+        let Some(h) = home else {
+            return Ok(own.clone());
+        };
+        let asked = PathBuf::from(h);
+        if !asked.is_absolute() || paths::clean(&asked) == paths::clean(own) {
+            // Relative: AnalysisContext reports it; the server's own: nothing changes.
+            return Ok(asked);
+        }
+        if !self.config().allow_request_home {
+            return Err(ApiError::forbidden(
+                "home_not_allowed",
+                format!(
+                    "this server uses its own home `{}`; a request may name another only when the server runs with `--allow-request-home`",
+                    own.display()
+                ),
+            ));
+        }
+        let resolved = paths::resolve_existing_prefix(&asked);
+        if self
+            .config()
+            .workspace_roots
+            .iter()
+            .any(|r| paths::is_inside(&resolved, r) || paths::is_inside(r, &resolved))
+        {
+            return Err(ApiError::forbidden(
+                "home_in_workspace",
+                format!(
+                    "home `{h}` overlaps a workspace root: a project file would act as the user's config"
+                ),
+            ));
+        }
+        Ok(asked)
+    }
+
+    /// A working directory (the request's `cwd`, or the one a host sent in the tool
+    /// input) must be a real directory, and inside a workspace root when any is set.
+    pub fn confine_dir(&self, field: &str, dir: &Path) -> Result<(), ApiError> {
+        if !dir.is_absolute() || !dir.is_dir() {
+            return Err(ApiError::unprocessable(
+                "bad_cwd",
+                format!("`{field}` `{}` is not an existing directory", dir.display()),
+            ));
+        }
+        let roots = &self.config().workspace_roots;
+        if !roots.is_empty() && !roots.iter().any(|r| paths::is_inside(dir, r)) {
+            return Err(ApiError::forbidden(
+                "outside_workspace",
+                format!(
+                    "`{field}` `{}` is not under an allowed workspace root",
+                    dir.display()
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// The host-sent working directory of a tool call (`cwd`, `workdir`, `dir_path` in
+    /// its input), confined like the request's own cwd.
+    pub fn confine_workdir(
+        &self,
+        tool: &str,
+        input: &serde_json::Value,
+        ctx: &AnalysisContext,
+    ) -> Result<(), ApiError> {
+        if let Some((field, w)) =
+            crate::tools::host_workdir(tool, input).map_err(handlers::tool_error)?
+        {
+            let dir = crate::tools::resolve_path(w, ctx.cwd(), ctx.home());
+            self.confine_dir(field, &dir)?;
+        }
+        Ok(())
     }
 }
 
@@ -170,6 +290,7 @@ pub fn app(state: AppState) -> Router {
         .route("/v1/evaluate", post(handlers::evaluate))
         .route("/v1/rules", get(handlers::rules))
         .route("/v1/tools/available", post(handlers::tools_available))
+        .route("/v1/trust", post(handlers::trust))
         .route(
             "/v1/sessions/{session_id}/calls",
             post(sessions::record_call),
@@ -190,7 +311,7 @@ pub fn app(state: AppState) -> Router {
 }
 
 /// The middleware stack, outermost first: request id, trace span, id echo, metrics,
-/// panic capture, auth, body limit.
+/// panic capture, Host/Origin guard, auth, body limit.
 fn with_middleware(routes: Router<AppState>, state: AppState) -> Router {
     routes
         .layer(
@@ -212,6 +333,7 @@ fn with_middleware(routes: Router<AppState>, state: AppState) -> Router {
                 .layer(PropagateRequestIdLayer::x_request_id())
                 .layer(middleware::from_fn_with_state(state.clone(), count_request))
                 .layer(CatchPanicLayer::custom(panic_response))
+                .layer(middleware::from_fn_with_state(state.clone(), hosts::guard))
                 .layer(middleware::from_fn_with_state(state.clone(), auth::require_token))
                 .layer(DefaultBodyLimit::max(BODY_LIMIT)),
         )
@@ -314,6 +436,9 @@ mod tests {
             workspace_roots: Vec::new(),
             managed_config: None,
             default_home: PathBuf::from("/"),
+            allow_request_home: false,
+            allowed_hosts: Vec::new(),
+            allowed_origins: Vec::new(),
         })
     }
 

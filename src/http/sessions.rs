@@ -242,6 +242,7 @@ pub async fn record_call(
         check_id("turn", turn)?;
     }
     let ctx = state.context(&req.project_root, req.cwd.as_deref(), req.home.as_deref())?;
+    state.confine_workdir(&req.tool, &req.input, &ctx)?;
     let call = map_call(&state, &req.tool, &req.input, &ctx)?;
 
     let guard = state.sessions().lock(&session_id).await?;
@@ -481,10 +482,12 @@ pub async fn grant(
         .collect();
     let root = ctx.root().to_path_buf();
     let to_write = persisted_rules.clone();
-    let written =
-        tokio::task::spawn_blocking(move || grants::blocking_append_rules(&root, &to_write))
-            .await
-            .map_err(ApiError::internal)?;
+    let trust = state.config().trust_store();
+    let written = tokio::task::spawn_blocking(move || {
+        grants::blocking_append_rules(&root, &to_write, Some(&trust))
+    })
+    .await
+    .map_err(ApiError::internal)?;
     let config_file = crate::config::project_config_path(ctx.root())
         .display()
         .to_string();

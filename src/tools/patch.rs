@@ -4,6 +4,11 @@
 //! Owns the two formats coding agents send: the envelope (`*** Begin Patch` …
 //! `*** End Patch`) and standard unified diffs with git headers. It finds paths only;
 //! resolving them and deciding anything is the caller's job.
+//!
+//! A patch is read whole or refused (issue 14 §4): an applier may act on text this
+//! parser skipped, so content after an envelope's `*** End Patch`, a line an envelope
+//! section cannot hold (a `diff --git` or `--- a/x` header between sections), or an
+//! envelope marker outside the hunks of a unified diff is a `BadPatch` error.
 
 use serde::Serialize;
 
@@ -63,8 +68,26 @@ fn parse_envelope(patch: &str) -> Result<Vec<PatchFile>, ToolError> {
     let mut files: Vec<PatchFile> = Vec::new();
     // Index into `files` of the section lines are appended to.
     let mut current: Option<usize> = None;
+    let mut begun = false;
+    let mut ended: Option<usize> = None;
+    let bad = |i: usize, message: &str| ToolError::BadPatch {
+        line: i + 1,
+        message: message.to_string(),
+    };
     for (i, raw) in patch.lines().enumerate() {
         let line = raw.trim_start();
+        if let Some(end) = ended {
+            if !line.trim().is_empty() {
+                return Err(bad(
+                    i,
+                    &format!(
+                        "content after `*** End Patch` (line {}); a patch is read whole or refused",
+                        end + 1
+                    ),
+                ));
+            }
+            continue;
+        }
         let header = [
             ("*** Add File:", PatchOp::Add),
             ("*** Update File:", PatchOp::Update),
@@ -75,10 +98,7 @@ fn parse_envelope(patch: &str) -> Result<Vec<PatchFile>, ToolError> {
         .find_map(|(h, op)| line.strip_prefix(h).map(|rest| (rest.trim(), op)));
         if let Some((path, op)) = header {
             if path.is_empty() {
-                return Err(ToolError::BadPatch {
-                    line: i + 1,
-                    message: "a file header names no path".into(),
-                });
+                return Err(bad(i, "a file header names no path"));
             }
             files.push(PatchFile {
                 path: path.to_string(),
@@ -86,11 +106,41 @@ fn parse_envelope(patch: &str) -> Result<Vec<PatchFile>, ToolError> {
                 diff: format!("{raw}\n"),
             });
             current = Some(files.len() - 1);
-        } else if line == "*** End Patch" || line == "*** Begin Patch" {
+        } else if line == "*** Begin Patch" {
+            if begun {
+                return Err(bad(i, "a second `*** Begin Patch`; one envelope per patch"));
+            }
+            begun = true;
+            current = None;
+        } else if line == "*** End Patch" {
+            ended = Some(i);
             current = None;
         } else if let Some(f) = current.and_then(|c| files.get_mut(c)) {
+            // What a section may hold: added lines in an Add section; context, removed
+            // and added lines and hunk markers in an Update section; nothing in a Delete.
+            let ok = match f.op {
+                PatchOp::Add => raw.starts_with('+') || raw.is_empty(),
+                PatchOp::Update | PatchOp::MoveTo => {
+                    raw.is_empty()
+                        || raw.starts_with([' ', '-', '+'])
+                        || raw.starts_with("@@")
+                        || raw.trim() == "*** End of File"
+                }
+                PatchOp::Delete => raw.trim().is_empty(),
+            };
+            if !ok {
+                return Err(bad(
+                    i,
+                    "a line an envelope section cannot hold (a unified diff mixed into an envelope?); a patch is read whole or refused",
+                ));
+            }
             f.diff.push_str(raw);
             f.diff.push('\n');
+        } else if !line.trim().is_empty() {
+            return Err(bad(
+                i,
+                "a line outside any file section of the envelope; a patch is read whole or refused",
+            ));
         }
     }
     Ok(files)
@@ -274,6 +324,15 @@ fn parse_unified(patch: &str) -> Result<Vec<PatchFile>, ToolError> {
             i += 1;
             continue;
         }
+        if line.trim_start().starts_with("*** ") {
+            // `*** Begin Patch`, `*** Add File: …` outside a hunk: an envelope applier
+            // would act on it, and this reader would not.
+            return Err(ToolError::BadPatch {
+                line: i + 1,
+                message: "an envelope marker in a unified diff; a patch is read whole or refused"
+                    .into(),
+            });
+        }
         for (prefix, op) in [
             ("rename from ", PatchOp::Delete),
             ("rename to ", PatchOp::MoveTo),
@@ -317,6 +376,31 @@ mod tests {
                 ("d", PatchOp::Delete)
             ]
         );
+    }
+
+    #[test]
+    fn a_patch_is_read_whole_or_refused() {
+        let env = "*** Begin Patch\n*** Update File: a.txt\n@@\n-x\n+y\n*** End Patch\n";
+        assert_eq!(parse_patch(env).unwrap().len(), 1);
+        for bad in [
+            // Trailing unified diff after the envelope.
+            format!("{env}--- a/.git/config\n+++ b/.git/config\n@@ -1 +1 @@\n-a\n+b\n"),
+            // Trailing envelope.
+            format!("{env}*** Begin Patch\n*** Add File: ../x\n+x\n*** End Patch\n"),
+            // A unified header between sections.
+            "*** Begin Patch\n*** Add File: a\n+x\ndiff --git a/b b/b\n*** End Patch\n".to_string(),
+            // An envelope marker in a unified diff.
+            "--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n*** Add File: ../../etc/cron.d/x\n+x\n"
+                .to_string(),
+        ] {
+            assert!(
+                matches!(parse_patch(&bad), Err(ToolError::BadPatch { .. })),
+                "{bad}"
+            );
+        }
+        // Content that merely looks like a header inside an Update section is content.
+        let ok = "*** Begin Patch\n*** Update File: x.sql\n@@\n--- old comment\n+-- new\n*** End Patch\n\n";
+        assert_eq!(parse_patch(ok).unwrap().len(), 1);
     }
 
     #[test]

@@ -36,3 +36,20 @@ pub fn load_table<T: DeserializeOwned>(name: &str) -> Vec<(usize, T)> {
     }
     out
 }
+
+/// Loads the layered policy with the project config trusted first, in a throw-away
+/// trust store: project allows apply only to content the user trusted (issue 14 §1),
+/// and these tests are about layering, not trust.
+pub fn load_trusted_policy(
+    root: &Path,
+    home: &Path,
+    managed: Option<&Path>,
+) -> khaelor_perm::config::Policy {
+    let state = tempfile::tempdir().unwrap();
+    let store = khaelor_perm::trust::TrustStore::new(state.path());
+    let cfg = khaelor_perm::config::project_config_path(root);
+    if cfg.exists() {
+        store.blocking_trust(&cfg).unwrap();
+    }
+    khaelor_perm::config::load_policy_trusted(root, home, managed, Some(&store))
+}

@@ -326,6 +326,16 @@ impl Dirs {
     }
 }
 
+/// Trusts the project config as it is now through `POST /v1/trust` (issue 14 §1:
+/// project allows apply only to content the user trusted).
+pub fn trust(s: &Server, dirs: &Dirs) {
+    let r = s.post(
+        "/v1/trust",
+        &serde_json::json!({"projectRoot": dirs.root_str()}),
+    );
+    assert_eq!(r.status, 200, "{}", r.text);
+}
+
 /// A `bash` tool call body for `/v1/evaluate`.
 pub fn bash(dirs: &Dirs, command: &str) -> Value {
     serde_json::json!({"tool": "bash", "input": {"command": command}, "projectRoot": dirs.root_str()})

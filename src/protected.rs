@@ -1,0 +1,278 @@
+//! Never-quiet writes (issue 14 §2): the one table of paths whose writes always ask and
+//! never get an "always" pattern, each with the reason, plus KHAELOR's own config files
+//! and trust store.
+//!
+//! Owns the table, matching a resolved path against it, and the dynamic entries (the
+//! config files a policy read, the trust store). It does not decide: `decide` raises a
+//! matching write to at least ask and drops its always patterns; `rules` prints the
+//! table. Matching is by path component and ignores ASCII case everywhere, because
+//! case-insensitive file systems exist (git itself refuses `.GIT` for the same reason).
+
+use std::path::{Component, Path, PathBuf};
+
+use serde::Serialize;
+
+/// One row of the table, as `rules` and `/v1/rules` show it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ProtectedEntry {
+    /// The path shape, in any directory (`.git/hooks/` covers everything below it).
+    pub path: String,
+    /// Why a write there is never quiet.
+    pub reason: String,
+}
+
+/// How a row matches a path's components.
+enum Shape {
+    /// These consecutive components, anywhere in the path, and everything below them
+    /// (`*` matches any one component).
+    Under(&'static [&'static str]),
+    /// The last component.
+    Named(&'static str),
+}
+
+/// The table, most specific first so a hit names the most precise reason.
+const TABLE: &[(Shape, &str, &str)] = &[
+    (
+        Shape::Under(&[".git", "config"]),
+        ".git/config",
+        "sets core.hooksPath, core.fsmonitor, filters and aliases: git runs the programs it names",
+    ),
+    (
+        Shape::Under(&[".git", "hooks"]),
+        ".git/hooks/",
+        "hooks run on commit, checkout, merge and push",
+    ),
+    (
+        Shape::Under(&[".git", "info"]),
+        ".git/info/",
+        "info/attributes can name filter drivers that run on checkout; info/exclude hides files",
+    ),
+    (
+        Shape::Under(&[".git", "commondir"]),
+        ".git/commondir",
+        "points git at another repository directory, whose config (core.fsmonitor) then runs on `git status`",
+    ),
+    (
+        Shape::Under(&[".git", "objects", "info", "alternates"]),
+        ".git/objects/info/alternates",
+        "makes git read objects from another directory",
+    ),
+    (
+        Shape::Under(&[".git", "refs"]),
+        ".git/refs/",
+        "moves branches and tags: changes what the next commit, checkout or push means",
+    ),
+    (
+        Shape::Under(&[".git", "HEAD"]),
+        ".git/HEAD",
+        "changes the checked-out branch",
+    ),
+    (
+        Shape::Under(&[".git", "packed-refs"]),
+        ".git/packed-refs",
+        "moves branches and tags: changes what the next commit, checkout or push means",
+    ),
+    (
+        Shape::Under(&[".git", "modules", "*", "config"]),
+        ".git/modules/*/config",
+        "a submodule's config runs programs just as the repository's does",
+    ),
+    (
+        Shape::Under(&[".git"]),
+        ".git",
+        "git's own state; a `.git` file (a gitfile) sends git to a directory elsewhere",
+    ),
+    (
+        Shape::Named(".gitattributes"),
+        ".gitattributes",
+        "names filter and diff drivers that git runs on checkout, add and diff",
+    ),
+    (
+        Shape::Named(".gitmodules"),
+        ".gitmodules",
+        "submodule URLs and update commands that git fetches and runs",
+    ),
+    (
+        Shape::Under(&[".husky"]),
+        ".husky/",
+        "hook manager: its scripts run on commit and push",
+    ),
+    (
+        Shape::Under(&[".githooks"]),
+        ".githooks/",
+        "hook directory: its scripts run on commit and push once configured",
+    ),
+    (
+        Shape::Named("lefthook.yml"),
+        "lefthook.yml",
+        "hook manager: the commands it lists run on commit and push",
+    ),
+    (
+        Shape::Named("lefthook.yaml"),
+        "lefthook.yaml",
+        "hook manager: the commands it lists run on commit and push",
+    ),
+    (
+        Shape::Named(".lefthook.yml"),
+        ".lefthook.yml",
+        "hook manager: the commands it lists run on commit and push",
+    ),
+    (
+        Shape::Named(".pre-commit-config.yaml"),
+        ".pre-commit-config.yaml",
+        "hook manager: the repositories and commands it lists run on commit",
+    ),
+    (
+        Shape::Named(".envrc"),
+        ".envrc",
+        "direnv runs it on entering the directory",
+    ),
+    (
+        Shape::Under(&[".khaelor"]),
+        ".khaelor/",
+        "KHAELOR's own permission configuration: an agent must not grant itself permissions",
+    ),
+];
+
+/// The reason shown for KHAELOR's own files outside the table (the managed config, a
+/// config reached through a link, the trust store).
+pub const OWN_CONFIG_REASON: &str =
+    "KHAELOR's own permission configuration: an agent must not grant itself permissions";
+
+/// The table as data, for `rules` and `/v1/rules`.
+pub fn table() -> Vec<ProtectedEntry> {
+    TABLE
+        .iter()
+        .map(|(_, path, reason)| ProtectedEntry {
+            path: (*path).to_string(),
+            reason: (*reason).to_string(),
+        })
+        .collect()
+}
+
+/// A protected write: the rule pattern that names it and the entry's reason.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Hit {
+    pub pattern: String,
+    pub reason: String,
+    /// The hit is KHAELOR's own configuration (the self-protection note applies).
+    pub own_config: bool,
+}
+
+/// Whether a write to `path` (absolute, resolved) is protected: by the table, or by
+/// lying in or at one of `extra` (config files, the trust store).
+pub fn protected_write(path: &Path, extra: &[PathBuf]) -> Option<Hit> {
+    let comps: Vec<String> = path
+        .components()
+        .filter_map(|c| match c {
+            Component::Normal(n) => Some(n.to_string_lossy().into_owned()),
+            _ => None,
+        })
+        .collect();
+    for (shape, shown, reason) in TABLE {
+        let hit = match shape {
+            Shape::Under(seq) => contains_run(&comps, seq),
+            Shape::Named(name) => comps.last().is_some_and(|c| c.eq_ignore_ascii_case(name)),
+        };
+        if hit {
+            let pattern = match shape {
+                Shape::Under(_) => format!("*/{}*", shown.trim_end_matches('/')),
+                Shape::Named(_) => format!("*/{shown}"),
+            };
+            return Some(Hit {
+                pattern,
+                reason: (*reason).to_string(),
+                own_config: *shown == ".khaelor/",
+            });
+        }
+    }
+    extra
+        .iter()
+        .find(|d| crate::paths::is_inside(path, d))
+        .map(|d| Hit {
+            pattern: if path == d.as_path() {
+                d.display().to_string()
+            } else {
+                format!("{}/*", d.display())
+            },
+            reason: OWN_CONFIG_REASON.to_string(),
+            own_config: true,
+        })
+}
+
+/// Whether `seq` occurs as consecutive components of `comps` (ASCII case ignored, `*`
+/// matches one component).
+fn contains_run(comps: &[String], seq: &[&str]) -> bool {
+    if seq.is_empty() || comps.len() < seq.len() {
+        return false;
+    }
+    comps.windows(seq.len()).any(|w| {
+        w.iter()
+            .zip(seq)
+            .all(|(c, s)| *s == "*" || c.eq_ignore_ascii_case(s))
+    })
+}
+
+/// Whether a command's text names KHAELOR's configuration or the tool itself
+/// (`rm -rf .khaelor`, `sed -i … .KHAELOR/config.json`, `khaelor-perm trust .`): it may
+/// change them in ways the analysis cannot see.
+pub fn command_names_own_config(subject: &str) -> bool {
+    let lower = subject.to_ascii_lowercase();
+    lower.contains(".khaelor") || lower.contains("khaelor-perm")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn hit(p: &str) -> Option<String> {
+        protected_write(Path::new(p), &[]).map(|h| h.pattern)
+    }
+
+    #[test]
+    fn table_rows_match_anywhere_and_in_any_case() {
+        assert_eq!(
+            hit("/p/.git/hooks/pre-commit").as_deref(),
+            Some("*/.git/hooks*")
+        );
+        assert_eq!(hit("/p/.GIT/Config").as_deref(), Some("*/.git/config*"));
+        assert_eq!(
+            hit("/p/.git/commondir").as_deref(),
+            Some("*/.git/commondir*")
+        );
+        assert_eq!(
+            hit("/p/.git/modules/sub/config").as_deref(),
+            Some("*/.git/modules/*/config*")
+        );
+        assert_eq!(hit("/p/sub/.git").as_deref(), Some("*/.git*"));
+        assert_eq!(
+            hit("/p/.Khaelor/config.json").as_deref(),
+            Some("*/.khaelor*")
+        );
+        assert_eq!(hit("/p/a/.envrc").as_deref(), Some("*/.envrc"));
+        assert_eq!(hit("/p/.husky/pre-push").as_deref(), Some("*/.husky*"));
+    }
+
+    #[test]
+    fn neighbours_are_not_protected() {
+        for p in [
+            "/p/src/git/config",
+            "/p/.github/workflows/ci.yml",
+            "/p/.gitignore",
+            "/p/docs/envrc.md",
+            "/p/.git-blame-ignore-revs",
+            "/p/khaelor/notes.md",
+        ] {
+            assert_eq!(hit(p), None, "{p}");
+        }
+    }
+
+    #[test]
+    fn extra_paths_are_own_config() {
+        let extra = [PathBuf::from("/etc/khaelor/managed.json")];
+        let h = protected_write(Path::new("/etc/khaelor/managed.json"), &extra).unwrap();
+        assert!(h.own_config);
+        assert_eq!(h.pattern, "/etc/khaelor/managed.json");
+    }
+}
