@@ -177,6 +177,7 @@ pub fn service_config(args: &Args) -> Result<ServiceConfig, ServeError> {
         workspace_roots,
         managed_config: args.managed_config.clone(),
         default_home,
+        limits: http::Limits::default(),
     })
 }
 

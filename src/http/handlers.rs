@@ -45,7 +45,7 @@ pub async fn metrics(State(state): State<AppState>) -> Response {
             header::CONTENT_TYPE,
             "text/plain; version=0.0.4; charset=utf-8",
         )],
-        state.metrics().render(),
+        state.metrics().render_with(state.sessions().in_memory()),
     )
         .into_response()
 }
@@ -78,30 +78,35 @@ pub async fn analyze(
     ApiJson(req): ApiJson<AnalyzeRequest>,
 ) -> Result<Response, ApiError> {
     check_command(&req.command)?;
-    let ctx = state.context(&req.project_root, req.cwd.as_deref(), req.home.as_deref())?;
-    let start = Instant::now();
-    let resp = match req.engine.unwrap_or_default() {
-        Engine::Ast => {
-            let a = analysis::analyze(&req.command, &ctx);
-            state
-                .metrics()
-                .record_analysis(start.elapsed(), a.fallback.as_ref().map(|f| f.reason));
-            Json(a).into_response()
-        }
-        Engine::Lexer => {
-            let a = analysis::analyze_lexer(&req.command, &ctx);
-            state.metrics().record_analysis(start.elapsed(), None);
-            Json(a).into_response()
-        }
-        Engine::Both => {
-            let b = analysis::analyze_both(&req.command, &ctx);
-            state
-                .metrics()
-                .record_analysis(start.elapsed(), b.ast.fallback.as_ref().map(|f| f.reason));
-            Json(b).into_response()
-        }
-    };
-    Ok(resp)
+    let st = state.clone();
+    state
+        .blocking(move || {
+            let ctx = st.context(&req.project_root, req.cwd.as_deref(), req.home.as_deref())?;
+            let start = Instant::now();
+            let resp = match req.engine.unwrap_or_default() {
+                Engine::Ast => {
+                    let a = analysis::analyze(&req.command, &ctx);
+                    st.metrics()
+                        .record_analysis(start.elapsed(), a.fallback.as_ref().map(|f| f.reason));
+                    Json(a).into_response()
+                }
+                Engine::Lexer => {
+                    let a = analysis::analyze_lexer(&req.command, &ctx);
+                    st.metrics().record_analysis(start.elapsed(), None);
+                    Json(a).into_response()
+                }
+                Engine::Both => {
+                    let b = analysis::analyze_both(&req.command, &ctx);
+                    st.metrics().record_analysis(
+                        start.elapsed(),
+                        b.ast.fallback.as_ref().map(|f| f.reason),
+                    );
+                    Json(b).into_response()
+                }
+            };
+            Ok(resp)
+        })
+        .await?
 }
 
 /// A command over the limit is refused before any parsing.
@@ -133,12 +138,18 @@ pub async fn evaluate(
     State(state): State<AppState>,
     ApiJson(req): ApiJson<EvaluateRequest>,
 ) -> Result<Json<CallDecision>, ApiError> {
-    let ctx = state.context(&req.project_root, req.cwd.as_deref(), req.home.as_deref())?;
-    let call = map_call(&state, &req.tool, &req.input, &ctx)?;
-    let policy = state.policy(&ctx);
-    let decision = decide::decide(&policy, &[], &call, &ctx, req.interactive.unwrap_or(true));
-    state.metrics().record_decision(decision.decision.as_str());
-    Ok(Json(decision))
+    let st = state.clone();
+    state
+        .blocking(move || {
+            let ctx = st.context(&req.project_root, req.cwd.as_deref(), req.home.as_deref())?;
+            let call = map_call(&st, &req.tool, &req.input, &ctx)?;
+            let policy = st.blocking_policy(&ctx);
+            let decision =
+                decide::decide(&policy, &[], &call, &ctx, req.interactive.unwrap_or(true));
+            st.metrics().record_decision(decision.decision.as_str());
+            Ok(Json(decision))
+        })
+        .await?
 }
 
 /// The effective rules for a project, in evaluation order, each with its source and
@@ -155,8 +166,13 @@ pub async fn rules(
     State(state): State<AppState>,
     ApiQuery(q): ApiQuery<RulesQuery>,
 ) -> Result<Json<RulesResponse>, ApiError> {
-    let ctx = state.context(&q.project_root, None, q.home.as_deref())?;
-    let policy = state.policy(&ctx);
+    let st = state.clone();
+    let policy = state
+        .blocking(move || {
+            let ctx = st.context(&q.project_root, None, q.home.as_deref())?;
+            Ok::<_, ApiError>(st.blocking_policy(&ctx))
+        })
+        .await??;
     Ok(Json(RulesResponse {
         rules: policy.rules().to_vec(),
         errors: policy.errors().to_vec(),
@@ -184,8 +200,15 @@ pub async fn tools_available(
     State(state): State<AppState>,
     ApiJson(req): ApiJson<ToolsAvailableRequest>,
 ) -> Result<Json<ToolsAvailableResponse>, ApiError> {
-    let ctx = state.context(&req.project_root, None, req.home.as_deref())?;
-    let policy = state.policy(&ctx);
+    let st = state.clone();
+    let project_root = req.project_root;
+    let home = req.home;
+    let policy = state
+        .blocking(move || {
+            let ctx = st.context(&project_root, None, home.as_deref())?;
+            Ok::<_, ApiError>(st.blocking_policy(&ctx))
+        })
+        .await??;
     Ok(Json(ToolsAvailableResponse {
         tools: decide::available_tools(&policy, &req.tools),
     }))

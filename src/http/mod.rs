@@ -57,6 +57,35 @@ pub struct ServiceConfig {
     pub managed_config: Option<PathBuf>,
     /// The home used when a request gives none (the server's `$HOME`).
     pub default_home: PathBuf,
+    /// Service limits (timeouts, caps, blocking pool, session cache).
+    pub limits: Limits,
+}
+
+/// Every bound the service enforces, each with its `serve` flag (README, "Reliability").
+#[derive(Debug, Clone)]
+pub struct Limits {
+    /// Blocking jobs (analysis, decisions, config and session I/O) running at once;
+    /// more wait their turn off the reactor (`--blocking-threads`).
+    pub blocking_threads: usize,
+    /// Sessions kept in memory at most (`--max-sessions`).
+    pub max_sessions: usize,
+    /// A session unused this long leaves memory (`--session-idle-secs`).
+    pub session_idle: std::time::Duration,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            blocking_threads: default_blocking_threads(),
+            max_sessions: sessions::DEFAULT_MAX_SESSIONS,
+            session_idle: sessions::DEFAULT_SESSION_IDLE,
+        }
+    }
+}
+
+/// Two per core: analysis is CPU-bound, file I/O mostly waits.
+pub fn default_blocking_threads() -> usize {
+    std::thread::available_parallelism().map_or(4, |n| n.get() * 2)
 }
 
 /// Shared state of every handler.
@@ -70,6 +99,8 @@ struct Inner {
     metrics: metrics::Metrics,
     policies: policy_cache::PolicyCache,
     sessions: sessions::SessionStore,
+    /// Permits of the bounded blocking pool.
+    blocking: Arc<tokio::sync::Semaphore>,
 }
 
 impl AppState {
@@ -78,7 +109,14 @@ impl AppState {
             inner: Arc::new(Inner {
                 metrics: metrics::Metrics::new(),
                 policies: policy_cache::PolicyCache::new(),
-                sessions: sessions::SessionStore::new(config.state_dir.join("sessions")),
+                sessions: sessions::SessionStore::with_limits(
+                    config.state_dir.join("sessions"),
+                    config.limits.max_sessions,
+                    config.limits.session_idle,
+                ),
+                blocking: Arc::new(tokio::sync::Semaphore::new(
+                    config.limits.blocking_threads.max(1),
+                )),
                 config,
             }),
         }
@@ -93,9 +131,39 @@ impl AppState {
     pub fn policies(&self) -> &policy_cache::PolicyCache {
         &self.inner.policies
     }
+    /// Runs blocking work (analysis, decisions, config and session file I/O) on the
+    /// blocking pool, at most `limits.blocking_threads` jobs at once, so the reactor
+    /// threads only do socket I/O and `/healthz` answers under heavy commands. The
+    /// permit travels with the job: a client that hangs up does not free a slot its
+    /// job still occupies.
+    pub async fn blocking<T, F>(&self, job: F) -> Result<T, ApiError>
+    where
+        T: Send + 'static,
+        F: FnOnce() -> T + Send + 'static,
+    {
+        let permit = self
+            .inner
+            .blocking
+            .clone()
+            .acquire_owned()
+            .await
+            .map_err(ApiError::internal)?;
+        self.metrics().blocking_queued(1);
+        let metrics = self.clone();
+        tokio::task::spawn_blocking(move || {
+            metrics.metrics().blocking_queued(-1);
+            let out = job();
+            drop(permit);
+            out
+        })
+        .await
+        .map_err(ApiError::internal)
+    }
+
     /// The (cached) policy for a request's project, home and the managed config.
-    pub fn policy(&self, ctx: &AnalysisContext) -> crate::config::Policy {
-        self.policies().get(
+    /// Blocks on the file system: call it inside `blocking`.
+    pub fn blocking_policy(&self, ctx: &AnalysisContext) -> crate::config::Policy {
+        self.policies().blocking_get(
             ctx.root(),
             ctx.home(),
             self.config().managed_config.as_deref(),
@@ -105,7 +173,8 @@ impl AppState {
         &self.inner.sessions
     }
 
-    /// Builds the analysis context of a request: absolute project root inside the
+    /// Builds the analysis context of a request (blocks on the file system: call it
+    /// inside `blocking`): absolute project root inside the
     /// allowed workspaces (checked before existence, so a confined client cannot probe
     /// the rest of the disk), cwd defaulting to the root, home to the server's.
     pub fn context(
@@ -247,7 +316,9 @@ async fn count_request(State(state): State<AppState>, req: Request, next: Next) 
         | Method::OPTIONS => req.method().as_str().to_string(),
         _ => "OTHER".to_string(),
     };
+    let in_flight = state.metrics().request_started();
     let resp = next.run(req).await;
+    drop(in_flight);
     state
         .metrics()
         .record_request(&route, &method, resp.status().as_u16());
@@ -314,6 +385,7 @@ mod tests {
             workspace_roots: Vec::new(),
             managed_config: None,
             default_home: PathBuf::from("/"),
+            limits: Limits::default(),
         })
     }
 
