@@ -54,6 +54,10 @@ pub enum GrantError {
     /// config, say): writing there would widen the grant beyond this project.
     #[error("`{file}` resolves to `{target}`, outside the project; the grant is not written there")]
     Escapes { file: String, target: String },
+    /// The project config could not be read (not a regular file, too large, a
+    /// dangling link, not UTF-8): the same refusal the loader makes.
+    #[error("{file}: {message}")]
+    Unreadable { file: String, message: String },
     #[error("could not {action} `{path}`: {source}")]
     Io {
         action: &'static str,
@@ -97,17 +101,56 @@ pub fn blocking_append_rules(
         .map_err(|e| io_err("open", &lock_path, e))?;
     lock.lock().map_err(|e| io_err("lock", &lock_path, e))?;
 
-    let text = match fs::read_to_string(&file) {
-        Ok(t) => t,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => String::new(),
-        Err(e) => return Err(io_err("read", &file, e)),
-    };
+    // The loader's own reader: what it refuses, the writer refuses.
+    let text = crate::config::read_config_text(&file)
+        .map_err(|message| GrantError::Unreadable {
+            file: file.display().to_string(),
+            message,
+        })?
+        .unwrap_or_default();
     let (new_text, outcome) = edit(&file, &text, rules)?;
+    check_effective(&file, &new_text, rules)?;
     if !outcome.added.is_empty() {
         blocking_write_atomic(&file, &dir, &new_text)?;
     }
     drop(lock);
     Ok(outcome)
+}
+
+/// Checks the text about to be written with the loader the server uses: a grant is
+/// only reported as written when the loader reads the file without error (a broken
+/// file keeps only its deny rules, so an allow appended to it changes nothing) and
+/// finds every rule in it. Otherwise the file is left as it was.
+fn check_effective(file: &Path, text: &str, rules: &[PersistedRule]) -> Result<(), GrantError> {
+    let display = file.display().to_string();
+    let parsed = crate::config::parse_config(text, &display, crate::rules::RuleSource::Project);
+    if let Some(e) = parsed.errors.first() {
+        return Err(GrantError::Malformed {
+            file: e.file.clone(),
+            line: e.line,
+            column: e.column,
+            message: e.message.clone(),
+        });
+    }
+    for rule in rules {
+        let found = parsed.rules.iter().any(|r| {
+            r.capability == rule.capability
+                && r.pattern == rule.pattern
+                && r.action.as_str() == rule.action
+        });
+        if !found {
+            return Err(shape_err(
+                &display,
+                1,
+                1,
+                &format!(
+                    "the loader does not find the rule `{}` `{}` `{}` in the edited file",
+                    rule.capability, rule.pattern, rule.action
+                ),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// The edit itself, pure: the new text and what was added.

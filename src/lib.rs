@@ -19,6 +19,7 @@ pub mod decide;
 pub mod grants;
 pub mod hardline;
 pub mod http;
+pub mod json;
 pub mod lexer;
 pub mod messages;
 pub mod paths;

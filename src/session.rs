@@ -284,6 +284,22 @@ impl Session {
                 }
             }
         }
+        // A crash between a call's `ToolRequested` and its decision leaves it neither
+        // pending nor answerable: say so, and how to recover (the HTTP layer decides a
+        // call recorded again with the same tool and input).
+        let stuck: Vec<String> = s
+            .calls()
+            .filter(|c| c.status == CallStatus::Requested)
+            .map(|c| c.call_id.clone())
+            .collect();
+        for id in stuck {
+            let w = format!(
+                "{}: call `{id}` was requested but its decision was lost; record it again with the same tool and input to decide it",
+                s.path.display()
+            );
+            tracing::warn!(session = %s.id, "{w}");
+            s.warnings.push(w);
+        }
         Ok(s)
     }
 

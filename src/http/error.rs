@@ -125,16 +125,14 @@ where
     }
 }
 
-/// Decodes a JSON body, naming the field that failed.
+/// Decodes a JSON body strictly (`crate::json`): one value, no duplicate keys at any
+/// depth, the failing field named.
 pub fn from_slice<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
-    let de = &mut serde_json::Deserializer::from_slice(bytes);
-    serde_path_to_error::deserialize(de).map_err(|e| {
-        let path = e.path().to_string();
-        let inner = e.into_inner();
-        let message = if path.is_empty() || path == "." {
-            format!("invalid JSON body: {inner}")
+    crate::json::from_slice(bytes).map_err(|e| {
+        let message = if e.0.starts_with("at `") {
+            format!("invalid JSON body {}", e.0)
         } else {
-            format!("invalid JSON body at `{path}`: {inner}")
+            format!("invalid JSON body: {}", e.0)
         };
         ApiError::bad_request("invalid_body", message)
     })

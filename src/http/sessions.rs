@@ -644,6 +644,7 @@ pub async fn grant(
         Err(e) => {
             let code = match e {
                 grants::GrantError::Malformed { .. } => "config_malformed",
+                grants::GrantError::Unreadable { .. } => "config_malformed",
                 grants::GrantError::Io { .. } | grants::GrantError::Escapes { .. } => {
                     "config_write_failed"
                 }
