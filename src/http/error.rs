@@ -105,7 +105,13 @@ where
             ));
         }
         let bytes = Bytes::from_request(req, state).await.map_err(|e| {
-            if e.status() == StatusCode::PAYLOAD_TOO_LARGE {
+            if is_timeout(&e) {
+                ApiError::new(
+                    StatusCode::REQUEST_TIMEOUT,
+                    "body_timeout",
+                    "the request body did not arrive within the server's body timeout",
+                )
+            } else if e.status() == StatusCode::PAYLOAD_TOO_LARGE {
                 ApiError::new(
                     StatusCode::PAYLOAD_TOO_LARGE,
                     "payload_too_large",
@@ -136,6 +142,18 @@ pub fn from_slice<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
         };
         ApiError::bad_request("invalid_body", message)
     })
+}
+
+/// Whether reading the body failed because the body-read timeout fired.
+fn is_timeout(e: &(dyn std::error::Error + 'static)) -> bool {
+    let mut cur: Option<&(dyn std::error::Error + 'static)> = Some(e);
+    while let Some(err) = cur {
+        if err.is::<tower_http::timeout::TimeoutError>() {
+            return true;
+        }
+        cur = err.source();
+    }
+    false
 }
 
 fn is_json_content_type(v: Option<&header::HeaderValue>) -> bool {

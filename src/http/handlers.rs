@@ -32,6 +32,42 @@ pub async fn healthz() -> Json<Health> {
     })
 }
 
+/// Readiness: 200 while the server takes work, 503 once shutdown began or when the
+/// session directory is gone (a balancer stops sending; liveness is `/healthz`).
+#[utoipa::path(get, path = "/readyz", tag = "service",
+    responses(
+        (status = 200, description = "The server takes work", body = Health),
+        (status = 503, description = "Shutting down, or the state directory is unusable", body = ErrorBody),
+    ))]
+pub async fn readyz(State(state): State<AppState>) -> Response {
+    if state.draining() {
+        return ApiError::new(
+            axum::http::StatusCode::SERVICE_UNAVAILABLE,
+            "draining",
+            "the server is shutting down",
+        )
+        .into_response();
+    }
+    let dir = state.config().state_dir.join("sessions");
+    let usable = state
+        .blocking(move || std::fs::metadata(&dir).is_ok_and(|m| m.is_dir()))
+        .await
+        .unwrap_or(false);
+    if !usable {
+        return ApiError::new(
+            axum::http::StatusCode::SERVICE_UNAVAILABLE,
+            "state_dir_unusable",
+            "the session directory is missing or not a directory",
+        )
+        .into_response();
+    }
+    Json(Health {
+        status: "ready".to_string(),
+        version: env!("CARGO_PKG_VERSION").to_string(),
+    })
+    .into_response()
+}
+
 /// Prometheus text: requests by route and status, decisions by action, fallbacks by
 /// reason, analysis latency histogram.
 #[utoipa::path(get, path = "/metrics", tag = "service",

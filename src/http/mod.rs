@@ -18,18 +18,23 @@ use std::any::Any;
 use std::future::Future;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
 
 use axum::Router;
+use axum::error_handling::HandleErrorLayer;
 use axum::extract::{DefaultBodyLimit, MatchedPath, Request, State};
-use axum::http::{Method, StatusCode};
+use axum::http::{HeaderValue, Method, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
-use tower::ServiceBuilder;
+use tower::limit::GlobalConcurrencyLimitLayer;
+use tower::{BoxError, ServiceBuilder};
 use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::request_id::{
     MakeRequestUuid, PropagateRequestIdLayer, RequestId, SetRequestIdLayer,
 };
+use tower_http::timeout::RequestBodyTimeoutLayer;
 use tower_http::trace::{DefaultOnResponse, TraceLayer};
 use tracing::Level;
 
@@ -71,7 +76,28 @@ pub struct Limits {
     pub max_sessions: usize,
     /// A session unused this long leaves memory (`--session-idle-secs`).
     pub session_idle: std::time::Duration,
+    /// Time a client has to send a request's head; the same hyper timer closes a
+    /// keep-alive connection idle that long between requests (`--header-timeout-secs`).
+    pub header_timeout: Duration,
+    /// Time a client has to send a request's body (`--body-timeout-secs`).
+    pub body_timeout: Duration,
+    /// Time a whole request may take, head read to answer (`--request-timeout-secs`).
+    pub request_timeout: Duration,
+    /// Open connections at most; more are answered 503 and closed (`--max-connections`).
+    pub max_connections: usize,
+    /// `/v1` requests handled at once; more are answered 503 (`--max-concurrent-requests`).
+    pub max_concurrent: usize,
+    /// After SIGTERM, how long in-flight requests may finish before connections are cut
+    /// (`--shutdown-timeout-secs`).
+    pub shutdown_timeout: Duration,
 }
+
+/// Seconds a client is told to wait (`Retry-After`) when a cap is full.
+pub const RETRY_AFTER_SECS: u64 = 1;
+
+/// Largest request head (request line and headers) hyper buffers: beyond it the
+/// connection gets a 431 and is closed.
+pub const MAX_HEAD_BYTES: usize = 64 * 1024;
 
 impl Default for Limits {
     fn default() -> Self {
@@ -79,6 +105,12 @@ impl Default for Limits {
             blocking_threads: default_blocking_threads(),
             max_sessions: sessions::DEFAULT_MAX_SESSIONS,
             session_idle: sessions::DEFAULT_SESSION_IDLE,
+            header_timeout: Duration::from_secs(10),
+            body_timeout: Duration::from_secs(10),
+            request_timeout: Duration::from_secs(30),
+            max_connections: 512,
+            max_concurrent: 256,
+            shutdown_timeout: Duration::from_secs(10),
         }
     }
 }
@@ -101,6 +133,10 @@ struct Inner {
     sessions: sessions::SessionStore,
     /// Permits of the bounded blocking pool.
     blocking: Arc<tokio::sync::Semaphore>,
+    /// Permits of the `/v1` concurrency cap, shared by every route.
+    concurrent: Arc<tokio::sync::Semaphore>,
+    /// Set once shutdown began: `/readyz` answers 503 so balancers stop sending.
+    draining: AtomicBool,
 }
 
 impl AppState {
@@ -117,6 +153,10 @@ impl AppState {
                 blocking: Arc::new(tokio::sync::Semaphore::new(
                     config.limits.blocking_threads.max(1),
                 )),
+                concurrent: Arc::new(tokio::sync::Semaphore::new(
+                    config.limits.max_concurrent.max(1),
+                )),
+                draining: AtomicBool::new(false),
                 config,
             }),
         }
@@ -171,6 +211,11 @@ impl AppState {
     }
     pub fn sessions(&self) -> &sessions::SessionStore {
         &self.inner.sessions
+    }
+
+    /// Whether shutdown has begun.
+    pub fn draining(&self) -> bool {
+        self.inner.draining.load(Ordering::Relaxed)
     }
 
     /// Builds the analysis context of a request (blocks on the file system: call it
@@ -231,10 +276,14 @@ impl AppState {
 
 /// The router with every route and middleware; tests drive it directly or over a socket.
 pub fn app(state: AppState) -> Router {
-    let routes = Router::new()
+    // Probes, metrics and the spec stay outside the concurrency cap: a full server must
+    // still say it is alive.
+    let service = Router::new()
         .route("/healthz", get(handlers::healthz))
+        .route("/readyz", get(handlers::readyz))
         .route("/metrics", get(handlers::metrics))
-        .route("/openapi.yaml", get(handlers::openapi_yaml))
+        .route("/openapi.yaml", get(handlers::openapi_yaml));
+    let api = Router::new()
         .route("/v1/analyze", post(handlers::analyze))
         .route("/v1/evaluate", post(handlers::evaluate))
         .route("/v1/rules", get(handlers::rules))
@@ -253,14 +302,26 @@ pub fn app(state: AppState) -> Router {
             "/v1/sessions/{session_id}/calls/{call_id}/deny",
             post(sessions::deny),
         )
+        // One semaphore for every route (`Router::layer` wraps each route apart).
+        .layer(
+            ServiceBuilder::new()
+                .layer(HandleErrorLayer::new(overloaded))
+                .load_shed()
+                .layer(GlobalConcurrencyLimitLayer::with_semaphore(
+                    state.inner.concurrent.clone(),
+                )),
+        );
+    let routes = service
+        .merge(api)
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed);
     with_middleware(routes, state)
 }
 
 /// The middleware stack, outermost first: request id, trace span, id echo, metrics,
-/// panic capture, auth, body limit.
+/// whole-request timeout, panic capture, auth, body read timeout, body limit.
 fn with_middleware(routes: Router<AppState>, state: AppState) -> Router {
+    let limits = state.config().limits.clone();
     routes
         .layer(
             ServiceBuilder::new()
@@ -280,23 +341,132 @@ fn with_middleware(routes: Router<AppState>, state: AppState) -> Router {
                 )
                 .layer(PropagateRequestIdLayer::x_request_id())
                 .layer(middleware::from_fn_with_state(state.clone(), count_request))
+                .layer(HandleErrorLayer::new(timed_out))
+                .timeout(limits.request_timeout)
                 .layer(CatchPanicLayer::custom(panic_response))
                 .layer(middleware::from_fn_with_state(state.clone(), auth::require_token))
+                .layer(RequestBodyTimeoutLayer::new(limits.body_timeout))
                 .layer(DefaultBodyLimit::max(BODY_LIMIT)),
         )
         .with_state(state)
 }
 
-/// Serves `app(state)` on `listener` until `shutdown` resolves, then stops accepting
-/// and lets in-flight requests finish.
+/// A full concurrency cap: 503 with `Retry-After`, at once rather than queued.
+async fn overloaded(err: BoxError) -> Response {
+    if err.is::<tower::load_shed::error::Overloaded>() {
+        return busy(
+            "overloaded",
+            "the server is at its limit of concurrent requests; retry shortly",
+        );
+    }
+    ApiError::internal(err).into_response()
+}
+
+/// The whole-request timeout: 503 with `Retry-After` (the server, not the client, was
+/// too slow, or the client held the request open).
+async fn timed_out(err: BoxError) -> Response {
+    if err.is::<tower::timeout::error::Elapsed>() {
+        return busy(
+            "request_timeout",
+            "the request took longer than the server's request timeout",
+        );
+    }
+    ApiError::internal(err).into_response()
+}
+
+fn busy(code: &'static str, message: &str) -> Response {
+    let mut resp = ApiError::new(StatusCode::SERVICE_UNAVAILABLE, code, message).into_response();
+    resp.headers_mut()
+        .insert(header::RETRY_AFTER, HeaderValue::from(RETRY_AFTER_SECS));
+    resp
+}
+
+/// Serves `app(state)` on `listener` until `shutdown` resolves; then stops accepting,
+/// lets in-flight requests finish for up to `limits.shutdown_timeout`, and cuts the
+/// connections still open after that (a client stalled mid-request cannot hold the
+/// process up).
+///
+/// Each connection is hyper's HTTP/1 server with the header-read timeout and head size
+/// limit set; at most `limits.max_connections` are open at once, and one over the cap
+/// gets a 503 with `Retry-After` and is closed without being read, so idle sockets
+/// cannot exhaust the descriptors `/healthz` needs.
 pub async fn serve(
     listener: tokio::net::TcpListener,
     state: AppState,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
-    axum::serve(listener, app(state))
-        .with_graceful_shutdown(shutdown)
-        .await
+    let limits = state.config().limits.clone();
+    let app = app(state.clone());
+    let connections = Arc::new(tokio::sync::Semaphore::new(limits.max_connections.max(1)));
+    let graceful = hyper_util::server::graceful::GracefulShutdown::new();
+    let mut http = hyper::server::conn::http1::Builder::new();
+    http.timer(hyper_util::rt::TokioTimer::new())
+        .header_read_timeout(limits.header_timeout)
+        .max_buf_size(MAX_HEAD_BYTES);
+    let http = Arc::new(http);
+    tokio::pin!(shutdown);
+    loop {
+        let stream = tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok((stream, _)) => stream,
+                Err(e) => {
+                    // Out of descriptors, most likely: back off instead of spinning.
+                    tracing::warn!(error = %e, "accept failed");
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    continue;
+                }
+            },
+            () = &mut shutdown => break,
+        };
+        let Ok(permit) = connections.clone().try_acquire_owned() else {
+            tokio::spawn(refuse_connection(stream));
+            continue;
+        };
+        let service = hyper_util::service::TowerToHyperService::new(app.clone());
+        let conn =
+            graceful.watch(http.serve_connection(hyper_util::rt::TokioIo::new(stream), service));
+        let state = state.clone();
+        tokio::spawn(async move {
+            let _open = state.metrics().connection_opened();
+            if let Err(e) = conn.await {
+                tracing::debug!(error = %e, "connection ended with an error");
+            }
+            drop(permit);
+        });
+    }
+    state.inner.draining.store(true, Ordering::Relaxed);
+    drop(listener);
+    tokio::select! {
+        () = graceful.shutdown() => {}
+        () = tokio::time::sleep(limits.shutdown_timeout) => {
+            tracing::warn!(
+                open = state.metrics().connections(),
+                "shutdown timeout passed: cutting the connections still open"
+            );
+        }
+    }
+    Ok(())
+}
+
+/// Answers a connection over the cap with a 503 and closes it, reading nothing; the
+/// few bytes fit the socket buffer, so this never waits on the client for long.
+async fn refuse_connection(mut stream: tokio::net::TcpStream) {
+    use tokio::io::AsyncWriteExt;
+    let body = serde_json::json!({"error": {
+        "code": "too_many_connections",
+        "message": "the server is at its limit of open connections; retry shortly",
+    }})
+    .to_string();
+    let head = format!(
+        "HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\nretry-after: {RETRY_AFTER_SECS}\r\nconnection: close\r\ncontent-length: {}\r\n\r\n",
+        body.len()
+    );
+    let write = async {
+        stream.write_all(head.as_bytes()).await?;
+        stream.write_all(body.as_bytes()).await?;
+        stream.shutdown().await
+    };
+    let _ = tokio::time::timeout(Duration::from_secs(1), write).await;
 }
 
 async fn count_request(State(state): State<AppState>, req: Request, next: Next) -> Response {
