@@ -100,6 +100,10 @@ pub fn blocking_append_rules(
         .open(&lock_path)
         .map_err(|e| io_err("open", &lock_path, e))?;
     lock.lock().map_err(|e| io_err("lock", &lock_path, e))?;
+    // Every writer holds this lock from before it creates its temp file until after
+    // the rename, so a temp file seen here is left over from a writer that died
+    // (kill -9, power loss) and can go.
+    remove_stale_temp_files(&dir, &file);
 
     // The loader's own reader: what it refuses, the writer refuses.
     let text = crate::config::read_config_text(&file)
@@ -331,6 +335,35 @@ pub fn blocking_write_atomic(file: &Path, dir: &Path, text: &str) -> Result<(), 
     result
 }
 
+/// Removes `.<name>.tmp.*` files of interrupted writes next to `file`. Call only under
+/// the lock. Failures are logged, never fatal: a leftover temp file is untidy, not
+/// wrong (the loader never reads it).
+fn remove_stale_temp_files(dir: &Path, file: &Path) {
+    let Some(name) = file.file_name().and_then(|s| s.to_str()) else {
+        return;
+    };
+    let prefix = format!(".{name}.tmp.");
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let stale = entry
+            .file_name()
+            .to_str()
+            .is_some_and(|n| n.starts_with(&prefix));
+        if stale && entry.file_type().is_ok_and(|t| t.is_file()) {
+            match fs::remove_file(entry.path()) {
+                Ok(()) => {
+                    tracing::info!(file = %entry.path().display(), "removed the temp file of an interrupted grant write")
+                }
+                Err(e) => {
+                    tracing::warn!(file = %entry.path().display(), error = %e, "could not remove a stale temp file")
+                }
+            }
+        }
+    }
+}
+
 fn io_err(action: &'static str, path: &Path, source: io::Error) -> GrantError {
     GrantError::Io {
         action,
@@ -382,6 +415,22 @@ mod tests {
         let plain = tempfile::tempdir().unwrap();
         let out = blocking_append_rules(plain.path(), &[rule("npm test")]).unwrap();
         assert_eq!(out.added.len(), 1);
+    }
+
+    /// A temp file left by a writer killed between create and rename is removed by the
+    /// next grant, under the lock.
+    #[test]
+    fn the_next_grant_removes_temp_files_of_interrupted_writes() {
+        let root = tempfile::tempdir().unwrap();
+        let dir = root.path().join(".khaelor");
+        fs::create_dir_all(&dir).unwrap();
+        let stale = dir.join(".config.json.tmp.999999.3");
+        fs::write(&stale, "{\"half\": ").unwrap();
+        let keep = dir.join("notes.txt");
+        fs::write(&keep, "mine").unwrap();
+        blocking_append_rules(root.path(), &[rule("npm test")]).unwrap();
+        assert!(!stale.exists());
+        assert!(keep.exists());
     }
 
     #[test]

@@ -63,6 +63,10 @@ pub struct Args {
     /// Seconds an unused session stays in memory.
     #[arg(long, env = "KHAELOR_PERM_SESSION_IDLE_SECS", default_value_t = 600)]
     pub session_idle_secs: u64,
+    /// Remove session logs not written for this many days, at start-up (0 keeps them
+    /// all).
+    #[arg(long, env = "KHAELOR_PERM_RETAIN_DAYS", default_value_t = 0)]
+    pub retain_days: u64,
     /// After SIGTERM, seconds in-flight requests get to finish before connections are cut.
     #[arg(long, env = "KHAELOR_PERM_SHUTDOWN_TIMEOUT_SECS", default_value_t = 10)]
     pub shutdown_timeout_secs: u64,
@@ -199,6 +203,16 @@ pub fn service_config(args: &Args) -> Result<ServiceConfig, ServeError> {
         path: sessions.display().to_string(),
         source,
     })?;
+    let retain = (args.retain_days > 0)
+        .then(|| Duration::from_secs(args.retain_days.saturating_mul(86_400)));
+    let swept = crate::session::blocking_sweep(&sessions, retain);
+    if swept != crate::session::SweepReport::default() {
+        tracing::info!(
+            expired_logs = swept.expired,
+            temp_files = swept.temp_files,
+            "swept the session directory"
+        );
+    }
     let default_home = std::env::var_os("HOME").map_or_else(|| PathBuf::from("/"), PathBuf::from);
     Ok(ServiceConfig {
         state_dir,

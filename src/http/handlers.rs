@@ -74,6 +74,7 @@ pub async fn readyz(State(state): State<AppState>) -> Response {
     responses(
         (status = 200, description = "Prometheus text exposition", body = String, content_type = "text/plain; version=0.0.4"),
         (status = 401, description = "Missing or invalid bearer token", body = ErrorBody),
+        (status = 503, description = "At the concurrency cap (`overloaded`) or over the request timeout (`request_timeout`); `Retry-After` says when to retry", body = ErrorBody),
     ))]
 pub async fn metrics(State(state): State<AppState>) -> Response {
     (
@@ -104,7 +105,9 @@ pub async fn openapi_yaml() -> Response {
         (status = 200, description = "The analysis; for `engine: both` also `lexer` and `agree`", body = super::openapi::BothAnalysisSchema),
         (status = 400, description = "Malformed JSON or a wrong type (the field is named)", body = ErrorBody),
         (status = 401, description = "Missing or invalid bearer token", body = ErrorBody),
+        (status = 503, description = "At the concurrency cap (`overloaded`) or over the request timeout (`request_timeout`); `Retry-After` says when to retry", body = ErrorBody),
         (status = 403, description = "Project root outside the allowed workspace roots", body = ErrorBody),
+        (status = 408, description = "The body did not arrive within the body timeout", body = ErrorBody),
         (status = 413, description = "Body over 1 MiB", body = ErrorBody),
         (status = 415, description = "Content type is not JSON", body = ErrorBody),
         (status = 422, description = "Relative path, missing project root, or command over 64 KiB", body = ErrorBody),
@@ -165,7 +168,9 @@ pub fn check_command(command: &str) -> Result<(), ApiError> {
         (status = 200, description = "The call decision", body = super::openapi::CallDecisionSchema),
         (status = 400, description = "Malformed JSON, a wrong type or a missing field (the field is named)", body = ErrorBody),
         (status = 401, description = "Missing or invalid bearer token", body = ErrorBody),
+        (status = 503, description = "At the concurrency cap (`overloaded`) or over the request timeout (`request_timeout`); `Retry-After` says when to retry", body = ErrorBody),
         (status = 403, description = "Project root outside the allowed workspace roots", body = ErrorBody),
+        (status = 408, description = "The body did not arrive within the body timeout", body = ErrorBody),
         (status = 413, description = "Body over 1 MiB", body = ErrorBody),
         (status = 415, description = "Content type is not JSON", body = ErrorBody),
         (status = 422, description = "Unknown tool, relative path, missing project root, command over 64 KiB, unusable input", body = ErrorBody),
@@ -195,6 +200,7 @@ pub async fn evaluate(
         (status = 200, description = "Effective rules and config errors", body = RulesResponse),
         (status = 400, description = "Missing or malformed query parameter", body = ErrorBody),
         (status = 401, description = "Missing or invalid bearer token", body = ErrorBody),
+        (status = 503, description = "At the concurrency cap (`overloaded`) or over the request timeout (`request_timeout`); `Retry-After` says when to retry", body = ErrorBody),
         (status = 403, description = "Project root outside the allowed workspace roots", body = ErrorBody),
         (status = 422, description = "Relative path or missing project root", body = ErrorBody),
     ))]
@@ -227,7 +233,9 @@ pub async fn rules(
         (status = 200, description = "The tools still offered, in the order given", body = ToolsAvailableResponse),
         (status = 400, description = "Malformed JSON or a wrong type (the field is named)", body = ErrorBody),
         (status = 401, description = "Missing or invalid bearer token", body = ErrorBody),
+        (status = 503, description = "At the concurrency cap (`overloaded`) or over the request timeout (`request_timeout`); `Retry-After` says when to retry", body = ErrorBody),
         (status = 403, description = "Project root outside the allowed workspace roots", body = ErrorBody),
+        (status = 408, description = "The body did not arrive within the body timeout", body = ErrorBody),
         (status = 413, description = "Body over 1 MiB", body = ErrorBody),
         (status = 415, description = "Content type is not JSON", body = ErrorBody),
         (status = 422, description = "Relative path or missing project root", body = ErrorBody),

@@ -301,14 +301,16 @@ pub struct CallResponse {
 /// `PermissionRequested` (ask: pending), or `PermissionDenied` + `ToolFailed` (deny).
 /// Creates the session on its first call.
 #[utoipa::path(post, path = "/v1/sessions/{sessionId}/calls", tag = "sessions",
-    params(("sessionId" = String, Path, description = "Session id, `[A-Za-z0-9_-]{1,128}`")),
+    params(("sessionId" = String, Path, description = "Session id, `[A-Za-z0-9_-]{1,128}`", pattern = "^[A-Za-z0-9_-]{1,128}$")),
     request_body = RecordCallRequest,
     responses(
         (status = 200, description = "The call's status and decision", body = CallResponse),
         (status = 400, description = "Malformed JSON, a wrong type, an invalid session, call or turn id", body = ErrorBody),
         (status = 401, description = "Missing or invalid bearer token", body = ErrorBody),
+        (status = 503, description = "At the concurrency cap (`overloaded`) or over the request timeout (`request_timeout`); `Retry-After` says when to retry", body = ErrorBody),
         (status = 403, description = "Project root outside the allowed workspace roots", body = ErrorBody),
         (status = 409, description = "The call id is already recorded in this session", body = ErrorBody),
+        (status = 408, description = "The body did not arrive within the body timeout", body = ErrorBody),
         (status = 413, description = "Body over 1 MiB", body = ErrorBody),
         (status = 415, description = "Content type is not JSON", body = ErrorBody),
         (status = 422, description = "Unknown tool, relative path, missing project root, command over 64 KiB, unusable input", body = ErrorBody),
@@ -438,11 +440,12 @@ pub async fn record_call(
 /// The calls waiting for the user, oldest first. They survive a restart: the request
 /// is in the log and the answer is not.
 #[utoipa::path(get, path = "/v1/sessions/{sessionId}/pending", tag = "sessions",
-    params(("sessionId" = String, Path, description = "Session id")),
+    params(("sessionId" = String, Path, description = "Session id", pattern = "^[A-Za-z0-9_-]{1,128}$")),
     responses(
         (status = 200, description = "Pending calls", body = PendingResponse),
         (status = 400, description = "Invalid session id", body = ErrorBody),
         (status = 401, description = "Missing or invalid bearer token", body = ErrorBody),
+        (status = 503, description = "At the concurrency cap (`overloaded`) or over the request timeout (`request_timeout`); `Retry-After` says when to retry", body = ErrorBody),
         (status = 404, description = "Unknown session", body = ErrorBody),
     ))]
 pub async fn pending(
@@ -477,11 +480,12 @@ pub async fn pending(
 
 /// The session's event log, in order, with warnings for lines that could not be read.
 #[utoipa::path(get, path = "/v1/sessions/{sessionId}/events", tag = "sessions",
-    params(("sessionId" = String, Path, description = "Session id")),
+    params(("sessionId" = String, Path, description = "Session id", pattern = "^[A-Za-z0-9_-]{1,128}$")),
     responses(
         (status = 200, description = "Every event of the session", body = EventsResponse),
         (status = 400, description = "Invalid session id", body = ErrorBody),
         (status = 401, description = "Missing or invalid bearer token", body = ErrorBody),
+        (status = 503, description = "At the concurrency cap (`overloaded`) or over the request timeout (`request_timeout`); `Retry-After` says when to retry", body = ErrorBody),
         (status = 404, description = "Unknown session", body = ErrorBody),
     ))]
 pub async fn events(
@@ -510,17 +514,19 @@ pub async fn events(
 /// and the answer is a 409 saying so.
 #[utoipa::path(post, path = "/v1/sessions/{sessionId}/calls/{callId}/grant", tag = "sessions",
     params(
-        ("sessionId" = String, Path, description = "Session id"),
-        ("callId" = String, Path, description = "Call id"),
+        ("sessionId" = String, Path, description = "Session id", pattern = "^[A-Za-z0-9_-]{1,128}$"),
+        ("callId" = String, Path, description = "Call id", pattern = "^[A-Za-z0-9_-]{1,128}$"),
     ),
     request_body = GrantRequest,
     responses(
         (status = 200, description = "Granted and approved", body = GrantResponse),
         (status = 400, description = "Malformed JSON, a wrong type, an invalid id", body = ErrorBody),
         (status = 401, description = "Missing or invalid bearer token", body = ErrorBody),
+        (status = 503, description = "At the concurrency cap (`overloaded`) or over the request timeout (`request_timeout`); `Retry-After` says when to retry", body = ErrorBody),
         (status = 403, description = "Project root outside the allowed workspace roots", body = ErrorBody),
         (status = 404, description = "Unknown session or call", body = ErrorBody),
         (status = 409, description = "The call is not pending; or the project config could not be updated (`config_malformed`, `config_write_failed`: the grant applies to this session only)", body = ErrorBody),
+        (status = 408, description = "The body did not arrive within the body timeout", body = ErrorBody),
         (status = 413, description = "Body over 1 MiB", body = ErrorBody),
         (status = 415, description = "Content type is not JSON", body = ErrorBody),
         (status = 422, description = "`always` with a pattern the call does not offer, or a call that offers none", body = ErrorBody),
@@ -730,16 +736,18 @@ fn offered(patterns: &[String]) -> String {
 /// turn is denied with it (seed §5.2).
 #[utoipa::path(post, path = "/v1/sessions/{sessionId}/calls/{callId}/deny", tag = "sessions",
     params(
-        ("sessionId" = String, Path, description = "Session id"),
-        ("callId" = String, Path, description = "Call id"),
+        ("sessionId" = String, Path, description = "Session id", pattern = "^[A-Za-z0-9_-]{1,128}$"),
+        ("callId" = String, Path, description = "Call id", pattern = "^[A-Za-z0-9_-]{1,128}$"),
     ),
     request_body = DenyRequest,
     responses(
         (status = 200, description = "Denied; the message goes to the model", body = DenyResponse),
         (status = 400, description = "Malformed JSON, a wrong type, an invalid id", body = ErrorBody),
         (status = 401, description = "Missing or invalid bearer token", body = ErrorBody),
+        (status = 503, description = "At the concurrency cap (`overloaded`) or over the request timeout (`request_timeout`); `Retry-After` says when to retry", body = ErrorBody),
         (status = 404, description = "Unknown session or call", body = ErrorBody),
         (status = 409, description = "The call is not pending", body = ErrorBody),
+        (status = 408, description = "The body did not arrive within the body timeout", body = ErrorBody),
         (status = 413, description = "Body over 1 MiB", body = ErrorBody),
         (status = 415, description = "Content type is not JSON", body = ErrorBody),
     ))]
