@@ -112,13 +112,25 @@ pub fn blocking_append_rules(
             message,
         })?
         .unwrap_or_default();
-    let (new_text, outcome) = edit(&file, &text, rules)?;
-    check_effective(&file, &new_text, rules)?;
+    let (new_text, outcome) = edit_checked(&file, &text, rules)?;
     if !outcome.added.is_empty() {
         blocking_write_atomic(&file, &dir, &new_text)?;
     }
     drop(lock);
     Ok(outcome)
+}
+
+/// The edit and its check by the loader, pure: the new text of `file` (whose current
+/// text is `text`) with `rules` appended, refused unless the loader reads the result
+/// without error and finds every rule in it. The fuzz target drives this.
+pub fn edit_checked(
+    file: &Path,
+    text: &str,
+    rules: &[PersistedRule],
+) -> Result<(String, AppendOutcome), GrantError> {
+    let (new_text, outcome) = edit(file, text, rules)?;
+    check_effective(file, &new_text, rules)?;
+    Ok((new_text, outcome))
 }
 
 /// Checks the text about to be written with the loader the server uses: a grant is

