@@ -187,6 +187,12 @@ impl Policy {
         &self.inner.files
     }
 
+    /// Whether both are the same loaded policy (not just equal rules): the policy
+    /// cache's tests tell a cache hit from a reload by it.
+    pub fn same_as(&self, other: &Policy) -> bool {
+        Arc::ptr_eq(&self.inner, &other.inner)
+    }
+
     pub fn rule_set(&self) -> &RuleSet {
         &self.inner.set
     }
@@ -513,42 +519,80 @@ fn read_config(
             None,
         ))
     };
+    match read_config_text(path) {
+        Ok(Some(text)) => {
+            let (parsed, settings) = parse_config_with_settings(&text, &file, source);
+            Some((parsed, settings, Some(text.into_bytes())))
+        }
+        Ok(None) if source != RuleSource::Managed => None,
+        Ok(None) => fail("config file does not exist".to_string()),
+        Err(msg) => fail(msg),
+    }
+}
+
+/// The one reader of config files, for the loader and the grant writer alike:
+/// `Ok(None)` when nothing is there, `Ok(Some(text))` for a regular UTF-8 file of at
+/// most `MAX_CONFIG_BYTES`, else why not (one lowercase sentence).
+///
+/// Everything is checked on metadata before the file is opened, so a named pipe, a
+/// device (`/dev/zero`) or a 100 MB file costs one `stat`. A link whose target is gone
+/// is an error, not an absent file: silently dropping a project's deny rules because
+/// a link broke would widen what it allows. The open itself is non-blocking and the
+/// opened file is checked again (a swap between `stat` and `open` cannot make it read a
+/// pipe), and the read is bounded whatever the file grew to meanwhile.
+pub fn read_config_text(path: &Path) -> Result<Option<String>, String> {
+    use std::io::Read;
+    use std::os::unix::fs::OpenOptionsExt;
+    let cannot =
+        |e: std::io::Error| format!("cannot read config file: {}", lower_first(&e.to_string()));
     let meta = match std::fs::metadata(path) {
         Ok(m) => m,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound && source != RuleSource::Managed => {
-            return None;
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return match std::fs::symlink_metadata(path) {
+                Ok(link) if link.file_type().is_symlink() => {
+                    let target = std::fs::read_link(path)
+                        .map(|t| t.display().to_string())
+                        .unwrap_or_default();
+                    Err(format!(
+                        "config file is a dangling link to `{target}`; fix or remove the link"
+                    ))
+                }
+                _ => Ok(None),
+            };
         }
-        Err(e) => {
-            return fail(format!(
-                "cannot read config file: {}",
-                lower_first(&e.to_string())
-            ));
-        }
+        Err(e) => return Err(cannot(e)),
     };
-    if !meta.is_file() {
-        return fail("config path is not a regular file".to_string());
-    }
-    if meta.len() > MAX_CONFIG_BYTES {
-        return fail(format!(
+    check_config_meta(&meta)?;
+    let f = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)
+        .map_err(cannot)?;
+    check_config_meta(&f.metadata().map_err(cannot)?)?;
+    let mut bytes = Vec::new();
+    f.take(MAX_CONFIG_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(cannot)?;
+    if bytes.len() as u64 > MAX_CONFIG_BYTES {
+        return Err(format!(
             "config file is larger than {MAX_CONFIG_BYTES} bytes"
         ));
     }
-    let bytes = match std::fs::read(path) {
-        Ok(b) => b,
-        Err(e) => {
-            return fail(format!(
-                "cannot read config file: {}",
-                lower_first(&e.to_string())
-            ));
-        }
-    };
-    match std::str::from_utf8(&bytes) {
-        Ok(text) => {
-            let (parsed, settings) = parse_config_with_settings(text, &file, source);
-            Some((parsed, settings, Some(bytes)))
-        }
-        Err(_) => fail("config file is not valid UTF-8".to_string()),
+    String::from_utf8(bytes)
+        .map(Some)
+        .map_err(|_| "config file is not valid UTF-8".to_string())
+}
+
+fn check_config_meta(meta: &std::fs::Metadata) -> Result<(), String> {
+    if !meta.is_file() {
+        return Err("config path is not a regular file".to_string());
     }
+    if meta.len() > MAX_CONFIG_BYTES {
+        return Err(format!(
+            "config file is larger than {MAX_CONFIG_BYTES} bytes"
+        ));
+    }
+    Ok(())
 }
 
 #[cfg(test)]

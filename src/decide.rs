@@ -229,7 +229,12 @@ pub fn decide(
                 ));
             }
         }
-        if broken {
+        // A session grant is the user's own answer to this very panel, given after a
+        // 409 told them the config could not carry it: it holds despite the cap.
+        let by_session = rule
+            .as_ref()
+            .is_some_and(|r| r.source == RuleSource::Session);
+        if broken && !by_session {
             offer_always = false;
             if action == Action::Allow {
                 action = Action::Ask;

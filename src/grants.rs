@@ -54,6 +54,10 @@ pub enum GrantError {
     /// config, say): writing there would widen the grant beyond this project.
     #[error("`{file}` resolves to `{target}`, outside the project; the grant is not written there")]
     Escapes { file: String, target: String },
+    /// The project config could not be read (not a regular file, too large, a
+    /// dangling link, not UTF-8): the same refusal the loader makes.
+    #[error("{file}: {message}")]
+    Unreadable { file: String, message: String },
     #[error("could not {action} `{path}`: {source}")]
     Io {
         action: &'static str,
@@ -102,19 +106,42 @@ pub fn blocking_append_rules(
         .open(&lock_path)
         .map_err(|e| io_err("open", &lock_path, e))?;
     lock.lock().map_err(|e| io_err("lock", &lock_path, e))?;
+    // Every writer holds this lock from before it creates its temp file until after
+    // the rename, so a temp file seen here is left over from a writer that died
+    // (kill -9, power loss) and can go.
+    remove_stale_temp_files(&dir, &file);
 
-    let text = match fs::read_to_string(&file) {
-        Ok(t) => t,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => String::new(),
-        Err(e) => return Err(io_err("read", &file, e)),
-    };
-    let (new_text, outcome) = edit(&file, &text, rules)?;
+    // The loader's own reader: what it refuses, the writer refuses.
+    let text = crate::config::read_config_text(&file)
+        .map_err(|message| GrantError::Unreadable {
+            file: file.display().to_string(),
+            message,
+        })?
+        .unwrap_or_default();
+    let (new_text, outcome) = edit_checked(&file, &text, rules)?;
     let keep_trust = trust.filter(|t| {
         text.trim().is_empty()
             || t.status(&file, text.as_bytes()) == crate::trust::TrustStatus::Trusted
     });
+    let trust_err = |e: crate::trust::TrustError| GrantError::Io {
+        action: "record trust for",
+        path: file.display().to_string(),
+        source: io::Error::other(e.to_string()),
+    };
     if !outcome.added.is_empty() {
-        blocking_write_atomic(&file, &dir, &new_text)?;
+        // Both contents are trusted while the write is in flight, so a kill between the
+        // rename and the record's update does not leave the granted file untrusted.
+        if let Some(t) = keep_trust {
+            t.blocking_record_pending(&file, text.as_bytes(), new_text.as_bytes())
+                .map_err(trust_err)?;
+        }
+        if let Err(e) = blocking_write_atomic(&file, &dir, &new_text) {
+            if let Some(t) = keep_trust {
+                // The new text was never written: drop it from the record again.
+                let _ = t.blocking_record(&file, text.as_bytes());
+            }
+            return Err(e);
+        }
     }
     if let Some(t) = keep_trust {
         let written = if outcome.added.is_empty() {
@@ -123,14 +150,59 @@ pub fn blocking_append_rules(
             new_text.as_str()
         };
         t.blocking_record(&file, written.as_bytes())
-            .map_err(|e| GrantError::Io {
-                action: "record trust for",
-                path: file.display().to_string(),
-                source: io::Error::other(e.to_string()),
-            })?;
+            .map_err(trust_err)?;
     }
     drop(lock);
     Ok(outcome)
+}
+
+/// The edit and its check by the loader, pure: the new text of `file` (whose current
+/// text is `text`) with `rules` appended, refused unless the loader reads the result
+/// without error and finds every rule in it. The fuzz target drives this.
+pub fn edit_checked(
+    file: &Path,
+    text: &str,
+    rules: &[PersistedRule],
+) -> Result<(String, AppendOutcome), GrantError> {
+    let (new_text, outcome) = edit(file, text, rules)?;
+    check_effective(file, &new_text, rules)?;
+    Ok((new_text, outcome))
+}
+
+/// Checks the text about to be written with the loader the server uses: a grant is
+/// only reported as written when the loader reads the file without error (a broken
+/// file keeps only its deny rules, so an allow appended to it changes nothing) and
+/// finds every rule in it. Otherwise the file is left as it was.
+fn check_effective(file: &Path, text: &str, rules: &[PersistedRule]) -> Result<(), GrantError> {
+    let display = file.display().to_string();
+    let parsed = crate::config::parse_config(text, &display, crate::rules::RuleSource::Project);
+    if let Some(e) = parsed.errors.first() {
+        return Err(GrantError::Malformed {
+            file: e.file.clone(),
+            line: e.line,
+            column: e.column,
+            message: e.message.clone(),
+        });
+    }
+    for rule in rules {
+        let found = parsed.rules.iter().any(|r| {
+            r.capability == rule.capability
+                && r.pattern == rule.pattern
+                && r.action.as_str() == rule.action
+        });
+        if !found {
+            return Err(shape_err(
+                &display,
+                1,
+                1,
+                &format!(
+                    "the loader does not find the rule `{}` `{}` `{}` in the edited file",
+                    rule.capability, rule.pattern, rule.action
+                ),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// The edit itself, pure: the new text and what was added.
@@ -311,6 +383,35 @@ pub fn blocking_write_atomic(file: &Path, dir: &Path, text: &str) -> Result<(), 
     result
 }
 
+/// Removes `.<name>.tmp.*` files of interrupted writes next to `file`. Call only under
+/// the lock. Failures are logged, never fatal: a leftover temp file is untidy, not
+/// wrong (the loader never reads it).
+fn remove_stale_temp_files(dir: &Path, file: &Path) {
+    let Some(name) = file.file_name().and_then(|s| s.to_str()) else {
+        return;
+    };
+    let prefix = format!(".{name}.tmp.");
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let stale = entry
+            .file_name()
+            .to_str()
+            .is_some_and(|n| n.starts_with(&prefix));
+        if stale && entry.file_type().is_ok_and(|t| t.is_file()) {
+            match fs::remove_file(entry.path()) {
+                Ok(()) => {
+                    tracing::info!(file = %entry.path().display(), "removed the temp file of an interrupted grant write")
+                }
+                Err(e) => {
+                    tracing::warn!(file = %entry.path().display(), error = %e, "could not remove a stale temp file")
+                }
+            }
+        }
+    }
+}
+
 fn io_err(action: &'static str, path: &Path, source: io::Error) -> GrantError {
     GrantError::Io {
         action,
@@ -362,6 +463,22 @@ mod tests {
         let plain = tempfile::tempdir().unwrap();
         let out = blocking_append_rules(plain.path(), &[rule("npm test")], None).unwrap();
         assert_eq!(out.added.len(), 1);
+    }
+
+    /// A temp file left by a writer killed between create and rename is removed by the
+    /// next grant, under the lock.
+    #[test]
+    fn the_next_grant_removes_temp_files_of_interrupted_writes() {
+        let root = tempfile::tempdir().unwrap();
+        let dir = root.path().join(".khaelor");
+        fs::create_dir_all(&dir).unwrap();
+        let stale = dir.join(".config.json.tmp.999999.3");
+        fs::write(&stale, "{\"half\": ").unwrap();
+        let keep = dir.join("notes.txt");
+        fs::write(&keep, "mine").unwrap();
+        blocking_append_rules(root.path(), &[rule("npm test")], None).unwrap();
+        assert!(!stale.exists());
+        assert!(keep.exists());
     }
 
     #[test]

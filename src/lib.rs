@@ -21,6 +21,7 @@ pub mod grants;
 pub mod hardline;
 pub mod http;
 pub mod interop;
+pub mod json;
 pub mod lexer;
 pub mod messages;
 pub mod oracle;

@@ -284,6 +284,22 @@ impl Session {
                 }
             }
         }
+        // A crash between a call's `ToolRequested` and its decision leaves it neither
+        // pending nor answerable: say so, and how to recover (the HTTP layer decides a
+        // call recorded again with the same tool and input).
+        let stuck: Vec<String> = s
+            .calls()
+            .filter(|c| c.status == CallStatus::Requested)
+            .map(|c| c.call_id.clone())
+            .collect();
+        for id in stuck {
+            let w = format!(
+                "{}: call `{id}` was requested but its decision was lost; record it again with the same tool and input to decide it",
+                s.path.display()
+            );
+            tracing::warn!(session = %s.id, "{w}");
+            s.warnings.push(w);
+        }
         Ok(s)
     }
 
@@ -483,6 +499,54 @@ impl Session {
         }
         self.events.push(ev);
     }
+}
+
+/// What the start-up sweep of the session directory did.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct SweepReport {
+    /// Session logs removed for being older than the retention.
+    pub expired: usize,
+    /// Stray temp files removed.
+    pub temp_files: usize,
+}
+
+/// Sweeps `dir` at start-up: removes session logs not written for `retain` (when
+/// set) and temp files (`*.tmp`, `.*.tmp.*`) no running writer can own, since the
+/// server that wrote them is gone. Anything else is left alone; failures are logged
+/// and skipped.
+pub fn blocking_sweep(dir: &Path, retain: Option<std::time::Duration>) -> SweepReport {
+    let mut report = SweepReport::default();
+    let Ok(entries) = fs::read_dir(dir) else {
+        return report;
+    };
+    let now = SystemTime::now();
+    for entry in entries.flatten() {
+        let path = entry.path();
+        let Some(name) = entry.file_name().to_str().map(String::from) else {
+            continue;
+        };
+        let Ok(meta) = entry.metadata() else { continue };
+        if !meta.is_file() {
+            continue;
+        }
+        let temp = name.ends_with(".tmp") || (name.starts_with('.') && name.contains(".tmp."));
+        let expired = name.ends_with(".jsonl")
+            && retain.is_some_and(|keep| {
+                meta.modified()
+                    .ok()
+                    .and_then(|m| now.duration_since(m).ok())
+                    .is_some_and(|age| age > keep)
+            });
+        if !(temp || expired) {
+            continue;
+        }
+        match fs::remove_file(&path) {
+            Ok(()) if temp => report.temp_files += 1,
+            Ok(()) => report.expired += 1,
+            Err(e) => tracing::warn!(file = %path.display(), error = %e, "could not remove"),
+        }
+    }
+    report
 }
 
 fn io_err(action: &'static str, path: &Path, source: io::Error) -> SessionError {

@@ -56,6 +56,12 @@ pub struct TrustRecord {
     pub path: String,
     /// Hex SHA-256 of the content trusted.
     pub sha256: String,
+    /// Hex SHA-256 of the content a grant is writing over the trusted content, set only
+    /// while that write is in flight, so a crash between the config's rename and the
+    /// record's update leaves whichever of the two contents is on disk trusted (the
+    /// grant appends only rules the user granted to content the user trusted).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pending_sha256: Option<String>,
     /// Seconds since the Unix epoch when it was recorded.
     pub trusted_at: u64,
 }
@@ -137,8 +143,14 @@ impl TrustStore {
     /// unreadable or foreign record counts as no record (never as trust).
     pub fn status(&self, config: &Path, content: &[u8]) -> TrustStatus {
         match self.read_record(config) {
-            Some(r) if r.sha256 == sha256_hex(content) => TrustStatus::Trusted,
-            Some(_) => TrustStatus::Changed,
+            Some(r) => {
+                let hash = sha256_hex(content);
+                if r.sha256 == hash || r.pending_sha256.as_deref() == Some(hash.as_str()) {
+                    TrustStatus::Trusted
+                } else {
+                    TrustStatus::Changed
+                }
+            }
             None => TrustStatus::Untrusted,
         }
     }
@@ -186,12 +198,33 @@ impl TrustStore {
         config: &Path,
         content: &[u8],
     ) -> Result<TrustRecord, TrustError> {
+        self.blocking_write_record(config, content, None)
+    }
+
+    /// Records `content` as trusted with `next` pending: `grants` calls this before it
+    /// replaces `content` by `next`, then `blocking_record(next)` after.
+    pub fn blocking_record_pending(
+        &self,
+        config: &Path,
+        content: &[u8],
+        next: &[u8],
+    ) -> Result<TrustRecord, TrustError> {
+        self.blocking_write_record(config, content, Some(next))
+    }
+
+    fn blocking_write_record(
+        &self,
+        config: &Path,
+        content: &[u8],
+        next: Option<&[u8]>,
+    ) -> Result<TrustRecord, TrustError> {
         fs::create_dir_all(&self.dir).map_err(|e| io_err("create", &self.dir, e))?;
         let record = TrustRecord {
             path: crate::paths::resolve_existing_prefix(config)
                 .display()
                 .to_string(),
             sha256: sha256_hex(content),
+            pending_sha256: next.map(sha256_hex),
             trusted_at: SystemTime::now()
                 .duration_since(UNIX_EPOCH)
                 .map_or(0, |d| d.as_secs()),
@@ -279,6 +312,21 @@ mod tests {
         assert!(store.blocking_revoke(&cfg).unwrap());
         assert!(!store.blocking_revoke(&cfg).unwrap());
         assert_eq!(store.status(&cfg, b"{}"), TrustStatus::Untrusted);
+    }
+
+    #[test]
+    fn a_pending_write_trusts_both_contents_until_it_is_recorded() {
+        let state = tempfile::tempdir().unwrap();
+        let proj = tempfile::tempdir().unwrap();
+        let cfg = proj.path().join("config.json");
+        let store = TrustStore::new(state.path());
+        store.blocking_record_pending(&cfg, b"{}", b"{1}").unwrap();
+        assert_eq!(store.status(&cfg, b"{}"), TrustStatus::Trusted);
+        assert_eq!(store.status(&cfg, b"{1}"), TrustStatus::Trusted);
+        assert_eq!(store.status(&cfg, b"{2}"), TrustStatus::Changed);
+        store.blocking_record(&cfg, b"{1}").unwrap();
+        assert_eq!(store.status(&cfg, b"{}"), TrustStatus::Changed);
+        assert_eq!(store.status(&cfg, b"{1}"), TrustStatus::Trusted);
     }
 
     #[test]

@@ -447,11 +447,16 @@ fn malformed_config_fails_the_grant_loudly_but_it_holds_for_the_session() {
         .as_array()
         .unwrap()
         .clone();
-    assert_eq!(pending.len(), 1);
-    assert_eq!(
-        pending[0]["callId"], "c2",
-        "a broken config caps at ask, so c2 stays pending"
-    );
+    // Issue 15: the session-only grant really applies, broken config or not: c2 (the
+    // same command) is approved with it. (It used to stay pending under the cap.)
+    assert_eq!(pending.len(), 0, "{pending:?}");
+    let c2 = events["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["type"] == "ToolApproved" && e["callId"] == "c2")
+        .cloned();
+    assert!(c2.is_some_and(|e| e["by"] == "autoResolve" && e["resolvedBy"] == "c1"));
     // Once the file is fixed, the in-memory session grant applies to this session's calls...
     d.write_config("{}\n");
     let r = s.post(
@@ -516,10 +521,16 @@ fn torn_event_line_is_skipped_and_reported() {
             .contains("torn.jsonl:5: torn last line skipped"),
         "{warnings:?}"
     );
-    assert!(
-        s.stderr.lock().unwrap().contains("torn last line skipped"),
-        "logged as a warning"
-    );
+    // The server wrote the line before answering, but the thread copying its stderr
+    // may not have read the pipe yet on a loaded machine: give it a moment.
+    let logged = (0..100).any(|_| {
+        let seen = s.stderr.lock().unwrap().contains("torn last line skipped");
+        if !seen {
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        seen
+    });
+    assert!(logged, "logged as a warning");
     assert_eq!(
         s.get("/v1/sessions/torn/pending").body["pending"][0]["callId"],
         "c1"

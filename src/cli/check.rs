@@ -217,7 +217,7 @@ fn decide_from_args(args: &Args) -> Result<CallDecision, CliError> {
         }
         (Some(t), true) => {
             let input = match &args.input {
-                Some(text) => serde_json::from_str(text).map_err(|e| {
+                Some(text) => crate::json::from_str(text).map_err(|e| {
                     CliError::new("badInput", format!("`--input` is not valid JSON: {e}"))
                 })?,
                 None => serde_json::json!({}),

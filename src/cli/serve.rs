@@ -7,6 +7,7 @@
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::time::Duration;
 
 use crate::http::{self, AppState, ServiceConfig};
 
@@ -51,6 +52,38 @@ pub struct Args {
     /// (repeatable); any other `Origin` is refused with 403.
     #[arg(long = "allowed-origin", value_name = "ORIGIN")]
     pub allowed_origins: Vec<String>,
+    /// Seconds a client has to send a request's head; also how long a keep-alive
+    /// connection may sit idle between requests (one hyper timer).
+    #[arg(long, env = "KHAELOR_PERM_HEADER_TIMEOUT_SECS", default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..))]
+    pub header_timeout_secs: u64,
+    /// Seconds a client has to send a request's body (408 beyond).
+    #[arg(long, env = "KHAELOR_PERM_BODY_TIMEOUT_SECS", default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..))]
+    pub body_timeout_secs: u64,
+    /// Seconds a whole request may take (503 with Retry-After beyond).
+    #[arg(long, env = "KHAELOR_PERM_REQUEST_TIMEOUT_SECS", default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..))]
+    pub request_timeout_secs: u64,
+    /// Open connections at most; more get a 503 with Retry-After and are closed.
+    #[arg(long, env = "KHAELOR_PERM_MAX_CONNECTIONS", default_value_t = 512, value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_connections: u64,
+    /// `/v1` requests handled at once; more get a 503 with Retry-After.
+    #[arg(long, env = "KHAELOR_PERM_MAX_CONCURRENT_REQUESTS", default_value_t = 256, value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_concurrent_requests: u64,
+    /// Analysis, decision and file jobs run at once on the blocking pool [default: 2 per core].
+    #[arg(long, env = "KHAELOR_PERM_BLOCKING_THREADS", value_parser = clap::value_parser!(u64).range(1..=1024))]
+    pub blocking_threads: Option<u64>,
+    /// Sessions kept in memory at most (least recently used leave first; logs stay).
+    #[arg(long, env = "KHAELOR_PERM_MAX_SESSIONS", default_value_t = 1024, value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_sessions: u64,
+    /// Seconds an unused session stays in memory.
+    #[arg(long, env = "KHAELOR_PERM_SESSION_IDLE_SECS", default_value_t = 600)]
+    pub session_idle_secs: u64,
+    /// Remove session logs not written for this many days, at start-up (0 keeps them
+    /// all).
+    #[arg(long, env = "KHAELOR_PERM_RETAIN_DAYS", default_value_t = 0)]
+    pub retain_days: u64,
+    /// After SIGTERM, seconds in-flight requests get to finish before connections are cut.
+    #[arg(long, env = "KHAELOR_PERM_SHUTDOWN_TIMEOUT_SECS", default_value_t = 10)]
+    pub shutdown_timeout_secs: u64,
     /// Log format on stderr (filter with RUST_LOG, default `info`).
     #[arg(
         long,
@@ -186,6 +219,16 @@ pub fn service_config(args: &Args) -> Result<ServiceConfig, ServeError> {
         path: sessions.display().to_string(),
         source,
     })?;
+    let retain = (args.retain_days > 0)
+        .then(|| Duration::from_secs(args.retain_days.saturating_mul(86_400)));
+    let swept = crate::session::blocking_sweep(&sessions, retain);
+    if swept != crate::session::SweepReport::default() {
+        tracing::info!(
+            expired_logs = swept.expired,
+            temp_files = swept.temp_files,
+            "swept the session directory"
+        );
+    }
     let default_home = match &args.home {
         Some(h) if !h.is_absolute() => {
             return Err(ServeError::HomeRelative(h.display().to_string()));
@@ -202,7 +245,26 @@ pub fn service_config(args: &Args) -> Result<ServiceConfig, ServeError> {
         allow_request_home: args.allow_request_home,
         allowed_hosts: args.allowed_hosts.clone(),
         allowed_origins: args.allowed_origins.clone(),
+        limits: limits(args),
     })
+}
+
+/// The service limits from the flags.
+fn limits(args: &Args) -> http::Limits {
+    let size = |n: u64| usize::try_from(n).unwrap_or(usize::MAX);
+    http::Limits {
+        blocking_threads: args
+            .blocking_threads
+            .map_or_else(http::default_blocking_threads, size),
+        max_sessions: size(args.max_sessions),
+        session_idle: Duration::from_secs(args.session_idle_secs),
+        header_timeout: Duration::from_secs(args.header_timeout_secs),
+        body_timeout: Duration::from_secs(args.body_timeout_secs),
+        request_timeout: Duration::from_secs(args.request_timeout_secs),
+        max_connections: size(args.max_connections),
+        max_concurrent: size(args.max_concurrent_requests),
+        shutdown_timeout: Duration::from_secs(args.shutdown_timeout_secs),
+    }
 }
 
 /// `$XDG_STATE_HOME/khaelor-perm`, else `$HOME/.local/state/khaelor-perm` (shared with

@@ -34,12 +34,15 @@ pub struct AnalyzeRequest {
     /// The bash command, at most 64 KiB.
     pub command: String,
     /// Absolute path of the project root (must exist).
+    #[schema(pattern = "^/", min_length = 1)]
     pub project_root: String,
     /// Absolute starting directory; defaults to the project root.
     #[serde(default)]
+    #[schema(pattern = "^/", min_length = 1)]
     pub cwd: Option<String>,
     /// Absolute home that `~` and `$HOME` expand to; defaults to the server's `$HOME`.
     #[serde(default)]
+    #[schema(pattern = "^/", min_length = 1)]
     pub home: Option<String>,
     #[serde(default)]
     pub engine: Option<Engine>,
@@ -50,14 +53,18 @@ pub struct AnalyzeRequest {
 pub struct EvaluateRequest {
     /// Tool name: read, glob, grep, list, write, edit, apply_patch, bash,
     /// process_start, process_stdin, webfetch.
+    #[schema(value_type = super::openapi::ToolNameSchema)]
     pub tool: String,
     /// The tool's input object, as the model sent it.
     #[schema(value_type = Object)]
     pub input: serde_json::Value,
+    #[schema(pattern = "^/", min_length = 1)]
     pub project_root: String,
     #[serde(default)]
+    #[schema(pattern = "^/", min_length = 1)]
     pub cwd: Option<String>,
     #[serde(default)]
+    #[schema(pattern = "^/", min_length = 1)]
     pub home: Option<String>,
     /// Whether a user can answer an ask; when false every ask resolves as deny
     /// (seed §5.2). Defaults to true.
@@ -70,18 +77,21 @@ pub struct EvaluateRequest {
 #[into_params(parameter_in = Query)]
 pub struct RulesQuery {
     /// Absolute path of the project root.
-    #[param(rename = "projectRoot")]
+    #[param(rename = "projectRoot", pattern = "^/", min_length = 1)]
     pub project_root: String,
     /// Home whose user config is layered in; defaults to the server's `$HOME`.
     #[serde(default)]
+    #[param(pattern = "^/", min_length = 1)]
     pub home: Option<String>,
 }
 
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ToolsAvailableRequest {
+    #[schema(pattern = "^/", min_length = 1)]
     pub project_root: String,
     #[serde(default)]
+    #[schema(pattern = "^/", min_length = 1)]
     pub home: Option<String>,
     /// The tool names the host would offer the model.
     pub tools: Vec<String>,
@@ -98,18 +108,24 @@ pub struct ToolsAvailableResponse {
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct RecordCallRequest {
     /// The tool call id, `[A-Za-z0-9_-]{1,128}`.
+    #[schema(pattern = "^[A-Za-z0-9_-]{1,128}$")]
     pub call_id: String,
     /// The model turn the call belongs to; denying one call denies the turn's other
     /// pending calls.
     #[serde(default)]
+    #[schema(pattern = "^[A-Za-z0-9_-]{1,128}$")]
     pub turn_id: Option<String>,
+    #[schema(value_type = super::openapi::ToolNameSchema)]
     pub tool: String,
     #[schema(value_type = Object)]
     pub input: serde_json::Value,
+    #[schema(pattern = "^/", min_length = 1)]
     pub project_root: String,
     #[serde(default)]
+    #[schema(pattern = "^/", min_length = 1)]
     pub cwd: Option<String>,
     #[serde(default)]
+    #[schema(pattern = "^/", min_length = 1)]
     pub home: Option<String>,
     #[serde(default)]
     pub interactive: Option<bool>,
@@ -178,6 +194,7 @@ pub struct PendingCall {
     pub tool: String,
     #[schema(value_type = Object)]
     pub input: serde_json::Value,
+    #[schema(pattern = "^/", min_length = 1)]
     pub project_root: String,
     pub requested_at: String,
     /// The decision that asked: requests with matched rules, always patterns, panel.

@@ -105,7 +105,13 @@ where
             ));
         }
         let bytes = Bytes::from_request(req, state).await.map_err(|e| {
-            if e.status() == StatusCode::PAYLOAD_TOO_LARGE {
+            if is_timeout(&e) {
+                ApiError::new(
+                    StatusCode::REQUEST_TIMEOUT,
+                    "body_timeout",
+                    "the request body did not arrive within the server's body timeout",
+                )
+            } else if e.status() == StatusCode::PAYLOAD_TOO_LARGE {
                 ApiError::new(
                     StatusCode::PAYLOAD_TOO_LARGE,
                     "payload_too_large",
@@ -125,19 +131,29 @@ where
     }
 }
 
-/// Decodes a JSON body, naming the field that failed.
+/// Decodes a JSON body strictly (`crate::json`): one value, no duplicate keys at any
+/// depth, the failing field named.
 pub fn from_slice<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
-    let de = &mut serde_json::Deserializer::from_slice(bytes);
-    serde_path_to_error::deserialize(de).map_err(|e| {
-        let path = e.path().to_string();
-        let inner = e.into_inner();
-        let message = if path.is_empty() || path == "." {
-            format!("invalid JSON body: {inner}")
+    crate::json::from_slice(bytes).map_err(|e| {
+        let message = if e.0.starts_with("at `") {
+            format!("invalid JSON body {}", e.0)
         } else {
-            format!("invalid JSON body at `{path}`: {inner}")
+            format!("invalid JSON body: {}", e.0)
         };
         ApiError::bad_request("invalid_body", message)
     })
+}
+
+/// Whether reading the body failed because the body-read timeout fired.
+fn is_timeout(e: &(dyn std::error::Error + 'static)) -> bool {
+    let mut cur: Option<&(dyn std::error::Error + 'static)> = Some(e);
+    while let Some(err) = cur {
+        if err.is::<tower_http::timeout::TimeoutError>() {
+            return true;
+        }
+        cur = err.source();
+    }
+    false
 }
 
 fn is_json_content_type(v: Option<&header::HeaderValue>) -> bool {

@@ -32,12 +32,49 @@ pub async fn healthz() -> Json<Health> {
     })
 }
 
+/// Readiness: 200 while the server takes work, 503 once shutdown began or when the
+/// session directory is gone (a balancer stops sending; liveness is `/healthz`).
+#[utoipa::path(get, path = "/readyz", tag = "service",
+    responses(
+        (status = 200, description = "The server takes work", body = Health),
+        (status = 503, description = "Shutting down, or the state directory is unusable", body = ErrorBody),
+    ))]
+pub async fn readyz(State(state): State<AppState>) -> Response {
+    if state.draining() {
+        return ApiError::new(
+            axum::http::StatusCode::SERVICE_UNAVAILABLE,
+            "draining",
+            "the server is shutting down",
+        )
+        .into_response();
+    }
+    let dir = state.config().state_dir.join("sessions");
+    let usable = state
+        .blocking(move || std::fs::metadata(&dir).is_ok_and(|m| m.is_dir()))
+        .await
+        .unwrap_or(false);
+    if !usable {
+        return ApiError::new(
+            axum::http::StatusCode::SERVICE_UNAVAILABLE,
+            "state_dir_unusable",
+            "the session directory is missing or not a directory",
+        )
+        .into_response();
+    }
+    Json(Health {
+        status: "ready".to_string(),
+        version: env!("CARGO_PKG_VERSION").to_string(),
+    })
+    .into_response()
+}
+
 /// Prometheus text: requests by route and status, decisions by action, fallbacks by
 /// reason, analysis latency histogram.
 #[utoipa::path(get, path = "/metrics", tag = "service",
     responses(
         (status = 200, description = "Prometheus text exposition", body = String, content_type = "text/plain; version=0.0.4"),
         (status = 401, description = "Missing or invalid bearer token", body = ErrorBody),
+        (status = 503, description = "At the concurrency cap (`overloaded`) or over the request timeout (`request_timeout`); `Retry-After` says when to retry", body = ErrorBody),
     ))]
 pub async fn metrics(State(state): State<AppState>) -> Response {
     (
@@ -45,7 +82,7 @@ pub async fn metrics(State(state): State<AppState>) -> Response {
             header::CONTENT_TYPE,
             "text/plain; version=0.0.4; charset=utf-8",
         )],
-        state.metrics().render(),
+        state.metrics().render_with(state.sessions().in_memory()),
     )
         .into_response()
 }
@@ -68,7 +105,9 @@ pub async fn openapi_yaml() -> Response {
         (status = 200, description = "The analysis; for `engine: both` also `lexer` and `agree`", body = super::openapi::BothAnalysisSchema),
         (status = 400, description = "Malformed JSON or a wrong type (the field is named)", body = ErrorBody),
         (status = 401, description = "Missing or invalid bearer token", body = ErrorBody),
+        (status = 503, description = "At the concurrency cap (`overloaded`) or over the request timeout (`request_timeout`); `Retry-After` says when to retry", body = ErrorBody),
         (status = 403, description = "Project root outside the allowed workspace roots", body = ErrorBody),
+        (status = 408, description = "The body did not arrive within the body timeout", body = ErrorBody),
         (status = 413, description = "Body over 1 MiB", body = ErrorBody),
         (status = 415, description = "Content type is not JSON", body = ErrorBody),
         (status = 422, description = "Relative path, missing project root, or command over 64 KiB", body = ErrorBody),
@@ -78,30 +117,35 @@ pub async fn analyze(
     ApiJson(req): ApiJson<AnalyzeRequest>,
 ) -> Result<Response, ApiError> {
     check_command(&req.command)?;
-    let ctx = state.context(&req.project_root, req.cwd.as_deref(), req.home.as_deref())?;
-    let start = Instant::now();
-    let resp = match req.engine.unwrap_or_default() {
-        Engine::Ast => {
-            let a = analysis::analyze(&req.command, &ctx);
-            state
-                .metrics()
-                .record_analysis(start.elapsed(), a.fallback.as_ref().map(|f| f.reason));
-            Json(a).into_response()
-        }
-        Engine::Lexer => {
-            let a = analysis::analyze_lexer(&req.command, &ctx);
-            state.metrics().record_analysis(start.elapsed(), None);
-            Json(a).into_response()
-        }
-        Engine::Both => {
-            let b = analysis::analyze_both(&req.command, &ctx);
-            state
-                .metrics()
-                .record_analysis(start.elapsed(), b.ast.fallback.as_ref().map(|f| f.reason));
-            Json(b).into_response()
-        }
-    };
-    Ok(resp)
+    let st = state.clone();
+    state
+        .blocking(move || {
+            let ctx = st.context(&req.project_root, req.cwd.as_deref(), req.home.as_deref())?;
+            let start = Instant::now();
+            let resp = match req.engine.unwrap_or_default() {
+                Engine::Ast => {
+                    let a = analysis::analyze(&req.command, &ctx);
+                    st.metrics()
+                        .record_analysis(start.elapsed(), a.fallback.as_ref().map(|f| f.reason));
+                    Json(a).into_response()
+                }
+                Engine::Lexer => {
+                    let a = analysis::analyze_lexer(&req.command, &ctx);
+                    st.metrics().record_analysis(start.elapsed(), None);
+                    Json(a).into_response()
+                }
+                Engine::Both => {
+                    let b = analysis::analyze_both(&req.command, &ctx);
+                    st.metrics().record_analysis(
+                        start.elapsed(),
+                        b.ast.fallback.as_ref().map(|f| f.reason),
+                    );
+                    Json(b).into_response()
+                }
+            };
+            Ok(resp)
+        })
+        .await?
 }
 
 /// A command over the limit is refused before any parsing.
@@ -124,7 +168,9 @@ pub fn check_command(command: &str) -> Result<(), ApiError> {
         (status = 200, description = "The call decision", body = super::openapi::CallDecisionSchema),
         (status = 400, description = "Malformed JSON, a wrong type or a missing field (the field is named)", body = ErrorBody),
         (status = 401, description = "Missing or invalid bearer token", body = ErrorBody),
+        (status = 503, description = "At the concurrency cap (`overloaded`) or over the request timeout (`request_timeout`); `Retry-After` says when to retry", body = ErrorBody),
         (status = 403, description = "Project root outside the allowed workspace roots", body = ErrorBody),
+        (status = 408, description = "The body did not arrive within the body timeout", body = ErrorBody),
         (status = 413, description = "Body over 1 MiB", body = ErrorBody),
         (status = 415, description = "Content type is not JSON", body = ErrorBody),
         (status = 422, description = "Unknown tool, relative path, missing project root, command over 64 KiB, unusable input", body = ErrorBody),
@@ -133,13 +179,19 @@ pub async fn evaluate(
     State(state): State<AppState>,
     ApiJson(req): ApiJson<EvaluateRequest>,
 ) -> Result<Json<CallDecision>, ApiError> {
-    let ctx = state.context(&req.project_root, req.cwd.as_deref(), req.home.as_deref())?;
-    state.confine_workdir(&req.tool, &req.input, &ctx)?;
-    let call = map_call(&state, &req.tool, &req.input, &ctx)?;
-    let policy = state.policy(&ctx);
-    let decision = decide::decide(&policy, &[], &call, &ctx, req.interactive.unwrap_or(true));
-    state.metrics().record_decision(decision.decision.as_str());
-    Ok(Json(decision))
+    let st = state.clone();
+    state
+        .blocking(move || {
+            let ctx = st.context(&req.project_root, req.cwd.as_deref(), req.home.as_deref())?;
+            st.confine_workdir(&req.tool, &req.input, &ctx)?;
+            let call = map_call(&st, &req.tool, &req.input, &ctx)?;
+            let policy = st.blocking_policy(&ctx);
+            let decision =
+                decide::decide(&policy, &[], &call, &ctx, req.interactive.unwrap_or(true));
+            st.metrics().record_decision(decision.decision.as_str());
+            Ok(Json(decision))
+        })
+        .await?
 }
 
 /// The effective rules for a project, in evaluation order, each with its source and
@@ -149,6 +201,7 @@ pub async fn evaluate(
         (status = 200, description = "Effective rules and config errors", body = RulesResponse),
         (status = 400, description = "Missing or malformed query parameter", body = ErrorBody),
         (status = 401, description = "Missing or invalid bearer token", body = ErrorBody),
+        (status = 503, description = "At the concurrency cap (`overloaded`) or over the request timeout (`request_timeout`); `Retry-After` says when to retry", body = ErrorBody),
         (status = 403, description = "Project root outside the allowed workspace roots", body = ErrorBody),
         (status = 422, description = "Relative path or missing project root", body = ErrorBody),
     ))]
@@ -156,8 +209,13 @@ pub async fn rules(
     State(state): State<AppState>,
     ApiQuery(q): ApiQuery<RulesQuery>,
 ) -> Result<Json<RulesResponse>, ApiError> {
-    let ctx = state.context(&q.project_root, None, q.home.as_deref())?;
-    let policy = state.policy(&ctx);
+    let st = state.clone();
+    let policy = state
+        .blocking(move || {
+            let ctx = st.context(&q.project_root, None, q.home.as_deref())?;
+            Ok::<_, ApiError>(st.blocking_policy(&ctx))
+        })
+        .await??;
     Ok(Json(RulesResponse {
         rules: policy.rules().to_vec(),
         errors: policy.errors().to_vec(),
@@ -187,46 +245,42 @@ pub async fn trust(
     State(state): State<AppState>,
     ApiJson(req): ApiJson<TrustRequest>,
 ) -> Result<Json<TrustResponse>, ApiError> {
-    let ctx = state.context(&req.project_root, None, None)?;
-    let file = crate::config::project_config_path(ctx.root());
-    let store = state.config().trust_store();
-    let shown = file.display().to_string();
-    if req.revoke.unwrap_or(false) {
-        let was = tokio::task::spawn_blocking({
-            let (store, file) = (store.clone(), file.clone());
-            move || store.blocking_revoke(&file)
-        })
-        .await
-        .map_err(ApiError::internal)?
-        .map_err(ApiError::internal)?;
-        return Ok(Json(TrustResponse {
-            file: shown,
-            status: crate::trust::TrustStatus::Untrusted,
-            sha256: None,
-            was_trusted: Some(was),
-        }));
-    }
-    if state.policy(&ctx).trust_forbidden() {
-        return Err(ApiError::forbidden(
-            "trust_forbidden",
-            crate::trust::TrustError::Forbidden.to_string(),
-        ));
-    }
-    let record = tokio::task::spawn_blocking(move || store.blocking_trust(&file))
-        .await
-        .map_err(ApiError::internal)?
-        .map_err(|e| match e {
-            crate::trust::TrustError::NoConfig(_) | crate::trust::TrustError::NotAFile(_) => {
-                ApiError::not_found("no_project_config", e.to_string())
+    let st = state.clone();
+    state
+        .blocking(move || {
+            let ctx = st.context(&req.project_root, None, None)?;
+            let file = crate::config::project_config_path(ctx.root());
+            let store = st.config().trust_store();
+            let shown = file.display().to_string();
+            if req.revoke.unwrap_or(false) {
+                let was = store.blocking_revoke(&file).map_err(ApiError::internal)?;
+                return Ok(Json(TrustResponse {
+                    file: shown,
+                    status: crate::trust::TrustStatus::Untrusted,
+                    sha256: None,
+                    was_trusted: Some(was),
+                }));
             }
-            other => ApiError::internal(other),
-        })?;
-    Ok(Json(TrustResponse {
-        file: shown,
-        status: crate::trust::TrustStatus::Trusted,
-        sha256: Some(record.sha256),
-        was_trusted: None,
-    }))
+            if st.blocking_policy(&ctx).trust_forbidden() {
+                return Err(ApiError::forbidden(
+                    "trust_forbidden",
+                    crate::trust::TrustError::Forbidden.to_string(),
+                ));
+            }
+            let record = store.blocking_trust(&file).map_err(|e| match e {
+                crate::trust::TrustError::NoConfig(_) | crate::trust::TrustError::NotAFile(_) => {
+                    ApiError::not_found("no_project_config", e.to_string())
+                }
+                other => ApiError::internal(other),
+            })?;
+            Ok(Json(TrustResponse {
+                file: shown,
+                status: crate::trust::TrustStatus::Trusted,
+                sha256: Some(record.sha256),
+                was_trusted: None,
+            }))
+        })
+        .await?
 }
 
 /// The tools still worth offering the model: a tool whose needed capability is denied
@@ -236,7 +290,9 @@ pub async fn trust(
         (status = 200, description = "The tools still offered, in the order given", body = ToolsAvailableResponse),
         (status = 400, description = "Malformed JSON or a wrong type (the field is named)", body = ErrorBody),
         (status = 401, description = "Missing or invalid bearer token", body = ErrorBody),
+        (status = 503, description = "At the concurrency cap (`overloaded`) or over the request timeout (`request_timeout`); `Retry-After` says when to retry", body = ErrorBody),
         (status = 403, description = "Project root outside the allowed workspace roots", body = ErrorBody),
+        (status = 408, description = "The body did not arrive within the body timeout", body = ErrorBody),
         (status = 413, description = "Body over 1 MiB", body = ErrorBody),
         (status = 415, description = "Content type is not JSON", body = ErrorBody),
         (status = 422, description = "Relative path or missing project root", body = ErrorBody),
@@ -245,8 +301,15 @@ pub async fn tools_available(
     State(state): State<AppState>,
     ApiJson(req): ApiJson<ToolsAvailableRequest>,
 ) -> Result<Json<ToolsAvailableResponse>, ApiError> {
-    let ctx = state.context(&req.project_root, None, req.home.as_deref())?;
-    let policy = state.policy(&ctx);
+    let st = state.clone();
+    let project_root = req.project_root;
+    let home = req.home;
+    let policy = state
+        .blocking(move || {
+            let ctx = st.context(&project_root, None, home.as_deref())?;
+            Ok::<_, ApiError>(st.blocking_policy(&ctx))
+        })
+        .await??;
     Ok(Json(ToolsAvailableResponse {
         tools: decide::available_tools(&policy, &req.tools),
     }))

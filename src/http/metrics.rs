@@ -1,14 +1,15 @@
 //! Prometheus metrics of the service, in the text exposition format, without a client
 //! library: four families are all it needs.
 //!
-//! Owns the counters and the histogram, and their rendering for `GET /metrics`. It does
-//! not decide what to count: the middleware counts requests, handlers count decisions
-//! and analyses.
+//! Owns the counters, the gauges (in-flight requests, open connections, queued
+//! blocking jobs, sessions in memory, resident memory) and the histogram, and their
+//! rendering for `GET /metrics`. It does not decide what to count: the middleware
+//! counts requests, the accept loop connections, handlers decisions and analyses.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
 use std::time::Duration;
 
 use crate::vocab::FallbackReason;
@@ -27,6 +28,19 @@ pub struct Metrics {
     latency_buckets: [AtomicU64; LATENCY_BUCKETS.len()],
     latency_count: AtomicU64,
     latency_sum_nanos: AtomicU64,
+    in_flight: AtomicI64,
+    connections: AtomicI64,
+    blocking_queued: AtomicI64,
+}
+
+/// Counts one unit of a gauge for as long as it lives.
+#[derive(Debug)]
+pub struct GaugeGuard<'a>(&'a AtomicI64);
+
+impl Drop for GaugeGuard<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::Relaxed);
+    }
 }
 
 impl Metrics {
@@ -41,6 +55,31 @@ impl Metrics {
             *m.entry((route.to_string(), method.to_string(), status))
                 .or_default() += 1;
         }
+    }
+
+    /// A request in flight until the guard drops.
+    pub fn request_started(&self) -> GaugeGuard<'_> {
+        self.in_flight.fetch_add(1, Ordering::Relaxed);
+        GaugeGuard(&self.in_flight)
+    }
+
+    /// An open connection until the guard drops.
+    pub fn connection_opened(&self) -> GaugeGuard<'_> {
+        self.connections.fetch_add(1, Ordering::Relaxed);
+        GaugeGuard(&self.connections)
+    }
+
+    pub fn in_flight(&self) -> i64 {
+        self.in_flight.load(Ordering::Relaxed)
+    }
+
+    pub fn connections(&self) -> i64 {
+        self.connections.load(Ordering::Relaxed)
+    }
+
+    /// Blocking jobs admitted but not yet running (`delta` is +1 or -1).
+    pub fn blocking_queued(&self, delta: i64) {
+        self.blocking_queued.fetch_add(delta, Ordering::Relaxed);
     }
 
     /// One call decision (`allow`, `ask`, `deny`).
@@ -68,7 +107,46 @@ impl Metrics {
         }
     }
 
-    /// The Prometheus text exposition (version 0.0.4).
+    /// The Prometheus text exposition (version 0.0.4); `sessions` is the number of
+    /// sessions held in memory.
+    pub fn render_with(&self, sessions: usize) -> String {
+        let mut out = self.render();
+        let gauges: [(&str, &str, i64); 5] = [
+            (
+                "khaelor_http_requests_in_flight",
+                "HTTP requests being handled.",
+                self.in_flight(),
+            ),
+            (
+                "khaelor_http_connections_open",
+                "Open client connections.",
+                self.connections(),
+            ),
+            (
+                "khaelor_blocking_jobs_queued",
+                "Blocking jobs admitted to the pool and waiting for a thread.",
+                self.blocking_queued.load(Ordering::Relaxed),
+            ),
+            (
+                "khaelor_sessions_in_memory",
+                "Sessions held in memory (the logs on disk are the truth).",
+                i64::try_from(sessions).unwrap_or(i64::MAX),
+            ),
+            (
+                "khaelor_process_resident_memory_bytes",
+                "Resident set size of the server process.",
+                resident_bytes().map_or(-1, |b| i64::try_from(b).unwrap_or(i64::MAX)),
+            ),
+        ];
+        for (name, help, value) in gauges {
+            let _ = writeln!(out, "# HELP {name} {help}");
+            let _ = writeln!(out, "# TYPE {name} gauge");
+            let _ = writeln!(out, "{name} {value}");
+        }
+        out
+    }
+
+    /// The counters and the histogram (version 0.0.4 text).
     pub fn render(&self) -> String {
         let mut out = String::new();
         out.push_str("# HELP khaelor_http_requests_total HTTP requests answered, by route template, method and status.\n");
@@ -125,6 +203,14 @@ impl Metrics {
     }
 }
 
+/// The resident set size from `/proc/self/statm` (pages times the page size, which is
+/// 4 KiB on the platforms this runs on); `None` where there is no procfs.
+pub fn resident_bytes() -> Option<u64> {
+    let statm = std::fs::read_to_string("/proc/self/statm").ok()?;
+    let pages: u64 = statm.split_whitespace().nth(1)?.parse().ok()?;
+    Some(pages * 4096)
+}
+
 /// Label value escaping of the text format: backslash, double quote, newline.
 fn escape(s: &str) -> String {
     s.replace('\\', "\\\\")
@@ -155,5 +241,15 @@ mod tests {
         assert!(text.contains("khaelor_analysis_duration_seconds_bucket{le=\"+Inf\"} 2\n"));
         assert!(text.contains("khaelor_analysis_duration_seconds_count 2\n"));
         assert_eq!(escape("a\"b\\c\n"), "a\\\"b\\\\c\\n");
+        let g = m.request_started();
+        let text = m.render_with(3);
+        assert!(
+            text.contains("khaelor_http_requests_in_flight 1\n"),
+            "{text}"
+        );
+        assert!(text.contains("khaelor_sessions_in_memory 3\n"), "{text}");
+        drop(g);
+        assert_eq!(m.in_flight(), 0);
+        assert!(resident_bytes().is_some_and(|b| b > 0));
     }
 }

@@ -19,18 +19,23 @@ use std::any::Any;
 use std::future::Future;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
 
 use axum::Router;
+use axum::error_handling::HandleErrorLayer;
 use axum::extract::{DefaultBodyLimit, MatchedPath, Request, State};
-use axum::http::{Method, StatusCode};
+use axum::http::{HeaderValue, Method, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
-use tower::ServiceBuilder;
+use tower::limit::GlobalConcurrencyLimitLayer;
+use tower::{BoxError, ServiceBuilder};
 use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::request_id::{
     MakeRequestUuid, PropagateRequestIdLayer, RequestId, SetRequestIdLayer,
 };
+use tower_http::timeout::RequestBodyTimeoutLayer;
 use tower_http::trace::{DefaultOnResponse, TraceLayer};
 use tracing::Level;
 
@@ -66,6 +71,7 @@ pub struct ServiceConfig {
     pub allowed_hosts: Vec<String>,
     /// Browser origins accepted (`--allowed-origin`); any other `Origin` is a 403.
     pub allowed_origins: Vec<String>,
+    pub limits: Limits,
 }
 
 impl ServiceConfig {
@@ -73,6 +79,60 @@ impl ServiceConfig {
     pub fn trust_store(&self) -> crate::trust::TrustStore {
         crate::trust::TrustStore::new(&self.state_dir)
     }
+}
+
+/// Every bound the service enforces, each with its `serve` flag (README, "Reliability").
+#[derive(Debug, Clone)]
+pub struct Limits {
+    /// Blocking jobs (analysis, decisions, config and session I/O) running at once;
+    /// more wait their turn off the reactor (`--blocking-threads`).
+    pub blocking_threads: usize,
+    /// Sessions kept in memory at most (`--max-sessions`).
+    pub max_sessions: usize,
+    /// A session unused this long leaves memory (`--session-idle-secs`).
+    pub session_idle: std::time::Duration,
+    /// Time a client has to send a request's head; the same hyper timer closes a
+    /// keep-alive connection idle that long between requests (`--header-timeout-secs`).
+    pub header_timeout: Duration,
+    /// Time a client has to send a request's body (`--body-timeout-secs`).
+    pub body_timeout: Duration,
+    /// Time a whole request may take, head read to answer (`--request-timeout-secs`).
+    pub request_timeout: Duration,
+    /// Open connections at most; more are answered 503 and closed (`--max-connections`).
+    pub max_connections: usize,
+    /// `/v1` requests handled at once; more are answered 503 (`--max-concurrent-requests`).
+    pub max_concurrent: usize,
+    /// After SIGTERM, how long in-flight requests may finish before connections are cut
+    /// (`--shutdown-timeout-secs`).
+    pub shutdown_timeout: Duration,
+}
+
+/// Seconds a client is told to wait (`Retry-After`) when a cap is full.
+pub const RETRY_AFTER_SECS: u64 = 1;
+
+/// Largest request head (request line and headers) hyper buffers: beyond it the
+/// connection gets a 431 and is closed.
+pub const MAX_HEAD_BYTES: usize = 64 * 1024;
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            blocking_threads: default_blocking_threads(),
+            max_sessions: sessions::DEFAULT_MAX_SESSIONS,
+            session_idle: sessions::DEFAULT_SESSION_IDLE,
+            header_timeout: Duration::from_secs(10),
+            body_timeout: Duration::from_secs(10),
+            request_timeout: Duration::from_secs(30),
+            max_connections: 512,
+            max_concurrent: 256,
+            shutdown_timeout: Duration::from_secs(10),
+        }
+    }
+}
+
+/// Two per core: analysis is CPU-bound, file I/O mostly waits.
+pub fn default_blocking_threads() -> usize {
+    std::thread::available_parallelism().map_or(4, |n| n.get() * 2)
 }
 
 /// Shared state of every handler.
@@ -86,6 +146,12 @@ struct Inner {
     metrics: metrics::Metrics,
     policies: policy_cache::PolicyCache,
     sessions: sessions::SessionStore,
+    /// Permits of the bounded blocking pool.
+    blocking: Arc<tokio::sync::Semaphore>,
+    /// Permits of the `/v1` concurrency cap, shared by every route.
+    concurrent: Arc<tokio::sync::Semaphore>,
+    /// Set once shutdown began: `/readyz` answers 503 so balancers stop sending.
+    draining: AtomicBool,
 }
 
 impl AppState {
@@ -94,7 +160,18 @@ impl AppState {
             inner: Arc::new(Inner {
                 metrics: metrics::Metrics::new(),
                 policies: policy_cache::PolicyCache::new(),
-                sessions: sessions::SessionStore::new(config.state_dir.join("sessions")),
+                sessions: sessions::SessionStore::with_limits(
+                    config.state_dir.join("sessions"),
+                    config.limits.max_sessions,
+                    config.limits.session_idle,
+                ),
+                blocking: Arc::new(tokio::sync::Semaphore::new(
+                    config.limits.blocking_threads.max(1),
+                )),
+                concurrent: Arc::new(tokio::sync::Semaphore::new(
+                    config.limits.max_concurrent.max(1),
+                )),
+                draining: AtomicBool::new(false),
                 config,
             }),
         }
@@ -109,9 +186,39 @@ impl AppState {
     pub fn policies(&self) -> &policy_cache::PolicyCache {
         &self.inner.policies
     }
+    /// Runs blocking work (analysis, decisions, config and session file I/O) on the
+    /// blocking pool, at most `limits.blocking_threads` jobs at once, so the reactor
+    /// threads only do socket I/O and `/healthz` answers under heavy commands. The
+    /// permit travels with the job: a client that hangs up does not free a slot its
+    /// job still occupies.
+    pub async fn blocking<T, F>(&self, job: F) -> Result<T, ApiError>
+    where
+        T: Send + 'static,
+        F: FnOnce() -> T + Send + 'static,
+    {
+        let permit = self
+            .inner
+            .blocking
+            .clone()
+            .acquire_owned()
+            .await
+            .map_err(ApiError::internal)?;
+        self.metrics().blocking_queued(1);
+        let metrics = self.clone();
+        tokio::task::spawn_blocking(move || {
+            metrics.metrics().blocking_queued(-1);
+            let out = job();
+            drop(permit);
+            out
+        })
+        .await
+        .map_err(ApiError::internal)
+    }
+
     /// The (cached) policy for a request's project, home and the managed config.
-    pub fn policy(&self, ctx: &AnalysisContext) -> crate::config::Policy {
-        self.policies().get(
+    /// Blocks on the file system: call it inside `blocking`.
+    pub fn blocking_policy(&self, ctx: &AnalysisContext) -> crate::config::Policy {
+        self.policies().blocking_get(
             ctx.root(),
             ctx.home(),
             self.config().managed_config.as_deref(),
@@ -122,7 +229,13 @@ impl AppState {
         &self.inner.sessions
     }
 
-    /// Builds the analysis context of a request: absolute project root inside the
+    /// Whether shutdown has begun.
+    pub fn draining(&self) -> bool {
+        self.inner.draining.load(Ordering::Relaxed)
+    }
+
+    /// Builds the analysis context of a request (blocks on the file system: call it
+    /// inside `blocking`): absolute project root inside the
     /// allowed workspaces (checked before existence, so a confined client cannot probe
     /// the rest of the disk), cwd defaulting to the root, home to the server's.
     pub fn context(
@@ -282,10 +395,14 @@ impl AppState {
 
 /// The router with every route and middleware; tests drive it directly or over a socket.
 pub fn app(state: AppState) -> Router {
-    let routes = Router::new()
+    // Probes, metrics and the spec stay outside the concurrency cap: a full server must
+    // still say it is alive.
+    let service = Router::new()
         .route("/healthz", get(handlers::healthz))
+        .route("/readyz", get(handlers::readyz))
         .route("/metrics", get(handlers::metrics))
-        .route("/openapi.yaml", get(handlers::openapi_yaml))
+        .route("/openapi.yaml", get(handlers::openapi_yaml));
+    let api = Router::new()
         .route("/v1/analyze", post(handlers::analyze))
         .route("/v1/evaluate", post(handlers::evaluate))
         .route("/v1/rules", get(handlers::rules))
@@ -305,14 +422,27 @@ pub fn app(state: AppState) -> Router {
             "/v1/sessions/{session_id}/calls/{call_id}/deny",
             post(sessions::deny),
         )
+        // One semaphore for every route (`Router::layer` wraps each route apart).
+        .layer(
+            ServiceBuilder::new()
+                .layer(HandleErrorLayer::new(overloaded))
+                .load_shed()
+                .layer(GlobalConcurrencyLimitLayer::with_semaphore(
+                    state.inner.concurrent.clone(),
+                )),
+        );
+    let routes = service
+        .merge(api)
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed);
     with_middleware(routes, state)
 }
 
 /// The middleware stack, outermost first: request id, trace span, id echo, metrics,
-/// panic capture, Host/Origin guard, auth, body limit.
+/// whole-request timeout, panic capture, Host/Origin guard, auth, body read timeout, body
+/// limit.
 fn with_middleware(routes: Router<AppState>, state: AppState) -> Router {
+    let limits = state.config().limits.clone();
     routes
         .layer(
             ServiceBuilder::new()
@@ -332,24 +462,133 @@ fn with_middleware(routes: Router<AppState>, state: AppState) -> Router {
                 )
                 .layer(PropagateRequestIdLayer::x_request_id())
                 .layer(middleware::from_fn_with_state(state.clone(), count_request))
+                .layer(HandleErrorLayer::new(timed_out))
+                .timeout(limits.request_timeout)
                 .layer(CatchPanicLayer::custom(panic_response))
                 .layer(middleware::from_fn_with_state(state.clone(), hosts::guard))
                 .layer(middleware::from_fn_with_state(state.clone(), auth::require_token))
+                .layer(RequestBodyTimeoutLayer::new(limits.body_timeout))
                 .layer(DefaultBodyLimit::max(BODY_LIMIT)),
         )
         .with_state(state)
 }
 
-/// Serves `app(state)` on `listener` until `shutdown` resolves, then stops accepting
-/// and lets in-flight requests finish.
+/// A full concurrency cap: 503 with `Retry-After`, at once rather than queued.
+async fn overloaded(err: BoxError) -> Response {
+    if err.is::<tower::load_shed::error::Overloaded>() {
+        return busy(
+            "overloaded",
+            "the server is at its limit of concurrent requests; retry shortly",
+        );
+    }
+    ApiError::internal(err).into_response()
+}
+
+/// The whole-request timeout: 503 with `Retry-After` (the server, not the client, was
+/// too slow, or the client held the request open).
+async fn timed_out(err: BoxError) -> Response {
+    if err.is::<tower::timeout::error::Elapsed>() {
+        return busy(
+            "request_timeout",
+            "the request took longer than the server's request timeout",
+        );
+    }
+    ApiError::internal(err).into_response()
+}
+
+fn busy(code: &'static str, message: &str) -> Response {
+    let mut resp = ApiError::new(StatusCode::SERVICE_UNAVAILABLE, code, message).into_response();
+    resp.headers_mut()
+        .insert(header::RETRY_AFTER, HeaderValue::from(RETRY_AFTER_SECS));
+    resp
+}
+
+/// Serves `app(state)` on `listener` until `shutdown` resolves; then stops accepting,
+/// lets in-flight requests finish for up to `limits.shutdown_timeout`, and cuts the
+/// connections still open after that (a client stalled mid-request cannot hold the
+/// process up).
+///
+/// Each connection is hyper's HTTP/1 server with the header-read timeout and head size
+/// limit set; at most `limits.max_connections` are open at once, and one over the cap
+/// gets a 503 with `Retry-After` and is closed without being read, so idle sockets
+/// cannot exhaust the descriptors `/healthz` needs.
 pub async fn serve(
     listener: tokio::net::TcpListener,
     state: AppState,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
-    axum::serve(listener, app(state))
-        .with_graceful_shutdown(shutdown)
-        .await
+    let limits = state.config().limits.clone();
+    let app = app(state.clone());
+    let connections = Arc::new(tokio::sync::Semaphore::new(limits.max_connections.max(1)));
+    let graceful = hyper_util::server::graceful::GracefulShutdown::new();
+    let mut http = hyper::server::conn::http1::Builder::new();
+    http.timer(hyper_util::rt::TokioTimer::new())
+        .header_read_timeout(limits.header_timeout)
+        .max_buf_size(MAX_HEAD_BYTES);
+    let http = Arc::new(http);
+    tokio::pin!(shutdown);
+    loop {
+        let stream = tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok((stream, _)) => stream,
+                Err(e) => {
+                    // Out of descriptors, most likely: back off instead of spinning.
+                    tracing::warn!(error = %e, "accept failed");
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    continue;
+                }
+            },
+            () = &mut shutdown => break,
+        };
+        let Ok(permit) = connections.clone().try_acquire_owned() else {
+            tokio::spawn(refuse_connection(stream));
+            continue;
+        };
+        let service = hyper_util::service::TowerToHyperService::new(app.clone());
+        let conn =
+            graceful.watch(http.serve_connection(hyper_util::rt::TokioIo::new(stream), service));
+        let state = state.clone();
+        tokio::spawn(async move {
+            let _open = state.metrics().connection_opened();
+            if let Err(e) = conn.await {
+                tracing::debug!(error = %e, "connection ended with an error");
+            }
+            drop(permit);
+        });
+    }
+    state.inner.draining.store(true, Ordering::Relaxed);
+    drop(listener);
+    tokio::select! {
+        () = graceful.shutdown() => {}
+        () = tokio::time::sleep(limits.shutdown_timeout) => {
+            tracing::warn!(
+                open = state.metrics().connections(),
+                "shutdown timeout passed: cutting the connections still open"
+            );
+        }
+    }
+    Ok(())
+}
+
+/// Answers a connection over the cap with a 503 and closes it, reading nothing; the
+/// few bytes fit the socket buffer, so this never waits on the client for long.
+async fn refuse_connection(mut stream: tokio::net::TcpStream) {
+    use tokio::io::AsyncWriteExt;
+    let body = serde_json::json!({"error": {
+        "code": "too_many_connections",
+        "message": "the server is at its limit of open connections; retry shortly",
+    }})
+    .to_string();
+    let head = format!(
+        "HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\nretry-after: {RETRY_AFTER_SECS}\r\nconnection: close\r\ncontent-length: {}\r\n\r\n",
+        body.len()
+    );
+    let write = async {
+        stream.write_all(head.as_bytes()).await?;
+        stream.write_all(body.as_bytes()).await?;
+        stream.shutdown().await
+    };
+    let _ = tokio::time::timeout(Duration::from_secs(1), write).await;
 }
 
 async fn count_request(State(state): State<AppState>, req: Request, next: Next) -> Response {
@@ -369,7 +608,9 @@ async fn count_request(State(state): State<AppState>, req: Request, next: Next) 
         | Method::OPTIONS => req.method().as_str().to_string(),
         _ => "OTHER".to_string(),
     };
+    let in_flight = state.metrics().request_started();
     let resp = next.run(req).await;
+    drop(in_flight);
     state
         .metrics()
         .record_request(&route, &method, resp.status().as_u16());
@@ -439,6 +680,7 @@ mod tests {
             allow_request_home: false,
             allowed_hosts: Vec::new(),
             allowed_origins: Vec::new(),
+            limits: Limits::default(),
         })
     }
 

@@ -25,6 +25,7 @@ use super::sessions;
     ),
     paths(
         handlers::healthz,
+        handlers::readyz,
         handlers::metrics,
         handlers::openapi_yaml,
         handlers::analyze,
@@ -47,7 +48,7 @@ use super::sessions;
         crate::trust::TrustStatus, crate::config::IgnoredAllows, crate::protected::ProtectedEntry,
         crate::session::Event, crate::session::EventKind, crate::session::GrantScope, crate::session::CallStatus,
         crate::session::ApprovedBy, crate::session::DeniedBy, crate::grants::PersistedRule,
-        CapabilitySchema, CapabilityRequestSchema, CommandClassSchema, EngineKindSchema, PartSchema,
+        ToolNameSchema, CapabilitySchema, CapabilityRequestSchema, CommandClassSchema, EngineKindSchema, PartSchema,
         HardlineHitSchema, FallbackReasonSchema, FallbackSchema, AnalysisSchema, BothAnalysisSchema,
         ActionSchema, RuleSourceSchema, RuleOriginSchema, PermissionRuleSchema, ConfigErrorSchema,
         EvaluatedRequestSchema, PanelKeySchema, PanelDetailSchema, PanelSchema, CallDecisionSchema,
@@ -72,6 +73,24 @@ pub fn yaml() -> String {
         }
     })
     .clone()
+}
+
+/// A tool the mapping knows (`tools::KNOWN_TOOLS`); any other name is a 422.
+#[derive(ToSchema)]
+#[schema(as = ToolName)]
+#[serde(rename_all = "snake_case")]
+pub enum ToolNameSchema {
+    Read,
+    Glob,
+    Grep,
+    List,
+    Write,
+    Edit,
+    ApplyPatch,
+    Bash,
+    ProcessStart,
+    ProcessStdin,
+    Webfetch,
 }
 
 /// One of the seven V1 capabilities (seed §1).
@@ -347,6 +366,21 @@ mod tests {
     use serde_json::{Value, json};
 
     use super::*;
+
+    /// The spec's tool enum is the mapping's list, in order: no tool is missing or
+    /// invented.
+    #[test]
+    fn tool_names_are_the_known_tools() {
+        let doc = ApiDoc::openapi();
+        let v = serde_json::to_value(&doc).unwrap();
+        let names: Vec<String> = v["components"]["schemas"]["ToolName"]["enum"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|n| n.as_str().unwrap().to_string())
+            .collect();
+        assert_eq!(names, crate::tools::KNOWN_TOOLS);
+    }
     use crate::config::{ConfigError, Policy};
     use crate::rules::{Action, PermissionRule, RuleOrigin, RuleSource};
     use crate::vocab::{

@@ -1,16 +1,24 @@
 //! A cache of loaded policies keyed by (project root, home), so a call does not re-parse
 //! its config files, yet a grant or a hand edit takes effect on the very next call.
 //!
-//! Owns freshness only: an entry is reused while every file of `config::config_files`,
-//! and the project file's trust record, has the same existence, length, mtime and
-//! content hash as when it was loaded.
-//! Loading itself is `config::load_policy`.
+//! Owns freshness only, from metadata alone: an entry is reused while every file of
+//! `config::config_files`, and the project file's trust record, has the same kind, device, inode, length, mtime and ctime as
+//! when it was loaded. Nothing is opened to decide freshness, so a named pipe, a device
+//! or a 100 MB file costs a `stat` (the loader, `config::load_policy`, refuses them the
+//! same way before opening). Loading itself is `config::load_policy`.
+//!
+//! Timestamps have a granularity (a few milliseconds on Linux file systems): a rewrite
+//! that keeps the length within that window leaves the metadata unchanged. As git does
+//! with its index ("racy clean"), an entry whose files were modified less than
+//! `RACY_WINDOW` before it was stamped is not trusted and is reloaded, until the files
+//! have been quiet for that long. Calls block on `stat` and the load: callers run them
+//! on the blocking pool.
 
 use std::collections::HashMap;
-use std::hash::{DefaultHasher, Hash, Hasher};
+use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
-use std::time::SystemTime;
+use std::time::{Duration, SystemTime};
 
 use crate::config::{self, Policy};
 use crate::trust::TrustStore;
@@ -18,20 +26,39 @@ use crate::trust::TrustStore;
 /// Above this many (root, home) pairs the cache starts over rather than grow unbounded.
 const MAX_ENTRIES: usize = 512;
 
-/// What a config file looked like when its policy was loaded.
+/// Metadata this close to the stamp time may hide a same-length rewrite.
+const RACY_WINDOW: Duration = Duration::from_secs(2);
+
+/// What a config path looked like (without following a final dangling link) when its
+/// policy was loaded. `None` fields: nothing there.
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct Stamp {
-    len: Option<u64>,
-    mtime: Option<SystemTime>,
-    hash: u64,
+    /// `(dev, ino, mode, len, mtime ns, ctime ns)` of the target, when it exists.
+    target: Option<(u64, u64, u32, u64, i128, i128)>,
+    /// The same for the path itself when it is a link (a relinked config changes it).
+    link: Option<(u64, u64, i128)>,
+    /// Last modification of either, for the racy check.
+    modified: Option<SystemTime>,
+}
+
+struct Entry {
+    stamps: Vec<Stamp>,
+    stamped_at: SystemTime,
+    policy: Policy,
 }
 
 /// (canonical root, home) -> the stamps of its config files and the policy loaded.
-type Entries = HashMap<(PathBuf, PathBuf), (Vec<Stamp>, Policy)>;
+type Entries = HashMap<(PathBuf, PathBuf), Entry>;
 
-#[derive(Debug, Default)]
+#[derive(Default)]
 pub struct PolicyCache {
     entries: Mutex<Entries>,
+}
+
+impl std::fmt::Debug for PolicyCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PolicyCache").finish_non_exhaustive()
+    }
 }
 
 impl PolicyCache {
@@ -40,13 +67,25 @@ impl PolicyCache {
     }
 
     /// The policy of `root` (canonical) for `home`, reloaded when any config file
-    /// changed since it was cached.
-    pub fn get(
+    /// changed since it was cached. Blocks on the file system.
+    pub fn blocking_get(
         &self,
         root: &Path,
         home: &Path,
         managed: Option<&Path>,
         trust: Option<&TrustStore>,
+    ) -> Policy {
+        self.blocking_get_at(root, home, managed, trust, SystemTime::now())
+    }
+
+    /// `blocking_get` with the stamp time given (tests look past the racy window).
+    fn blocking_get_at(
+        &self,
+        root: &Path,
+        home: &Path,
+        managed: Option<&Path>,
+        trust: Option<&TrustStore>,
+        stamped_at: SystemTime,
     ) -> Policy {
         let mut files = config::config_files(root, home, managed);
         // Trusting or revoking changes the policy as much as an edit does.
@@ -56,36 +95,80 @@ impl PolicyCache {
         let stamps: Vec<Stamp> = files.iter().map(|f| stamp(f)).collect();
         let key = (root.to_path_buf(), home.to_path_buf());
         if let Ok(entries) = self.entries.lock()
-            && let Some((s, p)) = entries.get(&key)
-            && *s == stamps
+            && let Some(e) = entries.get(&key)
+            && e.stamps == stamps
+            && !racy(&e.stamps, e.stamped_at)
         {
-            return p.clone();
+            return e.policy.clone();
         }
         // Stamped before loading: a file changing during the load leaves an entry whose
-        // stamp no longer matches, so the next call reloads rather than keep stale rules.
+        // stamp no longer matches (or is racy), so the next call reloads rather than
+        // keep stale rules.
         let policy = config::load_policy_trusted(root, home, managed, trust);
         if let Ok(mut entries) = self.entries.lock() {
             if entries.len() >= MAX_ENTRIES {
                 entries.clear();
             }
-            entries.insert(key, (stamps, policy.clone()));
+            entries.insert(
+                key,
+                Entry {
+                    stamps,
+                    stamped_at,
+                    policy: policy.clone(),
+                },
+            );
         }
         policy
     }
 }
 
+/// Whether any file was modified too close to (or after) the stamp to trust its
+/// metadata.
+fn racy(stamps: &[Stamp], stamped_at: SystemTime) -> bool {
+    stamps.iter().any(|s| {
+        s.modified
+            .is_some_and(|m| match stamped_at.duration_since(m) {
+                Ok(age) => age < RACY_WINDOW,
+                Err(_) => true,
+            })
+    })
+}
+
+fn nanos(secs: i64, nsec: i64) -> i128 {
+    i128::from(secs) * 1_000_000_000 + i128::from(nsec)
+}
+
 fn stamp(file: &Path) -> Stamp {
-    let meta = std::fs::metadata(file).ok();
-    // The content hash catches an edit within the mtime granularity that keeps the length.
-    let mut h = DefaultHasher::new();
-    match std::fs::read(file) {
-        Ok(bytes) => bytes.hash(&mut h),
-        Err(e) => e.kind().hash(&mut h),
-    }
+    let link = std::fs::symlink_metadata(file)
+        .ok()
+        .filter(|m| m.file_type().is_symlink());
+    let target = std::fs::metadata(file).ok();
+    // ctime too: it cannot be set back by a client the way mtime can.
+    let modified = [link.as_ref(), target.as_ref()]
+        .into_iter()
+        .flatten()
+        .flat_map(|m| {
+            let ctime = u64::try_from(m.ctime()).ok().map(|s| {
+                SystemTime::UNIX_EPOCH
+                    + Duration::new(s, m.ctime_nsec().clamp(0, 999_999_999) as u32)
+            });
+            [m.modified().ok(), ctime]
+        })
+        .flatten()
+        .max();
     Stamp {
-        len: meta.as_ref().map(|m| m.len()),
-        mtime: meta.and_then(|m| m.modified().ok()),
-        hash: h.finish(),
+        target: target.map(|m| {
+            (
+                m.dev(),
+                m.ino(),
+                m.mode(),
+                m.len(),
+                nanos(m.mtime(), m.mtime_nsec()),
+                nanos(m.ctime(), m.ctime_nsec()),
+            )
+        }),
+        link: link.map(|m| (m.dev(), m.ino(), nanos(m.ctime(), m.ctime_nsec()))),
+        modified,
     }
 }
 
@@ -102,12 +185,12 @@ mod tests {
         let trust = Some(&store);
         let cache = PolicyCache::new();
         let base = cache
-            .get(root.path(), home.path(), None, trust)
+            .blocking_get(root.path(), home.path(), None, trust)
             .rules()
             .len();
         assert_eq!(
             cache
-                .get(root.path(), home.path(), None, trust)
+                .blocking_get(root.path(), home.path(), None, trust)
                 .rules()
                 .len(),
             base
@@ -125,12 +208,12 @@ mod tests {
             .unwrap();
         assert_eq!(
             cache
-                .get(root.path(), home.path(), None, trust)
+                .blocking_get(root.path(), home.path(), None, trust)
                 .rules()
                 .len(),
             base + 1
         );
-        // Same length, same second: only the content hash tells.
+        // Same length, same second: only the racy check makes it reload.
         std::fs::write(
             cfg.join("config.json"),
             r#"{"permissions": {"process.execute": {"npm tesT": "allow"}}}"#,
@@ -139,7 +222,7 @@ mod tests {
         store
             .blocking_trust(&config::project_config_path(root.path()))
             .unwrap();
-        let p = cache.get(root.path(), home.path(), None, trust);
+        let p = cache.blocking_get(root.path(), home.path(), None, trust);
         assert!(p.rules().iter().any(|r| r.pattern == "npm tesT"));
     }
 
@@ -158,7 +241,7 @@ mod tests {
         .unwrap();
         let cache = PolicyCache::new();
         let has = |c: &PolicyCache| {
-            c.get(root.path(), home.path(), None, Some(&store))
+            c.blocking_get(root.path(), home.path(), None, Some(&store))
                 .rules()
                 .iter()
                 .any(|r| r.pattern == "npm test")
@@ -168,5 +251,26 @@ mod tests {
         assert!(has(&cache));
         store.blocking_revoke(&cfg).unwrap();
         assert!(!has(&cache));
+    }
+
+    /// Quiet files are served from the cache: the same `Arc` comes back.
+    #[test]
+    fn quiet_files_are_not_reloaded() {
+        let root = tempfile::tempdir().unwrap();
+        let home = tempfile::tempdir().unwrap();
+        let cfg = root.path().join(".khaelor");
+        std::fs::create_dir_all(&cfg).unwrap();
+        let file = cfg.join("config.json");
+        std::fs::write(&file, r#"{"permissions": {"file.read": "allow"}}"#).unwrap();
+        let cache = PolicyCache::new();
+        let later = SystemTime::now() + RACY_WINDOW * 2;
+        let a = cache.blocking_get_at(root.path(), home.path(), None, None, later);
+        let b = cache.blocking_get_at(root.path(), home.path(), None, None, later);
+        assert!(a.same_as(&b), "a quiet config is served from the cache");
+        // Within the window the same files are reloaded.
+        let fresh = PolicyCache::new();
+        let c = fresh.blocking_get(root.path(), home.path(), None, None);
+        let d = fresh.blocking_get(root.path(), home.path(), None, None);
+        assert!(!c.same_as(&d), "fresh metadata is not trusted");
     }
 }

@@ -10,6 +10,7 @@
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use axum::Json;
 use axum::extract::State;
@@ -33,44 +34,114 @@ use crate::session::{
     valid_id,
 };
 
-/// Sessions opened since start, each behind its own async lock. A slot holds `None`
-/// until its log has been read.
+/// The sessions held in memory, each behind its own async lock: a bounded cache over
+/// the logs on disk, which stay the truth. A slot holds `None` until its log has been
+/// read. Idle sessions are evicted (`idle`), and beyond `max` sessions the least
+/// recently used ones go first; an evicted session is read back from its log on its
+/// next use, exactly as after a restart.
 #[derive(Debug)]
 pub struct SessionStore {
     dir: PathBuf,
-    open: Mutex<HashMap<String, Arc<AsyncMutex<Option<Session>>>>>,
+    open: Mutex<Index>,
+    max: usize,
+    idle: Duration,
+}
+
+#[derive(Debug, Default)]
+struct Index {
+    slots: HashMap<String, Slot>,
+    last_sweep: Option<Instant>,
+}
+
+#[derive(Debug)]
+struct Slot {
+    cell: Arc<AsyncMutex<Option<Session>>>,
+    last_used: Instant,
 }
 
 type Guard = OwnedMutexGuard<Option<Session>>;
 
 impl SessionStore {
     pub fn new(dir: PathBuf) -> Self {
+        Self::with_limits(dir, DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE)
+    }
+
+    /// A store keeping at most `max` sessions in memory, each for at most `idle` after
+    /// its last use.
+    pub fn with_limits(dir: PathBuf, max: usize, idle: Duration) -> Self {
         SessionStore {
             dir,
-            open: Mutex::new(HashMap::new()),
+            open: Mutex::new(Index::default()),
+            max: max.max(1),
+            idle,
         }
     }
 
-    /// Locks session `id`, reading its log on first use.
-    async fn lock(&self, id: &str) -> Result<Guard, ApiError> {
+    /// How many sessions are in memory now.
+    pub fn in_memory(&self) -> usize {
+        self.open.lock().map_or(0, |i| i.slots.len())
+    }
+
+    /// Locks session `id`, reading its log (on the blocking pool) on first use.
+    async fn lock(&self, state: &AppState, id: &str) -> Result<Guard, ApiError> {
         let slot = {
-            let mut open = self
+            let mut index = self
                 .open
                 .lock()
                 .map_err(|_| ApiError::internal("session index lock poisoned"))?;
-            open.entry(id.to_string()).or_default().clone()
+            let now = Instant::now();
+            self.evict(&mut index, now, id);
+            let slot = index.slots.entry(id.to_string()).or_insert_with(|| Slot {
+                cell: Arc::default(),
+                last_used: now,
+            });
+            slot.last_used = now;
+            slot.cell.clone()
         };
         let mut guard = slot.lock_owned().await;
         if guard.is_none() {
             let dir = self.dir.clone();
             let id = id.to_string();
-            let session = tokio::task::spawn_blocking(move || Session::blocking_open(&dir, &id))
-                .await
-                .map_err(ApiError::internal)?
+            let session = state
+                .blocking(move || Session::blocking_open(&dir, &id))
+                .await?
                 .map_err(session_error)?;
             *guard = Some(session);
         }
         Ok(guard)
+    }
+
+    /// Drops idle slots (at most every `SWEEP_EVERY`) and, over `max`, the least
+    /// recently used ones, never `keep` and never a slot anyone holds or awaits.
+    fn evict(&self, index: &mut Index, now: Instant, keep: &str) {
+        // INVARIANT: slots are cloned only under this index lock, so a count of one (the
+        // index alone) means no request holds or awaits the slot: dropping it cannot
+        // leave two in-memory copies of one log.
+        let free = |id: &String, slot: &Slot| id != keep && Arc::strong_count(&slot.cell) == 1;
+        let due = index
+            .last_sweep
+            .is_none_or(|t| now.duration_since(t) >= SWEEP_EVERY);
+        if due {
+            index.last_sweep = Some(now);
+            let idle = self.idle;
+            index
+                .slots
+                .retain(|id, slot| !(free(id, slot) && now.duration_since(slot.last_used) >= idle));
+        }
+        if index.slots.len() >= self.max {
+            // Evict a tenth at once so a full cache does not sort on every call.
+            let excess = index.slots.len() + 1 - self.max + self.max / 10;
+            let mut victims: Vec<(Instant, String)> = index
+                .slots
+                .iter()
+                .filter(|(id, slot)| free(id, slot))
+                .map(|(id, slot)| (slot.last_used, id.clone()))
+                .collect();
+            victims.sort();
+            for (_, id) in victims.into_iter().take(excess) {
+                index.slots.remove(&id);
+            }
+        }
     }
 
     /// Drops the slot of a session that turned out not to exist, so probing ids does
@@ -78,33 +149,44 @@ impl SessionStore {
     fn forget_if_empty(&self, guard: &Guard) {
         if let Some(s) = guard.as_ref()
             && !s.exists()
-            && let Ok(mut open) = self.open.lock()
+            && let Ok(mut index) = self.open.lock()
         {
             // INVARIANT: slots are cloned only under this index lock, so a count of two
             // (the index and this guard) means no other request holds or awaits the
             // slot. Removing a slot someone else waits on would let a second slot load
             // the same session beside it: two in-memory copies of one log.
             if Arc::strong_count(OwnedMutexGuard::mutex(guard)) == 2 {
-                open.remove(s.id());
+                index.slots.remove(s.id());
             }
         }
     }
 }
 
-/// Appends events with the disk work off the async threads; gives the guard back.
-async fn append(mut guard: Guard, kinds: Vec<EventKind>) -> Result<Guard, ApiError> {
+/// Sessions kept in memory at most (`--max-sessions`).
+pub const DEFAULT_MAX_SESSIONS: usize = 1024;
+/// A session unused this long leaves memory (`--session-idle-secs`).
+pub const DEFAULT_SESSION_IDLE: Duration = Duration::from_secs(600);
+/// How often the idle sweep runs (on the next session request after this long).
+const SWEEP_EVERY: Duration = Duration::from_secs(5);
+
+/// Appends events with the disk work on the blocking pool; gives the guard back.
+async fn append(
+    state: &AppState,
+    mut guard: Guard,
+    kinds: Vec<EventKind>,
+) -> Result<Guard, ApiError> {
     if kinds.is_empty() {
         return Ok(guard);
     }
-    let (guard, result) = tokio::task::spawn_blocking(move || {
-        let result = match guard.as_mut() {
-            Some(s) => s.blocking_append(kinds).map(|_| ()),
-            None => Ok(()),
-        };
-        (guard, result)
-    })
-    .await
-    .map_err(ApiError::internal)?;
+    let (guard, result) = state
+        .blocking(move || {
+            let result = match guard.as_mut() {
+                Some(s) => s.blocking_append(kinds).map(|_| ()),
+                None => Ok(()),
+            };
+            (guard, result)
+        })
+        .await?;
     result.map_err(session_error)?;
     Ok(guard)
 }
@@ -219,14 +301,16 @@ pub struct CallResponse {
 /// `PermissionRequested` (ask: pending), or `PermissionDenied` + `ToolFailed` (deny).
 /// Creates the session on its first call.
 #[utoipa::path(post, path = "/v1/sessions/{sessionId}/calls", tag = "sessions",
-    params(("sessionId" = String, Path, description = "Session id, `[A-Za-z0-9_-]{1,128}`")),
+    params(("sessionId" = String, Path, description = "Session id, `[A-Za-z0-9_-]{1,128}`", pattern = "^[A-Za-z0-9_-]{1,128}$")),
     request_body = RecordCallRequest,
     responses(
         (status = 200, description = "The call's status and decision", body = CallResponse),
         (status = 400, description = "Malformed JSON, a wrong type, an invalid session, call or turn id", body = ErrorBody),
         (status = 401, description = "Missing or invalid bearer token", body = ErrorBody),
+        (status = 503, description = "At the concurrency cap (`overloaded`) or over the request timeout (`request_timeout`); `Retry-After` says when to retry", body = ErrorBody),
         (status = 403, description = "Project root outside the allowed workspace roots", body = ErrorBody),
         (status = 409, description = "The call id is already recorded in this session", body = ErrorBody),
+        (status = 408, description = "The body did not arrive within the body timeout", body = ErrorBody),
         (status = 413, description = "Body over 1 MiB", body = ErrorBody),
         (status = 415, description = "Content type is not JSON", body = ErrorBody),
         (status = 422, description = "Unknown tool, relative path, missing project root, command over 64 KiB, unusable input", body = ErrorBody),
@@ -241,29 +325,58 @@ pub async fn record_call(
     if let Some(turn) = &req.turn_id {
         check_id("turn", turn)?;
     }
-    let ctx = state.context(&req.project_root, req.cwd.as_deref(), req.home.as_deref())?;
-    state.confine_workdir(&req.tool, &req.input, &ctx)?;
-    let call = map_call(&state, &req.tool, &req.input, &ctx)?;
+    let st = state.clone();
+    let (project_root, cwd, home) = (req.project_root.clone(), req.cwd.clone(), req.home.clone());
+    let (tool, input) = (req.tool.clone(), req.input.clone());
+    let (ctx, call) = state
+        .blocking(move || {
+            let ctx = st.context(&project_root, cwd.as_deref(), home.as_deref())?;
+            st.confine_workdir(&tool, &input, &ctx)?;
+            let call = map_call(&st, &tool, &input, &ctx)?;
+            Ok::<_, ApiError>((ctx, call))
+        })
+        .await??;
 
-    let guard = state.sessions().lock(&session_id).await?;
-    if guard.as_ref().and_then(|s| s.call(&req.call_id)).is_some() {
-        return Err(ApiError::conflict(
-            "call_exists",
-            format!(
-                "call `{}` is already recorded in session `{session_id}`",
-                req.call_id
-            ),
-        ));
+    let guard = state.sessions().lock(&state, &session_id).await?;
+    // A call whose decision was lost (a torn last line cut its `PermissionRequested`)
+    // is recorded again by the same request: decided now, its `ToolRequested` kept.
+    let mut recovering = false;
+    if let Some(existing) = guard.as_ref().and_then(|s| s.call(&req.call_id)) {
+        let same = existing.tool == req.tool
+            && existing.input == req.input
+            && existing.project_root == ctx.root().display().to_string();
+        if existing.status == CallStatus::Requested && same {
+            recovering = true;
+        } else {
+            let why = if existing.status == CallStatus::Requested {
+                " with a different tool, input or project (its decision was lost; record it again with the same call)"
+            } else {
+                ""
+            };
+            return Err(ApiError::conflict(
+                "call_exists",
+                format!(
+                    "call `{}` is already recorded in session `{session_id}`{why}",
+                    req.call_id
+                ),
+            ));
+        }
     }
-    let policy = state.policy(&ctx);
     let interactive = req.interactive.unwrap_or(true);
-    let decision = decide::decide(
-        &policy,
-        &session_rules(&guard, ctx.root()),
-        &call,
-        &ctx,
-        interactive,
-    );
+    let st = state.clone();
+    let (guard, ctx, call, decision) = state
+        .blocking(move || {
+            let policy = st.blocking_policy(&ctx);
+            let decision = decide::decide(
+                &policy,
+                &session_rules(&guard, ctx.root()),
+                &call,
+                &ctx,
+                interactive,
+            );
+            (guard, ctx, call, decision)
+        })
+        .await?;
     state.metrics().record_decision(decision.decision.as_str());
 
     let call_id = req.call_id.clone();
@@ -278,6 +391,9 @@ pub async fn record_call(
         interactive,
         requests: to_value(&call.requests)?,
     }];
+    if recovering {
+        events.clear();
+    }
     let status = match decision.decision {
         Action::Allow => {
             events.push(EventKind::ToolApproved {
@@ -314,7 +430,7 @@ pub async fn record_call(
             CallStatus::Denied
         }
     };
-    append(guard, events).await?;
+    append(&state, guard, events).await?;
     Ok(Json(CallResponse {
         call_id,
         status,
@@ -325,11 +441,12 @@ pub async fn record_call(
 /// The calls waiting for the user, oldest first. They survive a restart: the request
 /// is in the log and the answer is not.
 #[utoipa::path(get, path = "/v1/sessions/{sessionId}/pending", tag = "sessions",
-    params(("sessionId" = String, Path, description = "Session id")),
+    params(("sessionId" = String, Path, description = "Session id", pattern = "^[A-Za-z0-9_-]{1,128}$")),
     responses(
         (status = 200, description = "Pending calls", body = PendingResponse),
         (status = 400, description = "Invalid session id", body = ErrorBody),
         (status = 401, description = "Missing or invalid bearer token", body = ErrorBody),
+        (status = 503, description = "At the concurrency cap (`overloaded`) or over the request timeout (`request_timeout`); `Retry-After` says when to retry", body = ErrorBody),
         (status = 404, description = "Unknown session", body = ErrorBody),
     ))]
 pub async fn pending(
@@ -337,7 +454,7 @@ pub async fn pending(
     ApiPath(session_id): ApiPath<String>,
 ) -> Result<Json<PendingResponse>, ApiError> {
     check_id("session", &session_id)?;
-    let guard = state.sessions().lock(&session_id).await?;
+    let guard = state.sessions().lock(&state, &session_id).await?;
     state.sessions().forget_if_empty(&guard);
     session_of(&guard, &session_id)?;
     let pending = guard
@@ -364,11 +481,12 @@ pub async fn pending(
 
 /// The session's event log, in order, with warnings for lines that could not be read.
 #[utoipa::path(get, path = "/v1/sessions/{sessionId}/events", tag = "sessions",
-    params(("sessionId" = String, Path, description = "Session id")),
+    params(("sessionId" = String, Path, description = "Session id", pattern = "^[A-Za-z0-9_-]{1,128}$")),
     responses(
         (status = 200, description = "Every event of the session", body = EventsResponse),
         (status = 400, description = "Invalid session id", body = ErrorBody),
         (status = 401, description = "Missing or invalid bearer token", body = ErrorBody),
+        (status = 503, description = "At the concurrency cap (`overloaded`) or over the request timeout (`request_timeout`); `Retry-After` says when to retry", body = ErrorBody),
         (status = 404, description = "Unknown session", body = ErrorBody),
     ))]
 pub async fn events(
@@ -376,7 +494,7 @@ pub async fn events(
     ApiPath(session_id): ApiPath<String>,
 ) -> Result<Json<EventsResponse>, ApiError> {
     check_id("session", &session_id)?;
-    let guard = state.sessions().lock(&session_id).await?;
+    let guard = state.sessions().lock(&state, &session_id).await?;
     state.sessions().forget_if_empty(&guard);
     session_of(&guard, &session_id)?;
     let (events, warnings) = guard
@@ -397,17 +515,19 @@ pub async fn events(
 /// and the answer is a 409 saying so.
 #[utoipa::path(post, path = "/v1/sessions/{sessionId}/calls/{callId}/grant", tag = "sessions",
     params(
-        ("sessionId" = String, Path, description = "Session id"),
-        ("callId" = String, Path, description = "Call id"),
+        ("sessionId" = String, Path, description = "Session id", pattern = "^[A-Za-z0-9_-]{1,128}$"),
+        ("callId" = String, Path, description = "Call id", pattern = "^[A-Za-z0-9_-]{1,128}$"),
     ),
     request_body = GrantRequest,
     responses(
         (status = 200, description = "Granted and approved", body = GrantResponse),
         (status = 400, description = "Malformed JSON, a wrong type, an invalid id", body = ErrorBody),
         (status = 401, description = "Missing or invalid bearer token", body = ErrorBody),
+        (status = 503, description = "At the concurrency cap (`overloaded`) or over the request timeout (`request_timeout`); `Retry-After` says when to retry", body = ErrorBody),
         (status = 403, description = "Project root outside the allowed workspace roots", body = ErrorBody),
         (status = 404, description = "Unknown session or call", body = ErrorBody),
         (status = 409, description = "The call is not pending; or the project config could not be updated (`config_malformed`, `config_write_failed`: the grant applies to this session only)", body = ErrorBody),
+        (status = 408, description = "The body did not arrive within the body timeout", body = ErrorBody),
         (status = 413, description = "Body over 1 MiB", body = ErrorBody),
         (status = 415, description = "Content type is not JSON", body = ErrorBody),
         (status = 422, description = "`always` with a pattern the call does not offer, or a call that offers none", body = ErrorBody),
@@ -419,7 +539,7 @@ pub async fn grant(
 ) -> Result<Json<GrantResponse>, ApiError> {
     check_id("session", &session_id)?;
     check_id("call", &call_id)?;
-    let guard = state.sessions().lock(&session_id).await?;
+    let guard = state.sessions().lock(&state, &session_id).await?;
     state.sessions().forget_if_empty(&guard);
     let (call, decision) = pending_call(&guard, &session_id, &call_id)?;
     let approved = EventKind::ToolApproved {
@@ -445,7 +565,7 @@ pub async fn grant(
             config_file: None,
             persist_error: None,
         };
-        append(guard, vec![granted, approved]).await?;
+        append(&state, guard, vec![granted, approved]).await?;
         return Ok(Json(GrantResponse {
             call_id,
             status: CallStatus::Approved,
@@ -471,7 +591,15 @@ pub async fn grant(
         ),
     })?;
     // The project may have left the allowed workspaces since the call was recorded.
-    let ctx = state.context(&call.project_root, Some(&call.cwd), Some(&call.home))?;
+    let st = state.clone();
+    let (root, cwd, home) = (
+        call.project_root.clone(),
+        call.cwd.clone(),
+        call.home.clone(),
+    );
+    let ctx = state
+        .blocking(move || st.context(&root, Some(&cwd), Some(&home)))
+        .await??;
     let persisted_rules: Vec<PersistedRule> = rules
         .iter()
         .map(|r| PersistedRule {
@@ -483,11 +611,9 @@ pub async fn grant(
     let root = ctx.root().to_path_buf();
     let to_write = persisted_rules.clone();
     let trust = state.config().trust_store();
-    let written = tokio::task::spawn_blocking(move || {
-        grants::blocking_append_rules(&root, &to_write, Some(&trust))
-    })
-    .await
-    .map_err(ApiError::internal)?;
+    let written = state
+        .blocking(move || grants::blocking_append_rules(&root, &to_write, Some(&trust)))
+        .await?;
     let config_file = crate::config::project_config_path(ctx.root())
         .display()
         .to_string();
@@ -507,7 +633,7 @@ pub async fn grant(
         config_file: Some(config_file.clone()),
         persist_error: persist_error.clone(),
     };
-    let guard = append(guard, vec![granted, approved]).await?;
+    let guard = append(&state, guard, vec![granted, approved]).await?;
 
     // Seed §5.2: the grant may settle the session's other pending calls.
     let (guard, auto_approved) = auto_resolve(&state, guard, &call_id).await?;
@@ -526,6 +652,7 @@ pub async fn grant(
         Err(e) => {
             let code = match e {
                 grants::GrantError::Malformed { .. } => "config_malformed",
+                grants::GrantError::Unreadable { .. } => "config_malformed",
                 grants::GrantError::Io { .. } | grants::GrantError::Escapes { .. } => {
                     "config_write_failed"
                 }
@@ -555,31 +682,42 @@ async fn auto_resolve(
                 .collect()
         })
         .unwrap_or_default();
+    let st = state.clone();
+    let granted_id = granted.to_string();
+    let (guard, found) = state
+        .blocking(move || {
+            let mut found = Vec::new();
+            for c in others {
+                // A call whose context no longer builds (root gone, now outside the
+                // workspaces) simply stays pending.
+                let Ok(ctx) = st.context(&c.project_root, Some(&c.cwd), Some(&c.home)) else {
+                    continue;
+                };
+                let Ok(call) = map_call(&st, &c.tool, &c.input, &ctx) else {
+                    continue;
+                };
+                let policy = st.blocking_policy(&ctx);
+                let rules = session_rules(&guard, ctx.root());
+                let d = decide::decide(&policy, &rules, &call, &ctx, c.interactive);
+                if d.decision == Action::Allow {
+                    found.push((c.call_id, d));
+                }
+            }
+            (guard, found)
+        })
+        .await?;
     let mut events = Vec::new();
     let mut approved = Vec::new();
-    for c in others {
-        // A call whose context no longer builds (root gone, now outside the workspaces)
-        // simply stays pending.
-        let Ok(ctx) = state.context(&c.project_root, Some(&c.cwd), Some(&c.home)) else {
-            continue;
-        };
-        let Ok(call) = map_call(state, &c.tool, &c.input, &ctx) else {
-            continue;
-        };
-        let policy = state.policy(&ctx);
-        let rules = session_rules(&guard, ctx.root());
-        let d = decide::decide(&policy, &rules, &call, &ctx, c.interactive);
-        if d.decision == Action::Allow {
-            events.push(EventKind::ToolApproved {
-                call_id: c.call_id.clone(),
-                by: ApprovedBy::AutoResolve,
-                decisions: to_value(&d.requests)?,
-                resolved_by: Some(granted.to_string()),
-            });
-            approved.push(c.call_id);
-        }
+    for (call_id, d) in found {
+        events.push(EventKind::ToolApproved {
+            call_id: call_id.clone(),
+            by: ApprovedBy::AutoResolve,
+            decisions: to_value(&d.requests)?,
+            resolved_by: Some(granted_id.clone()),
+        });
+        approved.push(call_id);
     }
-    let guard = append(guard, events).await?;
+    let guard = append(state, guard, events).await?;
     Ok((guard, approved))
 }
 
@@ -600,16 +738,18 @@ fn offered(patterns: &[String]) -> String {
 /// turn is denied with it (seed §5.2).
 #[utoipa::path(post, path = "/v1/sessions/{sessionId}/calls/{callId}/deny", tag = "sessions",
     params(
-        ("sessionId" = String, Path, description = "Session id"),
-        ("callId" = String, Path, description = "Call id"),
+        ("sessionId" = String, Path, description = "Session id", pattern = "^[A-Za-z0-9_-]{1,128}$"),
+        ("callId" = String, Path, description = "Call id", pattern = "^[A-Za-z0-9_-]{1,128}$"),
     ),
     request_body = DenyRequest,
     responses(
         (status = 200, description = "Denied; the message goes to the model", body = DenyResponse),
         (status = 400, description = "Malformed JSON, a wrong type, an invalid id", body = ErrorBody),
         (status = 401, description = "Missing or invalid bearer token", body = ErrorBody),
+        (status = 503, description = "At the concurrency cap (`overloaded`) or over the request timeout (`request_timeout`); `Retry-After` says when to retry", body = ErrorBody),
         (status = 404, description = "Unknown session or call", body = ErrorBody),
         (status = 409, description = "The call is not pending", body = ErrorBody),
+        (status = 408, description = "The body did not arrive within the body timeout", body = ErrorBody),
         (status = 413, description = "Body over 1 MiB", body = ErrorBody),
         (status = 415, description = "Content type is not JSON", body = ErrorBody),
     ))]
@@ -620,7 +760,7 @@ pub async fn deny(
 ) -> Result<Json<DenyResponse>, ApiError> {
     check_id("session", &session_id)?;
     check_id("call", &call_id)?;
-    let guard = state.sessions().lock(&session_id).await?;
+    let guard = state.sessions().lock(&state, &session_id).await?;
     state.sessions().forget_if_empty(&guard);
     let (call, decision) = pending_call(&guard, &session_id, &call_id)?;
     let feedback = req.feedback.filter(|f| !f.trim().is_empty());
@@ -678,7 +818,7 @@ pub async fn deny(
             });
         }
     }
-    append(guard, events).await?;
+    append(&state, guard, events).await?;
     Ok(Json(DenyResponse {
         call_id,
         message,
@@ -692,16 +832,64 @@ mod tests {
 
     /// A probe of a session that does not exist must not drop the slot another request
     /// already holds a handle to, or two copies of the session could be loaded.
+    fn state(dir: &std::path::Path) -> AppState {
+        AppState::new(crate::http::ServiceConfig {
+            state_dir: dir.to_path_buf(),
+            token: None,
+            workspace_roots: Vec::new(),
+            managed_config: None,
+            default_home: PathBuf::from("/"),
+            allow_request_home: false,
+            allowed_hosts: Vec::new(),
+            allowed_origins: Vec::new(),
+            limits: crate::http::Limits::default(),
+        })
+    }
+
     #[tokio::test]
     async fn forgetting_an_empty_session_keeps_a_slot_others_hold() {
         let dir = tempfile::tempdir().unwrap();
-        let store = SessionStore::new(dir.path().to_path_buf());
-        let guard = store.lock("s1").await.unwrap();
-        let waiter = store.open.lock().unwrap().get("s1").cloned().unwrap();
+        let state = state(dir.path());
+        let store = state.sessions();
+        let guard = store.lock(&state, "s1").await.unwrap();
+        let waiter = store
+            .open
+            .lock()
+            .unwrap()
+            .slots
+            .get("s1")
+            .map(|s| s.cell.clone())
+            .unwrap();
         store.forget_if_empty(&guard);
-        assert!(store.open.lock().unwrap().contains_key("s1"));
+        assert!(store.open.lock().unwrap().slots.contains_key("s1"));
         drop(waiter);
         store.forget_if_empty(&guard);
-        assert!(!store.open.lock().unwrap().contains_key("s1"));
+        assert!(!store.open.lock().unwrap().slots.contains_key("s1"));
+    }
+
+    /// Over the cap, the least recently used free sessions leave memory; a held one
+    /// stays whatever its age.
+    #[tokio::test]
+    async fn the_cache_is_bounded_and_spares_held_sessions() {
+        let dir = tempfile::tempdir().unwrap();
+        let state = state(dir.path());
+        let store =
+            SessionStore::with_limits(dir.path().to_path_buf(), 10, Duration::from_secs(3600));
+        let held = store.lock(&state, "held").await.unwrap();
+        for i in 0..50 {
+            drop(store.lock(&state, &format!("s{i}")).await.unwrap());
+            assert!(store.in_memory() <= 10, "{}", store.in_memory());
+        }
+        assert!(store.open.lock().unwrap().slots.contains_key("held"));
+        assert!(store.open.lock().unwrap().slots.contains_key("s49"));
+        drop(held);
+        // Idle eviction: with a zero idle time every free slot goes on the next sweep.
+        let store = SessionStore::with_limits(dir.path().to_path_buf(), 100, Duration::ZERO);
+        for i in 0..5 {
+            drop(store.lock(&state, &format!("t{i}")).await.unwrap());
+        }
+        store.open.lock().unwrap().last_sweep = None;
+        drop(store.lock(&state, "last").await.unwrap());
+        assert_eq!(store.in_memory(), 1);
     }
 }

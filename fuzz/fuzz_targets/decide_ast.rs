@@ -1,0 +1,22 @@
+//! A bash command through the AST engine (lexer fallback included) and `decide` under
+//! the default policy: never a panic, and a hardline hit is always a deny.
+#![no_main]
+
+use khaelor_perm::{analysis, config::Policy, decide, tools, vocab::AnalysisContext};
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    let Ok(command) = std::str::from_utf8(data) else {
+        return;
+    };
+    let dir = std::env::temp_dir();
+    let Ok(ctx) = AnalysisContext::new(&dir, None, &dir) else {
+        return;
+    };
+    let a = analysis::analyze(command, &ctx);
+    let call = tools::bash_call(command, a, &ctx, false);
+    let d = decide::decide(&Policy::default(), &[], &call, &ctx, true);
+    if call.hardline.is_some() {
+        assert_eq!(d.decision, khaelor_perm::rules::Action::Deny, "{command:?}");
+    }
+});
