@@ -587,6 +587,7 @@ fn tool_needs(tool: &str) -> Option<&'static [&'static [Capability]]> {
     ];
     const STDIN: &[&[Capability]] = &[&[Capability::ProcessBackground]];
     const FETCH: &[&[Capability]] = &[&[Capability::NetworkAccess]];
+    const MCP: &[&[Capability]] = &[&[Capability::McpCall]];
     match tool {
         "read" | "glob" | "grep" | "list" => Some(READ),
         "write" | "edit" | "apply_patch" => Some(WRITE),
@@ -594,6 +595,7 @@ fn tool_needs(tool: &str) -> Option<&'static [&'static [Capability]]> {
         "process_start" => Some(START),
         "process_stdin" => Some(STDIN),
         "webfetch" => Some(FETCH),
+        "mcp" => Some(MCP),
         _ => None,
     }
 }

@@ -18,6 +18,7 @@ pub mod config;
 pub mod decide;
 pub mod grants;
 pub mod hardline;
+pub mod hosts;
 pub mod http;
 pub mod lexer;
 pub mod messages;

@@ -32,6 +32,8 @@ enum Command {
     /// Run the AST engine and the V1 lexer over files of commands and report where and
     /// why they disagree, with timings.
     Compare(cli::compare::Args),
+    /// Answer an agent host's pre-tool hook (claude, codex, gemini, opencode) from stdin.
+    Hook(cli::hook::Args),
     /// Run the HTTP service until SIGTERM or SIGINT.
     Serve(cli::serve::Args),
     /// Exit 0 when the service answers /healthz with 200 (for container health checks).
@@ -46,6 +48,7 @@ fn main() -> ExitCode {
         Command::Check(args) => cli::check::run(args),
         Command::Rules(args) => cli::rules::run(args),
         Command::Compare(args) => cli::compare::run(args),
+        Command::Hook(args) => cli::hook::run(args),
         Command::Serve(args) => cli::serve::run(args),
         Command::Healthcheck(args) => cli::healthcheck::run(args),
         Command::Openapi(args) => cli::openapi::run(args),

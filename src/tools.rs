@@ -33,6 +33,7 @@ pub const KNOWN_TOOLS: &[&str] = &[
     "process_start",
     "process_stdin",
     "webfetch",
+    "mcp",
 ];
 
 /// Largest bash command analysed (seed: commands are short; this bounds the parser).
@@ -312,6 +313,7 @@ pub fn map_call(tool: &str, input: &Value, ctx: &AnalysisContext) -> Result<Mapp
             }
             call.requests.push(req);
         }
+        "mcp" => call.requests.push(mcp_request(&f)?),
         other => return Err(ToolError::UnknownTool(other.to_string())),
     }
     if call.hardline.is_none() && matches!(tool, "write" | "edit" | "apply_patch") {
@@ -324,6 +326,65 @@ pub fn map_call(tool: &str, input: &Value, ctx: &AnalysisContext) -> Result<Mapp
             .find_map(|r| crate::hardline::check_redirect_target(&r.subject, ctx));
     }
     Ok(call)
+}
+
+/// Longest rendering of an MCP call's arguments in the panel; the whole value stays in
+/// the request's metadata.
+const MCP_ARGUMENTS_SHOWN: usize = 400;
+
+/// `mcp` (issue 11): a call of an MCP server's tool, `server`, `tool`, `arguments?`.
+/// Hosts name these differently (`mcp__github__list_issues`, `mcp_github_list_issues`);
+/// `hosts` normalises them to this one form so rules say `github/list_*` once.
+fn mcp_request(f: &Fields<'_>) -> Result<CapabilityRequest, ToolError> {
+    let name = |field: &'static str| -> Result<String, ToolError> {
+        let v = f.string(field)?.trim();
+        if v.is_empty() {
+            return Err(ToolError::Empty {
+                tool: f.tool.to_string(),
+                field,
+            });
+        }
+        // `/` separates server and tool in the subject: a name holding one could make
+        // `github/*` match a server called `github/x`.
+        if v.contains('/') || v.chars().any(char::is_control) {
+            return Err(f.wrong(field, "a name without `/` or control characters"));
+        }
+        Ok(v.to_string())
+    };
+    let server = name("server")?;
+    let tool = name("tool")?;
+    let arguments = f.obj.get("arguments").cloned().unwrap_or(Value::Null);
+    let subject = format!("{server}/{tool}");
+    let mut req = CapabilityRequest::new(
+        Capability::McpCall,
+        subject.clone(),
+        format!("Call the MCP tool {tool} of {server}"),
+    );
+    req.always_patterns.push(subject);
+    let shown = match &arguments {
+        Value::Null => "none".to_string(),
+        v => {
+            let text = v.to_string();
+            if text.len() > MCP_ARGUMENTS_SHOWN {
+                let cut = (0..=MCP_ARGUMENTS_SHOWN)
+                    .rev()
+                    .find(|i| text.is_char_boundary(*i))
+                    .unwrap_or(0);
+                format!(
+                    "{}… ({} bytes)",
+                    text.get(..cut).unwrap_or_default(),
+                    text.len()
+                )
+            } else {
+                text
+            }
+        }
+    };
+    req.risk_notes.push(format!("Arguments: {shown}"));
+    req.metadata.insert("server".into(), Value::String(server));
+    req.metadata.insert("tool".into(), Value::String(tool));
+    req.metadata.insert("arguments".into(), arguments);
+    Ok(req)
 }
 
 struct Fields<'a> {

@@ -3,12 +3,14 @@
 //!
 //! Exit statuses: 0 success (for `check`: allow), 2 bad input or usage; `check` also
 //! 3 ask and 4 deny; `rules` 1 for a broken config or (with `--check`) shadowed rules.
-//! `compare` 0 success, 2 usage or unreadable file.
+//! `compare` 0 success, 2 usage or unreadable file. `hook` exits 0 whatever happens
+//! (the host reads the answer it prints; see `hook.rs`).
 
 pub mod analyze;
 pub mod check;
 pub mod compare;
 pub mod healthcheck;
+pub mod hook;
 pub mod openapi;
 pub mod rules;
 pub mod serve;

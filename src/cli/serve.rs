@@ -181,7 +181,7 @@ pub fn service_config(args: &Args) -> Result<ServiceConfig, ServeError> {
 }
 
 /// `$XDG_STATE_HOME/khaelor-perm`, else `$HOME/.local/state/khaelor-perm`.
-fn default_state_dir() -> Option<PathBuf> {
+pub fn default_state_dir() -> Option<PathBuf> {
     let absolute = |v: std::ffi::OsString| Some(PathBuf::from(v)).filter(|p| p.is_absolute());
     if let Some(x) = std::env::var_os("XDG_STATE_HOME").and_then(absolute) {
         return Some(x.join("khaelor-perm"));

@@ -72,7 +72,7 @@ pub fn yaml() -> String {
     .clone()
 }
 
-/// One of the seven V1 capabilities (seed §1).
+/// One of the seven V1 capabilities (seed §1), or `mcp.call` (an MCP server's tool).
 #[derive(ToSchema)]
 #[schema(as = Capability)]
 pub enum CapabilitySchema {
@@ -90,6 +90,8 @@ pub enum CapabilitySchema {
     NetworkAccess,
     #[schema(rename = "git.modify")]
     GitModify,
+    #[schema(rename = "mcp.call")]
+    McpCall,
 }
 
 /// One thing a tool call asks to do (seed §1.1).
