@@ -9,6 +9,7 @@ pub mod api;
 pub mod auth;
 pub mod error;
 pub mod handlers;
+pub mod hooks;
 pub mod metrics;
 pub mod openapi;
 pub mod policy_cache;
@@ -170,6 +171,7 @@ pub fn app(state: AppState) -> Router {
         .route("/v1/evaluate", post(handlers::evaluate))
         .route("/v1/rules", get(handlers::rules))
         .route("/v1/tools/available", post(handlers::tools_available))
+        .route("/v1/hooks/{host}", post(hooks::hook))
         .route(
             "/v1/sessions/{session_id}/calls",
             post(sessions::record_call),

@@ -36,6 +36,7 @@ use super::sessions;
         sessions::events,
         sessions::grant,
         sessions::deny,
+        super::hooks::hook,
     ),
     components(schemas(
         ErrorBody, ErrorDetail,

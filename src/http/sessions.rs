@@ -41,7 +41,7 @@ pub struct SessionStore {
     open: Mutex<HashMap<String, Arc<AsyncMutex<Option<Session>>>>>,
 }
 
-type Guard = OwnedMutexGuard<Option<Session>>;
+pub(crate) type Guard = OwnedMutexGuard<Option<Session>>;
 
 impl SessionStore {
     pub fn new(dir: PathBuf) -> Self {
@@ -52,7 +52,7 @@ impl SessionStore {
     }
 
     /// Locks session `id`, reading its log on first use.
-    async fn lock(&self, id: &str) -> Result<Guard, ApiError> {
+    pub(crate) async fn lock(&self, id: &str) -> Result<Guard, ApiError> {
         let slot = {
             let mut open = self
                 .open
@@ -92,7 +92,7 @@ impl SessionStore {
 }
 
 /// Appends events with the disk work off the async threads; gives the guard back.
-async fn append(mut guard: Guard, kinds: Vec<EventKind>) -> Result<Guard, ApiError> {
+pub(crate) async fn append(mut guard: Guard, kinds: Vec<EventKind>) -> Result<Guard, ApiError> {
     if kinds.is_empty() {
         return Ok(guard);
     }
@@ -179,7 +179,7 @@ fn pending_call(
 
 /// Session rules for a project: "always" grants of this session, on this project, that
 /// could not reach its config file.
-fn session_rules(guard: &Guard, root: &std::path::Path) -> Vec<PermissionRule> {
+pub(crate) fn session_rules(guard: &Guard, root: &std::path::Path) -> Vec<PermissionRule> {
     guard
         .as_ref()
         .map(|s| {
