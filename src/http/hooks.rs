@@ -38,7 +38,10 @@ pub fn failure(host: Host, err: &str) -> Response {
 /// the host would take as "run it". `None` when the path is not a known host's hook.
 pub fn unauthorized(path: &str, message: &str) -> Option<Response> {
     let host = Host::from_name(path.strip_prefix("/v1/hooks/")?)?;
-    Some(failure(host, &format!("the service refused the hook: {message}")))
+    Some(failure(
+        host,
+        &format!("the service refused the hook: {message}"),
+    ))
 }
 
 fn query_param<'a>(query: Option<&'a str>, key: &str) -> Option<String> {
