@@ -277,3 +277,62 @@ fn claude_code_end_to_end() {
 fn _show(p: &Path) -> String {
     p.display().to_string()
 }
+
+#[test]
+fn codex_end_to_end() {
+    let codex = host_bin("codex", "codex");
+    let scene = Scene::new();
+    let model = ModelServer::start(
+        Api::Responses,
+        shell_script(&scene, "exec_command", "cmd", json!({})),
+    );
+    let codex_home = scene.home.join(".codex");
+    std::fs::create_dir_all(&codex_home).unwrap();
+    // `codex exec` has nobody to answer a prompt: asks are denied by the hook.
+    let hook = scene.hook_command("codex", " --non-interactive");
+    let config = format!(
+        r#"model = "e2e-model"
+model_provider = "e2e"
+
+[model_providers.e2e]
+name = "e2e"
+base_url = "{}/v1"
+wire_api = "responses"
+env_key = "KHAELOR_E2E_KEY"
+
+[[hooks.PreToolUse]]
+[[hooks.PreToolUse.hooks]]
+type = "command"
+command = {}
+"#,
+        model.base,
+        toml_string(&hook)
+    );
+    std::fs::write(codex_home.join("config.toml"), config).unwrap();
+    let mut cmd = Command::new(&codex);
+    cmd.current_dir(&scene.proj)
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", &scene.home)
+        .env("CODEX_HOME", &codex_home)
+        .env("KHAELOR_E2E_KEY", "e2e")
+        .args(["exec", "--skip-git-repo-check", "--ephemeral"])
+        .arg("--dangerously-bypass-approvals-and-sandbox")
+        .args([
+            "--disable",
+            "plugins",
+            "--disable",
+            "remote_plugin",
+            "--disable",
+            "apps",
+        ])
+        .arg("--dangerously-bypass-hook-trust")
+        .args(["--json", "run the e2e script"]);
+    let (out, err) = run_host(cmd);
+    check_session(&scene, &model, &out, &err);
+}
+
+/// A TOML basic string.
+fn toml_string(s: &str) -> String {
+    serde_json::to_string(s).unwrap()
+}
