@@ -336,3 +336,55 @@ command = {}
 fn toml_string(s: &str) -> String {
     serde_json::to_string(s).unwrap()
 }
+
+#[test]
+fn gemini_cli_end_to_end() {
+    let gemini = host_bin("gemini", "gemini");
+    let scene = Scene::new();
+    let model = ModelServer::start(
+        Api::Gemini,
+        shell_script(
+            &scene,
+            "run_shell_command",
+            "command",
+            json!({ "description": "e2e step" }),
+        ),
+    );
+    let settings = json!({
+        "security": {
+            "auth": { "selectedType": "gemini-api-key" },
+            "folderTrust": { "enabled": false }
+        },
+        // A headless run: the hook's default for gemini is already non-interactive.
+        "hooks": { "BeforeTool": [{ "matcher": ".*", "hooks": [{
+            "type": "command",
+            "command": scene.hook_command("gemini", ""),
+        }] }] }
+    });
+    let dir = scene.home.join(".gemini");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("settings.json"),
+        serde_json::to_string_pretty(&settings).unwrap(),
+    )
+    .unwrap();
+    let mut cmd = Command::new(&gemini);
+    cmd.current_dir(&scene.proj)
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", &scene.home)
+        .env("GOOGLE_GEMINI_BASE_URL", &model.base)
+        .env("GEMINI_API_KEY", "e2e")
+        .env("GEMINI_CLI_NO_RELAUNCH", "true")
+        .args([
+            "-m",
+            "gemini-2.5-flash",
+            "--yolo",
+            "-o",
+            "json",
+            "-p",
+            "run the e2e script",
+        ]);
+    let (out, err) = run_host(cmd);
+    check_session(&scene, &model, &out, &err);
+}
