@@ -388,3 +388,97 @@ fn gemini_cli_end_to_end() {
     let (out, err) = run_host(cmd);
     check_session(&scene, &model, &out, &err);
 }
+
+#[test]
+fn opencode_end_to_end() {
+    let opencode = host_bin("opencode", "opencode");
+    let scene = Scene::new();
+    let model = ModelServer::start(
+        Api::Chat,
+        shell_script(
+            &scene,
+            "bash",
+            "command",
+            json!({ "description": "e2e step" }),
+        ),
+    );
+    let config = json!({
+        "$schema": "https://opencode.ai/config.json",
+        "provider": { "local": {
+            "npm": "@ai-sdk/openai-compatible",
+            "name": "local",
+            "options": { "baseURL": format!("{}/v1", model.base), "apiKey": "e2e" },
+            "models": { "e2e": { "name": "e2e", "tool_call": true } }
+        } },
+        "model": "local/e2e",
+        "autoupdate": false,
+        "share": "disabled"
+    });
+    std::fs::write(scene.proj.join("opencode.json"), config.to_string()).unwrap();
+    // The plugin, as the README installs it, and the plugin package OpenCode would
+    // otherwise try to download (the hosts script installed the same version).
+    let modules = hosts_support::hosts_dir().join("opencode/node_modules");
+    let xdg_config = scene.home.join(".config");
+    for dir in [scene.proj.join(".opencode"), xdg_config.join("opencode")] {
+        std::fs::create_dir_all(dir.join("plugin")).unwrap();
+        std::fs::copy(
+            concat!(env!("CARGO_MANIFEST_DIR"), "/src/hosts/opencode-plugin.js"),
+            dir.join("plugin/khaelor-perm.js"),
+        )
+        .unwrap();
+        std::os::unix::fs::symlink(&modules, dir.join("node_modules")).unwrap();
+        // OpenCode reinstalls unless the lock file's root lists every declared package.
+        let deps = json!({ "@opencode-ai/plugin": opencode_version() });
+        std::fs::write(
+            dir.join("package.json"),
+            json!({ "dependencies": deps }).to_string(),
+        )
+        .unwrap();
+        std::fs::write(
+            dir.join("package-lock.json"),
+            json!({ "lockfileVersion": 3, "packages": { "": { "dependencies": deps } } })
+                .to_string(),
+        )
+        .unwrap();
+    }
+    // Only the copy in the project is wanted; the user-level one stays as a second,
+    // identical plugin would run every check twice.
+    std::fs::remove_file(xdg_config.join("opencode/plugin/khaelor-perm.js")).unwrap();
+    let mut cmd = Command::new(&opencode);
+    cmd.current_dir(&scene.proj)
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", &scene.home)
+        .env("XDG_CONFIG_HOME", &xdg_config)
+        .env("XDG_DATA_HOME", scene.home.join(".local/share"))
+        .env("XDG_CACHE_HOME", scene.home.join(".cache"))
+        .env("XDG_STATE_HOME", scene.home.join(".local/state"))
+        .env("OPENCODE_DISABLE_AUTOUPDATE", "1")
+        .env("OPENCODE_DISABLE_DEFAULT_PLUGINS", "1")
+        .env("OPENCODE_DISABLE_LSP_DOWNLOAD", "1")
+        .env("KHAELOR_PERM_BIN", BIN)
+        .env(
+            "KHAELOR_PERM_HOOK_ARGS",
+            format!("--state-dir {}", scene.state.display()),
+        )
+        .args([
+            "run",
+            "-m",
+            "local/e2e",
+            "--format",
+            "json",
+            "run the e2e script",
+        ]);
+    let (out, err) = run_host(cmd);
+    check_session(&scene, &model, &out, &err);
+}
+
+/// The pinned OpenCode version, read from what the hosts script installed.
+fn opencode_version() -> String {
+    let stamp = hosts_support::hosts_dir().join("opencode/.installed");
+    let text = std::fs::read_to_string(&stamp).unwrap();
+    text.split_whitespace()
+        .find_map(|p| p.strip_prefix("@opencode-ai/plugin@"))
+        .unwrap_or_else(|| panic!("no plugin version in {}", stamp.display()))
+        .to_string()
+}
