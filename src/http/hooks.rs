@@ -44,7 +44,7 @@ pub fn unauthorized(path: &str, message: &str) -> Option<Response> {
     ))
 }
 
-fn query_param<'a>(query: Option<&'a str>, key: &str) -> Option<String> {
+fn query_param(query: Option<&str>, key: &str) -> Option<String> {
     query?.split('&').find_map(|kv| {
         let (k, v) = kv.split_once('=')?;
         (k == key).then(|| percent_decode(v))
