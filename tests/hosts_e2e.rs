@@ -16,6 +16,7 @@
 )]
 
 mod hosts_support;
+mod http_support;
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -276,6 +277,60 @@ fn claude_code_end_to_end() {
 /// The scene's paths, for a failing test's message.
 fn _show(p: &Path) -> String {
     p.display().to_string()
+}
+
+/// Claude Code's HTTP hook against the real service (`POST /v1/hooks/claude`), with a
+/// bearer token passed the way the README shows.
+#[test]
+fn claude_code_http_hook_end_to_end() {
+    let claude = host_bin("claude", "claude");
+    let scene = Scene::new();
+    let token = "e2e-http-hook-token-0123456789";
+    let token_file = scene.home.join("token");
+    std::fs::write(&token_file, token).unwrap();
+    let service = http_support::Server::start(
+        &scene.state,
+        &scene.home,
+        &["--token-file", token_file.to_str().unwrap()],
+    );
+    let model = ModelServer::start(
+        Api::Messages,
+        shell_script(
+            &scene,
+            "Bash",
+            "command",
+            json!({ "description": "e2e step" }),
+        ),
+    );
+    let settings = json!({
+        "hooks": { "PreToolUse": [{ "matcher": "*", "hooks": [{
+            "type": "http",
+            "url": format!("{}/v1/hooks/claude?interactive=false", service.base),
+            "headers": { "Authorization": "Bearer $KHAELOR_PERM_TOKEN" },
+            "allowedEnvVars": ["KHAELOR_PERM_TOKEN"],
+        }] }] }
+    });
+    std::fs::create_dir_all(scene.proj.join(".claude")).unwrap();
+    std::fs::write(
+        scene.proj.join(".claude/settings.json"),
+        serde_json::to_string_pretty(&settings).unwrap(),
+    )
+    .unwrap();
+    let mut cmd = Command::new(&claude);
+    cmd.current_dir(&scene.proj)
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", &scene.home)
+        .env("KHAELOR_PERM_TOKEN", token)
+        .env("ANTHROPIC_BASE_URL", &model.base)
+        .env("ANTHROPIC_API_KEY", "e2e")
+        .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
+        .env("DISABLE_TELEMETRY", "1")
+        .env("DISABLE_AUTOUPDATER", "1")
+        .args(["-p", "run the e2e script", "--output-format", "json"])
+        .args(["--allowedTools", "Bash"]);
+    let (out, err) = run_host(cmd);
+    check_session(&scene, &model, &out, &err);
 }
 
 #[test]
