@@ -390,8 +390,11 @@ fn service_route_and_url_forwarding() {
 
     // Failures are a 2xx deny: no token, a wrong token, a body that is not JSON, a root
     // that does not exist.
+    // Refused requests get their own connection pool: the server does not read a
+    // refused body and may close the connection, which a pooled client would reuse.
     let anon = http_support::Client {
         token: None,
+        agent: http_support::agent(),
         ..client.clone()
     };
     let r = anon.post(
@@ -402,6 +405,7 @@ fn service_route_and_url_forwarding() {
     assert_eq!(decision_read_by("claude", &r.text), "deny", "{}", r.text);
     let wrong = http_support::Client {
         token: Some("nope".into()),
+        agent: http_support::agent(),
         ..client.clone()
     };
     let r = wrong.post(
