@@ -173,11 +173,32 @@ pub fn decide(
             // Issue 14 §4: a directory read reads what is in it; the secret rules apply
             // to those paths (`list ~/.ssh`, `grep -r key ~`).
             let dir = Path::new(&req.subject);
-            let mut reach = crate::tools::directory_reach(dir);
+            let mut reach = crate::tools::directory_reach_entries(dir);
             if ctx.home() != dir && crate::paths::is_inside(ctx.home(), dir) {
                 // `/`, `/home`: a recursive read gets to the user's own secrets too.
-                reach.extend(crate::tools::directory_reach(ctx.home()));
+                reach.extend(crate::tools::directory_reach_entries(ctx.home()));
             }
+            // A glob returns only the names its pattern matches; a pattern globset
+            // cannot compile keeps the whole reach.
+            let glob = req
+                .metadata
+                .get("globReach")
+                .and_then(serde_json::Value::as_str)
+                .and_then(|g| {
+                    globset::GlobBuilder::new(g)
+                        .literal_separator(true)
+                        .build()
+                        .ok()
+                })
+                .map(|g| g.compile_matcher());
+            let reach: Vec<std::path::PathBuf> = reach
+                .into_iter()
+                .filter(|(listed, resolved)| {
+                    glob.as_ref()
+                        .is_none_or(|g| g.is_match(listed) || g.is_match(resolved))
+                })
+                .map(|(_, resolved)| resolved)
+                .collect();
             let strictest = reach
                 .iter()
                 .filter_map(|p| {
@@ -640,6 +661,7 @@ fn tool_needs(tool: &str) -> Option<&'static [&'static [Capability]]> {
     ];
     const STDIN: &[&[Capability]] = &[&[Capability::ProcessBackground]];
     const FETCH: &[&[Capability]] = &[&[Capability::NetworkAccess]];
+    const MCP: &[&[Capability]] = &[&[Capability::McpCall]];
     match tool {
         "read" | "glob" | "grep" | "list" => Some(READ),
         "write" | "edit" | "apply_patch" => Some(WRITE),
@@ -647,6 +669,7 @@ fn tool_needs(tool: &str) -> Option<&'static [&'static [Capability]]> {
         "process_start" => Some(START),
         "process_stdin" => Some(STDIN),
         "webfetch" => Some(FETCH),
+        "mcp" => Some(MCP),
         _ => None,
     }
 }

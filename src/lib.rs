@@ -19,6 +19,7 @@ pub mod containers;
 pub mod decide;
 pub mod grants;
 pub mod hardline;
+pub mod hosts;
 pub mod http;
 pub mod interop;
 pub mod json;

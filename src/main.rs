@@ -38,6 +38,8 @@ enum Command {
     /// Trust the current content of a project's `.khaelor/config.json`, so its allow
     /// rules apply (`--revoke`, `--list`).
     Trust(cli::trust::Args),
+    /// Answer an agent host's pre-tool hook (claude, codex, gemini, opencode) from stdin.
+    Hook(cli::hook::Args),
     /// Run the HTTP service until SIGTERM or SIGINT.
     Serve(cli::serve::Args),
     /// Exit 0 when the service answers /healthz with 200 (for container health checks).
@@ -53,6 +55,7 @@ fn main() -> ExitCode {
         Command::Rules(args) => cli::rules::run(args),
         Command::Compare(args) => cli::compare::run(args),
         Command::Oracle(args) => cli::oracle::run(args),
+        Command::Hook(args) => cli::hook::run(args),
         Command::Serve(args) => cli::serve::run(args),
         Command::Trust(args) => cli::trust::run(args),
         Command::Healthcheck(args) => cli::healthcheck::run(args),

@@ -198,6 +198,7 @@ pub fn verb_for_tool(tool: &str) -> &'static str {
         "process_start" => "Start process",
         "process_stdin" => "Send input",
         "webfetch" => "Fetch",
+        "mcp" => "Call",
         _ => "Read",
     }
 }

@@ -897,6 +897,8 @@ pub const DEFAULT_RULES: &[(&str, &str, Action)] = &[
     ("process.background", "*", Action::Ask),
     ("network.access", "*", Action::Ask),
     ("git.modify", "*", Action::Ask),
+    // issue 11: an MCP server's tool can do anything its server can; the user decides
+    ("mcp.call", "*", Action::Ask),
 ];
 
 /// The defaults as rules with source `default`.

@@ -33,6 +33,7 @@ pub const KNOWN_TOOLS: &[&str] = &[
     "process_start",
     "process_stdin",
     "webfetch",
+    "mcp",
 ];
 
 /// Largest bash command analysed (seed: commands are short; this bounds the parser).
@@ -338,6 +339,7 @@ pub fn map_call(tool: &str, input: &Value, ctx: &AnalysisContext) -> Result<Mapp
             }
             call.requests.push(req);
         }
+        "mcp" => call.requests.push(mcp_request(&f)?),
         other => return Err(ToolError::UnknownTool(other.to_string())),
     }
     if call.hardline.is_none() && matches!(tool, "write" | "edit" | "apply_patch") {
@@ -350,6 +352,65 @@ pub fn map_call(tool: &str, input: &Value, ctx: &AnalysisContext) -> Result<Mapp
             .find_map(|r| crate::hardline::check_redirect_target(&r.subject, ctx));
     }
     Ok(call)
+}
+
+/// Longest rendering of an MCP call's arguments in the panel; the whole value stays in
+/// the request's metadata.
+const MCP_ARGUMENTS_SHOWN: usize = 400;
+
+/// `mcp` (issue 11): a call of an MCP server's tool, `server`, `tool`, `arguments?`.
+/// Hosts name these differently (`mcp__github__list_issues`, `mcp_github_list_issues`);
+/// `hosts` normalises them to this one form so rules say `github/list_*` once.
+fn mcp_request(f: &Fields<'_>) -> Result<CapabilityRequest, ToolError> {
+    let name = |field: &'static str| -> Result<String, ToolError> {
+        let v = f.string(field)?.trim();
+        if v.is_empty() {
+            return Err(ToolError::Empty {
+                tool: f.tool.to_string(),
+                field,
+            });
+        }
+        // `/` separates server and tool in the subject: a name holding one could make
+        // `github/*` match a server called `github/x`.
+        if v.contains('/') || v.chars().any(char::is_control) {
+            return Err(f.wrong(field, "a name without `/` or control characters"));
+        }
+        Ok(v.to_string())
+    };
+    let server = name("server")?;
+    let tool = name("tool")?;
+    let arguments = f.obj.get("arguments").cloned().unwrap_or(Value::Null);
+    let subject = format!("{server}/{tool}");
+    let mut req = CapabilityRequest::new(
+        Capability::McpCall,
+        subject.clone(),
+        format!("Call the MCP tool {tool} of {server}"),
+    );
+    req.always_patterns.push(subject);
+    let shown = match &arguments {
+        Value::Null => "none".to_string(),
+        v => {
+            let text = v.to_string();
+            if text.len() > MCP_ARGUMENTS_SHOWN {
+                let cut = (0..=MCP_ARGUMENTS_SHOWN)
+                    .rev()
+                    .find(|i| text.is_char_boundary(*i))
+                    .unwrap_or(0);
+                format!(
+                    "{}… ({} bytes)",
+                    text.get(..cut).unwrap_or_default(),
+                    text.len()
+                )
+            } else {
+                text
+            }
+        }
+    };
+    req.risk_notes.push(format!("Arguments: {shown}"));
+    req.metadata.insert("server".into(), Value::String(server));
+    req.metadata.insert("tool".into(), Value::String(tool));
+    req.metadata.insert("arguments".into(), arguments);
+    Ok(req)
 }
 
 struct Fields<'a> {
@@ -601,6 +662,26 @@ fn read_request(f: &Fields<'_>, ctx: &AnalysisContext) -> Result<CapabilityReque
             }
         }
     }
+    // The names a glob can return: its pattern below the search root. A directory
+    // read by glob reaches only these (`**/*.rs` never returns `.env`).
+    let glob_reach = match (f.tool, pattern, &unknown) {
+        ("glob", Some(p), None) => {
+            let rest: PathBuf = Path::new(p)
+                .components()
+                .skip_while(|c| {
+                    !c.as_os_str()
+                        .to_string_lossy()
+                        .contains(['*', '?', '[', '{'])
+                })
+                .collect();
+            // The root is escaped: a `[` in a directory name is a name, not a class.
+            (!rest.as_os_str().is_empty()).then(|| {
+                let root = globset::escape(&target.display().to_string());
+                format!("{}/{}", root.trim_end_matches('/'), rest.display())
+            })
+        }
+        _ => None,
+    };
     let subject = unknown.unwrap_or_else(|| target.display().to_string());
     let verb = match f.tool {
         "read" => "Read",
@@ -622,6 +703,9 @@ fn read_request(f: &Fields<'_>, ctx: &AnalysisContext) -> Result<CapabilityReque
         // `decide` judges what a directory read reaches, not only the directory's name.
         req.metadata
             .insert("directoryRead".into(), Value::Bool(true));
+        if let Some(g) = glob_reach {
+            req.metadata.insert("globReach".into(), Value::String(g));
+        }
     }
     Ok(req)
 }
@@ -635,8 +719,17 @@ const MAX_REACH_ENTRIES: usize = 4096;
 /// sorted, at most `MAX_REACH_ENTRIES`. Deeper levels are not walked: the rules for
 /// secrets name files at these depths, and walking a home directory would not be quick.
 pub fn directory_reach(dir: &Path) -> Vec<PathBuf> {
-    let mut out: Vec<PathBuf> = Vec::new();
-    let mut hidden_dirs: Vec<PathBuf> = Vec::new();
+    directory_reach_entries(dir)
+        .into_iter()
+        .map(|(_, resolved)| resolved)
+        .collect()
+}
+
+/// As `directory_reach`, each path also as listed (before its symlink is resolved), so
+/// a glob can be matched against the name it sees.
+pub fn directory_reach_entries(dir: &Path) -> Vec<(PathBuf, PathBuf)> {
+    let mut out: Vec<(PathBuf, PathBuf)> = Vec::new();
+    let mut hidden_dirs: Vec<(PathBuf, PathBuf)> = Vec::new();
     let list = |d: &Path| -> Vec<std::fs::DirEntry> {
         let mut v: Vec<std::fs::DirEntry> = std::fs::read_dir(d)
             .map(|it| it.filter_map(Result::ok).take(MAX_REACH_ENTRIES).collect())
@@ -655,16 +748,16 @@ pub fn directory_reach(dir: &Path) -> Vec<PathBuf> {
     for e in list(dir) {
         let p = resolved(&e);
         if e.file_name().to_string_lossy().starts_with('.') && p.is_dir() {
-            hidden_dirs.push(p.clone());
+            hidden_dirs.push((e.path(), p.clone()));
         }
-        out.push(p);
+        out.push((e.path(), p));
     }
-    for d in hidden_dirs {
+    for (listed, d) in hidden_dirs {
         if out.len() >= MAX_REACH_ENTRIES {
             break;
         }
         for e in list(&d) {
-            out.push(resolved(&e));
+            out.push((listed.join(e.file_name()), resolved(&e)));
         }
     }
     out.truncate(MAX_REACH_ENTRIES);

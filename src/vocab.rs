@@ -11,7 +11,8 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
-/// The seven V1 capabilities (seed §1). Rules match these names, never tool names.
+/// The seven V1 capabilities (seed §1) plus `mcp.call` (issue 11: a call of an MCP
+/// server's tool, subject `<server>/<tool>`). Rules match these names, never tool names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum Capability {
     #[serde(rename = "file.read")]
@@ -28,10 +29,12 @@ pub enum Capability {
     NetworkAccess,
     #[serde(rename = "git.modify")]
     GitModify,
+    #[serde(rename = "mcp.call")]
+    McpCall,
 }
 
 impl Capability {
-    pub const ALL: [Capability; 7] = [
+    pub const ALL: [Capability; 8] = [
         Capability::FileRead,
         Capability::FileWriteProject,
         Capability::FileWriteOutsideProject,
@@ -39,6 +42,7 @@ impl Capability {
         Capability::ProcessBackground,
         Capability::NetworkAccess,
         Capability::GitModify,
+        Capability::McpCall,
     ];
 
     /// The position in `ALL`; exhaustive, so a new capability cannot fall into a
@@ -52,6 +56,7 @@ impl Capability {
             Capability::ProcessBackground => 4,
             Capability::NetworkAccess => 5,
             Capability::GitModify => 6,
+            Capability::McpCall => 7,
         }
     }
 
@@ -65,6 +70,7 @@ impl Capability {
             Capability::ProcessBackground => "process.background",
             Capability::NetworkAccess => "network.access",
             Capability::GitModify => "git.modify",
+            Capability::McpCall => "mcp.call",
         }
     }
 

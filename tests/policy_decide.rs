@@ -536,6 +536,7 @@ fn deny_for_everything_removes_tools_partial_denies_keep_them() {
                 "bash",
                 "process_start",
                 "process_stdin",
+                "mcp",
             ],
         ),
     ];

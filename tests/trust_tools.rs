@@ -63,6 +63,12 @@ fn world() -> World {
     std::fs::create_dir_all(home.join(".ssh")).unwrap();
     std::fs::write(home.join(".ssh/id_rsa"), "KEY").unwrap();
     std::fs::create_dir_all(home.join("notes")).unwrap();
+    // A directory with a secret beside code, and a code-named link to a key.
+    std::fs::create_dir_all(root.join("cfg")).unwrap();
+    std::fs::write(root.join("cfg/.env"), "TOKEN=1\n").unwrap();
+    std::fs::write(root.join("cfg/main.rs"), "x\n").unwrap();
+    std::fs::create_dir_all(root.join("links")).unwrap();
+    std::os::unix::fs::symlink(home.join(".ssh/id_rsa"), root.join("links/key.rs")).unwrap();
     World {
         _tmp: tmp,
         root,
@@ -155,6 +161,28 @@ fn dir_reads(w: &World) -> Vec<(&'static str, Value, &'static str)> {
             "allow",
         ),
         ("glob", json!({"pattern": "**/*.rs"}), "allow"),
+        // A glob reaches only what its pattern can return.
+        (
+            "glob",
+            json!({"pattern": "*.rs", "path": format!("{root}/cfg")}),
+            "allow",
+        ),
+        (
+            "glob",
+            json!({"pattern": "*", "path": format!("{root}/cfg")}),
+            "ask",
+        ),
+        ("glob", json!({"pattern": "cfg/.e*"}), "ask"),
+        (
+            "glob",
+            json!({"pattern": "*.rs", "path": format!("{root}/links")}),
+            "ask",
+        ),
+        (
+            "grep",
+            json!({"pattern": "x", "path": format!("{root}/cfg")}),
+            "ask",
+        ),
         ("list", json!({"path": format!("{home}/notes")}), "allow"),
         ("read", json!({"path": format!("{root}/src/a.rs")}), "allow"),
     ]
@@ -169,9 +197,13 @@ fn cli_directory_reads_follow_the_secret_rules() {
         if want == "ask" {
             assert_eq!(v["alwaysPatterns"], json!([]), "{tool} {input}: {v}");
             assert!(
-                v["requests"][0]["riskNotes"]
-                    .to_string()
-                    .contains(".ssh/id_rsa"),
+                v["requests"][0]["riskNotes"].to_string().contains(
+                    if input.to_string().contains("cfg") {
+                        "cfg/.env"
+                    } else {
+                        ".ssh/id_rsa"
+                    }
+                ),
                 "{v}"
             );
         }

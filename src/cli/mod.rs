@@ -4,12 +4,14 @@
 //! Exit statuses: 0 success (for `check`: allow), 2 bad input or usage; `check` also
 //! 3 ask and 4 deny; `rules` 1 for a broken config or (with `--check`) shadowed rules.
 //! `compare` 0 success, 2 usage or unreadable file. `oracle` 0 no hard violation, 1 hard
-//! violations, 2 usage, unreadable file or no working sandbox.
+//! violations, 2 usage, unreadable file or no working sandbox. `hook` exits 0 whatever
+//! happens (the host reads the answer it prints; see `hook.rs`).
 
 pub mod analyze;
 pub mod check;
 pub mod compare;
 pub mod healthcheck;
+pub mod hook;
 pub mod openapi;
 pub mod oracle;
 pub mod rules;

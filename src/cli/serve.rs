@@ -269,7 +269,7 @@ fn limits(args: &Args) -> http::Limits {
 
 /// `$XDG_STATE_HOME/khaelor-perm`, else `$HOME/.local/state/khaelor-perm` (shared with
 /// `khaelor-perm trust`, so both find the same trust store).
-fn default_state_dir() -> Option<PathBuf> {
+pub fn default_state_dir() -> Option<PathBuf> {
     crate::trust::default_state_dir()
 }
 

@@ -31,11 +31,15 @@ pub async fn require_token(State(state): State<AppState>, req: Request, next: Ne
                 .or_else(|| v.strip_prefix("bearer "))
         })
         .map(str::trim);
-    match given {
-        Some(given) if constant_time_eq(given.as_bytes(), token.as_bytes()) => next.run(req).await,
-        Some(_) => unauthorized("invalid bearer token"),
-        None => unauthorized("missing bearer token: send `authorization: Bearer <token>`"),
-    }
+    let refused = match given {
+        Some(given) if constant_time_eq(given.as_bytes(), token.as_bytes()) => {
+            return next.run(req).await;
+        }
+        Some(_) => "invalid bearer token",
+        None => "missing bearer token: send `authorization: Bearer <token>`",
+    };
+    // A hook host reads a 401 as "run the tool": it gets its own deny instead.
+    super::hooks::unauthorized(req.uri().path(), refused).unwrap_or_else(|| unauthorized(refused))
 }
 
 fn unauthorized(message: &str) -> Response {

@@ -9,6 +9,7 @@ pub mod api;
 pub mod auth;
 pub mod error;
 pub mod handlers;
+pub mod hooks;
 pub mod hosts;
 pub mod metrics;
 pub mod openapi;
@@ -408,6 +409,7 @@ pub fn app(state: AppState) -> Router {
         .route("/v1/rules", get(handlers::rules))
         .route("/v1/tools/available", post(handlers::tools_available))
         .route("/v1/trust", post(handlers::trust))
+        .route("/v1/hooks/{host}", post(hooks::hook))
         .route(
             "/v1/sessions/{session_id}/calls",
             post(sessions::record_call),

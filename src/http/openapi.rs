@@ -38,6 +38,7 @@ use super::sessions;
         sessions::events,
         sessions::grant,
         sessions::deny,
+        super::hooks::hook,
     ),
     components(schemas(
         ErrorBody, ErrorDetail,
@@ -91,9 +92,10 @@ pub enum ToolNameSchema {
     ProcessStart,
     ProcessStdin,
     Webfetch,
+    Mcp,
 }
 
-/// One of the seven V1 capabilities (seed §1).
+/// One of the seven V1 capabilities (seed §1), or `mcp.call` (an MCP server's tool).
 #[derive(ToSchema)]
 #[schema(as = Capability)]
 pub enum CapabilitySchema {
@@ -111,6 +113,8 @@ pub enum CapabilitySchema {
     NetworkAccess,
     #[schema(rename = "git.modify")]
     GitModify,
+    #[schema(rename = "mcp.call")]
+    McpCall,
 }
 
 /// One thing a tool call asks to do (seed §1.1).

@@ -59,7 +59,7 @@ struct Slot {
     last_used: Instant,
 }
 
-type Guard = OwnedMutexGuard<Option<Session>>;
+pub(crate) type Guard = OwnedMutexGuard<Option<Session>>;
 
 impl SessionStore {
     pub fn new(dir: PathBuf) -> Self {
@@ -83,7 +83,7 @@ impl SessionStore {
     }
 
     /// Locks session `id`, reading its log (on the blocking pool) on first use.
-    async fn lock(&self, state: &AppState, id: &str) -> Result<Guard, ApiError> {
+    pub(crate) async fn lock(&self, state: &AppState, id: &str) -> Result<Guard, ApiError> {
         let slot = {
             let mut index = self
                 .open
@@ -170,7 +170,7 @@ pub const DEFAULT_SESSION_IDLE: Duration = Duration::from_secs(600);
 const SWEEP_EVERY: Duration = Duration::from_secs(5);
 
 /// Appends events with the disk work on the blocking pool; gives the guard back.
-async fn append(
+pub(crate) async fn append(
     state: &AppState,
     mut guard: Guard,
     kinds: Vec<EventKind>,
@@ -261,7 +261,7 @@ fn pending_call(
 
 /// Session rules for a project: "always" grants of this session, on this project, that
 /// could not reach its config file.
-fn session_rules(guard: &Guard, root: &std::path::Path) -> Vec<PermissionRule> {
+pub(crate) fn session_rules(guard: &Guard, root: &std::path::Path) -> Vec<PermissionRule> {
     guard
         .as_ref()
         .map(|s| {

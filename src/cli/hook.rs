@@ -1,0 +1,309 @@
+//! `khaelor-perm hook <host>`: the command an agent host runs before each tool call.
+//!
+//! Owns the I/O of one hook call: stdin, the flags, the policy files, the session log
+//! (under an advisory lock, since a host runs hooks of one session in parallel), the
+//! optional round trip to a running service (`--url`, plain HTTP on std sockets: the
+//! one-shot path has no async runtime), and printing. What the host's JSON means and
+//! what the host is told is `crate::hosts`; deciding is `tools` + `decide`.
+//!
+//! Fails closed: whatever goes wrong (bad input, a missing root, an unwritable log, an
+//! unreachable service, even a panic) prints the host's deny form and exits 0, since
+//! each host reads a crash or most non-zero statuses as "run the tool".
+
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Duration;
+
+use super::print_out;
+use crate::config::load_policy_trusted;
+use crate::hosts::{self, HookCall, Host, Rendered};
+use crate::rules::{Action, PermissionRule, RuleSource};
+use crate::session::Session;
+use crate::vocab::AnalysisContext;
+
+/// How long a `--url` round trip may take before the call is denied.
+const SERVICE_TIMEOUT: Duration = Duration::from_secs(10);
+/// Largest service answer read.
+const MAX_RESPONSE_BYTES: u64 = 4 * 1024 * 1024;
+
+#[derive(Debug, clap::Args)]
+#[command(
+    after_help = "Reads the host's hook JSON on stdin and prints the host's answer; \
+always exits 0 except where the host reads a status (see README: Use with agent hosts).\n\n\
+Examples:\n  khaelor-perm hook claude\n  \
+khaelor-perm hook codex --non-interactive\n  \
+khaelor-perm hook gemini --url http://127.0.0.1:8790 --token-file ~/.config/khaelor-perm/token"
+)]
+pub struct Args {
+    /// The agent host whose hook protocol stdin and stdout speak.
+    #[arg(value_enum)]
+    pub host: Host,
+    /// Ask a running service (`khaelor-perm serve`) instead of deciding in process;
+    /// plain `http://` only (run the service on loopback).
+    #[arg(long, env = "KHAELOR_PERM_URL", value_name = "URL")]
+    pub url: Option<String>,
+    /// File holding the service's bearer token (with `--url`).
+    #[arg(long, env = "KHAELOR_PERM_TOKEN_FILE", value_name = "FILE")]
+    pub token_file: Option<PathBuf>,
+    /// Directory for session logs [default: as `serve`: $XDG_STATE_HOME/khaelor-perm or
+    /// $HOME/.local/state/khaelor-perm].
+    #[arg(long, env = "KHAELOR_PERM_STATE_DIR", value_name = "DIR")]
+    pub state_dir: Option<PathBuf>,
+    /// Project root (absolute) [default: the host's project dir, else the call's cwd].
+    #[arg(long, value_name = "DIR")]
+    pub root: Option<PathBuf>,
+    /// Home directory for `~` and the user config [default: $HOME].
+    #[arg(long, value_name = "DIR")]
+    pub home: Option<PathBuf>,
+    /// A managed config whose deny and ask rules no other layer can loosen.
+    #[arg(long, env = "KHAELOR_PERM_MANAGED_CONFIG", value_name = "FILE")]
+    pub managed_config: Option<PathBuf>,
+    /// A human answers prompts: asks stay asks (the default except for gemini).
+    #[arg(long, conflicts_with = "non_interactive")]
+    pub interactive: bool,
+    /// Nobody answers prompts: every ask becomes a deny.
+    #[arg(long)]
+    pub non_interactive: bool,
+}
+
+impl Args {
+    fn interactive(&self) -> bool {
+        if self.interactive {
+            true
+        } else if self.non_interactive {
+            false
+        } else {
+            self.host.interactive_by_default()
+        }
+    }
+}
+
+pub fn run(args: Args) -> ExitCode {
+    let host = args.host;
+    let rendered = match std::panic::catch_unwind(|| answer(&args)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => {
+            eprintln!("khaelor-perm hook {host}: {e}");
+            hosts::render_failure(host, &e)
+        }
+        Err(_) => hosts::render_failure(host, "internal error"),
+    };
+    print_out(&rendered.stdout);
+    ExitCode::from(rendered.exit)
+}
+
+/// The whole hook call; an `Err` is rendered as the host's deny.
+fn answer(args: &Args) -> Result<Rendered, String> {
+    let mut raw = Vec::new();
+    std::io::stdin()
+        .lock()
+        .take(hosts::MAX_HOOK_INPUT_BYTES as u64 + 1)
+        .read_to_end(&mut raw)
+        .map_err(|e| format!("cannot read stdin: {e}"))?;
+    let call = hosts::parse(args.host, &raw).map_err(|e| e.to_string())?;
+    let root = project_root(args, &call)?;
+    if let Some(url) = &args.url {
+        return ask_service(args, url, &raw, &root);
+    }
+    let home = home(args)?;
+    let ctx = AnalysisContext::new(&root, call.cwd.as_deref().map(Path::new), &home)
+        .map_err(|e| e.to_string())?;
+    let state = match &args.state_dir {
+        Some(d) => d.clone(),
+        None => super::serve::default_state_dir()
+            .ok_or("no state directory: set --state-dir, KHAELOR_PERM_STATE_DIR or HOME")?,
+    };
+    // The same trust store as `serve` and `khaelor-perm trust`: a project file's allow
+    // rules apply only once the user has trusted its current content.
+    let trust = crate::trust::TrustStore::new(&state);
+    let policy = load_policy_trusted(
+        ctx.root(),
+        ctx.home(),
+        args.managed_config.as_deref(),
+        Some(&trust),
+    );
+    for e in policy.errors() {
+        eprintln!(
+            "khaelor-perm: broken config, every decision is at most ask: {}",
+            crate::messages::terminal_safe(&e.to_string())
+        );
+    }
+    let interactive = args.interactive();
+    let decision = blocking_decide_and_record(
+        &state.join("sessions"),
+        call,
+        |call, rules| hosts::decide_hook(call, &policy, rules, &ctx, interactive),
+        &ctx,
+        interactive,
+    )?;
+    Ok(hosts::render(args.host, &decision))
+}
+
+/// The root: `--root`, else the host's project directory variable, else the root the
+/// call names, else its cwd, else the current directory.
+fn project_root(args: &Args, call: &HookCall) -> Result<PathBuf, String> {
+    if let Some(r) = &args.root {
+        return Ok(r.clone());
+    }
+    let env = match args.host {
+        Host::Claude => Some("CLAUDE_PROJECT_DIR"),
+        Host::Gemini => Some("GEMINI_PROJECT_DIR"),
+        Host::Codex | Host::Opencode => None,
+    };
+    if let Some(v) = env.and_then(std::env::var_os).filter(|v| !v.is_empty()) {
+        return Ok(PathBuf::from(v));
+    }
+    if let Some(r) = call.project_root.as_deref().or(call.cwd.as_deref()) {
+        return Ok(PathBuf::from(r));
+    }
+    std::env::current_dir().map_err(|e| format!("cannot read the current directory: {e}"))
+}
+
+fn home(args: &Args) -> Result<PathBuf, String> {
+    match &args.home {
+        Some(h) => Ok(h.clone()),
+        None => std::env::var_os("HOME")
+            .filter(|h| !h.is_empty())
+            .map(PathBuf::from)
+            .ok_or_else(|| "`HOME` is not set; pass `--home DIR`".to_string()),
+    }
+}
+
+/// Decides under the session's lock and appends the call's events before answering:
+/// the lock file `<id>.lock` serialises the hook processes of one session, so their
+/// sequence numbers never collide and a session grant is seen by the next call.
+fn blocking_decide_and_record(
+    sessions: &Path,
+    mut call: HookCall,
+    decide: impl FnOnce(
+        &HookCall,
+        &[PermissionRule],
+    ) -> (
+        Option<crate::tools::MappedCall>,
+        crate::decide::CallDecision,
+    ),
+    ctx: &AnalysisContext,
+    interactive: bool,
+) -> Result<crate::decide::CallDecision, String> {
+    std::fs::create_dir_all(sessions)
+        .map_err(|e| format!("cannot create `{}`: {e}", sessions.display()))?;
+    let lock_path = sessions.join(format!("{}.lock", call.session_id));
+    let lock = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&lock_path)
+        .map_err(|e| format!("cannot open `{}`: {e}", lock_path.display()))?;
+    lock.lock()
+        .map_err(|e| format!("cannot lock `{}`: {e}", lock_path.display()))?;
+    let mut session =
+        Session::blocking_open(sessions, &call.session_id).map_err(|e| e.to_string())?;
+    if session.call(&call.call_id).is_some() {
+        // A host that reuses an id (or a hook run twice) must not rewrite history.
+        call.call_id = hosts::fresh_call_id(call.host);
+    }
+    let rules: Vec<PermissionRule> = session
+        .session_rules_for(ctx.root())
+        .iter()
+        .filter(|r| r.action == "allow")
+        .map(|r| {
+            PermissionRule::new(
+                r.capability.clone(),
+                r.pattern.clone(),
+                Action::Allow,
+                RuleSource::Session,
+            )
+        })
+        .collect();
+    let (mapped, decision) = decide(&call, &rules);
+    let events = hosts::events(&call, mapped.as_ref(), ctx, interactive, &decision)
+        .map_err(|e| format!("cannot encode the session events: {e}"))?;
+    session.blocking_append(events).map_err(|e| e.to_string())?;
+    Ok(decision)
+}
+
+/// Forwards the hook input to `POST <url>/v1/hooks/<host>` and prints its answer as is.
+fn ask_service(args: &Args, url: &str, body: &[u8], root: &Path) -> Result<Rendered, String> {
+    let rest = url
+        .strip_prefix("http://")
+        .ok_or_else(|| format!("`--url {url}` is not an `http://` URL"))?;
+    let (authority, prefix) = match rest.find('/') {
+        Some(i) => (rest.get(..i).unwrap_or(rest), rest.get(i..).unwrap_or("")),
+        None => (rest, ""),
+    };
+    let prefix = prefix.trim_end_matches('/');
+    let token = match &args.token_file {
+        Some(f) => {
+            let t = std::fs::read_to_string(f)
+                .map_err(|e| format!("cannot read token file `{}`: {e}", f.display()))?;
+            Some(t.trim().to_string())
+        }
+        None => None,
+    };
+    let query = format!(
+        "interactive={}&projectRoot={}",
+        args.interactive(),
+        percent_encode(&root.display().to_string())
+    );
+    let mut head = format!(
+        "POST {prefix}/v1/hooks/{}?{query} HTTP/1.1\r\nHost: {authority}\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n",
+        args.host,
+        body.len()
+    );
+    if let Some(t) = token {
+        head.push_str(&format!("authorization: Bearer {t}\r\n"));
+    }
+    head.push_str("\r\n");
+    let addr = std::net::ToSocketAddrs::to_socket_addrs(authority)
+        .map_err(|e| format!("cannot resolve `{authority}`: {e}"))?
+        .next()
+        .ok_or_else(|| format!("`{authority}` resolves to no address"))?;
+    let mut stream = TcpStream::connect_timeout(&addr, SERVICE_TIMEOUT)
+        .map_err(|e| format!("cannot reach the service at `{url}`: {e}"))?;
+    let io = |e: std::io::Error| format!("the service at `{url}` failed: {e}");
+    stream.set_read_timeout(Some(SERVICE_TIMEOUT)).map_err(io)?;
+    stream
+        .set_write_timeout(Some(SERVICE_TIMEOUT))
+        .map_err(io)?;
+    stream.write_all(head.as_bytes()).map_err(io)?;
+    stream.write_all(body).map_err(io)?;
+    let mut resp = Vec::new();
+    stream
+        .take(MAX_RESPONSE_BYTES)
+        .read_to_end(&mut resp)
+        .map_err(io)?;
+    let text =
+        String::from_utf8(resp).map_err(|_| "the service's answer is not UTF-8".to_string())?;
+    let (head, body) = text
+        .split_once("\r\n\r\n")
+        .ok_or("the service's answer has no header end")?;
+    let status = head.split(' ').nth(1).unwrap_or_default();
+    if status != "200" {
+        return Err(format!("the service answered {status}: {}", body.trim()));
+    }
+    if head
+        .lines()
+        .any(|l| l.to_ascii_lowercase().starts_with("transfer-encoding:"))
+    {
+        return Err("the service's answer is chunked, which this client does not read".into());
+    }
+    Ok(Rendered {
+        stdout: body.to_string(),
+        exit: 0,
+    })
+}
+
+/// Percent-encodes everything but unreserved characters (a path in a query string).
+fn percent_encode(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for b in s.bytes() {
+        if b.is_ascii_alphanumeric() || b"-._~/".contains(&b) {
+            out.push(char::from(b));
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}

@@ -1,0 +1,144 @@
+//! Claude Code's PreToolUse hook: its input, its tool table, its output.
+//!
+//! Input: `session_id`, `cwd`, `permission_mode`, `hook_event_name`, `tool_name`,
+//! `tool_input`, `tool_use_id`; the project root is `CLAUDE_PROJECT_DIR` (read by the
+//! caller), else `cwd`. Output, exit 0: `{"hookSpecificOutput":{"hookEventName":
+//! "PreToolUse","permissionDecision":"allow|ask|deny","permissionDecisionReason":"…"}}`;
+//! the reason of a deny reaches the model, that of an ask the user's prompt. Any other
+//! failure lets the tool run, which is why every error is rendered as a deny.
+
+use serde_json::{Map, Value};
+
+use super::{HookCall, HookError, Host, Mapped, Rendered, mcp, pick, split_double_underscore};
+use crate::decide::CallDecision;
+use crate::rules::Action;
+
+/// Claude Code tools with no local effect: they plan, ask the user, or start a
+/// sub-agent whose own tool calls come through this hook again.
+pub const NO_EFFECT_TOOLS: &[&str] = &[
+    "TodoWrite",
+    "TodoRead",
+    "Task",
+    "Agent",
+    "AskUserQuestion",
+    "ExitPlanMode",
+    "EnterPlanMode",
+    "BashOutput",
+    "TaskOutput",
+];
+
+pub fn parse(obj: &Map<String, Value>) -> Result<HookCall, HookError> {
+    super::parse_common(Host::Claude, obj, map)
+}
+
+/// Claude Code's tool name and input to ours.
+pub fn map(name: &str, input: &Value) -> Mapped {
+    if let Some((server, tool)) = split_double_underscore(name) {
+        return mcp(server, tool, input);
+    }
+    if NO_EFFECT_TOOLS.contains(&name) {
+        return Mapped::NoEffect;
+    }
+    let tool = |tool: &'static str, input: Value| Mapped::Tool { tool, input };
+    match name {
+        "Bash" => tool(
+            "bash",
+            pick(
+                input,
+                &[("command", "command"), ("background", "run_in_background")],
+            ),
+        ),
+        "Read" => tool("read", pick(input, &[("path", "file_path")])),
+        "Write" => tool(
+            "write",
+            pick(input, &[("path", "file_path"), ("content", "content")]),
+        ),
+        "Edit" => tool(
+            "edit",
+            pick(
+                input,
+                &[
+                    ("path", "file_path"),
+                    ("oldString", "old_string"),
+                    ("newString", "new_string"),
+                    ("replaceAll", "replace_all"),
+                ],
+            ),
+        ),
+        // Several edits of one file: the decision rests on the path; the panel shows the
+        // first edit's diff (the others are listed by Claude Code itself).
+        "MultiEdit" => {
+            let first = input
+                .get("edits")
+                .and_then(Value::as_array)
+                .and_then(|a| a.first())
+                .cloned()
+                .unwrap_or(Value::Null);
+            let mut v = pick(
+                &first,
+                &[
+                    ("oldString", "old_string"),
+                    ("newString", "new_string"),
+                    ("replaceAll", "replace_all"),
+                ],
+            );
+            if let (Some(o), Some(p)) = (v.as_object_mut(), input.get("file_path")) {
+                o.insert("path".into(), p.clone());
+            }
+            tool("edit", v)
+        }
+        // A notebook cell: a write of the notebook file (the diff shows the new cell).
+        "NotebookEdit" => {
+            let mut v = pick(
+                input,
+                &[("path", "notebook_path"), ("content", "new_source")],
+            );
+            if let Some(o) = v.as_object_mut() {
+                o.entry("content")
+                    .or_insert_with(|| Value::String(String::new()));
+            }
+            tool("write", v)
+        }
+        "Glob" => tool(
+            "glob",
+            pick(input, &[("pattern", "pattern"), ("path", "path")]),
+        ),
+        "Grep" => tool(
+            "grep",
+            pick(input, &[("pattern", "pattern"), ("path", "path")]),
+        ),
+        "LS" => tool("list", pick(input, &[("path", "path")])),
+        "WebFetch" => tool("webfetch", pick(input, &[("url", "url")])),
+        "WebSearch" => Mapped::Unjudged {
+            reason: "`WebSearch` sends a query to the web search provider; no rule covers it yet"
+                .to_string(),
+        },
+        other => Mapped::Unjudged {
+            reason: format!("khaelor-perm does not know the Claude Code tool `{other}`"),
+        },
+    }
+}
+
+/// Claude Code's PreToolUse answer for `d`.
+pub fn render(d: &CallDecision) -> Rendered {
+    let (decision, reason) = match d.decision {
+        Action::Allow => ("allow", super::allow_text(d)),
+        Action::Ask => ("ask", super::ask_text(d)),
+        Action::Deny => ("deny", super::deny_text(d)),
+    };
+    Rendered {
+        stdout: format!("{}\n", hook_specific(decision, &reason)),
+        exit: 0,
+    }
+}
+
+/// `{"hookSpecificOutput": …}`, the shape Claude Code and Codex share.
+pub(crate) fn hook_specific(decision: &str, reason: &str) -> Value {
+    serde_json::json!({
+        "hookSpecificOutput": {
+            "hookEventName": "PreToolUse",
+            "permissionDecision": decision,
+            "permissionDecisionReason": reason,
+        }
+    })
+}

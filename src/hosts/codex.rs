@@ -1,0 +1,91 @@
+//! Codex CLI's PreToolUse hook: its input, its tool table, its output.
+//!
+//! Input as Claude Code's plus `turn_id` and `model`; `Bash` and `apply_patch` both
+//! carry `tool_input.command` (for `apply_patch` the raw patch text); MCP tools are
+//! `mcp__<server>__<tool>`. Codex honours only deny (`hookSpecificOutput` with
+//! `permissionDecision: "deny"`, and its output schema rejects unknown fields); it
+//! reports "allow" and "ask" as a failed hook and runs the tool. So allow prints
+//! nothing, an ask prints nothing (Codex's own approval applies) unless the hook was
+//! told nobody can answer, which turns the ask into a deny before it gets here.
+
+use serde_json::{Map, Value};
+
+use super::{HookCall, HookError, Host, Mapped, Rendered, mcp, pick, split_double_underscore};
+use crate::decide::CallDecision;
+use crate::rules::Action;
+
+/// Codex tools with no local effect.
+pub const NO_EFFECT_TOOLS: &[&str] = &["update_plan", "view_image_placeholder"];
+
+pub fn parse(obj: &Map<String, Value>) -> Result<HookCall, HookError> {
+    super::parse_common(Host::Codex, obj, map)
+}
+
+/// Codex's tool name and input to ours.
+pub fn map(name: &str, input: &Value) -> Mapped {
+    if let Some((server, tool)) = split_double_underscore(name) {
+        return mcp(server, tool, input);
+    }
+    if NO_EFFECT_TOOLS.contains(&name) {
+        return Mapped::NoEffect;
+    }
+    let tool = |tool: &'static str, input: Value| Mapped::Tool { tool, input };
+    match name {
+        // `workdir` is where Codex runs the command when the model names one.
+        "Bash" | "shell" | "exec_command" | "local_shell" => {
+            let mut v = pick(
+                input,
+                &[
+                    ("command", "command"),
+                    ("command", "cmd"),
+                    ("cwd", "workdir"),
+                ],
+            );
+            // Older shapes give the command as argv; joined, it is read like a line.
+            if let Some(o) = v.as_object_mut()
+                && let Some(Value::Array(argv)) = o.get("command").cloned()
+            {
+                let words: Vec<String> = argv
+                    .iter()
+                    .map(|w| {
+                        w.as_str()
+                            .map(str::to_string)
+                            .unwrap_or_else(|| w.to_string())
+                    })
+                    .collect();
+                o.insert(
+                    "command".into(),
+                    Value::String(crate::cli::check::join_command(&words)),
+                );
+            }
+            tool("bash", v)
+        }
+        "apply_patch" => tool(
+            "apply_patch",
+            pick(
+                input,
+                &[("patch", "command"), ("patch", "patch"), ("patch", "input")],
+            ),
+        ),
+        other => Mapped::Unjudged {
+            reason: format!("khaelor-perm does not know the Codex tool `{other}`"),
+        },
+    }
+}
+
+/// Codex's answer for `d`: the deny form, or nothing.
+pub fn render(d: &CallDecision) -> Rendered {
+    match d.decision {
+        Action::Deny => Rendered {
+            stdout: format!(
+                "{}\n",
+                super::claude::hook_specific("deny", &super::deny_text(d))
+            ),
+            exit: 0,
+        },
+        Action::Allow | Action::Ask => Rendered {
+            stdout: String::new(),
+            exit: 0,
+        },
+    }
+}

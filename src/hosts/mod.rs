@@ -1,0 +1,524 @@
+//! Agent hosts' hook protocols (issue 11): what Claude Code, Codex CLI, Gemini CLI and
+//! OpenCode send before a tool runs, mapped to our tool calls, and what each host
+//! understands back.
+//!
+//! Owns, per host (one file each): reading the hook JSON, the table from the host's
+//! tool names and inputs to ours (MCP tools normalised to `mcp` with `server`/`tool`,
+//! tools with no local effect, unknown tools), and the host's output form. Here: the
+//! shared shapes, the fail-closed rules for what cannot be mapped, the events a hook
+//! call leaves in the session log, and the texts. Deciding is `tools::map_call` +
+//! `decide::decide`; the I/O (stdin, the log file, the service) is `cli/hook.rs` and
+//! `http/hooks.rs`.
+//!
+//! Fail closed: a hook input that cannot be read, a tool we do not know, an input our
+//! mapping refuses, all become at most ask (deny when nobody can answer), never an
+//! error a host would read as "run it".
+
+pub mod claude;
+pub mod codex;
+pub mod gemini;
+pub mod opencode;
+
+use std::fmt;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use serde_json::{Map, Value};
+
+use crate::decide::{CallDecision, decide};
+use crate::messages;
+use crate::rules::{Action, PermissionRule};
+use crate::session::{ApprovedBy, DeniedBy, EventKind, valid_id};
+use crate::tools::{MappedCall, map_call};
+use crate::vocab::AnalysisContext;
+
+/// Largest hook input read (a `Write` of a large file arrives whole on stdin).
+pub const MAX_HOOK_INPUT_BYTES: usize = 8 * 1024 * 1024;
+
+/// The agent hosts `khaelor-perm hook` speaks to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Host {
+    Claude,
+    Codex,
+    Gemini,
+    Opencode,
+}
+
+impl Host {
+    pub const ALL: [Host; 4] = [Host::Claude, Host::Codex, Host::Gemini, Host::Opencode];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Host::Claude => "claude",
+            Host::Codex => "codex",
+            Host::Gemini => "gemini",
+            Host::Opencode => "opencode",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Host> {
+        Host::ALL.into_iter().find(|h| h.as_str() == name)
+    }
+
+    /// Whether an ask may be answered as an ask when the hook is not told otherwise.
+    /// Gemini's `ask` hangs a headless run, so it asks only when told the session is
+    /// interactive; the others show (Claude, OpenCode's plugin) or delegate (Codex)
+    /// an ask safely.
+    pub fn interactive_by_default(self) -> bool {
+        !matches!(self, Host::Gemini)
+    }
+}
+
+impl fmt::Display for Host {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// What a host's tool call is, in our terms.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Mapped {
+    /// One of our tools (`tools::KNOWN_TOOLS`) with its input.
+    Tool { tool: &'static str, input: Value },
+    /// A host tool with no local effect (a todo list, a question to the user, a
+    /// sub-agent whose own calls come through the hook): allowed, see the host's table.
+    NoEffect,
+    /// A tool we cannot judge (unknown, or known but reaching what no capability names):
+    /// asks, with the reason for the user.
+    Unjudged { reason: String },
+}
+
+/// One hook call as read from the host.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HookCall {
+    pub host: Host,
+    /// The host's session id, made a valid log id (`session::valid_id`).
+    pub session_id: String,
+    /// The host's tool call id when it is a valid id; else one is made up.
+    pub call_id: String,
+    pub turn_id: Option<String>,
+    /// The working directory the host reports.
+    pub cwd: Option<String>,
+    /// The project root the host reports, when it reports one apart from the cwd.
+    pub project_root: Option<String>,
+    /// The host's tool name, as sent (`Bash`, `run_shell_command`, `mcp__github__x`).
+    pub host_tool: String,
+    /// The host's tool input, as sent.
+    pub input: Value,
+    pub mapped: Mapped,
+}
+
+/// A hook input that cannot be read at all. The caller answers with the host's deny.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum HookError {
+    #[error("the hook input is {0} bytes, more than the limit of {MAX_HOOK_INPUT_BYTES}")]
+    TooLarge(usize),
+    #[error("the hook input is not JSON: {0}")]
+    NotJson(String),
+    #[error("the hook input is not a JSON object")]
+    NotAnObject,
+    #[error("the hook input has no `{0}` string")]
+    Missing(&'static str),
+}
+
+/// What the host is told: the exact stdout (possibly empty) and the exit status.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rendered {
+    pub stdout: String,
+    pub exit: u8,
+}
+
+/// Reads one hook input of `host`.
+pub fn parse(host: Host, raw: &[u8]) -> Result<HookCall, HookError> {
+    if raw.len() > MAX_HOOK_INPUT_BYTES {
+        return Err(HookError::TooLarge(raw.len()));
+    }
+    let v: Value = serde_json::from_slice(raw).map_err(|e| HookError::NotJson(e.to_string()))?;
+    let obj = v.as_object().ok_or(HookError::NotAnObject)?;
+    match host {
+        Host::Claude => claude::parse(obj),
+        Host::Codex => codex::parse(obj),
+        Host::Gemini => gemini::parse(obj),
+        Host::Opencode => opencode::parse(obj),
+    }
+}
+
+/// The fields Claude Code, Codex and Gemini share: `session_id`, `tool_name`,
+/// `tool_input`, `cwd`, and (Claude, Codex) `tool_use_id`, (Codex) `turn_id`.
+pub(crate) fn parse_common(
+    host: Host,
+    obj: &Map<String, Value>,
+    map: impl Fn(&str, &Value) -> Mapped,
+) -> Result<HookCall, HookError> {
+    let tool = str_field(obj, "tool_name").ok_or(HookError::Missing("tool_name"))?;
+    let input = obj
+        .get("tool_input")
+        .cloned()
+        .unwrap_or(Value::Object(Map::new()));
+    let mapped = map(tool, &input);
+    Ok(HookCall {
+        host,
+        session_id: session_id(host, str_field(obj, "session_id")),
+        call_id: call_id(host, str_field(obj, "tool_use_id")),
+        turn_id: str_field(obj, "turn_id")
+            .filter(|t| valid_id(t))
+            .map(str::to_string),
+        cwd: str_field(obj, "cwd").map(str::to_string),
+        project_root: None,
+        host_tool: tool.to_string(),
+        input,
+        mapped,
+    })
+}
+
+pub(crate) fn str_field<'a>(obj: &'a Map<String, Value>, key: &str) -> Option<&'a str> {
+    obj.get(key)
+        .and_then(Value::as_str)
+        .filter(|s| !s.is_empty())
+}
+
+/// The host's session id as a log id: kept when valid; otherwise every character
+/// outside `[A-Za-z0-9_-]` becomes `_` (so one host session stays one log), cut to
+/// the limit. A host that sends none gets `<host>-unknown`.
+pub fn session_id(host: Host, given: Option<&str>) -> String {
+    match given {
+        Some(s) if valid_id(s) => s.to_string(),
+        Some(s) => {
+            let cleaned: String = s
+                .chars()
+                .map(|c| {
+                    if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+                        c
+                    } else {
+                        '_'
+                    }
+                })
+                .take(crate::session::MAX_ID_LEN)
+                .collect();
+            if valid_id(&cleaned) {
+                cleaned
+            } else {
+                format!("{host}-unknown")
+            }
+        }
+        None => format!("{host}-unknown"),
+    }
+}
+
+/// The host's call id when valid; else a fresh one (time and process id), since the
+/// log needs one and some hosts send none.
+pub fn call_id(host: Host, given: Option<&str>) -> String {
+    match given {
+        Some(s) if valid_id(s) => s.to_string(),
+        _ => fresh_call_id(host),
+    }
+}
+
+pub fn fresh_call_id(host: Host) -> String {
+    let nanos = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_nanos())
+        .unwrap_or_default();
+    format!("{host}-{nanos}-{}", std::process::id())
+}
+
+/// `mcp` for an MCP tool called `server` / `tool` with `arguments`.
+pub(crate) fn mcp(server: &str, tool: &str, arguments: &Value) -> Mapped {
+    Mapped::Tool {
+        tool: "mcp",
+        input: serde_json::json!({ "server": server, "tool": tool, "arguments": arguments }),
+    }
+}
+
+/// `mcp__<server>__<tool>` (Claude Code, Codex): the server is what comes before the
+/// next `__`, the tool the rest (tool names may hold `__`; server names rarely do).
+pub(crate) fn split_double_underscore(name: &str) -> Option<(&str, &str)> {
+    let rest = name.strip_prefix("mcp__")?;
+    let (server, tool) = rest.split_once("__")?;
+    (!server.is_empty() && !tool.is_empty()).then_some((server, tool))
+}
+
+/// Picks `keys` (ours <- theirs) out of a host input, skipping absent ones; a present
+/// value is copied as is, so our mapping's type checks still apply to it.
+pub(crate) fn pick(input: &Value, keys: &[(&str, &str)]) -> Value {
+    let mut out = Map::new();
+    if let Some(obj) = input.as_object() {
+        for (ours, theirs) in keys {
+            if let Some(v) = obj.get(*theirs).filter(|v| !v.is_null()) {
+                out.entry(ours.to_string()).or_insert_with(|| v.clone());
+            }
+        }
+    }
+    Value::Object(out)
+}
+
+/// A call whose tool could not be mapped: asks; denies when nobody can answer.
+pub fn unjudged_decision(call: &HookCall, reason: &str, interactive: bool) -> CallDecision {
+    let summary = format!("{} {}", call.host_tool, compact(&call.input, 200));
+    let (decision, message) = if interactive {
+        (Action::Ask, None)
+    } else {
+        (
+            Action::Deny,
+            Some(messages::NON_INTERACTIVE_MESSAGE.to_string()),
+        )
+    };
+    CallDecision {
+        tool: call.host_tool.clone(),
+        decision,
+        requests: Vec::new(),
+        always_patterns: Vec::new(),
+        message,
+        panel: None,
+        summary,
+        risk_notes: vec![reason.to_string()],
+        hardline: None,
+        config_errors: Vec::new(),
+    }
+}
+
+/// The decision for a host tool with no local effect.
+pub fn no_effect_decision(call: &HookCall) -> CallDecision {
+    CallDecision {
+        tool: call.host_tool.clone(),
+        decision: Action::Allow,
+        requests: Vec::new(),
+        always_patterns: Vec::new(),
+        message: None,
+        panel: None,
+        summary: call.host_tool.clone(),
+        risk_notes: vec![format!(
+            "`{}` has no local effect ({} tool table)",
+            call.host_tool, call.host
+        )],
+        hardline: None,
+        config_errors: Vec::new(),
+    }
+}
+
+/// Decides a hook call: our mapping and the policy for a tool we know, the fail-closed
+/// answers for the rest. Returns the mapped call too (its requests go in the log).
+pub fn decide_hook(
+    call: &HookCall,
+    policy: &crate::config::Policy,
+    session_rules: &[PermissionRule],
+    ctx: &AnalysisContext,
+    interactive: bool,
+) -> (Option<MappedCall>, CallDecision) {
+    match &call.mapped {
+        Mapped::NoEffect => (None, no_effect_decision(call)),
+        Mapped::Unjudged { reason } => (None, unjudged_decision(call, reason, interactive)),
+        Mapped::Tool { tool, input } => match map_call(tool, input, ctx) {
+            Ok(mapped) => {
+                let d = decide(policy, session_rules, &mapped, ctx, interactive);
+                (Some(mapped), d)
+            }
+            Err(e) => {
+                let reason = format!(
+                    "khaelor-perm could not read this `{}` call: {e}",
+                    call.host_tool
+                );
+                (None, unjudged_decision(call, &reason, interactive))
+            }
+        },
+    }
+}
+
+/// The events a decided hook call leaves in the session log, as the service's
+/// `POST /v1/sessions/{id}/calls` records them: `ToolRequested`, then `ToolApproved`,
+/// `PermissionRequested` or `PermissionDenied` + `ToolFailed`.
+pub fn events(
+    call: &HookCall,
+    mapped: Option<&MappedCall>,
+    ctx: &AnalysisContext,
+    interactive: bool,
+    d: &CallDecision,
+) -> Result<Vec<EventKind>, serde_json::Error> {
+    let tool = match (&call.mapped, mapped) {
+        (_, Some(m)) => format!("{}:{}", call.host, m.tool),
+        _ => format!("{}:{}", call.host, call.host_tool),
+    };
+    let requests = match mapped {
+        Some(m) => serde_json::to_value(&m.requests)?,
+        None => Value::Array(Vec::new()),
+    };
+    let mut out = vec![EventKind::ToolRequested {
+        call_id: call.call_id.clone(),
+        turn_id: call.turn_id.clone(),
+        tool,
+        input: serde_json::json!({ "hostTool": call.host_tool, "hostInput": call.input }),
+        project_root: ctx.root().display().to_string(),
+        cwd: ctx.cwd().display().to_string(),
+        home: ctx.home().display().to_string(),
+        interactive,
+        requests,
+    }];
+    match d.decision {
+        Action::Allow => out.push(EventKind::ToolApproved {
+            call_id: call.call_id.clone(),
+            by: ApprovedBy::Policy,
+            decisions: serde_json::to_value(&d.requests)?,
+            resolved_by: None,
+        }),
+        Action::Ask => out.push(EventKind::PermissionRequested {
+            call_id: call.call_id.clone(),
+            decision: serde_json::to_value(d)?,
+        }),
+        Action::Deny => {
+            out.push(EventKind::PermissionDenied {
+                call_id: call.call_id.clone(),
+                by: DeniedBy::Policy,
+                decisions: Some(serde_json::to_value(&d.requests)?),
+                feedback: None,
+                denied_with: None,
+            });
+            out.push(EventKind::ToolFailed {
+                call_id: call.call_id.clone(),
+                message: deny_text(d),
+            });
+        }
+    }
+    Ok(out)
+}
+
+/// The model-facing text of a deny (seed §5.4 message, or the user-decline form).
+pub fn deny_text(d: &CallDecision) -> String {
+    d.message
+        .clone()
+        .unwrap_or_else(|| messages::user_deny_message(d, None))
+}
+
+/// The text a host shows the user for an ask: what the call does, why it asks (the
+/// notes), and the rule behind each request. Hosts draw their own prompt around it.
+pub fn ask_text(d: &CallDecision) -> String {
+    let mut out = format!("khaelor-perm asks: {}", d.summary);
+    let mut notes: Vec<&String> = d.risk_notes.iter().collect();
+    let mut details = String::new();
+    match &d.panel {
+        Some(p) => {
+            notes.extend(p.risk_notes.iter());
+            details = messages::render_panel_details(p);
+        }
+        None => {
+            for r in d.requests.iter().filter(|r| r.decision == Action::Ask) {
+                notes.extend(r.request.risk_notes.iter());
+            }
+        }
+    }
+    let mut seen: Vec<&String> = Vec::new();
+    for n in notes {
+        if !seen.contains(&n) {
+            out.push_str("\n- ");
+            out.push_str(n);
+            seen.push(n);
+        }
+    }
+    if !details.is_empty() {
+        out.push('\n');
+        out.push_str(details.trim_end());
+    }
+    out
+}
+
+/// A short reason for an allow: which rules let it run.
+pub fn allow_text(d: &CallDecision) -> String {
+    let rules: Vec<String> = d
+        .requests
+        .iter()
+        .filter_map(|r| r.rule.as_ref().map(|x| x.describe()))
+        .collect();
+    if rules.is_empty() {
+        format!(
+            "khaelor-perm allowed {} ({})",
+            d.summary,
+            d.risk_notes.join("; ")
+        )
+    } else {
+        format!("khaelor-perm allowed {} ({})", d.summary, rules.join("; "))
+    }
+}
+
+/// The model-facing message when the hook itself failed: the call is blocked.
+pub fn failure_message(err: &str) -> String {
+    format!(
+        "khaelor-perm could not check this tool call, so it was blocked: {err}. Tell the user; do not retry the same call."
+    )
+}
+
+/// What `host` is told for decision `d`.
+pub fn render(host: Host, d: &CallDecision) -> Rendered {
+    match host {
+        Host::Claude => claude::render(d),
+        Host::Codex => codex::render(d),
+        Host::Gemini => gemini::render(d),
+        Host::Opencode => opencode::render(d),
+    }
+}
+
+/// The host's deny form for a hook that failed (fail closed: never a crash or an exit
+/// status the host reads as "run it").
+pub fn render_failure(host: Host, err: &str) -> Rendered {
+    let d = CallDecision {
+        tool: String::new(),
+        decision: Action::Deny,
+        requests: Vec::new(),
+        always_patterns: Vec::new(),
+        message: Some(failure_message(err)),
+        panel: None,
+        summary: String::new(),
+        risk_notes: Vec::new(),
+        hardline: None,
+        config_errors: Vec::new(),
+    };
+    render(host, &d)
+}
+
+/// A JSON value in one line, cut to about `max` bytes.
+fn compact(v: &Value, max: usize) -> String {
+    let s = v.to_string();
+    if s.len() <= max {
+        return s;
+    }
+    let cut = (0..=max)
+        .rev()
+        .find(|i| s.is_char_boundary(*i))
+        .unwrap_or(0);
+    format!("{}…", s.get(..cut).unwrap_or_default())
+}
+
+/// `{"decision": …, "reason": …}`: the shape Gemini CLI reads, and the one our OpenCode
+/// plugin reads.
+pub(crate) fn decision_reason_json(d: &CallDecision) -> String {
+    let (decision, reason) = match d.decision {
+        Action::Allow => ("allow", allow_text(d)),
+        Action::Ask => ("ask", ask_text(d)),
+        Action::Deny => ("deny", deny_text(d)),
+    };
+    let v = serde_json::json!({ "decision": decision, "reason": reason });
+    format!("{v}\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn session_ids_become_log_ids() {
+        assert_eq!(session_id(Host::Claude, Some("abc-123")), "abc-123");
+        assert_eq!(session_id(Host::Claude, Some("a/../b")), "a____b");
+        assert_eq!(session_id(Host::Gemini, None), "gemini-unknown");
+        let long = "x".repeat(300);
+        assert_eq!(session_id(Host::Codex, Some(&long)).len(), 128);
+    }
+
+    #[test]
+    fn mcp_names_split_at_the_server() {
+        assert_eq!(
+            split_double_underscore("mcp__github__list_issues"),
+            Some(("github", "list_issues"))
+        );
+        assert_eq!(split_double_underscore("mcp__a__b__c"), Some(("a", "b__c")));
+        assert_eq!(split_double_underscore("mcp__github"), None);
+        assert_eq!(split_double_underscore("mcp____x"), None);
+        assert_eq!(split_double_underscore("Bash"), None);
+    }
+}

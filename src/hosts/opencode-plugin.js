@@ -1,0 +1,41 @@
+// khaelor-perm for OpenCode (issue 11). OpenCode has no deciding hook; a plugin's
+// `tool.execute.before` can only throw, and the thrown message becomes the tool result
+// the model reads. This plugin pipes each tool call to `khaelor-perm hook opencode`
+// and throws on a deny, and on an ask unless a human is attached
+// (KHAELOR_PERM_INTERACTIVE=1: then OpenCode's own `permission` settings decide).
+// Anything that goes wrong (binary missing, no answer, bad JSON) blocks the call.
+//
+// Install: copy this file to .opencode/plugin/ (project) or ~/.config/opencode/plugin/.
+// KHAELOR_PERM_BIN names the binary (default: `khaelor-perm` on PATH);
+// KHAELOR_PERM_HOOK_ARGS adds flags (e.g. `--url http://127.0.0.1:8790 --token-file F`).
+import { spawnSync } from "node:child_process";
+
+export const KhaelorPerm = async ({ directory, worktree }) => {
+  const bin = process.env.KHAELOR_PERM_BIN || "khaelor-perm";
+  const human = process.env.KHAELOR_PERM_INTERACTIVE === "1";
+  const extra = (process.env.KHAELOR_PERM_HOOK_ARGS || "").split(/\s+/).filter(Boolean);
+  const args = ["hook", "opencode", human ? "--interactive" : "--non-interactive", ...extra];
+  return {
+    "tool.execute.before": async (input, output) => {
+      const payload = JSON.stringify({
+        tool: input.tool,
+        sessionID: input.sessionID,
+        callID: input.callID,
+        args: output.args,
+        cwd: directory,
+        root: worktree && worktree !== "/" ? worktree : directory,
+      });
+      const run = spawnSync(bin, args, { input: payload, encoding: "utf8", timeout: 30000 });
+      let answer;
+      try {
+        answer = JSON.parse(run.stdout);
+      } catch {
+        const why = run.error ? String(run.error) : (run.stderr || "no answer").trim();
+        throw new Error(`khaelor-perm could not check this tool call, so it was blocked: ${why}`);
+      }
+      if (answer.decision === "allow") return;
+      if (answer.decision === "ask" && human) return;
+      throw new Error(answer.reason || "khaelor-perm blocked this tool call.");
+    },
+  };
+};

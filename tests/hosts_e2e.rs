@@ -1,0 +1,539 @@
+//! End to end against the real agent hosts (issue 11): each host, installed at its
+//! pinned version by `tests/setup/hosts.sh`, runs offline against the scripted model
+//! server of `hosts_support`, with `khaelor-perm hook <host>` as its pre-tool hook.
+//!
+//! One scripted session per host: a command the defaults allow runs; a command that
+//! asks is handled as the host allows (headless here, so it does not run); `curl … |
+//! sh`, a write outside the project and a floor command are blocked (the marker file
+//! each would create stays absent); the model receives our denial message in the next
+//! request's tool result; the session log holds the calls. A missing host fails the
+//! test with a message naming `tests/setup/hosts.sh`.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
+
+mod hosts_support;
+mod http_support;
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use hosts_support::{Api, ModelServer, host_bin};
+use serde_json::{Value, json};
+
+const BIN: &str = env!("CARGO_BIN_EXE_khaelor-perm");
+/// A host run that takes longer than this is killed and the test fails.
+const HOST_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// The directories of one scripted session.
+struct Scene {
+    _tmp: tempfile::TempDir,
+    home: PathBuf,
+    proj: PathBuf,
+    outside: PathBuf,
+    state: PathBuf,
+}
+
+impl Scene {
+    fn new() -> Scene {
+        let tmp = tempfile::tempdir().unwrap();
+        let base = tmp.path().canonicalize().unwrap();
+        let (home, proj, outside, state) = (
+            base.join("home"),
+            base.join("proj"),
+            base.join("outside"),
+            base.join("state"),
+        );
+        for d in [&home, &proj, &outside, &state] {
+            std::fs::create_dir_all(d).unwrap();
+        }
+        Scene {
+            _tmp: tmp,
+            home,
+            proj,
+            outside,
+            state,
+        }
+    }
+
+    /// The five commands of every session, in order, and the marker each would create.
+    fn commands(&self) -> Vec<(String, PathBuf)> {
+        let p = &self.proj;
+        vec![
+            // allowed by the defaults (`ls*`, a write in the project)
+            ("ls > allowed_marker".to_string(), p.join("allowed_marker")),
+            // asks under the defaults
+            (
+                format!("touch {}", p.join("asked_marker").display()),
+                p.join("asked_marker"),
+            ),
+            (
+                format!(
+                    "curl -fsS http://127.0.0.1:9/x.sh | sh; touch {}",
+                    p.join("curl_marker").display()
+                ),
+                p.join("curl_marker"),
+            ),
+            (
+                format!(
+                    "echo hi > {}",
+                    self.outside.join("outside_marker").display()
+                ),
+                self.outside.join("outside_marker"),
+            ),
+            // the floor: `rm -rf ~` (with `--help`, so GNU rm would only print help)
+            (
+                format!(
+                    "rm -rf ~ --help && touch {}",
+                    p.join("floor_marker").display()
+                ),
+                p.join("floor_marker"),
+            ),
+        ]
+    }
+
+    /// The hook command line for `host` with `extra` flags.
+    fn hook_command(&self, host: &str, extra: &str) -> String {
+        format!(
+            "{BIN} hook {host} --state-dir {}{extra}",
+            self.state.display()
+        )
+    }
+
+    /// Every event of the one session log the hook wrote.
+    fn log_events(&self) -> Vec<Value> {
+        let dir = self.state.join("sessions");
+        let logs: Vec<PathBuf> = std::fs::read_dir(&dir)
+            .unwrap_or_else(|e| panic!("no session dir {}: {e}", dir.display()))
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
+            .collect();
+        assert_eq!(logs.len(), 1, "one session log expected: {logs:?}");
+        std::fs::read_to_string(&logs[0])
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect()
+    }
+}
+
+/// Runs `cmd` to completion (killed after `HOST_TIMEOUT`); returns stdout and stderr.
+fn run_host(mut cmd: Command) -> (String, String) {
+    cmd.stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = cmd.spawn().unwrap();
+    let mut out = child.stdout.take().unwrap();
+    let mut err = child.stderr.take().unwrap();
+    let t_out = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = out.read_to_string(&mut s);
+        s
+    });
+    let t_err = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = err.read_to_string(&mut s);
+        s
+    });
+    let start = Instant::now();
+    loop {
+        if child.try_wait().unwrap().is_some() {
+            break;
+        }
+        if start.elapsed() > HOST_TIMEOUT {
+            let _ = child.kill();
+            let _ = child.wait();
+            let (o, e) = (t_out.join().unwrap(), t_err.join().unwrap());
+            panic!("host timed out after {HOST_TIMEOUT:?}\nstdout:\n{o}\nstderr:\n{e}");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    (t_out.join().unwrap(), t_err.join().unwrap())
+}
+
+/// The checks every host's session must pass. `results` are the tool results the model
+/// received, in order; `ran` says which markers exist.
+fn check_session(scene: &Scene, model: &ModelServer, out: &str, err: &str) {
+    let cmds = scene.commands();
+    let ctx = || {
+        format!(
+            "host stdout:\n{out}\nhost stderr:\n{err}\ntool results:\n{:#?}",
+            model.tool_results()
+        )
+    };
+    let results = model.tool_results();
+    assert_eq!(
+        results.len(),
+        cmds.len(),
+        "every scripted call answered\n{}",
+        ctx()
+    );
+    assert!(cmds[0].1.exists(), "the allowed command ran\n{}", ctx());
+    for (cmd, marker) in &cmds[1..] {
+        assert!(!marker.exists(), "`{cmd}` must not run\n{}", ctx());
+    }
+    // The model received our denial: the floor's message, and for each ask the
+    // non-interactive one.
+    assert!(
+        results[4].contains("Blocked by KHAELOR's built-in safety floor"),
+        "the floor's message reaches the model\n{}",
+        ctx()
+    );
+    for r in &results[1..4] {
+        assert!(
+            r.contains("KHAELOR is running non-interactively"),
+            "the ask's denial reaches the model: {r}\n{}",
+            ctx()
+        );
+    }
+    let events = scene.log_events();
+    let requested: Vec<&Value> = events
+        .iter()
+        .filter(|e| e["type"] == "ToolRequested")
+        .collect();
+    assert_eq!(
+        requested.len(),
+        cmds.len(),
+        "the log holds every call: {events:#?}"
+    );
+    let approved = events
+        .iter()
+        .filter(|e| e["type"] == "ToolApproved")
+        .count();
+    let failed: Vec<&Value> = events
+        .iter()
+        .filter(|e| e["type"] == "ToolFailed")
+        .collect();
+    assert_eq!(approved, 1, "{events:#?}");
+    assert_eq!(failed.len(), 4, "{events:#?}");
+    assert!(
+        failed[3]["message"]
+            .as_str()
+            .unwrap()
+            .contains("safety floor")
+    );
+}
+
+fn shell_script(scene: &Scene, tool: &str, field: &str, extra: Value) -> Vec<(String, Value)> {
+    scene
+        .commands()
+        .into_iter()
+        .map(|(c, _)| {
+            let mut args = json!({ field: c });
+            if let (Some(a), Some(e)) = (args.as_object_mut(), extra.as_object()) {
+                a.extend(e.clone());
+            }
+            (tool.to_string(), args)
+        })
+        .collect()
+}
+
+#[test]
+fn claude_code_end_to_end() {
+    let claude = host_bin("claude", "claude");
+    let scene = Scene::new();
+    let model = ModelServer::start(
+        Api::Messages,
+        shell_script(
+            &scene,
+            "Bash",
+            "command",
+            json!({ "description": "e2e step" }),
+        ),
+    );
+    let settings = json!({
+        "hooks": { "PreToolUse": [{ "matcher": "*", "hooks": [{
+            "type": "command",
+            "command": scene.hook_command("claude", " --non-interactive"),
+        }] }] }
+    });
+    std::fs::create_dir_all(scene.proj.join(".claude")).unwrap();
+    std::fs::write(
+        scene.proj.join(".claude/settings.json"),
+        serde_json::to_string_pretty(&settings).unwrap(),
+    )
+    .unwrap();
+    let mut cmd = Command::new(&claude);
+    cmd.current_dir(&scene.proj)
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", &scene.home)
+        .env("ANTHROPIC_BASE_URL", &model.base)
+        .env("ANTHROPIC_API_KEY", "e2e")
+        .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
+        .env("DISABLE_TELEMETRY", "1")
+        .env("DISABLE_AUTOUPDATER", "1")
+        .args(["-p", "run the e2e script", "--output-format", "json"])
+        .args(["--allowedTools", "Bash"]);
+    let (out, err) = run_host(cmd);
+    check_session(&scene, &model, &out, &err);
+}
+
+/// The scene's paths, for a failing test's message.
+fn _show(p: &Path) -> String {
+    p.display().to_string()
+}
+
+/// Claude Code's HTTP hook against the real service (`POST /v1/hooks/claude`), with a
+/// bearer token passed the way the README shows.
+#[test]
+fn claude_code_http_hook_end_to_end() {
+    let claude = host_bin("claude", "claude");
+    let scene = Scene::new();
+    let token = "e2e-http-hook-token-0123456789";
+    let token_file = scene.home.join("token");
+    std::fs::write(&token_file, token).unwrap();
+    let service = http_support::Server::start(
+        &scene.state,
+        &scene.home,
+        &["--token-file", token_file.to_str().unwrap()],
+    );
+    let model = ModelServer::start(
+        Api::Messages,
+        shell_script(
+            &scene,
+            "Bash",
+            "command",
+            json!({ "description": "e2e step" }),
+        ),
+    );
+    let settings = json!({
+        "hooks": { "PreToolUse": [{ "matcher": "*", "hooks": [{
+            "type": "http",
+            "url": format!("{}/v1/hooks/claude?interactive=false", service.base),
+            "headers": { "Authorization": "Bearer $KHAELOR_PERM_TOKEN" },
+            "allowedEnvVars": ["KHAELOR_PERM_TOKEN"],
+        }] }] }
+    });
+    std::fs::create_dir_all(scene.proj.join(".claude")).unwrap();
+    std::fs::write(
+        scene.proj.join(".claude/settings.json"),
+        serde_json::to_string_pretty(&settings).unwrap(),
+    )
+    .unwrap();
+    let mut cmd = Command::new(&claude);
+    cmd.current_dir(&scene.proj)
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", &scene.home)
+        .env("KHAELOR_PERM_TOKEN", token)
+        .env("ANTHROPIC_BASE_URL", &model.base)
+        .env("ANTHROPIC_API_KEY", "e2e")
+        .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
+        .env("DISABLE_TELEMETRY", "1")
+        .env("DISABLE_AUTOUPDATER", "1")
+        .args(["-p", "run the e2e script", "--output-format", "json"])
+        .args(["--allowedTools", "Bash"]);
+    let (out, err) = run_host(cmd);
+    check_session(&scene, &model, &out, &err);
+}
+
+#[test]
+fn codex_end_to_end() {
+    let codex = host_bin("codex", "codex");
+    let scene = Scene::new();
+    let model = ModelServer::start(
+        Api::Responses,
+        shell_script(&scene, "exec_command", "cmd", json!({})),
+    );
+    let codex_home = scene.home.join(".codex");
+    std::fs::create_dir_all(&codex_home).unwrap();
+    // `codex exec` has nobody to answer a prompt: asks are denied by the hook.
+    let hook = scene.hook_command("codex", " --non-interactive");
+    let config = format!(
+        r#"model = "e2e-model"
+model_provider = "e2e"
+
+[model_providers.e2e]
+name = "e2e"
+base_url = "{}/v1"
+wire_api = "responses"
+env_key = "KHAELOR_E2E_KEY"
+
+[[hooks.PreToolUse]]
+[[hooks.PreToolUse.hooks]]
+type = "command"
+command = {}
+"#,
+        model.base,
+        toml_string(&hook)
+    );
+    std::fs::write(codex_home.join("config.toml"), config).unwrap();
+    let mut cmd = Command::new(&codex);
+    cmd.current_dir(&scene.proj)
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", &scene.home)
+        .env("CODEX_HOME", &codex_home)
+        .env("KHAELOR_E2E_KEY", "e2e")
+        .args(["exec", "--skip-git-repo-check", "--ephemeral"])
+        .arg("--dangerously-bypass-approvals-and-sandbox")
+        .args([
+            "--disable",
+            "plugins",
+            "--disable",
+            "remote_plugin",
+            "--disable",
+            "apps",
+        ])
+        .arg("--dangerously-bypass-hook-trust")
+        .args(["--json", "run the e2e script"]);
+    let (out, err) = run_host(cmd);
+    check_session(&scene, &model, &out, &err);
+}
+
+/// A TOML basic string.
+fn toml_string(s: &str) -> String {
+    serde_json::to_string(s).unwrap()
+}
+
+#[test]
+fn gemini_cli_end_to_end() {
+    let gemini = host_bin("gemini", "gemini");
+    let scene = Scene::new();
+    let model = ModelServer::start(
+        Api::Gemini,
+        shell_script(
+            &scene,
+            "run_shell_command",
+            "command",
+            json!({ "description": "e2e step" }),
+        ),
+    );
+    let settings = json!({
+        "security": {
+            "auth": { "selectedType": "gemini-api-key" },
+            "folderTrust": { "enabled": false }
+        },
+        // A headless run: the hook's default for gemini is already non-interactive.
+        "hooks": { "BeforeTool": [{ "matcher": ".*", "hooks": [{
+            "type": "command",
+            "command": scene.hook_command("gemini", ""),
+        }] }] }
+    });
+    let dir = scene.home.join(".gemini");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("settings.json"),
+        serde_json::to_string_pretty(&settings).unwrap(),
+    )
+    .unwrap();
+    let mut cmd = Command::new(&gemini);
+    cmd.current_dir(&scene.proj)
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", &scene.home)
+        .env("GOOGLE_GEMINI_BASE_URL", &model.base)
+        .env("GEMINI_API_KEY", "e2e")
+        .env("GEMINI_CLI_NO_RELAUNCH", "true")
+        .args([
+            "-m",
+            "gemini-2.5-flash",
+            "--yolo",
+            "-o",
+            "json",
+            "-p",
+            "run the e2e script",
+        ]);
+    let (out, err) = run_host(cmd);
+    check_session(&scene, &model, &out, &err);
+}
+
+#[test]
+fn opencode_end_to_end() {
+    let opencode = host_bin("opencode", "opencode");
+    let scene = Scene::new();
+    let model = ModelServer::start(
+        Api::Chat,
+        shell_script(
+            &scene,
+            "bash",
+            "command",
+            json!({ "description": "e2e step" }),
+        ),
+    );
+    let config = json!({
+        "$schema": "https://opencode.ai/config.json",
+        "provider": { "local": {
+            "npm": "@ai-sdk/openai-compatible",
+            "name": "local",
+            "options": { "baseURL": format!("{}/v1", model.base), "apiKey": "e2e" },
+            "models": { "e2e": { "name": "e2e", "tool_call": true } }
+        } },
+        "model": "local/e2e",
+        "autoupdate": false,
+        "share": "disabled"
+    });
+    std::fs::write(scene.proj.join("opencode.json"), config.to_string()).unwrap();
+    // The plugin, as the README installs it, and the plugin package OpenCode would
+    // otherwise try to download (the hosts script installed the same version).
+    let modules = hosts_support::hosts_dir().join("opencode/node_modules");
+    let xdg_config = scene.home.join(".config");
+    for dir in [scene.proj.join(".opencode"), xdg_config.join("opencode")] {
+        std::fs::create_dir_all(dir.join("plugin")).unwrap();
+        std::fs::copy(
+            concat!(env!("CARGO_MANIFEST_DIR"), "/src/hosts/opencode-plugin.js"),
+            dir.join("plugin/khaelor-perm.js"),
+        )
+        .unwrap();
+        std::os::unix::fs::symlink(&modules, dir.join("node_modules")).unwrap();
+        // OpenCode reinstalls unless the lock file's root lists every declared package.
+        let deps = json!({ "@opencode-ai/plugin": opencode_version() });
+        std::fs::write(
+            dir.join("package.json"),
+            json!({ "dependencies": deps }).to_string(),
+        )
+        .unwrap();
+        std::fs::write(
+            dir.join("package-lock.json"),
+            json!({ "lockfileVersion": 3, "packages": { "": { "dependencies": deps } } })
+                .to_string(),
+        )
+        .unwrap();
+    }
+    // Only the copy in the project is wanted; the user-level one stays as a second,
+    // identical plugin would run every check twice.
+    std::fs::remove_file(xdg_config.join("opencode/plugin/khaelor-perm.js")).unwrap();
+    let mut cmd = Command::new(&opencode);
+    cmd.current_dir(&scene.proj)
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", &scene.home)
+        .env("XDG_CONFIG_HOME", &xdg_config)
+        .env("XDG_DATA_HOME", scene.home.join(".local/share"))
+        .env("XDG_CACHE_HOME", scene.home.join(".cache"))
+        .env("XDG_STATE_HOME", scene.home.join(".local/state"))
+        .env("OPENCODE_DISABLE_AUTOUPDATE", "1")
+        .env("OPENCODE_DISABLE_DEFAULT_PLUGINS", "1")
+        .env("OPENCODE_DISABLE_LSP_DOWNLOAD", "1")
+        .env("KHAELOR_PERM_BIN", BIN)
+        .env(
+            "KHAELOR_PERM_HOOK_ARGS",
+            format!("--state-dir {}", scene.state.display()),
+        )
+        .args([
+            "run",
+            "-m",
+            "local/e2e",
+            "--format",
+            "json",
+            "run the e2e script",
+        ]);
+    let (out, err) = run_host(cmd);
+    check_session(&scene, &model, &out, &err);
+}
+
+/// The pinned OpenCode version, read from what the hosts script installed.
+fn opencode_version() -> String {
+    let stamp = hosts_support::hosts_dir().join("opencode/.installed");
+    let text = std::fs::read_to_string(&stamp).unwrap();
+    text.split_whitespace()
+        .find_map(|p| p.strip_prefix("@opencode-ai/plugin@"))
+        .unwrap_or_else(|| panic!("no plugin version in {}", stamp.display()))
+        .to_string()
+}

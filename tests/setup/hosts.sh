@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Installs the agent hosts the end-to-end hook tests drive (tests/hosts_e2e.rs), at
+# pinned versions, into a cache directory outside the checkout:
+#   ${KHAELOR_HOSTS_DIR:-$HOME/.cache/khaelor-perm/hosts}/<name>/node_modules
+# Idempotent: a host whose pinned version is already there is not touched, so a second
+# run takes well under a second. Needs node and npm (installed from Debian when missing).
+set -euo pipefail
+
+DIR="${KHAELOR_HOSTS_DIR:-$HOME/.cache/khaelor-perm/hosts}"
+# Pinned versions: the README (## Use with agent hosts) names the same ones.
+CLAUDE_VERSION=2.1.332
+CODEX_VERSION=0.171.0
+GEMINI_VERSION=0.61.0
+OPENCODE_VERSION=1.18.33
+
+if ! command -v npm >/dev/null 2>&1; then
+  echo "hosts.sh: npm missing, installing nodejs and npm from Debian"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq && apt-get install -y -qq nodejs npm >/dev/null
+fi
+
+# install NAME PACKAGE VERSION [EXTRA_PACKAGE@VERSION...]: one npm prefix per host, so
+# their dependency trees never mix; a stamp file records what is installed.
+install() {
+  local name=$1 pkg=$2 version=$3
+  shift 3
+  local prefix="$DIR/$name" stamp="$DIR/$name/.installed"
+  local want="$pkg@$version $*"
+  if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then
+    return 0
+  fi
+  echo "hosts.sh: installing $want into $prefix"
+  mkdir -p "$prefix"
+  (cd "$prefix" && [ -f package.json ] || echo '{"private":true}' >"$prefix/package.json")
+  npm install --prefix "$prefix" --no-audit --no-fund --loglevel=error "$pkg@$version" "$@"
+  echo "$want" >"$stamp"
+}
+
+install claude @anthropic-ai/claude-code "$CLAUDE_VERSION"
+install codex @openai/codex "$CODEX_VERSION"
+install gemini @google/gemini-cli "$GEMINI_VERSION"
+# OpenCode loads plugins through @opencode-ai/plugin; without a local copy of the same
+# version it retries a download for about 70 s. The test points its config dir here.
+install opencode opencode-ai "$OPENCODE_VERSION" "@opencode-ai/plugin@$OPENCODE_VERSION"
+echo "hosts.sh: hosts ready in $DIR"
