@@ -350,7 +350,7 @@ fn check_words(words: &[String], ctx: &AnalysisContext, depth: usize) -> Option<
         "su" => su_code(args)
             .and_then(|(i, at)| raw_args.get(i).and_then(|w| w.get(at..)))
             .and_then(|code| check_text(code, ctx, depth + 1)),
-        "eval" | "watch" => check_text(&code_of(name, args, raw_args), ctx, depth + 1),
+        "eval" | "watch" | "trap" => check_text(&code_of(name, args, raw_args), ctx, depth + 1),
         "rm" => check_rm(args, ctx, rendering),
         "chmod" => check_chmod(args, ctx, rendering),
         "chown" | "chgrp" => check_chown(args, ctx, rendering),
@@ -503,6 +503,7 @@ const FLOOR_COMMANDS: &[&str] = &[
     "su",
     "eval",
     "watch",
+    "trap",
     "env",
     "mke2fs",
     "mkswap",

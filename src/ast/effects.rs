@@ -37,6 +37,9 @@ pub(crate) struct Effects {
     pub wrapped: bool,
     /// Inline code or an interpreter fed from a heredoc: never more than exact patterns.
     pub inline_code: bool,
+    /// An interpreter or shell whose input is redirected may read its program from
+    /// there, which the command's text does not show: no always pattern at all.
+    pub stdin_program: bool,
     /// A flag made a reader run or write something.
     pub escalated: bool,
 }
@@ -126,21 +129,66 @@ pub(crate) fn command_effects(cmd: &SimpleCommand, ctx: &AnalysisContext, fx: &m
     for r in &cmd.redirects {
         redirect_effects(r, &cwd, ctx, fx);
     }
-    if let Some(first) = words.first()
-        && cmd.heredoc
-        && INTERPRETERS.contains(&basename(first))
-    {
-        fx.inline_code = true;
-        fx.note(format!(
-            "`{}` runs a program fed from a heredoc",
-            basename(first)
-        ));
-    }
+    stdin_program(cmd, &words, &cwd, fx);
     fx.hardline(hardline::check(&words, ctx));
     run_words(words, cwd, ctx, fx, 0);
 }
 
 /// Redirects open files before the command runs: writes, reads, network devices.
+/// An interpreter or shell whose input is redirected (`bash <<END`, `python3 - <<EOF`,
+/// `sh < x.sh`, `bash <<< "…"`) may read its program from there. A rule for the
+/// command alone (`bash`, whose subject leaves redirects out) must not cover whatever
+/// it is fed, so the program it reads is a request of its own, and no pattern is
+/// offered. A shell fed a here-document or here-string whose text is static runs that
+/// text as its script: it is parsed as code like `bash -c`'s.
+fn stdin_program(cmd: &SimpleCommand, words: &[String], cwd: &Cwd, fx: &mut Effects) {
+    let Some(first) = words.first() else { return };
+    let name = basename(first);
+    let shell = table::is_shell(name);
+    if !shell && !INTERPRETERS.contains(&name) {
+        return;
+    }
+    // Bash applies redirects in order: the last one to the input is what is read.
+    let Some(input) = cmd
+        .redirects
+        .iter()
+        .rev()
+        .find(|r| matches!(r.kind, RedirectKind::Read | RedirectKind::Inline))
+    else {
+        return;
+    };
+    let source = match (&input.kind, &input.target) {
+        (RedirectKind::Read, Some(t)) => format!("`{}`", t.text),
+        (RedirectKind::Read, None) => "a file".to_string(),
+        _ if cmd.heredoc && input.target.is_none() && input.input.is_some() => {
+            "its here-document or here-string".to_string()
+        }
+        _ => "its input".to_string(),
+    };
+    fx.stdin_program = true;
+    fx.inline_code = true;
+    let subject = format!("{} < {}", cmd.text, source.trim_matches('`'));
+    fx.push(CapabilityRequest::new(
+        Capability::ProcessExecute,
+        subject,
+        format!("Run {} with a program read from {source}", cmd.text),
+    ));
+    let refs: Vec<&str> = words.iter().map(String::as_str).collect();
+    let reads_script = shell && table::describe(&refs).stdin_code;
+    match &input.input {
+        Some(i) if reads_script && !i.dynamic => {
+            fx.code.push((i.text.clone(), cwd.clone()));
+            fx.note(format!("`{name}` runs {source} as its script"));
+        }
+        Some(_) if reads_script => fx.opaque.push(format!(
+            "`{name}` runs {source} as its script, whose text is only known when it runs"
+        )),
+        _ => fx.note(format!(
+            "`{name}` may run a program read from {source}, which is not analyzed"
+        )),
+    }
+}
+
 pub(crate) fn redirect_effects(r: &Redirect, cwd: &Cwd, ctx: &AnalysisContext, fx: &mut Effects) {
     let Some(target) = &r.target else { return };
     match r.kind {

@@ -461,7 +461,12 @@ fn always_patterns(
     fx: &Effects,
     ctx: &AnalysisContext,
 ) -> Vec<String> {
-    if class != CommandClass::Simple || fx.hardline.is_some() || fx.wrapped || top.background {
+    if class != CommandClass::Simple
+        || fx.hardline.is_some()
+        || fx.wrapped
+        || fx.stdin_program
+        || top.background
+    {
         return Vec::new();
     }
     let [cmd] = top.commands.as_slice() else {

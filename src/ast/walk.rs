@@ -17,7 +17,7 @@ use super::kinds as k;
 use crate::vocab::AnalysisContext;
 
 pub(crate) use crate::shell::ir::{
-    Cwd, Function, Plan, Redirect, RedirectKind, SimpleCommand, Word,
+    Cwd, Function, InlineInput, Plan, Redirect, RedirectKind, SimpleCommand, Word,
 };
 
 /// Budgets of one walk.
@@ -437,32 +437,38 @@ impl<'s> Walker<'s, '_> {
                     // `>`, `>>`, `>|`, `&>`, `&>>`, `<>` and `>&FILE` all open a file for writing.
                     _ => RedirectKind::Write,
                 };
-                found.push((Redirect { kind, target }, false));
+                found.push((
+                    Redirect {
+                        kind,
+                        target,
+                        input: None,
+                    },
+                    false,
+                ));
             }
             k::HERESTRING_REDIRECT => {
                 let mut cursor = node.walk();
                 let kids: Vec<Node<'t>> = node.named_children(&mut cursor).collect();
+                let mut input = None;
                 for child in kids {
                     if child.kind() != k::FILE_DESCRIPTOR {
-                        let _ = self.word(child, depth + 1, in_subst, stack);
+                        let w = self.word(child, depth + 1, in_subst, stack);
+                        input = Some(InlineInput {
+                            text: format!("{}\n", w.text),
+                            dynamic: w.dynamic,
+                        });
                     }
                 }
                 found.push((
                     Redirect {
                         kind: RedirectKind::Inline,
                         target: None,
+                        input,
                     },
                     true,
                 ));
             }
             k::HEREDOC_REDIRECT => {
-                found.push((
-                    Redirect {
-                        kind: RedirectKind::Inline,
-                        target: None,
-                    },
-                    true,
-                ));
                 let mut cursor = node.walk();
                 let kids: Vec<Node<'t>> = node.named_children(&mut cursor).collect();
                 // A quoted delimiter (`<<'EOF'`, `<<"EOF"`, `<<\EOF`) keeps the body
@@ -470,6 +476,31 @@ impl<'s> Walker<'s, '_> {
                 let quoted = kids.iter().any(|c| {
                     c.kind() == k::HEREDOC_START && self.text(*c).contains(['\'', '"', '\\'])
                 });
+                // The body as the command reads it. `<<-` strips leading tabs, and an
+                // unquoted body with `$`, backticks or backslashes changes when it runs.
+                let strip_tabs = self.text(node).starts_with("<<-");
+                let input = kids.iter().find(|c| c.kind() == k::HEREDOC_BODY).map(|b| {
+                    let raw = self.text(*b);
+                    let text: String = if strip_tabs {
+                        raw.split_inclusive('\n')
+                            .map(|l| l.trim_start_matches('\t'))
+                            .collect()
+                    } else {
+                        raw.to_string()
+                    };
+                    InlineInput {
+                        dynamic: !quoted && raw.contains(['$', '`', '\\']),
+                        text,
+                    }
+                });
+                found.push((
+                    Redirect {
+                        kind: RedirectKind::Inline,
+                        target: None,
+                        input,
+                    },
+                    true,
+                ));
                 for child in kids {
                     match child.kind() {
                         k::HEREDOC_BODY if quoted => {}

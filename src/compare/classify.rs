@@ -276,7 +276,7 @@ impl<'a> Facts<'a> {
     }
 
     /// An AST part that runs code given as a string: a shell with a `-c` flag, `eval`,
-    /// `watch` (which hands its arguments to `sh -c`).
+    /// `watch` (which hands its arguments to `sh -c`), `trap` (its action).
     fn code_string(&self) -> bool {
         self.ast().analysis.parts.iter().any(|p| {
             let Some(name) = p.words.first().map(|w| basename(w)) else {
@@ -286,7 +286,7 @@ impl<'a> Facts<'a> {
                 shell if crate::commands::is_shell(shell) => p.words.iter().skip(1).any(|w| {
                     w.len() > 1 && w.starts_with('-') && !w.starts_with("--") && w.contains('c')
                 }),
-                "eval" | "watch" => true,
+                "eval" | "watch" | "trap" => true,
                 // `su user -c 'code'` / `runuser … -c 'code'`: code for the user's shell.
                 "su" | "runuser" => p
                     .words

@@ -125,9 +125,9 @@ pub fn lookup(word: &str) -> Option<&'static Program> {
 
 /// Whether a command word names a program that runs another command or code by its
 /// role: a shell, a wrapper, a program handing its operands to a shell, an opaque
-/// runner, `eval`/`source`.
+/// runner, `eval`/`trap`/`source`.
 pub fn is_runner_name(word: &str) -> bool {
-    matches!(basename(word), "eval" | "source" | ".")
+    matches!(basename(word), "eval" | "trap" | "source" | ".")
         || lookup(word).is_some_and(|p| {
             matches!(
                 p.role,

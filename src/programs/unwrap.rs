@@ -158,6 +158,10 @@ pub fn describe(words: &[&str]) -> Description {
             }
             return d;
         }
+        "trap" => {
+            trap_code(words, &mut d);
+            return d;
+        }
         name @ ("source" | ".") => {
             let f = words.get(1).copied().unwrap_or_default();
             d.opaque.push(format!(
@@ -178,6 +182,43 @@ pub fn describe(words: &[&str]) -> Description {
         Role::Opaque(why) => d.opaque.push(format!("`{}`, which {why}", basename(first))),
     }
     d
+}
+
+/// `trap [-lpP] [[ACTION] SIGNAL…]`: with two or more operands the first is code the
+/// shell runs when a signal (or `EXIT`, `ERR`, `DEBUG`, `RETURN`) arrives, parsed like
+/// `eval`'s. `-` or an empty action resets or ignores; one operand is a signal to
+/// reset. Any other option is an error in bash, and is not read here (opaque).
+fn trap_code(words: &[&str], d: &mut Description) {
+    let mut i = 1;
+    while let Some(w) = words.get(i) {
+        match *w {
+            "--" => {
+                i += 1;
+                break;
+            }
+            w if w.starts_with('-') && w.len() > 1 => {
+                if !w.chars().skip(1).all(|c| matches!(c, 'l' | 'p' | 'P')) {
+                    d.opaque
+                        .push(format!("`trap {w}`, an option bash's trap does not take"));
+                    return;
+                }
+                i += 1;
+            }
+            _ => break,
+        }
+    }
+    let operands = words.get(i..).unwrap_or_default();
+    if operands.len() >= 2
+        && let Some(action) = operands.first()
+        && *action != "-"
+        && !action.is_empty()
+    {
+        d.code.push(CodeArg {
+            word: i,
+            offset: 0,
+            join_rest: false,
+        });
+    }
 }
 
 /// The text of a code string.

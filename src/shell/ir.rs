@@ -45,6 +45,18 @@ pub(crate) enum RedirectKind {
 pub(crate) struct Redirect {
     pub kind: RedirectKind,
     pub target: Option<Word>,
+    /// What an `Inline` redirect feeds the command: a here-document's body or a
+    /// here-string's word (with the newline bash adds).
+    pub input: Option<InlineInput>,
+}
+
+/// The text a here-document or here-string feeds a command's input.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct InlineInput {
+    pub text: String,
+    /// Expansions or substitutions change the text when it runs (an unquoted
+    /// delimiter with `$`, a backtick or a backslash in the body; a dynamic word).
+    pub dynamic: bool,
 }
 
 /// The effective working directory at some point of the command.
