@@ -139,8 +139,14 @@ pub fn suggest(words: &[String], cwd: Option<&Path>, ctx: &AnalysisContext) -> V
 }
 
 /// The exact command as its only pattern; nothing when the text holds a `*` (it would
-/// be read as a wildcard and allow more than this command).
+/// be read as a wildcard and allow more than this command), nor when a word holds a
+/// blank: words are joined by spaces, so `rm 'a b'` would offer `rm a b`, which once
+/// granted covers removing `a` and `b` (and `l \<TAB>s` would offer `l s`; the oracle
+/// found it).
 fn exact(words: &[String]) -> Vec<String> {
+    if words.iter().any(|w| w.contains(char::is_whitespace)) {
+        return Vec::new();
+    }
     let text = crate::lexer::join_collapsed(words);
     if text.is_empty() || text.contains('*') {
         Vec::new()

@@ -6,9 +6,10 @@
 //! gate: no hard violation (bash ran a program or wrote a file the analysis did not
 //! report while the default policy allowed the call or offered an always pattern).
 //!
-//! Ignored until the soundness fixes of issue 8 land (the run lists today's violations;
-//! `cargo test --test oracle_gate -- --ignored --nocapture` prints them). Needs `bwrap`,
-//! `strace` and `setpriv`: `bash tests/setup/oracle.sh` installs them.
+//! On since the soundness fixes of issue 8 landed (0 hard violations);
+//! `cargo test --test oracle_gate -- --nocapture` prints the report. Needs `bwrap`,
+//! `strace` and `setpriv`: `bash tests/setup/oracle.sh` installs them (the test command
+//! runs it first), and a missing sandbox fails the test.
 
 #![allow(
     clippy::unwrap_used,
@@ -77,7 +78,6 @@ fn gate_inputs() -> Vec<Input> {
 }
 
 #[test]
-#[ignore = "enabled by the lead when the soundness fixes land"]
 fn bash_runs_nothing_the_default_policy_lets_through_unreported() {
     let sandbox = match Sandbox::new(Limits::default()) {
         Ok(s) => s,
