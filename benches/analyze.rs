@@ -34,7 +34,7 @@ fn bench(c: &mut Criterion) {
         &cmds,
         &[
             ("tree-sitter parse", &|c| {
-                black_box(khaelor_perm::ast::parse(c).ok());
+                black_box(khaelor_perm::analysis::ast::parse(c).ok());
             }),
             ("AST engine", &|c| {
                 black_box(khaelor_perm::analysis::analyze(c, &ctx));
@@ -57,7 +57,7 @@ fn bench(c: &mut Criterion) {
     g.bench_function("tree-sitter parse", |b| {
         b.iter(|| {
             for cmd in &cmds {
-                black_box(khaelor_perm::ast::parse(cmd).ok());
+                black_box(khaelor_perm::analysis::ast::parse(cmd).ok());
             }
         })
     });

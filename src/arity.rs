@@ -147,7 +147,7 @@ fn exact(words: &[String]) -> Vec<String> {
     if words.iter().any(|w| w.contains(char::is_whitespace)) {
         return Vec::new();
     }
-    let text = crate::lexer::join_collapsed(words);
+    let text = crate::shell::join_collapsed(words);
     if text.is_empty() || text.contains('*') {
         Vec::new()
     } else {

@@ -230,12 +230,12 @@ impl Comparer {
     /// back to back on the same thread (the AST engine reuses the thread's parser).
     pub fn compare(&self, command: &str) -> Comparison {
         let t = Instant::now();
-        let parsed = crate::ast::parse(command).is_ok();
+        let parsed = crate::analysis::ast::parse(command).is_ok();
         let parse_nanos = nanos_since(t);
         std::hint::black_box(parsed);
 
         let t = Instant::now();
-        let lexer = crate::lexer::analyze(command, &self.ctx);
+        let lexer = crate::analysis::lexer::analyze(command, &self.ctx);
         let lexer_nanos = nanos_since(t);
 
         let t = Instant::now();
@@ -278,7 +278,7 @@ impl Comparer {
 
     /// The lexer's side for a text, untimed (the classifier's counterfactuals).
     pub fn lexer_side(&self, command: &str) -> EngineSide {
-        let a = crate::lexer::analyze(command, &self.ctx);
+        let a = crate::analysis::lexer::analyze(command, &self.ctx);
         self.side(command, a, 0)
     }
 

@@ -10,7 +10,6 @@
 
 pub mod analysis;
 pub mod arity;
-pub mod ast;
 pub mod cli;
 pub mod commands;
 pub mod compare;

@@ -96,13 +96,13 @@ fn arity_table() {
 #[test]
 fn the_lexer_engine_offers_the_same_patterns_for_simple_commands_only() {
     let (_dir, ctx) = project();
-    let simple = lexer::analyze("git push origin main", &ctx);
+    let simple = khaelor_perm::analysis::lexer::analyze("git push origin main", &ctx);
     assert_eq!(simple.always_patterns, vec!["git push *"]);
     for compound in [
         "git push origin main && ls",
         "git push origin $(git branch --show-current)",
     ] {
-        let a = lexer::analyze(compound, &ctx);
+        let a = khaelor_perm::analysis::lexer::analyze(compound, &ctx);
         assert!(a.always_patterns.is_empty(), "{compound}");
         assert!(
             a.requests.iter().all(|r| r.always_patterns.is_empty()),

@@ -138,7 +138,7 @@ fn non_ascii_input_cannot_crash_the_parser() {
     ] {
         let a = analyze(cmd, &c);
         let _ = analyze_lexer(cmd, &c);
-        let _ = khaelor_perm::ast::parse(cmd);
+        let _ = khaelor_perm::analysis::ast::parse(cmd);
         assert!(a.hardline.is_none());
     }
     let a = analyze("cat ünï.txt > ñ.txt", &c);

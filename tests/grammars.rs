@@ -461,7 +461,7 @@ fn unknown_kinds_are_rejected() {
 /// kind and field name it matches on exists in the grammar it is built against.
 #[test]
 fn walker_constants_exist_in_the_grammar() {
-    use khaelor_perm::ast::kinds::{ALL_FIELDS, ALL_KINDS};
+    use khaelor_perm::analysis::ast::kinds::{ALL_FIELDS, ALL_KINDS};
     let lang = language();
     let missing: Vec<String> = ALL_KINDS
         .iter()

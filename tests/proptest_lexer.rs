@@ -124,7 +124,7 @@ fn shellish() -> impl Strategy<Value = String> {
 }
 
 fn check_analysis(command: &str) -> Result<(), TestCaseError> {
-    let a = lexer::analyze(command, ctx());
+    let a = khaelor_perm::analysis::lexer::analyze(command, ctx());
     let patterns_anywhere =
         !a.always_patterns.is_empty() || a.requests.iter().any(|r| !r.always_patterns.is_empty());
     if a.hardline.is_some() {
@@ -180,7 +180,7 @@ proptest! {
     #[test]
     fn tokenize_then_analyze_agree_on_failure(command in shellish()) {
         if lexer::tokenize(&command).is_err() {
-            prop_assert_eq!(lexer::analyze(&command, ctx()).class, CommandClass::Obfuscated);
+            prop_assert_eq!(khaelor_perm::analysis::lexer::analyze(&command, ctx()).class, CommandClass::Obfuscated);
         }
     }
 

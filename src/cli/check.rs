@@ -146,31 +146,6 @@ pub fn context(
     AnalysisContext::new(&root, cwd, &home).map_err(|e| CliError::new("badContext", e.to_string()))
 }
 
-/// Words after `--` to one command: a single word is the command text itself; several
-/// are quoted where the shell would need it, so `check -- git commit -m "a b"` keeps
-/// `a b` one argument.
-pub fn join_command(words: &[String]) -> String {
-    match words {
-        [one] => one.clone(),
-        _ => words
-            .iter()
-            .map(|w| shell_quote(w))
-            .collect::<Vec<_>>()
-            .join(" "),
-    }
-}
-
-fn shell_quote(w: &str) -> String {
-    let safe = !w.is_empty()
-        && w.chars()
-            .all(|c| c.is_ascii_alphanumeric() || "_./:=@%+,-".contains(c));
-    if safe {
-        w.to_string()
-    } else {
-        format!("'{}'", w.replace('\'', "'\\''"))
-    }
-}
-
 fn exit_for(a: Action) -> ExitCode {
     ExitCode::from(match a {
         Action::Allow => EXIT_ALLOW,
@@ -212,7 +187,7 @@ fn decide_from_args(args: &Args) -> Result<CallDecision, CliError> {
             }
             (
                 "bash".to_string(),
-                serde_json::json!({ "command": join_command(&args.command) }),
+                serde_json::json!({ "command": crate::shell::join_command(&args.command) }),
             )
         }
         (Some(t), true) => {
@@ -277,21 +252,4 @@ fn print_decision(d: &CallDecision, json: bool) {
         out.push('\n');
     }
     print_out(&out);
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn several_words_are_requoted() {
-        let w = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
-        assert_eq!(join_command(&w(&["git status && ls"])), "git status && ls");
-        assert_eq!(
-            join_command(&w(&["git", "commit", "-m", "a b"])),
-            "git commit -m 'a b'"
-        );
-        assert_eq!(join_command(&w(&["echo", "it's"])), "echo 'it'\\''s'");
-        assert_eq!(join_command(&w(&["ls", "|", "cat"])), "ls '|' cat");
-    }
 }

@@ -55,7 +55,7 @@ pub fn map(name: &str, input: &Value) -> Mapped {
                     .collect();
                 o.insert(
                     "command".into(),
-                    Value::String(crate::cli::check::join_command(&words)),
+                    Value::String(crate::shell::join_command(&words)),
                 );
             }
             tool("bash", v)

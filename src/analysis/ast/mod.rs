@@ -250,7 +250,7 @@ pub fn analyze(command: &str, ctx: &AnalysisContext) -> Analysis {
 
 /// The lexer's analysis, marked as a fallback: obfuscated, no always patterns.
 pub fn fallback(command: &str, ctx: &AnalysisContext, e: &AstError) -> Analysis {
-    let mut a = crate::lexer::analyze(command, ctx);
+    let mut a = crate::analysis::lexer::analyze(command, ctx);
     a.class = CommandClass::Obfuscated;
     a.always_patterns.clear();
     for r in &mut a.requests {
@@ -325,7 +325,7 @@ fn analyze_ast(command: &str, ctx: &AnalysisContext) -> Result<Analysis, AstErro
                 Err(e) => {
                     // The inner string is not bash we can read: its lexer rendering still
                     // goes through the floor, and the whole command stays obfuscated.
-                    let lexed = crate::lexer::analyze(&code, ctx);
+                    let lexed = crate::analysis::lexer::analyze(&code, ctx);
                     if let Some(hit) = lexed.hardline {
                         fx.hardline.get_or_insert(hit);
                     }
@@ -367,7 +367,7 @@ fn analyze_ast(command: &str, ctx: &AnalysisContext) -> Result<Analysis, AstErro
     match class {
         CommandClass::Obfuscated => {
             if obfuscated.iter().any(|o| o.starts_with("uses ")) {
-                notes.push(crate::lexer::SUBSTITUTION_RISK_NOTE.to_string());
+                notes.push(crate::analysis::lexer::SUBSTITUTION_RISK_NOTE.to_string());
             }
             for why in obfuscated.iter().filter(|o| !o.starts_with("uses ")) {
                 notes.push(format!(

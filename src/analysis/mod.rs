@@ -1,8 +1,11 @@
 //! The one entry point to bash analysis: pick an engine, get an `Analysis`.
 //!
 //! Owns the engine choice and the side-by-side form (`both`) that `analyze --engine
-//! both`, `/v1/analyze` and `compare` print. The engines themselves live in `ast` and
-//! `lexer`.
+//! both`, `/v1/analyze` and `compare` print. The AST engine lives in `ast`; the V1
+//! lexer engine is `analysis::lexer`, over the tokens of `lexer`.
+
+pub mod ast;
+pub mod lexer;
 
 use serde::Serialize;
 
@@ -23,12 +26,12 @@ pub enum EngineChoice {
 
 /// Analyzes one bash command with the AST engine (falling back to the lexer).
 pub fn analyze(command: &str, ctx: &AnalysisContext) -> Analysis {
-    crate::ast::analyze(command, ctx)
+    ast::analyze(command, ctx)
 }
 
 /// Analyzes one bash command with the V1 lexer only.
 pub fn analyze_lexer(command: &str, ctx: &AnalysisContext) -> Analysis {
-    crate::lexer::analyze(command, ctx)
+    lexer::analyze(command, ctx)
 }
 
 /// The AST analysis with the lexer's beside it, and whether they agree on class,

@@ -5,7 +5,7 @@
 //! parent decides which words form the command and turns paths into requests.
 
 use super::{Effects, escalation, read_request, resolve, write_request};
-use crate::ast::walk::Cwd;
+use crate::analysis::ast::walk::Cwd;
 use crate::programs::git::{git_dir_options, git_subcommand, is_git_modify};
 use crate::vocab::{AnalysisContext, Capability, CapabilityRequest};
 
