@@ -315,9 +315,9 @@ pub fn effects(words: &[String], cwd: Option<&Path>, ctx: &AnalysisContext) -> C
             "/",
             "Write anywhere on the host (through a container)".to_string(),
         ));
-        out.requests.push(CapabilityRequest::new(
-            Capability::ProcessExecute,
-            format!("via container host access: {text}"),
+        out.requests.push(CapabilityRequest::via(
+            "container host access",
+            &text,
             "Run programs on the host (through a container)".to_string(),
         ));
     }

@@ -124,6 +124,12 @@ pub struct CapabilityRequest {
     /// UI extras (diff, parts, cwd). Never model-facing.
     #[serde(default, skip_serializing_if = "serde_json::Map::is_empty")]
     pub metadata: serde_json::Map<String, serde_json::Value>,
+    /// What makes the command run this program behind its own back: a flag (`git diff
+    /// --ext-diff`), a container with host access. Such a request's subject names the
+    /// route (`via …: …`), so a rule written for the bare command never covers it, and
+    /// it is never offered an always pattern.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub via: Option<String>,
 }
 
 impl CapabilityRequest {
@@ -139,7 +145,20 @@ impl CapabilityRequest {
             always_patterns: Vec::new(),
             risk_notes: Vec::new(),
             metadata: serde_json::Map::new(),
+            via: None,
         }
+    }
+
+    /// A program run through `via` (see the field): the subject names the route.
+    pub fn via(via: impl Into<String>, text: &str, display: impl Into<String>) -> Self {
+        let via = via.into();
+        let mut r = CapabilityRequest::new(
+            Capability::ProcessExecute,
+            format!("via {via}: {text}"),
+            display,
+        );
+        r.via = Some(via);
+        r
     }
 }
 

@@ -669,7 +669,8 @@ fn accounts(r: Reason, e: &Element, f: &Facts<'_>) -> bool {
                 }
         }
         Reason::FlagRunsProgram => {
-            matches!(e, E::AstNotAllowed(Capability::ProcessExecute, s) if s.starts_with("via "))
+            matches!(e, E::AstNotAllowed(Capability::ProcessExecute, s)
+                if f.ast().analysis.requests.iter().any(|r| r.via.is_some() && r.subject == *s))
         }
         Reason::FsVerbOperands => match e {
             E::OnlyLexer(Capability::FileWriteOutsideProject) => f

@@ -135,6 +135,10 @@ pub struct CapabilityRequestSchema {
     /// UI extras (diff, parts, cwd); never model-facing. Absent when empty.
     #[schema(value_type = Option<Object>)]
     pub metadata: Option<serde_json::Value>,
+    /// What makes the command run this program behind its own back (a flag such as
+    /// `git diff --ext-diff`, a container with host access); absent otherwise. Never
+    /// offered an always pattern.
+    pub via: Option<String>,
 }
 
 #[derive(ToSchema)]
@@ -450,6 +454,7 @@ mod tests {
         r.always_patterns.push("npm test".into());
         r.risk_notes.push("note".into());
         r.metadata.insert("cwd".into(), json!("/p"));
+        r.via = Some("git diff --ext-diff".into());
         r
     }
 

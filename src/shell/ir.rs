@@ -91,6 +91,17 @@ pub(crate) struct SimpleCommand {
     pub heredoc: bool,
 }
 
+/// Why a command cannot be read in full (its class is then obfuscated).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Opacity {
+    /// A substitution or expansion whose value is only known when it runs (`$( )`,
+    /// `<( )`, `$(( ))`, `${ }`, backticks in a here-document body), named.
+    Substitution(&'static str),
+    /// Anything else, as a reason that completes "Command …" (`its command name `$X`
+    /// is not a literal word`).
+    Other(String),
+}
+
 /// Everything the walk learned.
 #[derive(Debug, Default)]
 pub(crate) struct Plan {
@@ -102,7 +113,7 @@ pub(crate) struct Plan {
     /// Why the command is compound (operators and constructs), deduplicated.
     pub compound: Vec<&'static str>,
     /// Why the command is obfuscated, deduplicated.
-    pub obfuscated: Vec<String>,
+    pub obfuscated: Vec<Opacity>,
     /// A `&` sent something to the background.
     pub background: bool,
     /// The `cd` that made the cwd unknown, for the risk note.
@@ -120,7 +131,7 @@ impl Plan {
             self.compound.push(why);
         }
     }
-    pub(crate) fn obfuscated(&mut self, why: String) {
+    pub(crate) fn obfuscated(&mut self, why: Opacity) {
         if !self.obfuscated.contains(&why) {
             self.obfuscated.push(why);
         }

@@ -300,18 +300,15 @@ fn read_request(word: &str, cwd: &Cwd, ctx: &AnalysisContext, fx: &mut Effects) 
     }
 }
 
-/// An extra `process.execute` for a program a flag makes the command run. Its subject
-/// starts with `via ` so that allow rules written for the reader (`git diff*`) do not
-/// cover it, and `ast::always_patterns` offers no pattern for it. (The typed field the
-/// issue asks for belongs on `CapabilityRequest` in `vocab.rs`, which this module does
-/// not own; the subject keeps the JSON contract unchanged meanwhile.)
+/// An extra `process.execute` for a program a flag makes the command run, typed by its
+/// `via` (its subject names the route, so allow rules written for the reader, `git
+/// diff*`, do not cover it, and no pattern is offered for it).
 fn escalation(what: &str, text: &str, fx: &mut Effects) {
     fx.escalated = true;
-    let subject = format!("via {what}: {text}");
     fx.note(format!("`{what}` makes this command run another program"));
-    fx.push(CapabilityRequest::new(
-        Capability::ProcessExecute,
-        subject,
+    fx.push(CapabilityRequest::via(
+        what,
+        text,
         format!("Run a program through {what}"),
     ));
 }

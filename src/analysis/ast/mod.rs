@@ -23,7 +23,7 @@ use crate::vocab::{
     FallbackReason,
 };
 use effects::Effects;
-use walk::{Cwd, Limits, Plan};
+use walk::{Cwd, Limits, Opacity, Plan};
 
 /// Larger commands go to the lexer (which is linear) instead of the parser.
 pub const MAX_BYTES: usize = 128 * 1024;
@@ -280,7 +280,7 @@ fn analyze_ast(command: &str, ctx: &AnalysisContext) -> Result<Analysis, AstErro
         effects::redirect_effects(r, cwd, ctx, &mut fx);
     }
     let mut notes: Vec<String> = Vec::new();
-    let mut obfuscated: Vec<String> = top.obfuscated.clone();
+    let mut obfuscated: Vec<Opacity> = top.obfuscated.clone();
 
     // Code passed as a string is parsed again, level by level, depth-bounded.
     let mut level = 0;
@@ -366,10 +366,17 @@ fn analyze_ast(command: &str, ctx: &AnalysisContext) -> Result<Analysis, AstErro
 
     match class {
         CommandClass::Obfuscated => {
-            if obfuscated.iter().any(|o| o.starts_with("uses ")) {
+            if obfuscated
+                .iter()
+                .any(|o| matches!(o, Opacity::Substitution(_)))
+            {
                 notes.push(crate::analysis::lexer::SUBSTITUTION_RISK_NOTE.to_string());
             }
-            for why in obfuscated.iter().filter(|o| !o.starts_with("uses ")) {
+            let others = obfuscated.iter().filter_map(|o| match o {
+                Opacity::Other(why) => Some(why),
+                Opacity::Substitution(_) => None,
+            });
+            for why in others {
                 notes.push(format!(
                     "Command {why} — KHAELOR cannot verify what it will run."
                 ));
@@ -410,7 +417,7 @@ fn analyze_ast(command: &str, ctx: &AnalysisContext) -> Result<Analysis, AstErro
         r.always_patterns = if always.is_empty() {
             Vec::new()
         } else if r.capability.has_command_subject() {
-            if r.subject.starts_with("via ") {
+            if r.via.is_some() {
                 Vec::new()
             } else {
                 always.clone()

@@ -17,7 +17,7 @@ use super::kinds as k;
 use crate::vocab::AnalysisContext;
 
 pub(crate) use crate::shell::ir::{
-    Cwd, Function, InlineInput, Plan, Redirect, RedirectKind, SimpleCommand, Word,
+    Cwd, Function, InlineInput, Opacity, Plan, Redirect, RedirectKind, SimpleCommand, Word,
 };
 
 /// Budgets of one walk.
@@ -366,7 +366,7 @@ impl<'s> Walker<'s, '_> {
             }
             k::COMMAND_SUBSTITUTION | k::PROCESS_SUBSTITUTION => {
                 self.plan
-                    .obfuscated(format!("uses {}", describe_subst(node.kind())));
+                    .obfuscated(Opacity::Substitution(describe_subst(node.kind())));
                 stack.push(Task::Restore {
                     cwd: self.cwd.clone(),
                     stack: self.dir_stack.clone(),
@@ -375,7 +375,7 @@ impl<'s> Walker<'s, '_> {
             }
             k::ARITHMETIC_EXPANSION | k::EXPANSION => {
                 self.plan
-                    .obfuscated(format!("uses {}", describe_subst(node.kind())));
+                    .obfuscated(Opacity::Substitution(describe_subst(node.kind())));
                 push_children(node, depth, in_subst, stack);
             }
             k::STRING
@@ -508,9 +508,9 @@ impl<'s> Walker<'s, '_> {
                             // The grammar parses `$( )` and `${ }` in a body, but not
                             // backticks: those are found here and parsed as code.
                             for code in heredoc_backticks(self.text(child)) {
-                                self.plan.obfuscated(
-                                    "uses command substitution in a here-document".into(),
-                                );
+                                self.plan.obfuscated(Opacity::Substitution(
+                                    "command substitution in a here-document",
+                                ));
                                 self.plan.code.push((code, self.cwd.clone()));
                             }
                             push_children(child, depth, in_subst, stack)
@@ -595,10 +595,10 @@ impl<'s> Walker<'s, '_> {
                 k::COMMAND_NAME => {
                     let w = self.word(child, depth + 1, in_subst, stack);
                     if w.dynamic || w.pattern {
-                        self.plan.obfuscated(format!(
+                        self.plan.obfuscated(Opacity::Other(format!(
                             "its command name `{}` is not a literal word",
                             w.text
-                        ));
+                        )));
                     }
                     cmd.words.push(w);
                 }
