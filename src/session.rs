@@ -361,15 +361,7 @@ impl Session {
     /// could not reach one project's config file must not widen into other projects the
     /// same session later names.
     pub fn session_rules_for(&self, root: &Path) -> Vec<PersistedRule> {
-        self.session_rules
-            .iter()
-            .filter(|(granted_on, _)| {
-                granted_on
-                    .as_deref()
-                    .is_some_and(|g| crate::paths::resolve_existing_prefix(Path::new(g)) == root)
-            })
-            .map(|(_, r)| r.clone())
-            .collect()
+        session_rules_on(&self.session_rules, root)
     }
 
     /// Appends `kinds` as events, flushed and synced before returning; the in-memory
@@ -384,60 +376,18 @@ impl Session {
         kinds: Vec<EventKind>,
         durability: Durability,
     ) -> Result<Vec<Event>, SessionError> {
-        let synced = durability == Durability::Synced;
-        let at = now_rfc3339();
-        let mut buf = Vec::new();
-        if self.needs_newline {
-            buf.push(b'\n');
-        }
-        let events: Vec<Event> = kinds
-            .into_iter()
-            .enumerate()
-            .map(|(i, kind)| Event {
-                seq: self.next_seq + i as u64,
-                at: at.clone(),
-                kind,
-            })
-            .collect();
-        for ev in &events {
-            serde_json::to_writer(&mut buf, ev)?;
-            buf.push(b'\n');
-        }
-        if let Some(dir) = self.path.parent() {
-            fs::create_dir_all(dir).map_err(|e| io_err("create", dir, e))?;
-        }
-        let created = !self.path.exists();
-        let mut f = OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(&self.path)
-            .map_err(|e| io_err("open", &self.path, e))?;
-        let start = f
-            .seek(SeekFrom::End(0))
-            .map_err(|e| io_err("seek", &self.path, e))?;
-        let written = f
-            .write_all(&buf)
-            .and_then(|()| f.flush())
-            .and_then(|()| if synced { f.sync_data() } else { Ok(()) });
-        if let Err(e) = written {
-            // Leave no half-written event behind for the next load to trip on.
-            let _ = f.set_len(start);
-            return Err(io_err("write", &self.path, e));
-        }
+        let events = blocking_write_events(
+            &self.path,
+            self.next_seq,
+            self.needs_newline,
+            kinds,
+            durability,
+        )?;
         // The events are in the file now: memory follows before anything else can fail,
         // so a retry after an error below sees them and is not recorded twice.
         self.needs_newline = false;
         for ev in &events {
             self.apply(ev.clone());
-        }
-        if synced
-            && created
-            && let Some(dir) = self.path.parent()
-        {
-            // A new file's directory entry must be durable too.
-            File::open(dir)
-                .and_then(|d| d.sync_all())
-                .map_err(|e| io_err("sync", dir, e))?;
         }
         Ok(events)
     }
@@ -526,6 +476,216 @@ impl Session {
         }
         self.events.push(ev);
     }
+}
+
+/// The append protocol, for `Session` and `SessionIndex`: `kinds` become events from
+/// sequence number `next_seq`, serialized one per line (after a newline when the file
+/// ends in a torn line) and written in one write at the end of the log, then flushed,
+/// and with `Durability::Synced` synced (a new file's directory too). A failed write is
+/// cut off again, so no half-written event is left for the next load to trip on.
+pub(crate) fn blocking_write_events(
+    path: &Path,
+    next_seq: u64,
+    needs_newline: bool,
+    kinds: Vec<EventKind>,
+    durability: Durability,
+) -> Result<Vec<Event>, SessionError> {
+    let synced = durability == Durability::Synced;
+    let at = now_rfc3339();
+    let mut buf = Vec::new();
+    if needs_newline {
+        buf.push(b'\n');
+    }
+    let events: Vec<Event> = kinds
+        .into_iter()
+        .enumerate()
+        .map(|(i, kind)| Event {
+            seq: next_seq + i as u64,
+            at: at.clone(),
+            kind,
+        })
+        .collect();
+    for ev in &events {
+        serde_json::to_writer(&mut buf, ev)?;
+        buf.push(b'\n');
+    }
+    if let Some(dir) = path.parent() {
+        fs::create_dir_all(dir).map_err(|e| io_err("create", dir, e))?;
+    }
+    let created = !path.exists();
+    let mut f = OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .map_err(|e| io_err("open", path, e))?;
+    let start = f
+        .seek(SeekFrom::End(0))
+        .map_err(|e| io_err("seek", path, e))?;
+    let written = f
+        .write_all(&buf)
+        .and_then(|()| f.flush())
+        .and_then(|()| if synced { f.sync_data() } else { Ok(()) });
+    if let Err(e) = written {
+        let _ = f.set_len(start);
+        return Err(io_err("write", path, e));
+    }
+    if synced
+        && created
+        && let Some(dir) = path.parent()
+    {
+        // A new file's directory entry must be durable too.
+        File::open(dir)
+            .and_then(|d| d.sync_all())
+            .map_err(|e| io_err("sync", dir, e))?;
+    }
+    Ok(events)
+}
+
+/// What the per-call hook needs of a session, read without building its events: the
+/// call ids (a reused id must not rewrite history), the session-only "always" rules with
+/// the root they were granted on, and where the next event goes. A long session's log
+/// holds every call's requests and panel; building them all on every hook call made a
+/// call cost 76 ms after 1,000 calls (BENCHMARKS.md). Each line is read for these few
+/// fields only, the rest skipped unparsed.
+#[derive(Debug)]
+pub struct SessionIndex {
+    path: PathBuf,
+    /// Call id -> its project root.
+    calls: HashMap<String, String>,
+    session_rules: Vec<(Option<String>, PersistedRule)>,
+    next_seq: u64,
+    needs_newline: bool,
+}
+
+/// One log line, as much as `SessionIndex` reads of it.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct IndexLine {
+    seq: u64,
+    #[serde(rename = "type")]
+    kind: String,
+    #[serde(default)]
+    call_id: Option<String>,
+    #[serde(default)]
+    project_root: Option<String>,
+    #[serde(default)]
+    scope: Option<GrantScope>,
+    #[serde(default)]
+    persisted_rules: Vec<PersistedRule>,
+    #[serde(default)]
+    persisted: bool,
+}
+
+impl SessionIndex {
+    /// Reads the index of session `id` under `dir` (empty when there is no log). A line
+    /// that does not read is skipped, as `Session::blocking_open` skips it.
+    pub fn blocking_open(dir: &Path, id: &str) -> Result<SessionIndex, SessionError> {
+        if !valid_id(id) {
+            return Err(SessionError::InvalidId(id.to_string()));
+        }
+        let mut ix = SessionIndex {
+            path: dir.join(format!("{id}.jsonl")),
+            calls: HashMap::new(),
+            session_rules: Vec::new(),
+            next_seq: 1,
+            needs_newline: false,
+        };
+        let bytes = match fs::read(&ix.path) {
+            Ok(b) => b,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(ix),
+            Err(e) => return Err(io_err("read", &ix.path, e)),
+        };
+        ix.needs_newline = bytes.last().is_some_and(|b| *b != b'\n');
+        for line in bytes.split(|b| *b == b'\n') {
+            if line.iter().all(u8::is_ascii_whitespace) {
+                continue;
+            }
+            let Ok(l) = serde_json::from_slice::<IndexLine>(line) else {
+                continue;
+            };
+            // A grant widens what runs: it counts only where the full loader would read
+            // it too (grants are rare, so this costs nothing).
+            if l.kind == "PermissionGranted" && serde_json::from_slice::<Event>(line).is_err() {
+                continue;
+            }
+            ix.apply(l);
+        }
+        Ok(ix)
+    }
+
+    fn apply(&mut self, l: IndexLine) {
+        self.next_seq = self.next_seq.max(l.seq + 1);
+        let Some(call_id) = l.call_id else { return };
+        match l.kind.as_str() {
+            "ToolRequested" => {
+                self.calls
+                    .insert(call_id, l.project_root.unwrap_or_default());
+            }
+            // As `Session::apply`: an "always" grant that did not reach the config
+            // holds for this session, on the root of the call it was granted on.
+            "PermissionGranted" if l.scope == Some(GrantScope::Always) && !l.persisted => {
+                let root = self.calls.get(&call_id).cloned();
+                for r in l.persisted_rules {
+                    let entry = (root.clone(), r);
+                    if !self.session_rules.contains(&entry) {
+                        self.session_rules.push(entry);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Whether the log holds a call with this id.
+    pub fn has_call(&self, call_id: &str) -> bool {
+        self.calls.contains_key(call_id)
+    }
+
+    /// As `Session::session_rules_for`.
+    pub fn session_rules_for(&self, root: &Path) -> Vec<PersistedRule> {
+        session_rules_on(&self.session_rules, root)
+    }
+
+    /// Appends `kinds` as events (see `blocking_write_events`).
+    pub fn blocking_append_with(
+        &mut self,
+        kinds: Vec<EventKind>,
+        durability: Durability,
+    ) -> Result<Vec<Event>, SessionError> {
+        let events = blocking_write_events(
+            &self.path,
+            self.next_seq,
+            self.needs_newline,
+            kinds,
+            durability,
+        )?;
+        self.needs_newline = false;
+        self.next_seq += events.len() as u64;
+        for ev in &events {
+            if let EventKind::ToolRequested {
+                call_id,
+                project_root,
+                ..
+            } = &ev.kind
+            {
+                self.calls.insert(call_id.clone(), project_root.clone());
+            }
+        }
+        Ok(events)
+    }
+}
+
+/// The rules of `rules` granted on a call whose root resolves to `root`.
+fn session_rules_on(rules: &[(Option<String>, PersistedRule)], root: &Path) -> Vec<PersistedRule> {
+    rules
+        .iter()
+        .filter(|(granted_on, _)| {
+            granted_on
+                .as_deref()
+                .is_some_and(|g| crate::paths::resolve_existing_prefix(Path::new(g)) == root)
+        })
+        .map(|(_, r)| r.clone())
+        .collect()
 }
 
 /// What the start-up sweep of the session directory did.
@@ -659,6 +819,55 @@ mod tests {
             Session::blocking_open(dir.path(), "../x"),
             Err(SessionError::InvalidId(_))
         ));
+    }
+
+    /// The hook's index reads what `Session` reads: call ids, session-only grants on
+    /// their call's root, the next sequence number and a torn last line.
+    #[test]
+    fn the_index_agrees_with_the_full_session() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut s = Session::blocking_open(dir.path(), "ix").unwrap();
+        let grant: EventKind = serde_json::from_value(json!({
+            "type": "PermissionGranted", "callId": "c1", "scope": "always",
+            "persistedRules": [{"capability": "process.execute", "pattern": "npm test", "action": "allow"}],
+            "persisted": false
+        }))
+        .unwrap();
+        let persisted: EventKind = serde_json::from_value(json!({
+            "type": "PermissionGranted", "callId": "c2", "scope": "always",
+            "persistedRules": [{"capability": "process.execute", "pattern": "make", "action": "allow"}],
+            "persisted": true
+        }))
+        .unwrap();
+        s.blocking_append(vec![
+            requested("c1", None),
+            grant,
+            requested("c2", None),
+            persisted,
+        ])
+        .unwrap();
+        let path = dir.path().join("ix.jsonl");
+        let mut f = OpenOptions::new().append(true).open(&path).unwrap();
+        f.write_all(b"{\"seq\":9,\"at\":\"x\",\"type\":\"Tool")
+            .unwrap();
+        drop(f);
+
+        let full = Session::blocking_open(dir.path(), "ix").unwrap();
+        let mut ix = SessionIndex::blocking_open(dir.path(), "ix").unwrap();
+        for id in ["c1", "c2", "c3"] {
+            assert_eq!(ix.has_call(id), full.call(id).is_some(), "{id}");
+        }
+        let root = Path::new("/p");
+        assert_eq!(ix.session_rules_for(root), full.session_rules_for(root));
+        assert_eq!(ix.session_rules_for(root).len(), 1);
+        // The next append starts a new line after the fragment, numbered after the log.
+        let evs = ix
+            .blocking_append_with(vec![requested("c3", None)], Durability::Flushed)
+            .unwrap();
+        assert_eq!(evs.first().map(|e| e.seq), Some(5));
+        assert!(ix.has_call("c3"));
+        let again = Session::blocking_open(dir.path(), "ix").unwrap();
+        assert!(again.call("c3").is_some());
     }
 
     #[test]

@@ -20,7 +20,7 @@ use super::print_out;
 use crate::config::load_policy_trusted;
 use crate::hosts::{self, HookCall, Host, Rendered};
 use crate::rules::{Action, PermissionRule, RuleSource};
-use crate::session::Session;
+use crate::session::SessionIndex;
 use crate::vocab::AnalysisContext;
 
 /// How long a `--url` round trip may take before the call is denied.
@@ -199,8 +199,8 @@ fn blocking_decide_and_record(
     lock.lock()
         .map_err(|e| format!("cannot lock `{}`: {e}", lock_path.display()))?;
     let mut session =
-        Session::blocking_open(sessions, &call.session_id).map_err(|e| e.to_string())?;
-    if session.call(&call.call_id).is_some() {
+        SessionIndex::blocking_open(sessions, &call.session_id).map_err(|e| e.to_string())?;
+    if session.has_call(&call.call_id) {
         // A host that reuses an id (or a hook run twice) must not rewrite history.
         call.call_id = hosts::fresh_call_id(call.host);
     }
