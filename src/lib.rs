@@ -27,6 +27,8 @@ pub mod lexer;
 pub mod messages;
 pub mod oracle;
 pub mod paths;
+pub mod presets;
+pub mod reach;
 pub mod programs;
 pub mod protected;
 pub mod rules;
