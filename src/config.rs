@@ -357,7 +357,10 @@ impl PolicyBuilder {
         if let Some((p, f, false)) = &self.preset_project
             && *p < chosen.0
         {
-            chosen = (*p, format!("project config {f} (untrusted: it may only narrow)"));
+            chosen = (
+                *p,
+                format!("project config {f} (untrusted: it may only narrow)"),
+            );
         }
         chosen
     }
@@ -410,7 +413,13 @@ impl PolicyBuilder {
     }
 
     /// Records a layer's preset choice; `trusted` matters only for the project layer.
-    fn layer_preset(&mut self, source: RuleSource, file: &str, preset: Option<Preset>, trusted: bool) {
+    fn layer_preset(
+        &mut self,
+        source: RuleSource,
+        file: &str,
+        preset: Option<Preset>,
+        trusted: bool,
+    ) {
         let Some(p) = preset else { return };
         match source {
             RuleSource::Managed => self.preset_managed = Some((p, file.to_string())),

@@ -183,8 +183,7 @@ pub fn decide(
             // Issue 14 §4: a directory read reads what is in it; the secret rules apply
             // to those paths (`list ~/.ssh`, `grep -r key ~`).
             let dir = Path::new(&req.subject);
-            let recursive =
-                req.metadata.get("recursive") == Some(&serde_json::Value::Bool(true));
+            let recursive = req.metadata.get("recursive") == Some(&serde_json::Value::Bool(true));
             let mut reach = if recursive {
                 // Issue 10: a recursive read (`grep -r`, `rg`) reads every file below.
                 let skip_hidden =
@@ -202,7 +201,10 @@ pub fn decide(
                             ));
                         }
                         offer_always = false;
-                        push_note(&mut req.risk_notes, &messages::walk_bound_note(&req.subject));
+                        push_note(
+                            &mut req.risk_notes,
+                            &messages::walk_bound_note(&req.subject),
+                        );
                         Vec::new()
                     }
                 }

@@ -26,7 +26,17 @@ use crate::vocab::{AnalysisContext, Verdict};
 
 /// A preset, ordered from the narrowest: `Strict < Recommended < Autonomous`.
 #[derive(
-    Debug, Clone, Copy, Default, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+    Debug,
+    Clone,
+    Copy,
+    Default,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    serde::Serialize,
+    serde::Deserialize,
 )]
 #[serde(rename_all = "lowercase")]
 pub enum Preset {
@@ -50,7 +60,8 @@ impl Preset {
     /// The rules the preset contributes after the defaults (source `preset`).
     pub fn rules(self) -> Vec<PermissionRule> {
         let rule = |v: Verdict| {
-            let mut r = PermissionRule::new("process.execute", "*", Action::Allow, RuleSource::Preset);
+            let mut r =
+                PermissionRule::new("process.execute", "*", Action::Allow, RuleSource::Preset);
             r.when = Some(v);
             r
         };
@@ -142,19 +153,57 @@ fn manifest_in_project(cwd: &Path, ctx: &AnalysisContext, files: &[&str]) -> boo
 /// or for clippy only lint levels (`-D x`), since rustc flags there can name a linker.
 fn cargo(rest: &[&str], cwd: &Path, ctx: &AnalysisContext) -> bool {
     const FLAGS: &[&str] = &[
-        "--release", "--all-targets", "--all-features", "--no-default-features", "--workspace",
-        "--all", "--lib", "--bins", "--tests", "--examples", "--benches", "--doc", "--no-run",
-        "--no-fail-fast", "--locked", "--offline", "--frozen", "-q", "--quiet", "-v", "-vv",
-        "--verbose", "--keep-going", "--timings", "--check", "--future-incompat-report",
+        "--release",
+        "--all-targets",
+        "--all-features",
+        "--no-default-features",
+        "--workspace",
+        "--all",
+        "--lib",
+        "--bins",
+        "--tests",
+        "--examples",
+        "--benches",
+        "--doc",
+        "--no-run",
+        "--no-fail-fast",
+        "--locked",
+        "--offline",
+        "--frozen",
+        "-q",
+        "--quiet",
+        "-v",
+        "-vv",
+        "--verbose",
+        "--keep-going",
+        "--timings",
+        "--check",
+        "--future-incompat-report",
     ];
     const VALUED: &[&str] = &[
-        "--features", "-F", "-p", "--package", "--bin", "--test", "--example", "--bench",
-        "--message-format", "--color", "-j", "--jobs", "--target", "--profile", "--exclude",
+        "--features",
+        "-F",
+        "-p",
+        "--package",
+        "--bin",
+        "--test",
+        "--example",
+        "--bench",
+        "--message-format",
+        "--color",
+        "-j",
+        "--jobs",
+        "--target",
+        "--profile",
+        "--exclude",
     ];
     let Some((sub, args)) = rest.split_first() else {
         return false;
     };
-    if !matches!(*sub, "build" | "b" | "test" | "t" | "check" | "c" | "clippy" | "fmt") {
+    if !matches!(
+        *sub,
+        "build" | "b" | "test" | "t" | "check" | "c" | "clippy" | "fmt"
+    ) {
         return false;
     }
     if !manifest_in_project(cwd, ctx, &["Cargo.toml"]) {
@@ -167,7 +216,10 @@ fn cargo(rest: &[&str], cwd: &Path, ctx: &AnalysisContext) -> bool {
             return if *sub == "clippy" {
                 lint_levels(after)
             } else {
-                *sub != "fmt" || after.iter().all(|a| matches!(*a, "--check" | "--verbose" | "-v"))
+                *sub != "fmt"
+                    || after
+                        .iter()
+                        .all(|a| matches!(*a, "--check" | "--verbose" | "-v"))
             };
         }
         let flag = w.split_once('=').map_or(*w, |(f, _)| f);
@@ -197,9 +249,15 @@ fn lint_levels(args: &[&str]) -> bool {
                 }
             }
             w if ["-D", "-W", "-A", "-F"].iter().any(|p| {
-                w.strip_prefix(p)
-                    .is_some_and(|v| !v.is_empty() && v.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, ':' | '_' | '-')))
-            }) => i += 1,
+                w.strip_prefix(p).is_some_and(|v| {
+                    !v.is_empty()
+                        && v.chars()
+                            .all(|c| c.is_ascii_alphanumeric() || matches!(c, ':' | '_' | '-'))
+                })
+            }) =>
+            {
+                i += 1
+            }
             _ => return false,
         }
     }
@@ -213,7 +271,11 @@ fn js(name: &str, rest: &[&str], cwd: &Path, ctx: &AnalysisContext) -> bool {
         return false;
     }
     let after_script = match rest {
-        [t, more @ ..] if matches!(*t, "test" | "t") && (name != "npm" || *t == "test" || *t == "t") => more,
+        [t, more @ ..]
+            if matches!(*t, "test" | "t") && (name != "npm" || *t == "test" || *t == "t") =>
+        {
+            more
+        }
         [run, script, more @ ..]
             if matches!(*run, "run" | "run-script") && !script.starts_with('-') =>
         {
@@ -233,12 +295,34 @@ fn js(name: &str, rest: &[&str], cwd: &Path, ctx: &AnalysisContext) -> bool {
 /// `-overlay`.
 fn go(rest: &[&str], ctx: &AnalysisContext, cwd: &Path) -> bool {
     const FLAGS: &[&str] = &[
-        "-v", "-race", "-cover", "-short", "-failfast", "-benchmem", "-json", "-trimpath", "-x",
-        "-n", "-a",
+        "-v",
+        "-race",
+        "-cover",
+        "-short",
+        "-failfast",
+        "-benchmem",
+        "-json",
+        "-trimpath",
+        "-x",
+        "-n",
+        "-a",
     ];
     const VALUED: &[&str] = &[
-        "-run", "-count", "-timeout", "-tags", "-p", "-bench", "-benchtime", "-cpu", "-parallel",
-        "-covermode", "-coverpkg", "-mod", "-skip", "-shuffle", "-vet",
+        "-run",
+        "-count",
+        "-timeout",
+        "-tags",
+        "-p",
+        "-bench",
+        "-benchtime",
+        "-cpu",
+        "-parallel",
+        "-covermode",
+        "-coverpkg",
+        "-mod",
+        "-skip",
+        "-shuffle",
+        "-vet",
     ];
     let Some((sub, args)) = rest.split_first() else {
         return false;
@@ -249,7 +333,9 @@ fn go(rest: &[&str], ctx: &AnalysisContext, cwd: &Path) -> bool {
     let mut i = 0;
     while let Some(w) = args.get(i) {
         let flag = w.split_once('=').map_or(*w, |(f, _)| f);
-        let flag_single = flag.strip_prefix('-').map(|f| format!("-{}", f.trim_start_matches('-')));
+        let flag_single = flag
+            .strip_prefix('-')
+            .map(|f| format!("-{}", f.trim_start_matches('-')));
         let flag_norm = flag_single.as_deref().unwrap_or(flag);
         if FLAGS.contains(&flag_norm) && !w.contains('=') {
             i += 1;
@@ -292,8 +378,22 @@ fn make(rest: &[&str], cwd: &Path) -> bool {
 /// `pytest` with reporting and selection flags and test paths inside the project.
 fn pytest(rest: &[&str], cwd: &Path, ctx: &AnalysisContext) -> bool {
     const FLAGS: &[&str] = &[
-        "-q", "-v", "-vv", "-x", "-s", "--lf", "--ff", "--last-failed", "--failed-first",
-        "--no-header", "-ra", "-rA", "--exitfirst", "--quiet", "--verbose", "--sw",
+        "-q",
+        "-v",
+        "-vv",
+        "-x",
+        "-s",
+        "--lf",
+        "--ff",
+        "--last-failed",
+        "--failed-first",
+        "--no-header",
+        "-ra",
+        "-rA",
+        "--exitfirst",
+        "--quiet",
+        "--verbose",
+        "--sw",
         "--stepwise",
     ];
     const VALUED: &[&str] = &["-k", "-m", "--tb", "--maxfail", "--durations", "-n"];
@@ -339,11 +439,40 @@ fn file_op(name: &str, rest: &[&str], cwd: &Path, ctx: &AnalysisContext) -> bool
         "mkdir" => &["-p", "-v", "--parents", "--verbose"],
         "touch" => &["-a", "-c", "-m", "--no-create"],
         "cp" => &[
-            "-r", "-R", "-a", "-p", "-v", "-n", "-f", "-u", "-T", "-rf", "-fr", "-rv", "-av",
-            "-Rf", "-pr", "--recursive", "--archive", "--verbose", "--no-clobber", "--force",
-            "--update", "--no-target-directory",
+            "-r",
+            "-R",
+            "-a",
+            "-p",
+            "-v",
+            "-n",
+            "-f",
+            "-u",
+            "-T",
+            "-rf",
+            "-fr",
+            "-rv",
+            "-av",
+            "-Rf",
+            "-pr",
+            "--recursive",
+            "--archive",
+            "--verbose",
+            "--no-clobber",
+            "--force",
+            "--update",
+            "--no-target-directory",
         ],
-        _ => &["-f", "-n", "-v", "-u", "-T", "--force", "--no-clobber", "--verbose", "--update"],
+        _ => &[
+            "-f",
+            "-n",
+            "-v",
+            "-u",
+            "-T",
+            "--force",
+            "--no-clobber",
+            "--verbose",
+            "--update",
+        ],
     };
     let mut paths = 0;
     let mut only_operands = false;

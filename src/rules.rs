@@ -966,7 +966,10 @@ pub const SECRET_RULES: &[(&str, &str)] = &[
     ("secret: Azure credentials", "*/.azure/*"),
     ("secret: Kubernetes config", "*/.kube/config"),
     ("secret: Kubernetes configs", "*/.kube/*.yaml"),
-    ("secret: Docker registry credentials", "*/.docker/config.json"),
+    (
+        "secret: Docker registry credentials",
+        "*/.docker/config.json",
+    ),
     ("secret: netrc logins", "*/.netrc"),
     ("secret: netrc logins", "*/_netrc"),
     ("secret: git credential store", "*/.git-credentials"),
@@ -980,7 +983,10 @@ pub const SECRET_RULES: &[(&str, &str)] = &[
     ("secret: GnuPG keys", "*/.gnupg/*"),
     ("secret: pass password store", "*/.password-store/*"),
     ("secret: GitHub CLI tokens", "*/.config/gh/hosts.yml"),
-    ("secret: Terraform credentials", "*/.terraform.d/credentials.tfrc.json"),
+    (
+        "secret: Terraform credentials",
+        "*/.terraform.d/credentials.tfrc.json",
+    ),
     ("secret: Vault token", "*/.vault-token"),
     ("secret: PostgreSQL passwords", "*/.pgpass"),
     ("secret: MySQL client passwords", "*/.my.cnf"),

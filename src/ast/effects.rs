@@ -168,7 +168,11 @@ fn verdict(
     use crate::vocab::Verdict;
     if !cmd.assignments.is_empty()
         || cmd.words.is_empty()
-        || cmd.words.iter().any(|w| w.dynamic || w.pattern)
+        // A lone `[` or `]` is no glob (an unterminated bracket is literal to bash).
+        || cmd
+            .words
+            .iter()
+            .any(|w| w.dynamic || (w.pattern && w.text != "[" && w.text != "]"))
     {
         return None;
     }
@@ -176,7 +180,8 @@ fn verdict(
         r.kind == RedirectKind::Write
             && r.target.as_ref().is_none_or(|t| {
                 t.dynamic
-                    || !(HARMLESS_DEVICES.contains(&t.text.as_str()) || t.text.starts_with("/dev/fd/"))
+                    || !(HARMLESS_DEVICES.contains(&t.text.as_str())
+                        || t.text.starts_with("/dev/fd/"))
             })
     });
     let words: Vec<&str> = cmd.words.iter().map(|w| w.text.as_str()).collect();
@@ -196,7 +201,10 @@ fn verdict(
                 None => Cwd::Unknown,
             };
         }
-        if !git_cwd.path().is_some_and(|p| paths::is_inside(p, ctx.root())) {
+        if !git_cwd
+            .path()
+            .is_some_and(|p| paths::is_inside(p, ctx.root()))
+        {
             return None;
         }
     }
@@ -231,7 +239,11 @@ fn recursive_read_request(
         return;
     }
     let s = p.display().to_string();
-    let mut r = CapabilityRequest::new(Capability::FileRead, s.clone(), format!("Search files under {s}"));
+    let mut r = CapabilityRequest::new(
+        Capability::FileRead,
+        s.clone(),
+        format!("Search files under {s}"),
+    );
     r.metadata
         .insert("directoryRead".into(), serde_json::Value::Bool(true));
     r.metadata

@@ -28,7 +28,8 @@ const BRANCH: &str = "a:all r:remotes l:list v:verbose :show-current :merged= :n
 const TAG: &str = "l:list n? :sort= :contains= :no-contains= :merged= :no-merged= :points-at= :format= :color? :column? :no-column i:ignore-case :omit-empty";
 const REV_PARSE: &str = ":abbrev-ref? :short? :verify q:quiet :symbolic :symbolic-full-name :show-toplevel :show-prefix :show-cdup :git-dir :git-common-dir :absolute-git-dir :is-inside-git-dir :is-inside-work-tree :is-bare-repository :is-shallow-repository :show-superproject-working-tree :shared-index-path :show-object-format? :show-ref-format :local-env-vars :git-path= :resolve-git-dir= :all :branches? :tags? :remotes? :glob= :exclude= :since= :until= :revs-only :no-revs :flags :no-flags :default= :sq :not :disambiguate= :path-format=";
 const LS_FILES: &str = "c:cached d:deleted m:modified o:others i:ignored s:stage u:unmerged k:killed :directory :no-empty-directory :eol :deduplicate :resolve-undo z t v f :full-name :recurse-submodules :abbrev? :error-unmatch :with-tree= x:exclude= X:exclude-from=< :exclude-per-directory= :exclude-standard :sparse :format=";
-const LS_TREE: &str = "d r t l:long z :name-only :name-status :object-only :full-name :full-tree :abbrev? :format=";
+const LS_TREE: &str =
+    "d r t l:long z :name-only :name-status :object-only :full-name :full-tree :abbrev? :format=";
 const BLAME: &str = "b :root :show-stats :progress :no-progress f:show-name n:show-number p:porcelain :line-porcelain c l t S=< :reverse= :first-parent :incremental :encoding= :contents=< :date= M? C? :ignore-rev= :ignore-revs-file=< :color-lines :color-by-age e:show-email s w :minimal :abbrev= L= :since=";
 const DESCRIBE: &str = ":all :tags :contains :abbrev= :candidates= :exact-match :debug :long :match= :exclude= :always :first-parent :dirty? :broken?";
 const CONFIG: &str = ":get :get-all :get-regexp :get-urlmatch :get-color :get-colorbool l:list :show-origin :show-scope :global :system :local :worktree f:file=< :blob= :name-only z:null :type= :bool :int :bool-or-int :path :expiry-date :default= :includes :no-includes :fixed-value :all :regexp :value= :url=";
@@ -61,9 +62,15 @@ fn globals(words: &[&str]) -> Option<usize> {
     while let Some(w) = words.get(i) {
         match *w {
             "-C" => i += 2,
-            "--no-pager" | "-P" | "--no-optional-locks" | "--literal-pathspecs"
-            | "--glob-pathspecs" | "--noglob-pathspecs" | "--icase-pathspecs"
-            | "--no-replace-objects" | "--no-advice" => i += 1,
+            "--no-pager"
+            | "-P"
+            | "--no-optional-locks"
+            | "--literal-pathspecs"
+            | "--glob-pathspecs"
+            | "--noglob-pathspecs"
+            | "--icase-pathspecs"
+            | "--no-replace-objects"
+            | "--no-advice" => i += 1,
             w if w.starts_with('-') => return None,
             _ => return Some(i),
         }
@@ -95,7 +102,10 @@ pub fn verify(words: &[&str]) -> Option<Verified> {
         "reflog" => {
             let (first, from) = match args.first() {
                 Some(&("show" | "list")) => (true, start + 1),
-                Some(w) if !w.starts_with('-') && matches!(*w, "expire" | "delete" | "exists" | "drop") => {
+                Some(w)
+                    if !w.starts_with('-')
+                        && matches!(*w, "expire" | "delete" | "exists" | "drop") =>
+                {
                     return None;
                 }
                 _ => (false, start),
@@ -106,9 +116,15 @@ pub fn verify(words: &[&str]) -> Option<Verified> {
         "branch" => {
             let p = parsed(g!(BRANCH), words, start)?;
             let listing = p.has("list")
-                || ["merged", "no-merged", "contains", "no-contains", "points-at"]
-                    .iter()
-                    .any(|o| p.has(o));
+                || [
+                    "merged",
+                    "no-merged",
+                    "contains",
+                    "no-contains",
+                    "points-at",
+                ]
+                .iter()
+                .any(|o| p.has(o));
             (operands(&p) == 0 || listing).then_some(Verified::default())
         }
         "tag" => {
@@ -123,7 +139,8 @@ pub fn verify(words: &[&str]) -> Option<Verified> {
                     .iter()
                     .filter(|w| !matches!(**w, "--push" | "--all"))
                     .collect();
-                (names.len() == 1 && names.iter().all(|w| !w.starts_with('-'))).then_some(Verified::default())
+                (names.len() == 1 && names.iter().all(|w| !w.starts_with('-')))
+                    .then_some(Verified::default())
             }
             _ => None,
         },
@@ -131,7 +148,11 @@ pub fn verify(words: &[&str]) -> Option<Verified> {
         "ls-files" => parsed(g!(LS_FILES), words, start).map(|p| reads_of(&p)),
         "ls-tree" => parsed(g!(LS_TREE), words, start).and(ok),
         "cat-file" => match args {
-            [mode, object] if matches!(*mode, "-p" | "-t" | "-s" | "-e") && !object.starts_with('-') => ok,
+            [mode, object]
+                if matches!(*mode, "-p" | "-t" | "-s" | "-e") && !object.starts_with('-') =>
+            {
+                ok
+            }
             _ => None,
         },
         "blame" | "annotate" => parsed(g!(BLAME), words, start).map(|p| reads_of(&p)),
@@ -193,9 +214,17 @@ fn config(words: &[&str], start: usize, args: &[&str]) -> Option<Verified> {
     };
     let p = parsed(g!(CONFIG), words, from)?;
     let reading = subcommand
-        || ["get", "get-all", "get-regexp", "get-urlmatch", "get-color", "get-colorbool", "list"]
-            .iter()
-            .any(|o| p.has(o));
+        || [
+            "get",
+            "get-all",
+            "get-regexp",
+            "get-urlmatch",
+            "get-color",
+            "get-colorbool",
+            "list",
+        ]
+        .iter()
+        .any(|o| p.has(o));
     if !reading {
         return None;
     }

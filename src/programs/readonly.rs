@@ -197,16 +197,8 @@ const ENTRIES: &[Entry] = &[
         "1 2 3 :check-order :nocheck-order :output-delimiter= :total z:zero-terminated :help :version",
         Files,
     ),
-    e(
-        &["fold"],
-        "b:bytes s:spaces w:width= :help :version",
-        Files,
-    ),
-    e(
-        &["expand"],
-        "i:initial t:tabs= :help :version",
-        Files,
-    ),
+    e(&["fold"], "b:bytes s:spaces w:width= :help :version", Files),
+    e(&["expand"], "i:initial t:tabs= :help :version", Files),
     e(
         &["paste"],
         "d:delimiters= s:serial z:zero-terminated :help :version",
@@ -262,7 +254,7 @@ const ENTRIES: &[Entry] = &[
     ),
     e(
         &["tree"],
-        "a d l f x L= R= P= I= :gitignore :gitfile=< :ignore-case :matchdirs :metafirst :prune :info :noreport :charset= :filelimit= :timefmt= :du :si :sort= :dirsfirst :filesfirst :inodes :device :help :version q N Q p u g s h D F v t c U r A S n C J X i",
+        "a d l f x L= P= I= :gitignore :gitfile=< :ignore-case :matchdirs :metafirst :prune :info :noreport :charset= :filelimit= :timefmt= :du :si :sort= :dirsfirst :filesfirst :inodes :device :help :version q N Q p u g s h D F v t c U r A S n C J X i",
         Files,
     ),
     num(
@@ -361,7 +353,10 @@ pub(super) fn spec_opts(spec: &'static str) -> Vec<Opt> {
 
 /// Every name the verified table knows (for the golden tests and the docs).
 pub fn names() -> Vec<&'static str> {
-    let mut v: Vec<&'static str> = ENTRIES.iter().flat_map(|e| e.names.iter().copied()).collect();
+    let mut v: Vec<&'static str> = ENTRIES
+        .iter()
+        .flat_map(|e| e.names.iter().copied())
+        .collect();
     v.extend([
         "echo", "printf", "true", "false", ":", "test", "[", "command", "find", "xxd", "git",
     ]);
@@ -385,8 +380,16 @@ pub fn verify(words: &[&str]) -> Option<Verified> {
     }
     match name {
         // Print their operands; nothing is read (`printf -v` assigns a variable).
-        "echo" | "true" | "false" | ":" | "test" => return Some(Verified::default()),
-        "[" => return (rest.last() == Some(&"]")).then(Verified::default),
+        "echo" | "true" | "false" | ":" => return Some(Verified::default()),
+        // bash evaluates an array subscript in `test -v 'a[$(cmd)]'`: no operand may
+        // hold a subscript or an expansion.
+        "test" | "[" => {
+            let plain = rest
+                .iter()
+                .all(|w| *w == "]" || !w.contains(['[', '$', '`']));
+            let closed = name == "test" || rest.last() == Some(&"]");
+            return (plain && closed).then(Verified::default);
+        }
         "printf" => {
             let assigns = rest
                 .iter()
@@ -514,7 +517,11 @@ fn pattern_files(name: &str, parsed: &Parsed, mut ops: Vec<&str>, v: &mut Verifi
         }
     };
     if name == "rg" {
-        let unrestricted = parsed.found.iter().filter(|f| f.opt.short == Some('u')).count();
+        let unrestricted = parsed
+            .found
+            .iter()
+            .filter(|f| f.opt.short == Some('u'))
+            .count();
         v.skips_hidden = !(parsed.has("hidden") || unrestricted >= 2);
     }
     let paths: Vec<String> = ops.iter().map(|s| (*s).to_string()).collect();
@@ -549,17 +556,78 @@ fn command_v(rest: &[&str]) -> Option<Verified> {
 /// `-fls`) or a primary not listed makes it not verified.
 fn find(rest: &[&str]) -> Option<Verified> {
     const NO_VALUE: &[&str] = &[
-        "-print", "-print0", "-ls", "-prune", "-quit", "-true", "-false", "-empty", "-readable",
-        "-writable", "-executable", "-nouser", "-nogroup", "-depth", "-d", "-follow", "-xdev",
-        "-mount", "-daystart", "-noleaf", "-ignore_readdir_race", "-noignore_readdir_race",
-        "-not", "!", "(", ")", "\\(", "\\)", "-a", "-and", "-o", "-or", ",",
+        "-print",
+        "-print0",
+        "-ls",
+        "-prune",
+        "-quit",
+        "-true",
+        "-false",
+        "-empty",
+        "-readable",
+        "-writable",
+        "-executable",
+        "-nouser",
+        "-nogroup",
+        "-depth",
+        "-d",
+        "-follow",
+        "-xdev",
+        "-mount",
+        "-daystart",
+        "-noleaf",
+        "-ignore_readdir_race",
+        "-noignore_readdir_race",
+        "-not",
+        "!",
+        "(",
+        ")",
+        "\\(",
+        "\\)",
+        "-a",
+        "-and",
+        "-o",
+        "-or",
+        ",",
     ];
     const ONE_VALUE: &[&str] = &[
-        "-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename", "-regex", "-iregex",
-        "-lname", "-ilname", "-type", "-xtype", "-size", "-mtime", "-mmin", "-atime", "-amin",
-        "-ctime", "-cmin", "-newer", "-anewer", "-cnewer", "-perm", "-user", "-group", "-uid",
-        "-gid", "-maxdepth", "-mindepth", "-links", "-inum", "-samefile", "-printf",
-        "-regextype", "-used", "-fstype", "-context",
+        "-name",
+        "-iname",
+        "-path",
+        "-ipath",
+        "-wholename",
+        "-iwholename",
+        "-regex",
+        "-iregex",
+        "-lname",
+        "-ilname",
+        "-type",
+        "-xtype",
+        "-size",
+        "-mtime",
+        "-mmin",
+        "-atime",
+        "-amin",
+        "-ctime",
+        "-cmin",
+        "-newer",
+        "-anewer",
+        "-cnewer",
+        "-perm",
+        "-user",
+        "-group",
+        "-uid",
+        "-gid",
+        "-maxdepth",
+        "-mindepth",
+        "-links",
+        "-inum",
+        "-samefile",
+        "-printf",
+        "-regextype",
+        "-used",
+        "-fstype",
+        "-context",
     ];
     let mut i = 0;
     // Leading options (`-H -L -P -O3 -D x`) before the start paths.
@@ -604,10 +672,34 @@ fn find(rest: &[&str]) -> Option<Verified> {
 /// value options with a numeric value, and at most one operand (a second is written).
 fn xxd(rest: &[&str]) -> Option<Verified> {
     const FLAGS: &[&str] = &[
-        "-a", "-b", "-C", "-E", "-e", "-i", "-p", "-ps", "-plain", "-postscript", "-r", "-u", "-d",
-        "-h", "-v", "-version",
+        "-a",
+        "-b",
+        "-C",
+        "-E",
+        "-e",
+        "-i",
+        "-p",
+        "-ps",
+        "-plain",
+        "-postscript",
+        "-r",
+        "-u",
+        "-d",
+        "-h",
+        "-v",
+        "-version",
     ];
-    const VALUED: &[&str] = &["-c", "-cols", "-g", "-groupsize", "-l", "-len", "-s", "-seek", "-o"];
+    const VALUED: &[&str] = &[
+        "-c",
+        "-cols",
+        "-g",
+        "-groupsize",
+        "-l",
+        "-len",
+        "-s",
+        "-seek",
+        "-o",
+    ];
     let mut i = 0;
     let mut ops = Vec::new();
     while let Some(w) = rest.get(i) {
@@ -705,11 +797,23 @@ mod tests {
     #[test]
     fn specs_parse_to_options() {
         let o = spec_opts("n:lines= c:bytes= q:quiet:silent f:file=< :arg=2 :color?");
-        assert!(o.iter().any(|x| x.short == Some('n') && x.long == Some("lines")));
-        assert!(o.iter().any(|x| x.long == Some("silent") && x.short.is_none()));
-        assert!(o.iter().any(|x| x.long == Some("file") && x.does == Does::Reads));
+        assert!(
+            o.iter()
+                .any(|x| x.short == Some('n') && x.long == Some("lines"))
+        );
+        assert!(
+            o.iter()
+                .any(|x| x.long == Some("silent") && x.short.is_none())
+        );
+        assert!(
+            o.iter()
+                .any(|x| x.long == Some("file") && x.does == Does::Reads)
+        );
         assert!(o.iter().any(|x| x.long == Some("arg") && x.arg == Arg::Two));
-        assert!(o.iter().any(|x| x.long == Some("color") && x.arg == Arg::Optional));
+        assert!(
+            o.iter()
+                .any(|x| x.long == Some("color") && x.arg == Arg::Optional)
+        );
     }
 
     #[test]
@@ -723,7 +827,10 @@ mod tests {
 
     #[test]
     fn safe_and_unsafe_forms() {
-        assert_eq!(v("cat a b").map(|x| x.reads), Some(vec!["a".into(), "b".into()]));
+        assert_eq!(
+            v("cat a b").map(|x| x.reads),
+            Some(vec!["a".into(), "b".into()])
+        );
         assert!(v("sort -o out a").is_none());
         assert!(v("sort --out=x a").is_none());
         assert!(v("sort --compress-program=gzip a").is_none());
@@ -734,6 +841,8 @@ mod tests {
         assert!(v("jq $ENV.HOME").is_none());
         assert!(v("jq .env package.json").is_some());
         assert!(v("printf -v x y").is_none());
+        assert!(v("test -v a[$(id)]").is_none());
+        assert!(v("test -f a").is_some());
         assert!(v("date -s now").is_none());
         assert!(v("date 010100002020").is_none());
         assert!(v("uniq a b").is_none());
