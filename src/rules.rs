@@ -1001,6 +1001,8 @@ pub const SECRET_RULES: &[(&str, &str)] = &[
     ("secret: PKCS#12 bundle", "*.pfx"),
     ("secret: shell history", "*/.bash_history"),
     ("secret: shell history", "*/.zsh_history"),
+    ("secret: system password hashes", "/etc/shadow*"),
+    ("secret: system password hashes", "/etc/gshadow*"),
 ];
 
 /// The defaults as rules with source `default`: seed §4.5 with the credential stores

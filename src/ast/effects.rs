@@ -210,6 +210,22 @@ fn verdict(
     }
     if !writes_file && let Some(v) = table::readonly::verify(&words) {
         let cwd = &cmd.cwd;
+        // `cd` changes what later commands, allowed by name (`git status`), act on: a
+        // move is verified only into the project (`cd`, `cd -`, `popd` go where the
+        // analysis cannot vouch for).
+        if v.chdir_only {
+            let target = words
+                .get(1..)
+                .unwrap_or_default()
+                .iter()
+                .find(|w| !w.starts_with('-'));
+            let inside = target
+                .and_then(|t| resolve(t, cwd, ctx))
+                .is_some_and(|p| paths::is_inside(&p, ctx.root()));
+            if !inside {
+                return None;
+            }
+        }
         for r in &v.reads {
             read_request(r, cwd, ctx, fx);
         }
