@@ -283,11 +283,7 @@ fn js(name: &str, rest: &[&str], cwd: &Path, ctx: &AnalysisContext) -> bool {
         }
         _ => return false,
     };
-    match after_script {
-        [] => true,
-        ["--", ..] => true,
-        _ => false,
-    }
+    matches!(after_script, [] | ["--", ..])
 }
 
 /// `go build|test|vet` of packages (`./...`, `.`, `./pkg`) with flags that choose what

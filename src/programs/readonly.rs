@@ -433,13 +433,9 @@ pub fn verify(words: &[&str]) -> Option<Verified> {
                 ops.clear();
             }
         }
-        "yq" => {
-            if ops.iter().any(|o| !jq_filter_safe(o)) {
-                return None;
-            }
-            // `yq eval FILTER FILE`: the subcommand and filter are not files; reading
-            // them as paths only adds reads.
-        }
+        // `yq eval FILTER FILE`: the subcommand and filter are not files; reading them
+        // as paths only adds reads.
+        "yq" if ops.iter().any(|o| !jq_filter_safe(o)) => return None,
         _ => {}
     }
     match e.operands {
