@@ -228,9 +228,15 @@ fn rules_lists_in_order_and_reports_problems() {
     assert_eq!(o.status.code(), Some(0), "{o:?}");
     let text = stdout(&o);
     assert!(
-        text.lines().nth(1).unwrap().contains("allow  file.read"),
+        text.starts_with("Preset: recommended (from default)"),
         "{text}"
     );
+    let first_rule = text
+        .lines()
+        .skip_while(|l| !l.starts_with("Effective rules"))
+        .nth(1)
+        .unwrap();
+    assert!(first_rule.contains("allow  file.read"), "{text}");
 
     std::fs::copy(
         common::fixtures_dir().join("configs/shadowed.json"),

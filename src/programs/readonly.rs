@@ -76,7 +76,8 @@ use Operands::{Chdir, Files, FilesAtMost, PatternFiles, Text};
 /// The safe options of each program. Spec tokens, separated by blanks: `a` (short
 /// flag), `a:all` (short and long), `:all` (long only); a trailing `=` takes a value,
 /// `?` an optional attached value; a final `<` means the value is a file that is read.
-/// Options that write, run, read a list of further files, or are otherwise not
+/// `popd` is not listed: where it goes is on the directory stack, which the analysis
+/// does not know. Options that write, run, read a list of further files, or are otherwise not
 /// modelled are simply not listed: `sort -o`/`--compress-program`/`-T`/`--files0-from`,
 /// `tree -o`/`-R`/`-H`/`--fromfile`, `date -s`, `hash -p`, `printf -v`, `*sum -c`,
 /// `diff -l`, `file -C`/`-f`, `fd -x`/`-X`/`-l`, `rg --pre`, `jq -f`/`-L`/`--rawfile`.
@@ -125,7 +126,6 @@ const ENTRIES: &[Entry] = &[
     e(&["hash"], "r t d l", Text),
     e(&["cd"], "L P e @", Chdir),
     e(&["pushd"], "n", Chdir),
-    e(&["popd"], "n", Chdir),
     e(&["dirs"], "c l p v", Text),
     e(
         &["ls"],
