@@ -1003,6 +1003,7 @@ pub const SECRET_RULES: &[(&str, &str)] = &[
     ("secret: shell history", "*/.zsh_history"),
     ("secret: system password hashes", "/etc/shadow*"),
     ("secret: system password hashes", "/etc/gshadow*"),
+    ("secret: a process's environment", "/proc/*/environ"),
 ];
 
 /// The defaults as rules with source `default`: seed §4.5 with the credential stores

@@ -95,7 +95,26 @@ pub fn verify(words: &[&str]) -> Option<Verified> {
     let operands = |p: &Parsed| p.operands.len();
     match sub {
         "status" => parsed(g!(STATUS), words, start).and(ok),
-        "diff" => parsed(g!(DIFF, ":cached :staged :no-index"), words, start).and(ok),
+        "diff" => {
+            let p = parsed(g!(DIFF, ":cached :staged :no-index"), words, start)?;
+            if !p.has("no-index") {
+                return ok;
+            }
+            // `--no-index A B` compares two paths of the file system, directories
+            // recursively: every file under them is read.
+            if words.get(1..sub_at).unwrap_or_default().contains(&"-C") {
+                return None;
+            }
+            Some(Verified {
+                recursive: p
+                    .operands
+                    .iter()
+                    .filter_map(|&i| words.get(i).map(|w| (*w).to_string()))
+                    .filter(|w| w != "/dev/null")
+                    .collect(),
+                ..Verified::default()
+            })
+        }
         "log" | "whatchanged" => parsed(g!(LOG, DIFF), words, start).and(ok),
         "show" => parsed(g!(LOG, DIFF), words, start).and(ok),
         "shortlog" => parsed(g!(SHORTLOG, LOG), words, start).and(ok),
