@@ -27,6 +27,7 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
+pub use crate::presets::Preset;
 use crate::rules::{Action, Evaluation, PermissionRule, RuleSet, RuleSource, default_rules};
 use crate::trust::{TrustStatus, TrustStore};
 use crate::vocab::Capability;
@@ -106,6 +107,8 @@ pub struct ParsedConfig {
 pub struct ConfigSettings {
     /// `permissions.alwaysScope`, when the file sets it.
     pub always_scope: Option<AlwaysScope>,
+    /// `permissions.preset`, when the file sets it (issue 10).
+    pub preset: Option<Preset>,
 }
 
 /// The effective policy: defaults and config layers, compiled once. Cheap to clone.
@@ -125,6 +128,8 @@ struct PolicyInner {
     ignored: Vec<IgnoredAllows>,
     trust_dir: Option<PathBuf>,
     forbid_trust: bool,
+    preset: Preset,
+    preset_source: String,
 }
 
 impl Default for Policy {
@@ -151,8 +156,21 @@ impl Policy {
                 ignored: Vec::new(),
                 trust_dir: None,
                 forbid_trust: false,
+                preset: Preset::Strict,
+                preset_source: "rules given in code".to_string(),
             }),
         }
+    }
+
+    /// The active preset (issue 10).
+    pub fn preset(&self) -> Preset {
+        self.inner.preset
+    }
+
+    /// Where the active preset was chosen (`default`, `--preset`, a config file), for
+    /// `rules`.
+    pub fn preset_source(&self) -> &str {
+        &self.inner.preset_source
     }
 
     /// Project files whose allows were ignored because they are not trusted.
@@ -216,12 +234,24 @@ impl Policy {
         cap: Capability,
         subject: &str,
     ) -> Evaluation<'a> {
+        self.evaluate_verdict(session, cap, subject, None)
+    }
+
+    /// As `evaluate`, for a request the analysis gave `verdict` (preset rules match on
+    /// it; every other rule, the session's and the managed ceiling ignore it).
+    pub fn evaluate_verdict<'a>(
+        &'a self,
+        session: Option<&'a RuleSet>,
+        cap: Capability,
+        subject: &str,
+        verdict: Option<crate::vocab::Verdict>,
+    ) -> Evaluation<'a> {
         let base = match session.and_then(|s| s.matched(cap, subject)) {
             Some(rule) => Evaluation {
                 action: rule.action,
                 rule: Some(rule),
             },
-            None => self.inner.set.evaluate(cap, subject),
+            None => self.inner.set.evaluate_verdict(cap, subject, verdict),
         };
         match self.inner.managed.matched(cap, subject) {
             Some(m) if m.action > base.action => Evaluation {
@@ -281,9 +311,59 @@ pub struct PolicyBuilder {
     trust: Option<TrustStore>,
     forbid_trust: bool,
     ignored: Vec<IgnoredAllows>,
+    /// Preset choices: `--preset`, each layer's (with its file), and whether the
+    /// project file that chose was trusted.
+    preset_flag: Option<Preset>,
+    preset_managed: Option<(Preset, String)>,
+    preset_user: Option<(Preset, String)>,
+    preset_project: Option<(Preset, String, bool)>,
 }
 
 impl PolicyBuilder {
+    /// The preset chosen on the command line (`--preset`).
+    pub fn preset(mut self, preset: Option<Preset>) -> Self {
+        self.preset_flag = preset;
+        self
+    }
+
+    /// The preset that applies and where it was chosen (see `crate::presets`): the
+    /// explicit choice is `--preset`, else a trusted project file's, else the user
+    /// file's; a managed choice is the default and the most any other may reach; an
+    /// untrusted project file's choice only narrows.
+    fn effective_preset(&self) -> (Preset, String) {
+        let trusted_project = self
+            .preset_project
+            .as_ref()
+            .filter(|(_, _, trusted)| *trusted)
+            .map(|(p, f, _)| (*p, format!("project config {f}")));
+        let explicit = self
+            .preset_flag
+            .map(|p| (p, "--preset".to_string()))
+            .or(trusted_project)
+            .or_else(|| {
+                self.preset_user
+                    .as_ref()
+                    .map(|(p, f)| (*p, format!("user config {f}")))
+            });
+        let mut chosen = match (&self.preset_managed, explicit) {
+            (Some((m, f)), Some((e, why))) if e > *m => {
+                (*m, format!("managed config {f} (which caps {why}'s {e})"))
+            }
+            (Some(_), Some(e)) => e,
+            (Some((m, f)), None) => (*m, format!("managed config {f}")),
+            (None, Some(e)) => e,
+            (None, None) => (Preset::default(), "default".to_string()),
+        };
+        if let Some((p, f, false)) = &self.preset_project
+            && *p < chosen.0
+        {
+            chosen = (
+                *p,
+                format!("project config {f} (untrusted: it may only narrow)"),
+            );
+        }
+        chosen
+    }
     /// The project root relative glob patterns are anchored at.
     pub fn root(mut self, root: &Path) -> Self {
         self.root = Some(root.to_path_buf());
@@ -332,9 +412,27 @@ impl PolicyBuilder {
         self
     }
 
-    /// Adds a config text as layer `source`, errors naming `file`.
-    pub fn text(self, source: RuleSource, file: &str, text: &str) -> Self {
+    /// Records a layer's preset choice; `trusted` matters only for the project layer.
+    fn layer_preset(
+        &mut self,
+        source: RuleSource,
+        file: &str,
+        preset: Option<Preset>,
+        trusted: bool,
+    ) {
+        let Some(p) = preset else { return };
+        match source {
+            RuleSource::Managed => self.preset_managed = Some((p, file.to_string())),
+            RuleSource::Project => self.preset_project = Some((p, file.to_string(), trusted)),
+            _ => self.preset_user = Some((p, file.to_string())),
+        }
+    }
+
+    /// Adds a config text as layer `source`, errors naming `file`. A project text given
+    /// this way is the caller's own (tests, tools): its preset counts as trusted.
+    pub fn text(mut self, source: RuleSource, file: &str, text: &str) -> Self {
         let (parsed, settings) = parse_config_with_settings(text, file, source);
+        self.layer_preset(source, file, settings.preset, true);
         self.settings(settings).layer(source, parsed)
     }
 
@@ -346,7 +444,9 @@ impl PolicyBuilder {
         let Some((mut parsed, settings, bytes)) = read_config(path, source) else {
             return self;
         };
+        let file_preset = settings.preset;
         self = self.settings(settings);
+        let mut preset_trusted = true;
         match source {
             RuleSource::Managed => {
                 if let Some(text) = bytes.as_deref().and_then(|b| std::str::from_utf8(b).ok()) {
@@ -372,6 +472,7 @@ impl PolicyBuilder {
                     }
                 };
                 if status != TrustStatus::Trusted {
+                    preset_trusted = false;
                     let dropped = narrow_only(&mut parsed.rules);
                     if !dropped.is_empty() {
                         self.ignored.push(IgnoredAllows {
@@ -384,14 +485,22 @@ impl PolicyBuilder {
             }
             _ => {}
         }
+        // A broken file's preset is not used (the file keeps only its denies).
+        if parsed.errors.is_empty() {
+            let file = path.display().to_string();
+            self.layer_preset(source, &file, file_preset, preset_trusted);
+        }
         self.layer(source, parsed)
     }
 
     pub fn build(self) -> Policy {
+        let (preset, preset_source) = self.effective_preset();
         let mut all = if self.no_defaults {
             Vec::new()
         } else {
-            default_rules()
+            let mut d = default_rules();
+            d.extend(preset.rules());
+            d
         };
         all.extend(self.managed.iter().cloned());
         all.extend(self.user);
@@ -406,6 +515,8 @@ impl PolicyBuilder {
                 ignored: self.ignored,
                 trust_dir: self.trust.map(|t| t.dir().to_path_buf()),
                 forbid_trust: self.forbid_trust,
+                preset,
+                preset_source,
             }),
         }
     }
@@ -445,7 +556,21 @@ pub fn load_policy_trusted(
     managed: Option<&Path>,
     trust: Option<&TrustStore>,
 ) -> Policy {
-    let mut b = Policy::builder().root(root).trust(trust.cloned());
+    load_policy_preset(root, home, managed, trust, None)
+}
+
+/// As `load_policy_trusted`, with the preset chosen on the command line.
+pub fn load_policy_preset(
+    root: &Path,
+    home: &Path,
+    managed: Option<&Path>,
+    trust: Option<&TrustStore>,
+    preset: Option<Preset>,
+) -> Policy {
+    let mut b = Policy::builder()
+        .root(root)
+        .trust(trust.cloned())
+        .preset(preset);
     if let Some(m) = managed {
         b = b.file(RuleSource::Managed, m);
     }

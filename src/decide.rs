@@ -120,7 +120,17 @@ pub fn decide(
         .unwrap_or_default();
     let mut evaluated: Vec<EvaluatedRequest> = Vec::with_capacity(requests.len());
     for mut req in requests {
-        let ev = policy.evaluate(session.as_ref(), req.capability, &req.subject);
+        // Issue 10: the analysis' verdict on a command (verified read-only, …), which
+        // only the active preset's rules match on.
+        let verdict = if req.capability == Capability::ProcessExecute {
+            req.metadata
+                .get("verified")
+                .and_then(serde_json::Value::as_str)
+                .and_then(crate::vocab::Verdict::parse)
+        } else {
+            None
+        };
+        let ev = policy.evaluate_verdict(session.as_ref(), req.capability, &req.subject, verdict);
         let mut action = ev.action;
         let mut rule = ev.rule.cloned();
         let mut offer_always = true;
@@ -173,7 +183,34 @@ pub fn decide(
             // Issue 14 §4: a directory read reads what is in it; the secret rules apply
             // to those paths (`list ~/.ssh`, `grep -r key ~`).
             let dir = Path::new(&req.subject);
-            let mut reach = crate::tools::directory_reach_entries(dir);
+            let recursive = req.metadata.get("recursive") == Some(&serde_json::Value::Bool(true));
+            let mut reach = if recursive {
+                // Issue 10: a recursive read (`grep -r`, `rg`) reads every file below.
+                let skip_hidden =
+                    req.metadata.get("skipsHidden") == Some(&serde_json::Value::Bool(true));
+                match crate::reach::walk(dir, skip_hidden) {
+                    Ok(all) => all.into_iter().map(|p| (p.clone(), p)).collect(),
+                    Err(crate::reach::OverBound) => {
+                        if action == Action::Allow {
+                            action = Action::Ask;
+                            rule = Some(PermissionRule::new(
+                                req.capability.as_str(),
+                                "*",
+                                Action::Ask,
+                                RuleSource::Builtin,
+                            ));
+                        }
+                        offer_always = false;
+                        push_note(
+                            &mut req.risk_notes,
+                            &messages::walk_bound_note(&req.subject),
+                        );
+                        Vec::new()
+                    }
+                }
+            } else {
+                crate::tools::directory_reach_entries(dir)
+            };
             if ctx.home() != dir && crate::paths::is_inside(ctx.home(), dir) {
                 // `/`, `/home`: a recursive read gets to the user's own secrets too.
                 reach.extend(crate::tools::directory_reach_entries(ctx.home()));

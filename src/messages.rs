@@ -431,6 +431,14 @@ pub fn lower_first(s: &str) -> String {
     }
 }
 
+/// A recursive read too large to check for secrets (issue 10).
+pub fn walk_bound_note(dir: &str) -> String {
+    format!(
+        "Reads every file under {dir}, more than KHAELOR checks for secrets ({} entries); it cannot vouch for this read.",
+        crate::reach::MAX_WALK_ENTRIES
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -68,6 +68,8 @@ pub enum RuleSource {
     Hardline,
     Builtin,
     Default,
+    /// The active preset's rules (issue 10), right after the defaults.
+    Preset,
     User,
     Project,
     Managed,
@@ -80,6 +82,7 @@ impl RuleSource {
             RuleSource::Hardline => "hardline",
             RuleSource::Builtin => "builtin",
             RuleSource::Default => "default",
+            RuleSource::Preset => "preset",
             RuleSource::User => "user",
             RuleSource::Project => "project",
             RuleSource::Managed => "managed",
@@ -195,6 +198,13 @@ pub struct PermissionRule {
         skip_serializing_if = "MatchDialect::is_default"
     )]
     pub dialect: MatchDialect,
+    /// Matches only a `process.execute` request the analysis gave this verdict
+    /// (preset rules, issue 10). Config files cannot set it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub when: Option<crate::vocab::Verdict>,
+    /// A name for a shipped rule (`secret: AWS credentials`), shown by `rules`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
 }
 
 impl PermissionRule {
@@ -212,7 +222,15 @@ impl PermissionRule {
             origin: None,
             allow_always: false,
             dialect: MatchDialect::Wildcard,
+            when: None,
+            name: None,
         }
+    }
+
+    /// The same rule with a name.
+    pub fn named(mut self, name: impl Into<String>) -> Self {
+        self.name = Some(name.into());
+        self
     }
 
     /// The same rule read in `dialect`.
@@ -224,11 +242,14 @@ impl PermissionRule {
     /// `process.execute / "git push *" (project, .khaelor/config.json:4:7)`; a rule in
     /// another dialect names it: `file.read / glob "src/**" (…)`.
     pub fn describe(&self) -> String {
-        let dialect = if self.dialect.is_default() {
+        let mut dialect = if self.dialect.is_default() {
             String::new()
         } else {
             format!("{} ", self.dialect.as_str())
         };
+        if let Some(v) = self.when {
+            dialect = format!("when {} {dialect}", v.as_str());
+        }
         match &self.origin {
             Some(o) => format!(
                 "{} / {dialect}\"{}\" ({}, {})",
@@ -663,6 +684,8 @@ impl Matcher {
 #[derive(Debug, Clone)]
 struct CompiledRule {
     caps: u8,
+    /// Matches only requests with this verdict.
+    when: Option<crate::vocab::Verdict>,
     subject: Matcher,
     /// The pattern with collapsed whitespace, for command subjects.
     collapsed: Matcher,
@@ -672,6 +695,7 @@ impl CompiledRule {
     fn new(r: &PermissionRule, root: Option<&Path>) -> Self {
         CompiledRule {
             caps: capability_mask(&r.capability),
+            when: r.when,
             subject: Matcher::new(r.dialect, &r.pattern, r.action, root),
             collapsed: Matcher::new(r.dialect, &collapse_whitespace(&r.pattern), r.action, root),
         }
@@ -735,13 +759,28 @@ impl RuleSet {
 
     /// The index of the last rule matching both capability and subject.
     pub fn find(&self, cap: Capability, subject: &str) -> Option<usize> {
+        self.find_verdict(cap, subject, None)
+    }
+
+    /// As `find`, for a request the analysis gave `verdict`: a rule with a `when`
+    /// matches only a `process.execute` request with that very verdict.
+    pub fn find_verdict(
+        &self,
+        cap: Capability,
+        subject: &str,
+        verdict: Option<crate::vocab::Verdict>,
+    ) -> Option<usize> {
         let ci = cap.index();
         let subject = subject_form(cap, subject);
         let candidates = self.by_cap.get(ci)?;
         candidates.iter().rev().copied().find(|&i| {
-            self.compiled
-                .get(i)
-                .is_some_and(|r| r.form(cap).is_match(&subject))
+            self.compiled.get(i).is_some_and(|r| {
+                let condition = match r.when {
+                    None => true,
+                    Some(w) => cap == Capability::ProcessExecute && verdict == Some(w),
+                };
+                condition && r.form(cap).is_match(&subject)
+            })
         })
     }
 
@@ -752,7 +791,19 @@ impl RuleSet {
 
     /// Seed §4.3: the last matching rule's action, ask when nothing matches.
     pub fn evaluate(&self, cap: Capability, subject: &str) -> Evaluation<'_> {
-        let rule = self.matched(cap, subject);
+        self.evaluate_verdict(cap, subject, None)
+    }
+
+    /// As `evaluate`, for a request with the analysis' `verdict`.
+    pub fn evaluate_verdict(
+        &self,
+        cap: Capability,
+        subject: &str,
+        verdict: Option<crate::vocab::Verdict>,
+    ) -> Evaluation<'_> {
+        let rule = self
+            .find_verdict(cap, subject, verdict)
+            .and_then(|i| self.rules.get(i));
         Evaluation {
             action: rule.map_or(Action::Ask, |r| r.action),
             rule,
@@ -772,6 +823,10 @@ impl RuleSet {
             };
             if rule.action != Action::Deny {
                 return false;
+            }
+            if rule.when.is_some() {
+                // A deny for some requests only does not deny everything.
+                continue;
             }
             if c.form(cap).is_any() {
                 return true;
@@ -797,6 +852,7 @@ impl RuleSet {
                 .skip(i + 1)
                 .find(|(j, late)| {
                     eligible(i, *j)
+                        && late.when.is_none()
                         && (late.caps & early.caps) == early.caps
                         && Capability::ALL
                             .iter()
@@ -901,12 +957,69 @@ pub const DEFAULT_RULES: &[(&str, &str, Action)] = &[
     ("mcp.call", "*", Action::Ask),
 ];
 
-/// The defaults as rules with source `default`.
+/// Issue 10 §4: the usual credential stores, as named `file.read` ask rules after the
+/// seed's secret shapes. Every preset has them (they only narrow). Patterns match the
+/// resolved path anywhere (`*/.aws/*` is `~/.aws/` and any copy of it).
+pub const SECRET_RULES: &[(&str, &str)] = &[
+    ("secret: AWS credentials and config", "*/.aws/*"),
+    ("secret: Google Cloud credentials", "*/.config/gcloud/*"),
+    ("secret: Azure credentials", "*/.azure/*"),
+    ("secret: Kubernetes config", "*/.kube/config"),
+    ("secret: Kubernetes configs", "*/.kube/*.yaml"),
+    (
+        "secret: Docker registry credentials",
+        "*/.docker/config.json",
+    ),
+    ("secret: netrc logins", "*/.netrc"),
+    ("secret: netrc logins", "*/_netrc"),
+    ("secret: git credential store", "*/.git-credentials"),
+    ("secret: git credential store", "*/.config/git/credentials"),
+    ("secret: npm tokens", "*/.npmrc"),
+    ("secret: yarn tokens", "*/.yarnrc.yml"),
+    ("secret: PyPI tokens", "*/.pypirc"),
+    ("secret: Cargo registry tokens", "*/.cargo/credentials"),
+    ("secret: Cargo registry tokens", "*/.cargo/credentials.toml"),
+    ("secret: RubyGems credentials", "*/.gem/credentials"),
+    ("secret: GnuPG keys", "*/.gnupg/*"),
+    ("secret: pass password store", "*/.password-store/*"),
+    ("secret: GitHub CLI tokens", "*/.config/gh/hosts.yml"),
+    (
+        "secret: Terraform credentials",
+        "*/.terraform.d/credentials.tfrc.json",
+    ),
+    ("secret: Vault token", "*/.vault-token"),
+    ("secret: PostgreSQL passwords", "*/.pgpass"),
+    ("secret: MySQL client passwords", "*/.my.cnf"),
+    ("secret: SSH private key", "*/id_rsa"),
+    ("secret: SSH private key", "*/id_dsa"),
+    ("secret: SSH private key", "*/id_ecdsa"),
+    ("secret: SSH private key", "*/id_ed25519"),
+    ("secret: SSH private key", "*/id_ecdsa_sk"),
+    ("secret: SSH private key", "*/id_ed25519_sk"),
+    ("secret: private key", "*.key"),
+    ("secret: PKCS#12 bundle", "*.p12"),
+    ("secret: PKCS#12 bundle", "*.pfx"),
+    ("secret: shell history", "*/.bash_history"),
+    ("secret: shell history", "*/.zsh_history"),
+    ("secret: system password hashes", "/etc/shadow*"),
+    ("secret: system password hashes", "/etc/gshadow*"),
+    ("secret: a process's environment", "/proc/*/environ"),
+];
+
+/// The defaults as rules with source `default`: seed §4.5 with the credential stores
+/// (`SECRET_RULES`, named) right after the seed's own secret shapes.
 pub fn default_rules() -> Vec<PermissionRule> {
-    DEFAULT_RULES
-        .iter()
-        .map(|(c, p, a)| PermissionRule::new(*c, *p, *a, RuleSource::Default))
-        .collect()
+    let mut out = Vec::with_capacity(DEFAULT_RULES.len() + SECRET_RULES.len());
+    for (c, p, a) in DEFAULT_RULES {
+        out.push(PermissionRule::new(*c, *p, *a, RuleSource::Default));
+        if *c == "file.read" && *p == "*/.ssh/*" {
+            out.extend(SECRET_RULES.iter().map(|(name, pattern)| {
+                PermissionRule::new("file.read", *pattern, Action::Ask, RuleSource::Default)
+                    .named(*name)
+            }));
+        }
+    }
+    out
 }
 
 #[cfg(test)]

@@ -402,3 +402,37 @@ mod tests {
         assert!(v.get("metadata").is_none());
     }
 }
+
+/// What the analysis verified about one command (issue 10), carried on its
+/// `process.execute` request as `metadata.verified`; preset rules match on it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Verdict {
+    /// Every effect is modelled: reads (requested separately), no writes, no
+    /// execution, no network, no environment printed.
+    ReadOnly,
+    /// A project-local build or test (`cargo test`, `npm test`, `make TARGET`).
+    ProjectBuild,
+    /// `mkdir`/`touch`/`cp`/`mv` whose every path resolves inside the project.
+    ProjectWrite,
+}
+
+impl Verdict {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::ReadOnly => "readOnly",
+            Verdict::ProjectBuild => "projectBuild",
+            Verdict::ProjectWrite => "projectWrite",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Verdict> {
+        [
+            Verdict::ReadOnly,
+            Verdict::ProjectBuild,
+            Verdict::ProjectWrite,
+        ]
+        .into_iter()
+        .find(|v| v.as_str() == s)
+    }
+}

@@ -77,6 +77,10 @@ fn every_reason_is_reviewed_and_the_never_reasons_stay_never() {
 }
 
 fn corpus_dir() -> PathBuf {
+    // A git worktree lives elsewhere than the clone: it can name the corpora.
+    if let Some(d) = std::env::var_os("KHAELOR_PERM_CORPUS_DIR") {
+        return PathBuf::from(d);
+    }
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus")
 }
 

@@ -102,7 +102,8 @@ fn evaluate_allow_ask_deny() {
     let r = s.post("/v1/evaluate", &bash(&d, "git status"));
     assert_eq!(r.status, 200, "{}", r.text);
     assert_eq!(r.body["decision"], "allow");
-    assert_eq!(r.body["requests"][0]["rule"]["source"], "default");
+    // Verified read-only: the recommended preset's rule is the last match (issue 10).
+    assert_eq!(r.body["requests"][0]["rule"]["source"], "preset");
 
     let r = s.post("/v1/evaluate", &bash(&d, "npm install"));
     assert_eq!(r.body["decision"], "ask", "{}", r.text);

@@ -90,7 +90,8 @@ fn record_allow_ask_deny_and_events() {
     assert_eq!(evs[0]["callId"], "c1");
     assert_eq!(evs[0]["tool"], "bash");
     assert_eq!(evs[0]["requests"][0]["capability"], "process.execute");
-    assert_eq!(evs[1]["decisions"][0]["rule"]["source"], "default");
+    // The recommended preset's rule decides the verified read-only command (issue 10).
+    assert_eq!(evs[1]["decisions"][0]["rule"]["source"], "preset");
     assert_eq!(evs[5]["by"], "policy");
     assert_eq!(evs[5]["decisions"][0]["rule"]["source"], "hardline");
     assert!(evs.iter().all(|e| e["at"].as_str().unwrap().ends_with('Z')));

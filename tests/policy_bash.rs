@@ -27,6 +27,10 @@ struct Case {
     command: String,
     decision: Action,
     allow_all: Action,
+    /// Under the `strict` preset (today's defaults), when it differs from `decision`
+    /// (the `recommended` default): verified read-only commands ask there.
+    #[serde(default)]
+    strict: Option<Action>,
     #[serde(default)]
     hardline: bool,
 }
@@ -61,8 +65,16 @@ fn world(allow_all: bool) -> World {
 }
 
 fn run(allow_all: bool) {
+    run_preset(allow_all, false);
+}
+
+fn run_preset(allow_all: bool, strict: bool) {
     let w = world(allow_all);
-    let policy: Policy = common::load_trusted_policy(&w.root, &w.home, None);
+    let policy: Policy = if strict {
+        common::load_trusted_policy_preset(&w.root, &w.home, khaelor_perm::presets::Preset::Strict)
+    } else {
+        common::load_trusted_policy(&w.root, &w.home, None)
+    };
     assert!(policy.errors().is_empty(), "{:?}", policy.errors());
     let ctx = AnalysisContext::new(&w.root, None, &w.home).unwrap();
     let table: Vec<(usize, Case)> = common::load_table("policy_bash.jsonl");
@@ -71,6 +83,8 @@ fn run(allow_all: bool) {
     for (line, case) in &table {
         let want = if allow_all {
             case.allow_all
+        } else if strict {
+            case.strict.unwrap_or(case.decision)
         } else {
             case.decision
         };
@@ -144,8 +158,10 @@ fn run(allow_all: bool) {
         table.len(),
         if allow_all {
             "allow-all project config"
+        } else if strict {
+            "strict preset"
         } else {
-            "defaults"
+            "defaults (recommended preset)"
         },
         failures.join("\n")
     );
@@ -154,6 +170,11 @@ fn run(allow_all: bool) {
 #[test]
 fn bash_decisions_under_the_defaults() {
     run(false);
+}
+
+#[test]
+fn bash_decisions_under_the_strict_preset() {
+    run_preset(false, true);
 }
 
 #[test]

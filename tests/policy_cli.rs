@@ -228,9 +228,15 @@ fn rules_lists_in_order_and_reports_problems() {
     assert_eq!(o.status.code(), Some(0), "{o:?}");
     let text = stdout(&o);
     assert!(
-        text.lines().nth(1).unwrap().contains("allow  file.read"),
+        text.starts_with("Preset: recommended (from default)"),
         "{text}"
     );
+    let first_rule = text
+        .lines()
+        .skip_while(|l| !l.starts_with("Effective rules"))
+        .nth(1)
+        .unwrap();
+    assert!(first_rule.contains("allow  file.read"), "{text}");
 
     std::fs::copy(
         common::fixtures_dir().join("configs/shadowed.json"),
@@ -252,7 +258,8 @@ fn rules_lists_in_order_and_reports_problems() {
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(v["shadowed"].as_array().unwrap().len(), 3);
     // The first project rule comes right after the built-in defaults.
-    let first_project = khaelor_perm::rules::DEFAULT_RULES.len();
+    let first_project = khaelor_perm::rules::default_rules().len()
+        + khaelor_perm::presets::Preset::Recommended.rules().len();
     assert_eq!(v["rules"][first_project]["origin"]["line"], 4);
 
     std::fs::copy(

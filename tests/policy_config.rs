@@ -119,7 +119,7 @@ fn syntax_error_names_file_and_position_and_caps_everything_at_ask() {
         policy
             .rules()
             .iter()
-            .all(|r| r.source == RuleSource::Default)
+            .all(|r| matches!(r.source, RuleSource::Default | RuleSource::Preset))
     );
     let call = map_call("read", &serde_json::json!({"path": "README.md"}), &w.ctx()).unwrap();
     let d = decide(&policy, &[], &call, &w.ctx(), true);
@@ -271,7 +271,7 @@ fn missing_and_empty_files_are_no_layer_but_a_missing_managed_file_is_an_error()
         policy
             .rules()
             .iter()
-            .all(|r| r.source == RuleSource::Default)
+            .all(|r| matches!(r.source, RuleSource::Default | RuleSource::Preset))
     );
     let missing = w.base.join("nope.json");
     let policy = w.policy(Some(&missing));

@@ -51,8 +51,11 @@ fn reference(rules: &[PermissionRule], cap: Capability, subject: &str) -> (Actio
             x.to_string()
         }
     };
+    // A rule with a verdict condition (a preset's) never matches a request without one.
     let found = rules.iter().enumerate().rev().find(|(_, r)| {
-        wild(&r.capability, cap.as_str()) && wild(&norm(&r.pattern), &norm(subject))
+        r.when.is_none()
+            && wild(&r.capability, cap.as_str())
+            && wild(&norm(&r.pattern), &norm(subject))
     });
     match found {
         Some((i, r)) => (r.action, Some(i)),
@@ -158,6 +161,8 @@ proptest! {
             .layer(RuleSource::Project, ParsedConfig { rules: project.clone(), errors: vec![] })
             .build();
         let mut all = default_rules();
+        // Issue 10: the default preset's rules come right after the defaults.
+        all.extend(khaelor_perm::presets::Preset::Recommended.rules());
         all.extend(user);
         all.extend(project);
         prop_assert_eq!(policy.rules(), &all[..]);

@@ -28,6 +28,10 @@ struct Case {
     command: String,
     decision: Action,
     allow_all: Action,
+    /// Under the `strict` preset (set by the project config) when it differs from
+    /// `decision` (the `recommended` default).
+    #[serde(default)]
+    strict: Option<Action>,
     #[serde(default)]
     hardline: bool,
     #[serde(default)]
@@ -148,9 +152,18 @@ fn decisions_under_the_defaults_and_allow_all() {
     let allow_all_text =
         std::fs::read_to_string(common::fixtures_dir().join("configs/allow_all.json")).unwrap();
     let allow_all = world(Some(&allow_all_text));
+    let strict = world(Some(r#"{ "permissions": { "preset": "strict" } }"#));
     let mut failures = Vec::new();
     let table = table();
     for (line, case) in &table {
+        check(
+            &mut failures,
+            *line,
+            case,
+            &strict,
+            case.strict.unwrap_or(case.decision),
+            "strict",
+        );
         check(
             &mut failures,
             *line,

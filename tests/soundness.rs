@@ -29,6 +29,10 @@ struct Case {
     command: String,
     decision: Action,
     allow_all: Action,
+    /// Under the `strict` preset when it differs from `decision` (the `recommended`
+    /// default, where verified read-only commands run without asking).
+    #[serde(default)]
+    strict: Option<Action>,
     #[serde(default)]
     hardline: bool,
     #[serde(default)]
@@ -71,9 +75,17 @@ fn basename(w: &str) -> &str {
 }
 
 fn run(allow_all: bool) {
+    run_preset(allow_all, false);
+}
+
+fn run_preset(allow_all: bool, strict: bool) {
     let w = world(allow_all);
     // The allow-all project file is the user's own here: trusted (issue 14).
-    let policy: Policy = common::load_trusted_policy(&w.root, &w.home, None);
+    let policy: Policy = if strict {
+        common::load_trusted_policy_preset(&w.root, &w.home, khaelor_perm::presets::Preset::Strict)
+    } else {
+        common::load_trusted_policy(&w.root, &w.home, None)
+    };
     assert!(policy.errors().is_empty(), "{:?}", policy.errors());
     let ctx = AnalysisContext::new(&w.root, None, &w.home).unwrap();
     let table: Vec<(usize, Case)> = common::load_table("soundness.jsonl");
@@ -87,6 +99,8 @@ fn run(allow_all: bool) {
     for (line, case) in &table {
         let want = if allow_all {
             case.allow_all
+        } else if strict {
+            case.strict.unwrap_or(case.decision)
         } else {
             case.decision
         };
@@ -148,7 +162,13 @@ fn run(allow_all: bool) {
         "{} of {} rows failed ({}):\n{}",
         failures.len(),
         table.len(),
-        if allow_all { "allow-all" } else { "defaults" },
+        if allow_all {
+            "allow-all"
+        } else if strict {
+            "strict"
+        } else {
+            "defaults"
+        },
         failures.join("\n")
     );
 }
@@ -156,6 +176,11 @@ fn run(allow_all: bool) {
 #[test]
 fn attack_classes_under_the_defaults() {
     run(false);
+}
+
+#[test]
+fn attack_classes_under_the_strict_preset() {
+    run_preset(false, true);
 }
 
 #[test]

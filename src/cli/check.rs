@@ -13,7 +13,6 @@ use super::print_out;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use crate::config::load_policy_trusted;
 use crate::decide::{CallDecision, decide};
 use crate::messages::render_panel_box;
 use crate::rules::Action;
@@ -48,6 +47,11 @@ pub struct Args {
     /// A managed config whose deny and ask rules no other layer can loosen.
     #[arg(long, value_name = "FILE")]
     pub managed_config: Option<PathBuf>,
+    /// The preset (strict, recommended, autonomous); a managed config's preset caps
+    /// it, an untrusted project file may still narrow it [default: recommended, or
+    /// what the configs choose].
+    #[arg(long, value_name = "PRESET")]
+    pub preset: Option<crate::presets::Preset>,
     /// Where the trust records of `khaelor-perm trust` live [default:
     /// $XDG_STATE_HOME/khaelor-perm or $HOME/.local/state/khaelor-perm].
     #[arg(long, env = "KHAELOR_PERM_STATE_DIR", value_name = "DIR")]
@@ -206,11 +210,12 @@ fn decide_from_args(args: &Args) -> Result<CallDecision, CliError> {
         args.home.as_deref(),
     )?;
     let trust = crate::cli::trust::store_from(args.state_dir.as_deref());
-    let policy = load_policy_trusted(
+    let policy = crate::config::load_policy_preset(
         ctx.root(),
         ctx.home(),
         args.managed_config.as_deref(),
         trust.as_ref(),
+        args.preset,
     );
     for e in policy.errors() {
         eprintln!(

@@ -17,7 +17,6 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use super::print_out;
-use crate::config::load_policy_trusted;
 use crate::hosts::{self, HookCall, Host, Rendered};
 use crate::rules::{Action, PermissionRule, RuleSource};
 use crate::session::SessionIndex;
@@ -60,6 +59,11 @@ pub struct Args {
     /// A managed config whose deny and ask rules no other layer can loosen.
     #[arg(long, env = "KHAELOR_PERM_MANAGED_CONFIG", value_name = "FILE")]
     pub managed_config: Option<PathBuf>,
+    /// The preset (strict, recommended, autonomous); a managed config's preset caps
+    /// it, an untrusted project file may still narrow it [default: recommended, or
+    /// what the configs choose].
+    #[arg(long, value_name = "PRESET")]
+    pub preset: Option<crate::presets::Preset>,
     /// A human answers prompts: asks stay asks (the default except for gemini).
     #[arg(long, conflicts_with = "non_interactive")]
     pub interactive: bool,
@@ -118,11 +122,12 @@ fn answer(args: &Args) -> Result<Rendered, String> {
     // The same trust store as `serve` and `khaelor-perm trust`: a project file's allow
     // rules apply only once the user has trusted its current content.
     let trust = crate::trust::TrustStore::new(&state);
-    let policy = load_policy_trusted(
+    let policy = crate::config::load_policy_preset(
         ctx.root(),
         ctx.home(),
         args.managed_config.as_deref(),
         Some(&trust),
+        args.preset,
     );
     for e in policy.errors() {
         eprintln!(

@@ -14,7 +14,7 @@ use std::process::ExitCode;
 use serde::Serialize;
 
 use crate::cli::check::{context, fail};
-use crate::config::{ConfigError, Shadowed, load_policy_trusted};
+use crate::config::{ConfigError, Shadowed};
 use crate::messages::terminal_safe;
 use crate::rules::PermissionRule;
 
@@ -39,6 +39,11 @@ pub struct Args {
     /// A managed config whose deny and ask rules no other layer can loosen.
     #[arg(long, value_name = "FILE")]
     pub managed_config: Option<PathBuf>,
+    /// The preset (strict, recommended, autonomous); a managed config's preset caps
+    /// it, an untrusted project file may still narrow it [default: recommended, or
+    /// what the configs choose].
+    #[arg(long, value_name = "PRESET")]
+    pub preset: Option<crate::presets::Preset>,
     /// Where the trust records of `khaelor-perm trust` live [default:
     /// $XDG_STATE_HOME/khaelor-perm or $HOME/.local/state/khaelor-perm].
     #[arg(long, env = "KHAELOR_PERM_STATE_DIR", value_name = "DIR")]
@@ -63,6 +68,9 @@ pub enum RulesAction {
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
 struct Listing<'a> {
+    /// The active preset (issue 10) and where it was chosen.
+    preset: crate::presets::Preset,
+    preset_source: &'a str,
     files: Vec<String>,
     rules: &'a [PermissionRule],
     errors: &'a [ConfigError],
@@ -86,17 +94,20 @@ pub fn run(args: Args) -> ExitCode {
         Err(e) => return fail(args.json, &e),
     };
     let trust = crate::cli::trust::store_from(args.state_dir.as_deref());
-    let policy = load_policy_trusted(
+    let policy = crate::config::load_policy_preset(
         ctx.root(),
         ctx.home(),
         args.managed_config.as_deref(),
         trust.as_ref(),
+        args.preset,
     );
     let shadowed = args.check.then(|| policy.shadowed());
     let glued = args.check.then(|| glued_wildcards(&policy));
     let problems = !policy.errors().is_empty() || shadowed.as_ref().is_some_and(|s| !s.is_empty());
     if args.json {
         let listing = Listing {
+            preset: policy.preset(),
+            preset_source: policy.preset_source(),
             files: policy
                 .files()
                 .iter()
@@ -144,7 +155,12 @@ fn glued_wildcards(policy: &crate::config::Policy) -> Vec<&PermissionRule> {
 }
 
 fn render(policy: &crate::config::Policy, shadowed: Option<&[Shadowed]>) -> String {
-    let mut out = String::from(
+    let mut out = format!(
+        "Preset: {} (from {}); its rules have source `preset`.\n\n",
+        policy.preset(),
+        policy.preset_source()
+    );
+    out.push_str(
         "Effective rules, in evaluation order (the last matching rule wins; no match asks):\n",
     );
     let cap_w = policy
@@ -164,8 +180,17 @@ fn render(policy: &crate::config::Policy, shadowed: Option<&[Shadowed]>) -> Stri
         } else {
             ""
         };
+        let when = r
+            .when
+            .map(|v| format!("  when the command is verified {}", verdict_words(v)))
+            .unwrap_or_default();
+        let name = r
+            .name
+            .as_ref()
+            .map(|n| format!("  [{n}]"))
+            .unwrap_or_default();
         out.push_str(&format!(
-            "{:>3}  {:<5}  {:<cap_w$}  {:<30}  {}{origin}{always}\n",
+            "{:>3}  {:<5}  {:<cap_w$}  {:<30}  {}{origin}{always}{when}{name}\n",
             i + 1,
             r.action.as_str(),
             r.capability,
@@ -212,4 +237,13 @@ fn render(policy: &crate::config::Policy, shadowed: Option<&[Shadowed]>) -> Stri
         }
     }
     out
+}
+
+/// How `rules` names a preset rule's condition.
+fn verdict_words(v: crate::vocab::Verdict) -> &'static str {
+    match v {
+        crate::vocab::Verdict::ReadOnly => "read-only",
+        crate::vocab::Verdict::ProjectBuild => "a project-local build or test",
+        crate::vocab::Verdict::ProjectWrite => "an in-project mkdir/touch/cp/mv",
+    }
 }

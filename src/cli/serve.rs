@@ -35,6 +35,11 @@ pub struct Args {
     /// Operator-managed config file, layered above project rules.
     #[arg(long, env = "KHAELOR_PERM_MANAGED_CONFIG", value_name = "FILE")]
     pub managed_config: Option<PathBuf>,
+    /// The preset (strict, recommended, autonomous); a managed config's preset caps
+    /// it, an untrusted project file may still narrow it [default: recommended, or
+    /// what the configs choose].
+    #[arg(long, value_name = "PRESET")]
+    pub preset: Option<crate::presets::Preset>,
     /// Allow listening beyond loopback without a token.
     #[arg(long)]
     pub insecure_no_auth: bool,
@@ -241,6 +246,7 @@ pub fn service_config(args: &Args) -> Result<ServiceConfig, ServeError> {
         token,
         workspace_roots,
         managed_config: args.managed_config.clone(),
+        preset: args.preset,
         default_home,
         allow_request_home: args.allow_request_home,
         allowed_hosts: args.allowed_hosts.clone(),

@@ -689,6 +689,51 @@ fn accounts(r: Reason, e: &Element, f: &Facts<'_>) -> bool {
             _ => false,
         },
         Reason::ReadDetected => matches!(e, E::OnlyAst(Capability::FileRead)),
+        Reason::VerifiedReadOnly => {
+            let verified = |r: &crate::vocab::CapabilityRequest| {
+                r.capability == Capability::ProcessExecute
+                    && r.metadata.get("verified").and_then(|v| v.as_str()) == Some("readOnly")
+            };
+            let requests = &f.ast().analysis.requests;
+            match e {
+                // The same part, or (the lexer keeping quotes or spacing in its subject)
+                // the lexer's one command when the AST read it as one verified simple
+                // command.
+                E::LexerNotAllowed(Capability::ProcessExecute, s) => {
+                    let lexer_execs = f
+                        .lexer()
+                        .analysis
+                        .requests
+                        .iter()
+                        .filter(|r| r.capability == Capability::ProcessExecute)
+                        .count();
+                    requests.iter().any(|r| {
+                        verified(r) && collapse_whitespace(&r.subject) == collapse_whitespace(s)
+                    }) || ((*s == f.whole || lexer_execs == 1)
+                        && f.ast().analysis.class == CommandClass::Simple
+                        && requests
+                            .iter()
+                            .filter(|r| r.capability == Capability::ProcessExecute)
+                            .all(verified))
+                }
+                // Every part the lexer's policy does not allow is one the AST verified
+                // (the others are allowed by the same rules in both: `ls *`).
+                E::Decision => {
+                    let lexer = f.lexer();
+                    let mut any = false;
+                    let all = requests
+                        .iter()
+                        .filter(|r| r.capability == Capability::ProcessExecute)
+                        .filter(|r| lexer.has_request_not_allowed(r.capability, &r.subject))
+                        .all(|r| {
+                            any = true;
+                            verified(r)
+                        });
+                    all && any
+                }
+                _ => false,
+            }
+        }
         Reason::Unexplained => false,
     }
 }

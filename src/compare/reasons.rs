@@ -34,6 +34,7 @@ pub enum Reason {
     DynamicCommandName,
     ArrayAssignment,
     TrailingSeparator,
+    VerifiedReadOnly,
     QuotedOperatorNotCode,
     QuotedSubstitutionMarker,
     FlagRunsProgram,
@@ -75,6 +76,9 @@ impl Reason {
         Reason::DynamicCommandName,
         Reason::ArrayAssignment,
         Reason::TrailingSeparator,
+        // Before the quoted-marker reasons: where the AST verified the command, that is
+        // why it allows (`echo "<(x)"` prints a literal string).
+        Reason::VerifiedReadOnly,
         Reason::QuotedOperatorNotCode,
         Reason::QuotedSubstitutionMarker,
         Reason::FlagRunsProgram,
@@ -115,6 +119,7 @@ impl Reason {
             Reason::FsVerbOperands => "fs-verb-operands",
             Reason::WriteDetected => "write-detected",
             Reason::ReadDetected => "read-detected",
+            Reason::VerifiedReadOnly => "verified-read-only",
             Reason::Unexplained => "unexplained",
         }
     }
@@ -208,6 +213,9 @@ impl Reason {
             }
             Reason::ReadDetected => {
                 "the AST counts the files read by commands that read named files (`cat`, `grep`, …); V1 counts no reads"
+            }
+            Reason::VerifiedReadOnly => {
+                "the AST verified the command read-only (issue 10), which the recommended preset allows; the lexer verifies nothing"
             }
             Reason::Unexplained => "no reason accounts for at least one of the differences",
         }

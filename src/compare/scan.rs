@@ -129,7 +129,10 @@ pub fn scan(text: &str) -> Scan {
                     pending.push(out.redirections.len());
                 }
                 let kind = match kind {
-                    Some(RedirectKind::Write) if DEVICES.contains(&target.as_str()) => {
+                    // A device opens no file either way (`> /dev/null`, `< /dev/zero`).
+                    Some(RedirectKind::Write | RedirectKind::Read)
+                        if DEVICES.contains(&target.as_str()) =>
+                    {
                         RedirectKind::FdOrDevice
                     }
                     Some(k) => k,

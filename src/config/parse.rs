@@ -54,6 +54,7 @@ struct Parser<'a> {
     rules: Vec<PermissionRule>,
     errors: Vec<ConfigError>,
     always_scope: Option<super::AlwaysScope>,
+    preset: Option<crate::presets::Preset>,
 }
 
 /// The JSONC dialect configs are read (and edited) in: comments and trailing commas,
@@ -95,6 +96,7 @@ pub fn parse_config_with_settings(
         rules: Vec::new(),
         errors: Vec::new(),
         always_scope: None,
+        preset: None,
     };
     match jsonc_parser::parse_to_ast(text, &CollectOptions::default(), &options) {
         Err(e) => {
@@ -118,6 +120,7 @@ pub fn parse_config_with_settings(
         },
         ConfigSettings {
             always_scope: p.always_scope,
+            preset: p.preset,
         },
     )
 }
@@ -269,6 +272,20 @@ impl Parser<'_> {
                                 v => type_name(v).to_string(),
                             }
                         );
+                        self.error(other.start(), msg);
+                    }
+                }
+                continue;
+            }
+            if key == "preset" {
+                // Issue 10: `strict`, `recommended` or `autonomous`.
+                match &prop.value {
+                    Value::StringLit(v) => match v.value.parse::<crate::presets::Preset>() {
+                        Ok(p) => self.preset = Some(p),
+                        Err(e) => self.error(v.range.start, e.to_string()),
+                    },
+                    other => {
+                        let msg = format!("`preset` must be a string, found {}", type_name(other));
                         self.error(other.start(), msg);
                     }
                 }

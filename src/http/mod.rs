@@ -62,6 +62,8 @@ pub struct ServiceConfig {
     pub workspace_roots: Vec<PathBuf>,
     /// An extra, highest-precedence config file set by the operator.
     pub managed_config: Option<PathBuf>,
+    /// The preset chosen with `--preset` (issue 10); `None`: what the configs choose.
+    pub preset: Option<crate::presets::Preset>,
     /// The home used when a request gives none: `--home`, else the server's `$HOME`.
     /// Its `.khaelor/config.json` is the user layer.
     pub default_home: PathBuf,
@@ -219,11 +221,12 @@ impl AppState {
     /// The (cached) policy for a request's project, home and the managed config.
     /// Blocks on the file system: call it inside `blocking`.
     pub fn blocking_policy(&self, ctx: &AnalysisContext) -> crate::config::Policy {
-        self.policies().blocking_get(
+        self.policies().blocking_get_preset(
             ctx.root(),
             ctx.home(),
             self.config().managed_config.as_deref(),
             Some(&self.config().trust_store()),
+            self.config().preset,
         )
     }
     pub fn sessions(&self) -> &sessions::SessionStore {
@@ -678,6 +681,7 @@ mod tests {
             token: None,
             workspace_roots: Vec::new(),
             managed_config: None,
+            preset: None,
             default_home: PathBuf::from("/"),
             allow_request_home: false,
             allowed_hosts: Vec::new(),

@@ -248,6 +248,7 @@ pub enum RuleSourceSchema {
     Hardline,
     Builtin,
     Default,
+    Preset,
     User,
     Project,
     Managed,
@@ -279,6 +280,11 @@ pub struct PermissionRuleSchema {
     /// An explicit `ask` from a config file offers "always" only when set; absent when
     /// false.
     pub allow_always: Option<bool>,
+    /// A preset rule matches only a `process.execute` request the analysis gave this
+    /// verdict (`readOnly`, `projectBuild`, `projectWrite`; issue 10).
+    pub when: Option<String>,
+    /// The name of a shipped rule (`secret: AWS credentials and config`).
+    pub name: Option<String>,
 }
 
 /// A config file that could not be (fully) used.

@@ -75,7 +75,20 @@ impl PolicyCache {
         managed: Option<&Path>,
         trust: Option<&TrustStore>,
     ) -> Policy {
-        self.blocking_get_at(root, home, managed, trust, SystemTime::now())
+        self.blocking_get_at(root, home, managed, trust, None, SystemTime::now())
+    }
+
+    /// As `blocking_get`, with the preset chosen by `--preset` (one per service, so it
+    /// is not part of the cache key).
+    pub fn blocking_get_preset(
+        &self,
+        root: &Path,
+        home: &Path,
+        managed: Option<&Path>,
+        trust: Option<&TrustStore>,
+        preset: Option<crate::presets::Preset>,
+    ) -> Policy {
+        self.blocking_get_at(root, home, managed, trust, preset, SystemTime::now())
     }
 
     /// `blocking_get` with the stamp time given (tests look past the racy window).
@@ -85,6 +98,7 @@ impl PolicyCache {
         home: &Path,
         managed: Option<&Path>,
         trust: Option<&TrustStore>,
+        preset: Option<crate::presets::Preset>,
         stamped_at: SystemTime,
     ) -> Policy {
         let mut files = config::config_files(root, home, managed);
@@ -104,7 +118,7 @@ impl PolicyCache {
         // Stamped before loading: a file changing during the load leaves an entry whose
         // stamp no longer matches (or is racy), so the next call reloads rather than
         // keep stale rules.
-        let policy = config::load_policy_trusted(root, home, managed, trust);
+        let policy = config::load_policy_preset(root, home, managed, trust, preset);
         if let Ok(mut entries) = self.entries.lock() {
             if entries.len() >= MAX_ENTRIES {
                 entries.clear();
@@ -264,8 +278,8 @@ mod tests {
         std::fs::write(&file, r#"{"permissions": {"file.read": "allow"}}"#).unwrap();
         let cache = PolicyCache::new();
         let later = SystemTime::now() + RACY_WINDOW * 2;
-        let a = cache.blocking_get_at(root.path(), home.path(), None, None, later);
-        let b = cache.blocking_get_at(root.path(), home.path(), None, None, later);
+        let a = cache.blocking_get_at(root.path(), home.path(), None, None, None, later);
+        let b = cache.blocking_get_at(root.path(), home.path(), None, None, None, later);
         assert!(a.same_as(&b), "a quiet config is served from the cache");
         // Within the window the same files are reloaded.
         let fresh = PolicyCache::new();

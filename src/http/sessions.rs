@@ -838,6 +838,7 @@ mod tests {
             token: None,
             workspace_roots: Vec::new(),
             managed_config: None,
+            preset: None,
             default_home: PathBuf::from("/"),
             allow_request_home: false,
             allowed_hosts: Vec::new(),

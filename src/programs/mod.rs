@@ -10,7 +10,9 @@
 
 pub mod environment;
 pub mod git;
+pub mod git_readonly;
 pub mod options;
+pub mod readonly;
 pub mod shells;
 pub mod tools;
 pub mod unwrap;

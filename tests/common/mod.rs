@@ -53,3 +53,18 @@ pub fn load_trusted_policy(
     }
     khaelor_perm::config::load_policy_trusted(root, home, managed, Some(&store))
 }
+
+/// As `load_trusted_policy`, with a preset chosen as by `--preset` (issue 10).
+pub fn load_trusted_policy_preset(
+    root: &Path,
+    home: &Path,
+    preset: khaelor_perm::presets::Preset,
+) -> khaelor_perm::config::Policy {
+    let state = tempfile::tempdir().unwrap();
+    let store = khaelor_perm::trust::TrustStore::new(state.path());
+    let cfg = khaelor_perm::config::project_config_path(root);
+    if cfg.exists() {
+        store.blocking_trust(&cfg).unwrap();
+    }
+    khaelor_perm::config::load_policy_preset(root, home, None, Some(&store), Some(preset))
+}

@@ -42,6 +42,14 @@ pub(crate) struct Effects {
     pub stdin_program: bool,
     /// A flag made a reader run or write something.
     pub escalated: bool,
+    /// Commands of this plan may be verified (issue 10): set for the top-level plan
+    /// when no statement assigns a variable; never for code strings.
+    pub verifying: bool,
+    /// Functions the command defines: a call of one runs its body, not the program.
+    pub functions: Vec<String>,
+    /// Per `process.execute` subject, what every command with that text was found to
+    /// be (`None`: not verified); applied to the requests by `mark_verified`.
+    pub verdicts: Vec<(String, Option<crate::vocab::Verdict>)>,
 }
 
 impl Effects {
@@ -105,6 +113,33 @@ const INTERPRETERS: &[&str] = &[
     "irb",
 ];
 
+/// Builtins that evaluate an array subscript in a name they are given (an assignment,
+/// a variable to set or test) as arithmetic.
+const ARITHMETIC_NAMES: &[&str] = &[
+    "let",
+    "declare",
+    "typeset",
+    "local",
+    "export",
+    "readonly",
+    "printf",
+    "read",
+    "test",
+    "[",
+    "unset",
+    "wait",
+    "mapfile",
+    "readarray",
+];
+
+/// A word with a subscript holding a command substitution (`a[$(id)]`, ``a[`id`]``).
+fn runs_in_subscript(w: &str) -> bool {
+    w.find('[').is_some_and(|i| {
+        w.get(i..)
+            .is_some_and(|t| t.contains("$(") || t.contains('`'))
+    })
+}
+
 fn join(words: &[String]) -> String {
     words.join(" ")
 }
@@ -131,7 +166,157 @@ pub(crate) fn command_effects(cmd: &SimpleCommand, ctx: &AnalysisContext, fx: &m
     }
     stdin_program(cmd, &words, &cwd, fx);
     fx.hardline(hardline::check(&words, ctx));
+    let verdict = if fx.verifying && !cmd.text.is_empty() {
+        verdict(cmd, ctx, fx)
+    } else {
+        None
+    };
+    if !cmd.text.is_empty() {
+        fx.verdicts.push((cmd.text.clone(), verdict));
+    }
     run_words(words, cwd, ctx, fx, 0);
+}
+
+/// Whether one simple command is verified read-only (issue 10 §1) or, for the
+/// `autonomous` preset, a project-local build/test or an in-project file operation;
+/// the reads a verified command makes are added as requests. Only literal words, no
+/// assignment, no write redirect to a file, no function of the same name.
+fn verdict(
+    cmd: &SimpleCommand,
+    ctx: &AnalysisContext,
+    fx: &mut Effects,
+) -> Option<crate::vocab::Verdict> {
+    use crate::vocab::Verdict;
+    if !cmd.assignments.is_empty()
+        || cmd.words.is_empty()
+        // A lone `[` or `]` is no glob (an unterminated bracket is literal to bash).
+        || cmd
+            .words
+            .iter()
+            .any(|w| w.dynamic || (w.pattern && w.text != "[" && w.text != "]"))
+    {
+        return None;
+    }
+    let writes_file = cmd.redirects.iter().any(|r| {
+        r.kind == RedirectKind::Write
+            && r.target.as_ref().is_none_or(|t| {
+                t.dynamic
+                    || !(HARMLESS_DEVICES.contains(&t.text.as_str())
+                        || t.text.starts_with("/dev/fd/"))
+            })
+    });
+    let words: Vec<&str> = cmd.words.iter().map(|w| w.text.as_str()).collect();
+    let name = *words.first()?;
+    if fx.functions.iter().any(|f| f == name) {
+        return None;
+    }
+    // git runs the configuration of the repository it is in (`core.fsmonitor`,
+    // `core.pager`): read-only only in a repository inside the project, where writes to
+    // `.git/config` are protected.
+    if name == "git" {
+        let mut git_cwd = cmd.cwd.clone();
+        let owned: Vec<String> = words.iter().map(|w| (*w).to_string()).collect();
+        for d in crate::programs::git::git_dir_options(&owned) {
+            git_cwd = match resolve(d, &git_cwd, ctx) {
+                Some(p) => Cwd::Known(p),
+                None => Cwd::Unknown,
+            };
+        }
+        if !git_cwd
+            .path()
+            .is_some_and(|p| paths::is_inside(p, ctx.root()))
+        {
+            return None;
+        }
+    }
+    if !writes_file && let Some(v) = table::readonly::verify(&words) {
+        let cwd = &cmd.cwd;
+        // `cd` changes what later commands, allowed by name (`git status`), act on: a
+        // move is verified only into the project (`cd`, `cd -`, `popd` go where the
+        // analysis cannot vouch for).
+        if v.chdir_only {
+            let target = words
+                .get(1..)
+                .unwrap_or_default()
+                .iter()
+                .find(|w| !w.starts_with('-'));
+            let inside = target
+                .and_then(|t| resolve(t, cwd, ctx))
+                .is_some_and(|p| paths::is_inside(&p, ctx.root()));
+            if !inside {
+                return None;
+            }
+        }
+        for r in &v.reads {
+            read_request(r, cwd, ctx, fx);
+        }
+        for d in &v.recursive {
+            recursive_read_request(d, v.skips_hidden, cwd, ctx, fx);
+        }
+        return Some(Verdict::ReadOnly);
+    }
+    crate::presets::autonomous_verdict(&words, cmd.cwd.path(), ctx, writes_file)
+}
+
+/// A recursive read of a directory's files (`grep -r x dir`, `rg x`): `decide` walks
+/// what it reaches (bounded) and judges each file by the read rules.
+fn recursive_read_request(
+    word: &str,
+    skips_hidden: bool,
+    cwd: &Cwd,
+    ctx: &AnalysisContext,
+    fx: &mut Effects,
+) {
+    let Some(p) = resolve(word, cwd, ctx) else {
+        read_request(word, cwd, ctx, fx);
+        return;
+    };
+    if !p.is_dir() {
+        read_request(word, cwd, ctx, fx);
+        return;
+    }
+    let s = p.display().to_string();
+    let mut r = CapabilityRequest::new(
+        Capability::FileRead,
+        s.clone(),
+        format!("Search files under {s}"),
+    );
+    r.metadata
+        .insert("directoryRead".into(), serde_json::Value::Bool(true));
+    r.metadata
+        .insert("recursive".into(), serde_json::Value::Bool(true));
+    if skips_hidden {
+        r.metadata
+            .insert("skipsHidden".into(), serde_json::Value::Bool(true));
+    }
+    // A plain read of the same directory (pushed earlier by the readers' hooks) says
+    // less than this one: replace it.
+    fx.requests
+        .retain(|x| !(x.capability == Capability::FileRead && x.subject == s));
+    fx.push(r);
+}
+
+impl Effects {
+    /// Marks each `process.execute` request whose every command was verified (all
+    /// commands with that text agree) with its verdict (`metadata.verified`).
+    pub(crate) fn mark_verified(&mut self) {
+        for r in &mut self.requests {
+            if r.capability != Capability::ProcessExecute {
+                continue;
+            }
+            let mut found = self.verdicts.iter().filter(|(s, _)| *s == r.subject);
+            let Some((_, first)) = found.next() else {
+                continue;
+            };
+            let Some(v) = *first else { continue };
+            if found.all(|(_, x)| *x == Some(v)) {
+                r.metadata.insert(
+                    "verified".into(),
+                    serde_json::Value::String(v.as_str().to_string()),
+                );
+            }
+        }
+    }
 }
 
 /// Redirects open files before the command runs: writes, reads, network devices.
@@ -427,6 +612,16 @@ fn inner_effects(
     let refs: Vec<&str> = words.iter().map(String::as_str).collect();
     let d = table::describe(&refs);
 
+    if ARITHMETIC_NAMES.contains(&name) {
+        // `test -v 'a[$(id)]'`, `let`, `declare`, `printf -v`, `read`: bash evaluates an
+        // array subscript in these names as arithmetic, which runs its substitutions,
+        // quoted or not (checked in bash). The text is only known when it runs.
+        for w in words.iter().skip(1).filter(|w| runs_in_subscript(w)) {
+            fx.opaque.push(format!(
+                "`{name}` evaluates the subscript of `{w}`, which runs a command substitution"
+            ));
+        }
+    }
     if name == "eval" {
         let code = words.get(1..).map(join).unwrap_or_default();
         if code.contains('$') || code.contains('`') {

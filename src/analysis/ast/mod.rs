@@ -272,6 +272,10 @@ fn analyze_ast(command: &str, ctx: &AnalysisContext) -> Result<Analysis, AstErro
     let mut fx = Effects::default();
     fx.code.append(&mut top.code);
     fx.hardline = hardline::check_plan(&top, ctx);
+    // Issue 10: commands of the top-level plan may be verified, unless a statement
+    // assigns a variable (`PATH=/tmp/x; ls` changes what `ls` is).
+    fx.verifying = top.commands.iter().all(|c| c.assignments.is_empty());
+    fx.functions = top.functions.iter().map(|f| f.name.clone()).collect();
     for cmd in &top.commands {
         effects::command_effects(cmd, ctx, &mut fx);
         environment_request(cmd, &mut fx);
@@ -283,6 +287,7 @@ fn analyze_ast(command: &str, ctx: &AnalysisContext) -> Result<Analysis, AstErro
     let mut obfuscated: Vec<Opacity> = top.obfuscated.clone();
 
     // Code passed as a string is parsed again, level by level, depth-bounded.
+    fx.verifying = false;
     let mut level = 0;
     // Code strings or opaque code (`source f`) found at the top level; the loop below
     // only ever runs when this is already true.
@@ -412,6 +417,10 @@ fn analyze_ast(command: &str, ctx: &AnalysisContext) -> Result<Analysis, AstErro
     } else {
         always_patterns(class, &top, &fx, ctx)
     };
+    if class == CommandClass::Obfuscated {
+        fx.verdicts.clear();
+    }
+    fx.mark_verified();
     let mut requests = std::mem::take(&mut fx.requests);
     for r in &mut requests {
         r.always_patterns = if always.is_empty() {

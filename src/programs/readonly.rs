@@ -1,0 +1,856 @@
+//! Verified read-only programs (issue 10 §1): programs whose every effect is modelled
+//! **for a known set of options** — they read the files they are given (those reads are
+//! returned, to be judged by the read rules), write nothing, run nothing, open no
+//! network connection and print no environment.
+//!
+//! Each entry lists only its safe options, in a compact spec (see `spec_opts`). Any
+//! option outside the set, an abbreviation of a long option, a missing value or an
+//! operand form the entry does not know makes the words *not verified*: `verify`
+//! returns `None` and the command is judged as before. Long options must be spelled out
+//! (no `getopt_long` prefixes): a prefix of a safe option can be the unique prefix of
+//! an unsafe one the table does not list.
+//!
+//! Knows nothing of bash syntax (the caller checks that the words are literal, that no
+//! assignment or write redirect comes with them), of paths or of rules.
+
+use std::sync::OnceLock;
+
+use super::options::{Abbrev, Arg, Does, Grammar, Opt, Parsed, parse};
+
+/// What a verified command reads, in the words' own spelling (relative to the cwd).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Verified {
+    /// Files (or directories, as names) whose content or metadata is read.
+    pub reads: Vec<String>,
+    /// Directories whose files are read recursively (`grep -r x dir`, `rg x dir`).
+    pub recursive: Vec<String>,
+    /// The recursive reader skips hidden files (`rg` without `--hidden`/`-uu`).
+    pub skips_hidden: bool,
+    /// The command changes the working directory only (`cd`, `pushd`, `popd`).
+    pub chdir_only: bool,
+}
+
+/// How an entry's operands are read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Operands {
+    /// No operand is a file (`echo`, `seq`, `uname`, `which NAME`).
+    Text,
+    /// Every operand is a file or directory that is read (`cat`, `ls`, `stat`).
+    Files,
+    /// At most this many operands, each read (`uniq IN` — a second one is written).
+    FilesAtMost(usize),
+    /// A pattern first (unless `-e`/`-f`/`--regexp`/`--file` gave it), then files.
+    PatternFiles,
+    /// Changes directory: at most one operand.
+    Chdir,
+}
+
+/// One verified program.
+struct Entry {
+    names: &'static [&'static str],
+    spec: &'static str,
+    operands: Operands,
+    numeric: bool,
+}
+
+const fn e(names: &'static [&'static str], spec: &'static str, operands: Operands) -> Entry {
+    Entry {
+        names,
+        spec,
+        operands,
+        numeric: false,
+    }
+}
+
+const fn num(names: &'static [&'static str], spec: &'static str, operands: Operands) -> Entry {
+    Entry {
+        names,
+        spec,
+        operands,
+        numeric: true,
+    }
+}
+
+use Operands::{Chdir, Files, FilesAtMost, PatternFiles, Text};
+
+/// The safe options of each program. Spec tokens, separated by blanks: `a` (short
+/// flag), `a:all` (short and long), `:all` (long only); a trailing `=` takes a value,
+/// `?` an optional attached value; a final `<` means the value is a file that is read.
+/// `popd` is not listed: where it goes is on the directory stack, which the analysis
+/// does not know. Options that write, run, read a list of further files, or are otherwise not
+/// modelled are simply not listed: `sort -o`/`--compress-program`/`-T`/`--files0-from`,
+/// `tree -o`/`-R`/`-H`/`--fromfile`, `date -s`, `hash -p`, `printf -v`, `*sum -c`,
+/// `diff -l`, `file -C`/`-f`, `fd -x`/`-X`/`-l`, `rg --pre`, `jq -f`/`-L`/`--rawfile`.
+const ENTRIES: &[Entry] = &[
+    e(&["pwd"], "L P", Text),
+    e(&["whoami"], ":help :version", Text),
+    e(
+        &["id"],
+        "u:user g:group G:groups n:name r:real z:zero Z:context :help :version",
+        Text,
+    ),
+    e(
+        &["uname"],
+        "a:all s:kernel-name n:nodename r:kernel-release v:kernel-version m:machine p:processor i:hardware-platform o:operating-system :help :version",
+        Text,
+    ),
+    e(
+        &["seq"],
+        "f:format= s:separator= w:equal-width :help :version",
+        Text,
+    ),
+    e(
+        &["date"],
+        "d:date= u:utc:universal R:rfc-email I:iso-8601? :rfc-3339= r:reference=< f:file=< :debug :help :version",
+        Text,
+    ),
+    e(
+        &["basename"],
+        "a:multiple s:suffix= z:zero :help :version",
+        Text,
+    ),
+    e(&["dirname"], "z:zero :help :version", Text),
+    e(
+        &["realpath"],
+        "e:canonicalize-existing m:canonicalize-missing L:logical P:physical q:quiet s:strip:no-symlinks :relative-to= :relative-base= z:zero :help :version",
+        Files,
+    ),
+    e(
+        &["readlink"],
+        "f:canonicalize e:canonicalize-existing m:canonicalize-missing n:no-newline q:quiet s:silent v:verbose z:zero :help :version",
+        Files,
+    ),
+    e(&["which"], "a s", Text),
+    e(&["whereis"], "b m s u l", Text),
+    e(&["type"], "a f p P t", Text),
+    e(&["hash"], "r t d l", Text),
+    e(&["cd"], "L P e @", Chdir),
+    e(&["pushd"], "n", Chdir),
+    e(&["dirs"], "c l p v", Text),
+    e(
+        &["ls"],
+        "a:all A:almost-all b:escape B:ignore-backups c C d:directory D:dired f F:classify? :file-type :format= :full-time g G:no-group h:human-readable :si H:dereference-command-line :dereference-command-line-symlink-to-dir :hide= :hyperlink? :indicator-style= i:inode I:ignore= k:kibibytes l L:dereference m n:numeric-uid-gid N:literal o p q:hide-control-chars :show-control-chars Q:quote-name :quoting-style= r:reverse R:recursive s:size S :sort= t :time= :time-style= T:tabsize= u U v w:width= x X Z:context :zero 1 :color? :group-directories-first :author :block-size= :help :version",
+        Files,
+    ),
+    e(
+        &["cat"],
+        "A:show-all b:number-nonblank e E:show-ends n:number s:squeeze-blank t T:show-tabs u v:show-nonprinting :help :version",
+        Files,
+    ),
+    num(
+        &["head"],
+        "n:lines= c:bytes= q:quiet:silent v:verbose z:zero-terminated :help :version",
+        Files,
+    ),
+    num(
+        &["tail"],
+        "n:lines= c:bytes= f:follow? F q:quiet:silent v:verbose z:zero-terminated s:sleep-interval= :pid= :retry :max-unchanged-stats= :help :version",
+        Files,
+    ),
+    e(
+        &["wc"],
+        "c:bytes m:chars l:lines w:words L:max-line-length :total= :help :version",
+        Files,
+    ),
+    e(
+        &["nl"],
+        "b:body-numbering= d:section-delimiter= f:footer-numbering= h:header-numbering= i:line-increment= l:join-blank-lines= n:number-format= p:no-renumber s:number-separator= v:starting-line-number= w:number-width= :help :version",
+        Files,
+    ),
+    e(
+        &["tac"],
+        "b:before r:regex s:separator= :help :version",
+        Files,
+    ),
+    e(
+        &["cut"],
+        "b:bytes= c:characters= d:delimiter= f:fields= n s:only-delimited z:zero-terminated :complement :output-delimiter= :help :version",
+        Files,
+    ),
+    e(
+        &["tr"],
+        "c C d:delete s:squeeze-repeats t:truncate-set1 :complement :help :version",
+        Text,
+    ),
+    e(
+        &["sort"],
+        "b:ignore-leading-blanks d:dictionary-order f:ignore-case g:general-numeric-sort i:ignore-nonprinting M:month-sort h:human-numeric-sort n:numeric-sort R:random-sort r:reverse :sort= V:version-sort :batch-size= c:check? C m:merge s:stable S:buffer-size= t:field-separator= k:key= :parallel= u:unique z:zero-terminated :debug :help :version",
+        Files,
+    ),
+    e(
+        &["uniq"],
+        "c:count d:repeated D :all-repeated? f:skip-fields= :group? i:ignore-case s:skip-chars= u:unique z:zero-terminated w:check-chars= :help :version",
+        FilesAtMost(1),
+    ),
+    e(
+        &["diff"],
+        "i:ignore-case :ignore-file-name-case :no-ignore-file-name-case E:ignore-tab-expansion Z:ignore-trailing-space b:ignore-space-change w:ignore-all-space B:ignore-blank-lines I:ignore-matching-lines= a:text :strip-trailing-cr r:recursive N:new-file :unidirectional-new-file s:report-identical-files q:brief c C:context? u U:unified? e:ed n:rcs y:side-by-side W:width= :left-column :suppress-common-lines p:show-c-function F:show-function-line= :label= t:expand-tabs T:initial-tab :tabsize= :suppress-blank-empty d:minimal :speed-large-files :horizon-lines= :normal x:exclude= X:exclude-from=< S:starting-file= :from-file=< :to-file=< :color? :palette= :no-dereference :old-line-format= :new-line-format= :unchanged-line-format= :line-format= :old-group-format= :new-group-format= :changed-group-format= :unchanged-group-format= D:ifdef= :help :version",
+        Files,
+    ),
+    e(
+        &["cmp"],
+        "b:print-bytes i:ignore-initial= l:verbose n:bytes= s:quiet:silent :help :version",
+        Files,
+    ),
+    e(
+        &["comm"],
+        "1 2 3 :check-order :nocheck-order :output-delimiter= :total z:zero-terminated :help :version",
+        Files,
+    ),
+    e(&["fold"], "b:bytes s:spaces w:width= :help :version", Files),
+    e(&["expand"], "i:initial t:tabs= :help :version", Files),
+    e(
+        &["paste"],
+        "d:delimiters= s:serial z:zero-terminated :help :version",
+        Files,
+    ),
+    e(
+        &["join"],
+        "a= e= i:ignore-case j= o= t= v= 1= 2= :check-order :nocheck-order :header z:zero-terminated :help :version",
+        Files,
+    ),
+    e(
+        &["column"],
+        "t:table s:separator= o:output-separator= c:output-width= x:fillrows n e J:json N:table-columns= R:table-right= T:table-truncate= E:table-noextreme W:table-wrap= H:table-hide= O:table-order= l:table-columns-limit= L:keep-empty-lines d:table-noheadings r:tree= :help :version",
+        Files,
+    ),
+    e(
+        &["base64"],
+        "d:decode i:ignore-garbage w:wrap= :help :version",
+        FilesAtMost(1),
+    ),
+    e(
+        &[
+            "md5sum",
+            "sha1sum",
+            "sha224sum",
+            "sha256sum",
+            "sha384sum",
+            "sha512sum",
+            "b2sum",
+        ],
+        "b:binary t:text z:zero :tag :help :version",
+        Files,
+    ),
+    e(
+        &["stat"],
+        "L:dereference f:file-system c:format= :printf= t:terse :cached= :help :version",
+        Files,
+    ),
+    e(
+        &["file"],
+        "b:brief i:mime :mime-type :mime-encoding L:dereference h:no-dereference z:uncompress Z:uncompress-noreport k:keep-going s:special-files E N:no-pad n:no-buffer p:preserve-date r:raw F:separator= e:exclude= P:parameter= m:magic-file=< 0:print0 :extension :apple :help :version",
+        Files,
+    ),
+    e(
+        &["du"],
+        "a:all :apparent-size B:block-size= b:bytes c:total D:dereference-args d:max-depth= H h:human-readable :inodes k L:dereference l:count-links m P:no-dereference S:separate-dirs :si s:summarize t:threshold= :time? :time-style= x:one-file-system :exclude= 0:null :help :version",
+        Files,
+    ),
+    e(
+        &["df"],
+        "a:all B:block-size= h:human-readable H :si i:inodes k l:local :no-sync :output? P:portability :sync :total t:type= T:print-type x:exclude-type= :help :version",
+        Files,
+    ),
+    e(
+        &["tree"],
+        "a d l f x L= P= I= :gitignore :gitfile=< :ignore-case :matchdirs :metafirst :prune :info :noreport :charset= :filelimit= :timefmt= :du :si :sort= :dirsfirst :filesfirst :inodes :device :help :version q N Q p u g s h D F v t c U r A S n C J X i",
+        Files,
+    ),
+    num(
+        &["grep", "egrep", "fgrep"],
+        "E:extended-regexp F:fixed-strings G:basic-regexp P:perl-regexp e:regexp= f:file=< i:ignore-case y :no-ignore-case v:invert-match w:word-regexp x:line-regexp c:count :color? :colour? L:files-without-match l:files-with-matches m:max-count= o:only-matching q:quiet:silent s:no-messages b:byte-offset H:with-filename h:no-filename :label= n:line-number T:initial-tab Z:null A:after-context= B:before-context= C:context= a:text :binary-files= I D:devices= d:directories= :exclude= :exclude-from=< :exclude-dir= :include= r:recursive R:dereference-recursive :line-buffered U:binary z:null-data :help :version",
+        PatternFiles,
+    ),
+    e(
+        &["rg"],
+        "e:regexp= f:file=< A:after-context= B:before-context= C:context= :binary :no-binary :block-buffered :line-buffered b:byte-offset s:case-sensitive :color= :colors= :column :no-column :context-separator= :no-context-separator c:count :count-matches :crlf :no-crlf :debug :trace :dfa-size-limit= E:encoding= :engine= :field-context-separator= :field-match-separator= :files l:files-with-matches :files-without-match F:fixed-strings L:follow :no-follow g:glob= :glob-case-insensitive :no-glob-case-insensitive :heading :no-heading .:hidden :no-hidden :iglob= i:ignore-case :ignore-file=< :ignore-file-case-insensitive :include-zero :invert-match v :json :no-json :line-number n N:no-line-number x:line-regexp M:max-columns= :max-columns-preview m:max-count= d:max-depth= :max-filesize= :mmap :no-mmap U:multiline :multiline-dotall :no-config :no-ignore :no-ignore-dot :no-ignore-exclude :no-ignore-files :no-ignore-global :no-ignore-parent :no-ignore-vcs :no-messages :no-require-git 0:null :null-data :one-file-system o:only-matching :passthru :passthrough P:pcre2 :no-pcre2 :pcre2-version :path-separator= :no-pre q:quiet :regex-size-limit= r:replace= z:search-zip :no-search-zip S:smart-case :sort= :sortr= :stats :stop-on-nonmatch a:text j:threads= :trim :no-trim t:type= T:type-not= :type-add= :type-clear= :type-list u:unrestricted :vimgrep H:with-filename I:no-filename w:word-regexp p:pretty h:help V:version",
+        PatternFiles,
+    ),
+    e(
+        &["fd", "fdfind"],
+        "H:hidden I:no-ignore :no-ignore-vcs :no-ignore-parent u:unrestricted s:case-sensitive i:ignore-case g:glob :regex F:fixed-strings a:absolute-path L:follow p:full-path 0:print0 d:max-depth= :min-depth= :exact-depth= :prune t:type= e:extension= E:exclude= S:size= :changed-within= :changed-before= :newer= :older= o:owner= c:color= j:threads= :max-results= 1 q:quiet :show-errors :path-separator= :strip-cwd-prefix? :one-file-system :format= :ignore-file=< :hyperlink? h:help V:version",
+        PatternFiles,
+    ),
+    e(
+        &["jq"],
+        "r:raw-output :raw-output0 j:join-output a:ascii-output c:compact-output s:slurp n:null-input e:exit-status S:sort-keys C:color-output M:monochrome-output :tab :indent= R:raw-input :arg=2 :argjson=2 :args :jsonargs :seq :stream :stream-errors :unbuffered h:help V:version",
+        PatternFiles,
+    ),
+    e(
+        &["yq"],
+        "e:exit-status o:output-format= p:input-format= P:prettyPrint I:indent= C:colors M:no-colors N:no-doc n:null-input r:unwrapScalar? j:tojson y:yaml-output Y:yaml-roundtrip c:compact-output S:sort-keys :raw-output h:help V:version",
+        Files,
+    ),
+];
+
+/// Programs that read a pattern, filter or program text first (not a file).
+fn entry(name: &str) -> Option<&'static Entry> {
+    ENTRIES.iter().find(|e| e.names.contains(&name))
+}
+
+/// The compiled grammars, one per entry, built once.
+fn grammars() -> &'static [Grammar] {
+    static G: OnceLock<Vec<Grammar>> = OnceLock::new();
+    G.get_or_init(|| {
+        ENTRIES
+            .iter()
+            .map(|e| {
+                let opts: &'static [Opt] = Box::leak(spec_opts(e.spec).into_boxed_slice());
+                let g = Grammar::new(opts, Abbrev::None);
+                if e.numeric { g.numeric() } else { g }
+            })
+            .collect()
+    })
+}
+
+/// Parses a spec (see `ENTRIES`). `:name=2` takes two values (`jq --arg NAME V`).
+pub(super) fn spec_opts(spec: &'static str) -> Vec<Opt> {
+    let mut out = Vec::new();
+    for tok in spec.split_whitespace() {
+        let (tok, reads) = match tok.strip_suffix('<') {
+            Some(t) => (t, true),
+            None => (tok, false),
+        };
+        let (tok, arg) = if let Some(t) = tok.strip_suffix("=2") {
+            (t, Arg::Two)
+        } else if let Some(t) = tok.strip_suffix('=') {
+            (t, Arg::Required)
+        } else if let Some(t) = tok.strip_suffix('?') {
+            (t, Arg::Optional)
+        } else {
+            (tok, Arg::No)
+        };
+        let does = if reads { Does::Reads } else { Does::Nothing };
+        let mut parts = tok.split(':');
+        let short = parts.next().and_then(|s| {
+            let mut c = s.chars();
+            match (c.next(), c.next()) {
+                (Some(ch), None) => Some(ch),
+                _ => None,
+            }
+        });
+        let longs: Vec<&'static str> = parts.filter(|p| !p.is_empty()).collect();
+        if longs.is_empty() {
+            out.push(Opt {
+                short,
+                long: None,
+                arg,
+                does,
+            });
+        }
+        for (i, long) in longs.iter().enumerate() {
+            out.push(Opt {
+                short: if i == 0 { short } else { None },
+                long: Some(long),
+                arg,
+                does,
+            });
+        }
+    }
+    out
+}
+
+/// Every name the verified table knows (for the golden tests and the docs).
+pub fn names() -> Vec<&'static str> {
+    let mut v: Vec<&'static str> = ENTRIES
+        .iter()
+        .flat_map(|e| e.names.iter().copied())
+        .collect();
+    v.extend([
+        "echo", "printf", "true", "false", ":", "test", "[", "command", "find", "xxd", "git",
+    ]);
+    v
+}
+
+/// Whether these words (command word first, literal, unquoted) are a verified read-only
+/// command, and what it reads. `None`: not verified (judge it as any other command).
+pub fn verify(words: &[&str]) -> Option<Verified> {
+    let name = *words.first()?;
+    // A path to a program (`./cat`, `/tmp/ls`) may be anything.
+    if name.contains('/') {
+        return None;
+    }
+    let rest = words.get(1..).unwrap_or_default();
+    // `PROG --version` / `PROG --help` of a program in the table.
+    if matches!(rest, ["--version"] | ["--help"])
+        && (entry(name).is_some() || names().contains(&name) || super::lookup(name).is_some())
+    {
+        return Some(Verified::default());
+    }
+    match name {
+        // Print their operands; nothing is read (`printf -v` assigns a variable).
+        "echo" | "true" | "false" | ":" => return Some(Verified::default()),
+        // bash evaluates an array subscript in `test -v 'a[$(cmd)]'`: no operand may
+        // hold a subscript or an expansion.
+        "test" | "[" => {
+            let plain = rest
+                .iter()
+                .all(|w| *w == "]" || !w.contains(['[', '$', '`']));
+            let closed = name == "test" || rest.last() == Some(&"]");
+            return (plain && closed).then(Verified::default);
+        }
+        "printf" => {
+            let assigns = rest
+                .iter()
+                .take_while(|w| w.starts_with('-') && **w != "--")
+                .any(|w| w.contains('v'));
+            return (!assigns && !rest.is_empty()).then(Verified::default);
+        }
+        "command" => return command_v(rest),
+        "find" => return find(rest),
+        "xxd" => return xxd(rest),
+        "git" => return super::git_readonly::verify(words),
+        _ => {}
+    }
+    let idx = ENTRIES.iter().position(|e| e.names.contains(&name))?;
+    let e = ENTRIES.get(idx)?;
+    let g = grammars().get(idx)?;
+    let parsed = parse(g, words, 1);
+    if !parsed.unknown.is_empty() || parsed.missing_value {
+        return None;
+    }
+    let mut v = Verified::default();
+    option_reads(&parsed, &mut v);
+    let mut ops: Vec<&str> = parsed
+        .operands
+        .iter()
+        .filter_map(|&i| words.get(i).copied())
+        .collect();
+    match name {
+        "date" if ops.iter().any(|o| !o.starts_with('+')) => return None,
+        "tail" | "head" => {}
+        "jq" => {
+            let filter_given = !ops.is_empty();
+            if filter_given {
+                let filter = ops.remove(0);
+                if !jq_filter_safe(filter) {
+                    return None;
+                }
+            }
+            if parsed.has("args") || parsed.has("jsonargs") {
+                // The operands after the filter are values, not files.
+                ops.clear();
+            }
+        }
+        // `yq eval FILTER FILE`: the subcommand and filter are not files; reading them
+        // as paths only adds reads.
+        "yq" if ops.iter().any(|o| !jq_filter_safe(o)) => return None,
+        _ => {}
+    }
+    match e.operands {
+        Text => {}
+        Files => v.reads.extend(ops.iter().map(|s| (*s).to_string())),
+        FilesAtMost(n) => {
+            if ops.len() > n {
+                return None;
+            }
+            v.reads.extend(ops.iter().map(|s| (*s).to_string()));
+        }
+        Chdir => {
+            if ops.len() > 1 {
+                return None;
+            }
+            v.chdir_only = true;
+        }
+        PatternFiles => pattern_files(name, &parsed, ops, &mut v)?,
+    }
+    if name == "diff" {
+        // Directory operands are compared file by file (recursively with `-r`).
+        let recursive = parsed.has("recursive") || parsed.has_short('r');
+        if recursive {
+            v.recursive.append(&mut v.reads);
+        }
+    }
+    v.reads.retain(|r| *r != "-");
+    Some(v)
+}
+
+/// The files option values read (`grep -f F`, `date -r F`).
+fn option_reads(parsed: &Parsed, v: &mut Verified) {
+    for f in &parsed.found {
+        if f.opt.does == Does::Reads
+            && let Some(val) = &f.value
+        {
+            v.reads.push(val.clone());
+        }
+    }
+}
+
+/// grep, rg, fd, jq: a pattern first unless an option gave it, then files; grep's
+/// `-r` and rg read directories recursively (`.` when none is named).
+fn pattern_files(name: &str, parsed: &Parsed, mut ops: Vec<&str>, v: &mut Verified) -> Option<()> {
+    match name {
+        "jq" => {
+            v.reads.extend(ops.iter().map(|s| (*s).to_string()));
+            return Some(());
+        }
+        "fd" | "fdfind" => {
+            // fd lists names; it reads no file's content. Its paths come after the pattern.
+            if !ops.is_empty() {
+                ops.remove(0);
+            }
+            v.reads.extend(ops.iter().map(|s| (*s).to_string()));
+            return Some(());
+        }
+        _ => {}
+    }
+    let pattern_given = parsed.has("regexp") || parsed.has("file");
+    let listing = name == "rg" && (parsed.has("files") || parsed.has("type-list"));
+    if !pattern_given && !listing {
+        if ops.is_empty() {
+            // `grep` with no pattern is a usage error; nothing is read.
+            return Some(());
+        }
+        ops.remove(0);
+    }
+    let recursive = match name {
+        "rg" => true,
+        _ => {
+            parsed.has("recursive")
+                || parsed.has("dereference-recursive")
+                || parsed.values("directories").contains(&"recurse")
+        }
+    };
+    if name == "rg" {
+        let unrestricted = parsed
+            .found
+            .iter()
+            .filter(|f| f.opt.short == Some('u'))
+            .count();
+        v.skips_hidden = !(parsed.has("hidden") || unrestricted >= 2);
+    }
+    let paths: Vec<String> = ops.iter().map(|s| (*s).to_string()).collect();
+    if recursive {
+        if paths.is_empty() {
+            v.recursive.push(".".to_string());
+        } else {
+            v.recursive.extend(paths);
+        }
+    } else {
+        v.reads.extend(paths);
+    }
+    Some(())
+}
+
+/// `command -v NAME…` / `command -V NAME…`: describes, runs nothing.
+fn command_v(rest: &[&str]) -> Option<Verified> {
+    let mut describes = false;
+    for w in rest {
+        if let Some(flags) = w.strip_prefix('-') {
+            if flags.is_empty() || !flags.chars().all(|c| matches!(c, 'v' | 'V' | 'p')) {
+                return None;
+            }
+            describes |= flags.contains(['v', 'V']);
+        }
+    }
+    describes.then(Verified::default)
+}
+
+/// `find`: start paths, then an expression of tests and printing actions only. Any
+/// action that runs, deletes or writes (`-exec*`, `-ok*`, `-delete`, `-fprint*`,
+/// `-fls`) or a primary not listed makes it not verified.
+fn find(rest: &[&str]) -> Option<Verified> {
+    const NO_VALUE: &[&str] = &[
+        "-print",
+        "-print0",
+        "-ls",
+        "-prune",
+        "-quit",
+        "-true",
+        "-false",
+        "-empty",
+        "-readable",
+        "-writable",
+        "-executable",
+        "-nouser",
+        "-nogroup",
+        "-depth",
+        "-d",
+        "-follow",
+        "-xdev",
+        "-mount",
+        "-daystart",
+        "-noleaf",
+        "-ignore_readdir_race",
+        "-noignore_readdir_race",
+        "-not",
+        "!",
+        "(",
+        ")",
+        "\\(",
+        "\\)",
+        "-a",
+        "-and",
+        "-o",
+        "-or",
+        ",",
+    ];
+    const ONE_VALUE: &[&str] = &[
+        "-name",
+        "-iname",
+        "-path",
+        "-ipath",
+        "-wholename",
+        "-iwholename",
+        "-regex",
+        "-iregex",
+        "-lname",
+        "-ilname",
+        "-type",
+        "-xtype",
+        "-size",
+        "-mtime",
+        "-mmin",
+        "-atime",
+        "-amin",
+        "-ctime",
+        "-cmin",
+        "-newer",
+        "-anewer",
+        "-cnewer",
+        "-perm",
+        "-user",
+        "-group",
+        "-uid",
+        "-gid",
+        "-maxdepth",
+        "-mindepth",
+        "-links",
+        "-inum",
+        "-samefile",
+        "-printf",
+        "-regextype",
+        "-used",
+        "-fstype",
+        "-context",
+    ];
+    let mut i = 0;
+    // Leading options (`-H -L -P -O3 -D x`) before the start paths.
+    while let Some(w) = rest.get(i) {
+        match *w {
+            "-H" | "-L" | "-P" => i += 1,
+            _ => break,
+        }
+    }
+    let mut v = Verified::default();
+    while let Some(w) = rest.get(i) {
+        if w.starts_with('-') || matches!(*w, "!" | "(" | ")" | "\\(" | "\\)" | ",") {
+            break;
+        }
+        v.reads.push((*w).to_string());
+        i += 1;
+    }
+    while let Some(w) = rest.get(i) {
+        if NO_VALUE.contains(w) {
+            i += 1;
+        } else if ONE_VALUE.contains(w) {
+            rest.get(i + 1)?;
+            if matches!(*w, "-newer" | "-anewer" | "-cnewer" | "-samefile") {
+                v.reads.push(rest.get(i + 1)?.to_string());
+            }
+            i += 2;
+        } else if w.starts_with("-newer") && w.len() == 8 {
+            // `-newerXY REF`
+            v.reads.push(rest.get(i + 1)?.to_string());
+            i += 2;
+        } else {
+            return None;
+        }
+    }
+    if v.reads.is_empty() {
+        v.reads.push(".".to_string());
+    }
+    Some(v)
+}
+
+/// `xxd` reads its options its own way (`-ps`, `-cols 8`): only these exact words, the
+/// value options with a numeric value, and at most one operand (a second is written).
+fn xxd(rest: &[&str]) -> Option<Verified> {
+    const FLAGS: &[&str] = &[
+        "-a",
+        "-b",
+        "-C",
+        "-E",
+        "-e",
+        "-i",
+        "-p",
+        "-ps",
+        "-plain",
+        "-postscript",
+        "-r",
+        "-u",
+        "-d",
+        "-h",
+        "-v",
+        "-version",
+    ];
+    const VALUED: &[&str] = &[
+        "-c",
+        "-cols",
+        "-g",
+        "-groupsize",
+        "-l",
+        "-len",
+        "-s",
+        "-seek",
+        "-o",
+    ];
+    let mut i = 0;
+    let mut ops = Vec::new();
+    while let Some(w) = rest.get(i) {
+        if FLAGS.contains(w) {
+            i += 1;
+        } else if VALUED.contains(w) {
+            let val = rest.get(i + 1)?;
+            let numeric = !val.is_empty()
+                && val
+                    .chars()
+                    .all(|c| c.is_ascii_hexdigit() || matches!(c, 'x' | 'X' | '+' | '-'));
+            if !numeric {
+                return None;
+            }
+            i += 2;
+        } else if w.starts_with('-') && *w != "-" {
+            return None;
+        } else {
+            ops.push((*w).to_string());
+            i += 1;
+        }
+    }
+    if ops.len() > 1 {
+        return None;
+    }
+    ops.retain(|o| o != "-");
+    Some(Verified {
+        reads: ops,
+        ..Verified::default()
+    })
+}
+
+/// Whether a jq/yq filter reads nothing but its input: no environment (`env`, `$ENV`,
+/// yq's `strenv`/`envsubst`), no modules or files (`import`, `include`, `input_filename`
+/// is harmless, yq's `load*`), no `$__prog_args`-style internals. Identifiers after a
+/// `.` are field names (`.env` is a key) and fine.
+pub fn jq_filter_safe(filter: &str) -> bool {
+    const DENIED: &[&str] = &[
+        "env",
+        "$ENV",
+        "ENV",
+        "strenv",
+        "envsubst",
+        "import",
+        "include",
+        "modulemeta",
+        "get_search_list",
+        "get_jq_origin",
+        "get_prog_origin",
+        "$__prog_args",
+        "$__loc__",
+        "load",
+        "load_str",
+        "load_xml",
+        "load_props",
+        "load_base64",
+        "input_line_number",
+        "halt_error",
+        "@sh",
+    ];
+    let bytes: Vec<char> = filter.chars().collect();
+    let mut i = 0;
+    while i < bytes.len() {
+        let c = bytes.get(i).copied().unwrap_or(' ');
+        if c.is_ascii_alphabetic() || c == '_' || c == '$' || c == '@' {
+            let start = i;
+            i += 1;
+            while bytes
+                .get(i)
+                .is_some_and(|c| c.is_ascii_alphanumeric() || *c == '_')
+            {
+                i += 1;
+            }
+            let word: String = bytes.get(start..i).unwrap_or_default().iter().collect();
+            let field = start > 0 && bytes.get(start - 1) == Some(&'.');
+            if !field && DENIED.contains(&word.as_str()) {
+                return false;
+            }
+        } else {
+            i += 1;
+        }
+    }
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn v(s: &str) -> Option<Verified> {
+        let w: Vec<&str> = s.split_whitespace().collect();
+        verify(&w)
+    }
+
+    #[test]
+    fn specs_parse_to_options() {
+        let o = spec_opts("n:lines= c:bytes= q:quiet:silent f:file=< :arg=2 :color?");
+        assert!(
+            o.iter()
+                .any(|x| x.short == Some('n') && x.long == Some("lines"))
+        );
+        assert!(
+            o.iter()
+                .any(|x| x.long == Some("silent") && x.short.is_none())
+        );
+        assert!(
+            o.iter()
+                .any(|x| x.long == Some("file") && x.does == Does::Reads)
+        );
+        assert!(o.iter().any(|x| x.long == Some("arg") && x.arg == Arg::Two));
+        assert!(
+            o.iter()
+                .any(|x| x.long == Some("color") && x.arg == Arg::Optional)
+        );
+    }
+
+    #[test]
+    fn no_name_twice() {
+        let mut seen = Vec::new();
+        for n in names() {
+            assert!(!seen.contains(&n), "{n} twice");
+            seen.push(n);
+        }
+    }
+
+    #[test]
+    fn safe_and_unsafe_forms() {
+        assert_eq!(
+            v("cat a b").map(|x| x.reads),
+            Some(vec!["a".into(), "b".into()])
+        );
+        assert!(v("sort -o out a").is_none());
+        assert!(v("sort --out=x a").is_none());
+        assert!(v("sort --compress-program=gzip a").is_none());
+        assert!(v("find . -name x -delete").is_none());
+        assert!(v("find . -exec rm {} ;").is_none());
+        assert!(v("rg --pre cat x").is_none());
+        assert!(v("jq env").is_none());
+        assert!(v("jq $ENV.HOME").is_none());
+        assert!(v("jq .env package.json").is_some());
+        assert!(v("printf -v x y").is_none());
+        assert!(v("test -v a[$(id)]").is_none());
+        assert!(v("test -f a").is_some());
+        assert!(v("date -s now").is_none());
+        assert!(v("date 010100002020").is_none());
+        assert!(v("uniq a b").is_none());
+        assert!(v("xxd -ps a").is_some_and(|x| x.reads == vec!["a".to_string()]));
+        assert!(v("xxd a b").is_none());
+        assert_eq!(
+            v("grep -rn TODO src").map(|x| x.recursive),
+            Some(vec!["src".into()])
+        );
+        assert_eq!(v("rg foo").map(|x| x.recursive), Some(vec![".".into()]));
+        assert!(v("./cat x").is_none());
+        assert!(v("command rm x").is_none());
+        assert!(v("command -v cargo").is_some());
+    }
+}

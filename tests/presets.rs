@@ -1,0 +1,270 @@
+//! Issue 10 §2: presets from config and flag, their precedence, and decisions under
+//! each (fixtures/presets.jsonl): what `recommended` and `autonomous` add, and the risky
+//! commands (secrets, network, git.modify, outside writes, the floor) that stay ask or
+//! deny under every preset.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use khaelor_perm::config::{Policy, load_policy_preset};
+use khaelor_perm::decide::decide;
+use khaelor_perm::presets::Preset;
+use khaelor_perm::rules::Action;
+use khaelor_perm::tools::map_call;
+use khaelor_perm::trust::TrustStore;
+use khaelor_perm::vocab::AnalysisContext;
+use serde::Deserialize;
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Case {
+    command: String,
+    strict: Action,
+    recommended: Action,
+    autonomous: Action,
+}
+
+struct World {
+    _tmp: tempfile::TempDir,
+    root: PathBuf,
+    home: PathBuf,
+    state: PathBuf,
+}
+
+fn world() -> World {
+    let tmp = tempfile::tempdir().unwrap();
+    let base = std::fs::canonicalize(tmp.path()).unwrap();
+    let root = base.join("proj");
+    let home = base.join("home");
+    let state = base.join("state");
+    for d in [
+        root.join("src"),
+        root.join(".git/hooks"),
+        home.join(".aws"),
+        state.clone(),
+    ] {
+        std::fs::create_dir_all(d).unwrap();
+    }
+    for (f, text) in [
+        ("Cargo.toml", "[package]\nname = \"x\"\n"),
+        (
+            "package.json",
+            "{\"name\":\"x\",\"scripts\":{\"build\":\"true\"}}",
+        ),
+        ("go.mod", "module x\n"),
+        ("Makefile", "test:\n\ttrue\n"),
+        ("a.txt", "a\n"),
+        (".env", "K=1\n"),
+        ("src/main.rs", "fn main() {}\n"),
+    ] {
+        std::fs::write(root.join(f), text).unwrap();
+    }
+    std::fs::write(home.join(".aws/credentials"), "k").unwrap();
+    World {
+        _tmp: tmp,
+        root,
+        home,
+        state,
+    }
+}
+
+fn write(p: &Path, text: &str) {
+    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+    std::fs::write(p, text).unwrap();
+}
+
+fn preset_config(p: &str) -> String {
+    format!("{{ \"permissions\": {{ \"preset\": \"{p}\" }} }}")
+}
+
+#[test]
+fn decisions_under_each_preset() {
+    let w = world();
+    let ctx = AnalysisContext::new(&w.root, None, &w.home).unwrap();
+    let table: Vec<(usize, Case)> = common::load_table("presets.jsonl");
+    assert!(table.len() >= 40);
+    let mut failures = Vec::new();
+    for preset in Preset::ALL {
+        let policy = common::load_trusted_policy_preset(&w.root, &w.home, preset);
+        assert_eq!(policy.preset(), preset);
+        for (line, case) in &table {
+            let want = match preset {
+                Preset::Strict => case.strict,
+                Preset::Recommended => case.recommended,
+                Preset::Autonomous => case.autonomous,
+            };
+            let call = map_call(
+                "bash",
+                &serde_json::json!({ "command": case.command }),
+                &ctx,
+            )
+            .unwrap_or_else(|e| panic!("line {line}: {e}"));
+            let d = decide(&policy, &[], &call, &ctx, true);
+            if d.decision != want {
+                failures.push(format!(
+                    "line {line} `{}` under {preset}: expected {want}, got {}: {:?}",
+                    case.command,
+                    d.decision,
+                    d.requests
+                        .iter()
+                        .map(|r| format!(
+                            "{} {} {}",
+                            r.decision, r.request.capability, r.request.subject
+                        ))
+                        .collect::<Vec<_>>()
+                ));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+fn load(w: &World, managed: Option<&Path>, trust: bool, flag: Option<Preset>) -> Policy {
+    let store = TrustStore::new(&w.state);
+    let cfg = khaelor_perm::config::project_config_path(&w.root);
+    if trust && cfg.exists() {
+        store.blocking_trust(&cfg).unwrap();
+    }
+    load_policy_preset(&w.root, &w.home, managed, Some(&store), flag)
+}
+
+#[test]
+fn precedence_managed_caps_flag_then_trusted_project_then_user_untrusted_narrows() {
+    let w = world();
+    let user = w.home.join(".khaelor/config.json");
+    let project = w.root.join(".khaelor/config.json");
+    let managed = w.root.parent().unwrap().join("managed.json");
+    // Nothing chosen: recommended.
+    assert_eq!(load(&w, None, false, None).preset(), Preset::Recommended);
+    assert_eq!(load(&w, None, false, None).preset_source(), "default");
+    // The user file chooses; the flag overrides it.
+    write(&user, &preset_config("autonomous"));
+    assert_eq!(load(&w, None, false, None).preset(), Preset::Autonomous);
+    assert_eq!(
+        load(&w, None, false, Some(Preset::Strict)).preset(),
+        Preset::Strict
+    );
+    // An untrusted project file cannot widen, but may narrow.
+    write(&user, &preset_config("strict"));
+    write(&project, &preset_config("autonomous"));
+    assert_eq!(load(&w, None, false, None).preset(), Preset::Strict);
+    write(&user, "{}");
+    assert_eq!(load(&w, None, false, None).preset(), Preset::Recommended);
+    write(&project, &preset_config("strict"));
+    assert_eq!(load(&w, None, false, None).preset(), Preset::Strict);
+    assert_eq!(
+        load(&w, None, false, Some(Preset::Autonomous)).preset(),
+        Preset::Strict,
+        "an untrusted project file narrows even the flag"
+    );
+    // A trusted project file may widen.
+    write(&project, &preset_config("autonomous"));
+    assert_eq!(load(&w, None, true, None).preset(), Preset::Autonomous);
+    // The managed file's choice is the default and a cap.
+    write(&managed, &preset_config("recommended"));
+    assert_eq!(
+        load(&w, Some(&managed), true, Some(Preset::Autonomous)).preset(),
+        Preset::Recommended
+    );
+    std::fs::remove_file(&project).unwrap();
+    write(&managed, &preset_config("autonomous"));
+    assert_eq!(
+        load(&w, Some(&managed), false, None).preset(),
+        Preset::Autonomous
+    );
+    write(&user, &preset_config("strict"));
+    assert_eq!(
+        load(&w, Some(&managed), false, None).preset(),
+        Preset::Strict
+    );
+}
+
+#[test]
+fn a_bad_preset_is_a_config_error_and_caps_at_ask() {
+    let w = world();
+    write(&w.home.join(".khaelor/config.json"), &preset_config("yolo"));
+    let p = load(&w, None, false, None);
+    assert_eq!(p.errors().len(), 1, "{:?}", p.errors());
+    assert!(p.errors()[0].message.contains("unknown preset `yolo`"));
+    let ctx = AnalysisContext::new(&w.root, None, &w.home).unwrap();
+    let call = map_call("bash", &serde_json::json!({ "command": "echo hi" }), &ctx).unwrap();
+    assert_eq!(decide(&p, &[], &call, &ctx, true).decision, Action::Ask);
+}
+
+#[test]
+fn the_cli_flag_and_rules_listing() {
+    let w = world();
+    let bin = env!("CARGO_BIN_EXE_khaelor-perm");
+    let run = |args: &[&str]| {
+        std::process::Command::new(bin)
+            .args(args)
+            .env("KHAELOR_PERM_STATE_DIR", &w.state)
+            .output()
+            .unwrap()
+    };
+    let root = w.root.to_str().unwrap();
+    let home = w.home.to_str().unwrap();
+    let o = run(&["check", "--root", root, "--home", home, "--", "cargo test"]);
+    assert_eq!(o.status.code(), Some(3));
+    let o = run(&[
+        "check",
+        "--root",
+        root,
+        "--home",
+        home,
+        "--preset",
+        "autonomous",
+        "--",
+        "cargo test",
+    ]);
+    assert_eq!(o.status.code(), Some(0));
+    let o = run(&[
+        "check", "--root", root, "--home", home, "--preset", "strict", "--", "echo hi",
+    ]);
+    assert_eq!(o.status.code(), Some(3));
+    let o = run(&[
+        "rules",
+        "--root",
+        root,
+        "--home",
+        home,
+        "--preset",
+        "autonomous",
+        "--json",
+    ]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["preset"], "autonomous");
+    assert_eq!(v["presetSource"], "--preset");
+    let preset_rules: Vec<&serde_json::Value> = v["rules"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["source"] == "preset")
+        .collect();
+    assert_eq!(preset_rules.len(), 3);
+    assert!(
+        v["rules"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|r| r["name"] == "secret: AWS credentials and config")
+    );
+    let o = run(&["rules", "--root", root, "--home", home]);
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        text.starts_with("Preset: recommended (from default)"),
+        "{text}"
+    );
+    assert!(text.contains("when the command is verified read-only"));
+    let o = run(&[
+        "check", "--root", root, "--home", home, "--preset", "lenient", "--", "ls",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+}
