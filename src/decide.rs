@@ -253,7 +253,8 @@ pub fn decide(
         }
         // A process alias (`/proc/self/…`, `/dev/fd/N`) names the tool's own view, which
         // this process cannot see: as unknown as a variable (issue 14 §3).
-        let unknown_path = !req.subject.starts_with('/')
+        let unknown_path = req.unresolved
+            || !req.subject.starts_with('/')
             || crate::paths::is_process_alias(Path::new(&req.subject));
         if path_capability && unknown_path && action == Action::Allow {
             // An unresolved path (`cat $F`, a write after `cd "$X"`): its location is only

@@ -130,6 +130,11 @@ pub struct CapabilityRequest {
     /// it is never offered an always pattern.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub via: Option<String>,
+    /// A path whose location is only known when the command runs (`/tmp/$X`,
+    /// `/etc/sha*`): its subject is the word as written, which no rule for locations
+    /// can vouch for, so it is at most asked and never offered a pattern.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub unresolved: bool,
 }
 
 impl CapabilityRequest {
@@ -146,7 +151,15 @@ impl CapabilityRequest {
             risk_notes: Vec::new(),
             metadata: serde_json::Map::new(),
             via: None,
+            unresolved: false,
         }
+    }
+
+    /// A path request whose location is unknown (see `unresolved`): the word as written.
+    pub fn unresolved(capability: Capability, word: &str, display: impl Into<String>) -> Self {
+        let mut r = CapabilityRequest::new(capability, word, display);
+        r.unresolved = true;
+        r
     }
 
     /// A program run through `via` (see the field): the subject names the route.

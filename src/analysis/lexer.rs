@@ -277,17 +277,27 @@ fn add_part_requests(
         }
     }
     for word in commands::fs_verb_arguments(&part.words) {
-        let subject = match paths::resolve_word(word, Some(ctx.cwd()), ctx.home()) {
+        // A glob or an expansion names a place only known when it runs.
+        let pattern = word.contains(['*', '?', '[', '$', '`']);
+        let request = match paths::resolve_word(word, Some(ctx.cwd()), ctx.home()) {
+            Some(_) if pattern => CapabilityRequest::unresolved(
+                Capability::FileWriteOutsideProject,
+                word,
+                format!("Write {word}"),
+            ),
             Some(p) if paths::is_inside(&p, ctx.root()) => continue,
-            Some(p) => p.to_string_lossy().into_owned(),
-            None => word.to_string(),
+            Some(p) => {
+                let subject = p.to_string_lossy().into_owned();
+                let display = format!("Write {subject}");
+                CapabilityRequest::new(Capability::FileWriteOutsideProject, subject, display)
+            }
+            None => CapabilityRequest::unresolved(
+                Capability::FileWriteOutsideProject,
+                word,
+                format!("Write {word}"),
+            ),
         };
-        let display = format!("Write {subject}");
-        push_request(
-            analysis,
-            seen,
-            CapabilityRequest::new(Capability::FileWriteOutsideProject, subject, display),
-        );
+        push_request(analysis, seen, request);
     }
 }
 

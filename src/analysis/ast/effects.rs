@@ -50,6 +50,9 @@ pub(crate) struct Effects {
     /// Per `process.execute` subject, what every command with that text was found to
     /// be (`None`: not verified); applied to the requests by `mark_verified`.
     pub verdicts: Vec<(String, Option<crate::vocab::Verdict>)>,
+    /// Words of the command being read that hold glob characters only inside quotes
+    /// (`cat '/tmp/a*'`): literal names, whose location is known.
+    pub literal: Vec<String>,
 }
 
 impl Effects {
@@ -147,6 +150,15 @@ fn join(words: &[String]) -> String {
 /// Adds everything one simple command does.
 pub(crate) fn command_effects(cmd: &SimpleCommand, ctx: &AnalysisContext, fx: &mut Effects) {
     let words: Vec<String> = cmd.words.iter().map(|w| w.text.clone()).collect();
+    fx.literal = cmd
+        .words
+        .iter()
+        .chain(cmd.redirects.iter().filter_map(|r| r.target.as_ref()))
+        // The walk flags unquoted globs, not brace expressions (no node for them), so
+        // a word with one stays a pattern.
+        .filter(|w| !w.pattern && !w.dynamic && is_pattern(&w.text) && !has_braces(&w.text))
+        .map(|w| w.text.clone())
+        .collect();
     let cwd = cmd.cwd.clone();
     fx.parts.push(Part {
         words: words.clone(),
@@ -413,19 +425,40 @@ fn resolve(word: &str, cwd: &Cwd, ctx: &AnalysisContext) -> Option<PathBuf> {
     paths::resolve_word(word, cwd.path(), ctx.home())
 }
 
+/// As `resolve`, but a word the command quoted (`'/tmp/a*'`) is the literal name it
+/// holds: only an unquoted glob or an expansion leaves the location unknown.
+/// A `*` in such a name would still become a wildcard in an offered pattern (class
+/// 10), so the command gets no pattern; a quoted `~` is not the home, so a word starting
+/// with one stays unknown.
+fn resolve_operand(
+    word: &str,
+    cwd: &Cwd,
+    ctx: &AnalysisContext,
+    fx: &mut Effects,
+) -> Option<PathBuf> {
+    if !word.starts_with('~') && fx.literal.iter().any(|l| l == word) {
+        fx.wrapped = true;
+        return paths::resolve_word(word, cwd.path(), ctx.home());
+    }
+    resolve(word, cwd, ctx)
+}
+
 /// Glob characters, or a brace expansion (`a{b,c}`, `{1..3}`). Quoted ones count too:
 /// the words reaching here have lost their quotes, and treating them as patterns only
 /// makes a path unknown, which asks.
 fn is_pattern(word: &str) -> bool {
-    word.contains(['*', '?', '['])
-        || word.split_once('{').is_some_and(|(_, rest)| {
-            rest.contains('}') && (rest.contains(',') || rest.contains(".."))
-        })
+    word.contains(['*', '?', '[']) || has_braces(word)
+}
+
+/// A brace expression (`a{b,c}`, `{1..3}`).
+fn has_braces(word: &str) -> bool {
+    word.split_once('{')
+        .is_some_and(|(_, rest)| rest.contains('}') && (rest.contains(',') || rest.contains("..")))
 }
 
 /// A write of `word`: project or outside by resolved path; unknown counts as outside.
 fn write_request(word: &str, cwd: &Cwd, ctx: &AnalysisContext, fx: &mut Effects) {
-    match resolve(word, cwd, ctx) {
+    match resolve_operand(word, cwd, ctx, fx) {
         Some(p) if paths::is_inside(&p, ctx.root()) => {
             let s = p.display().to_string();
             fx.push(CapabilityRequest::new(
@@ -450,7 +483,7 @@ fn write_request(word: &str, cwd: &Cwd, ctx: &AnalysisContext, fx: &mut Effects)
             fx.note(format!(
                 "Writes to `{word}`, whose location cannot be known before it runs"
             ));
-            fx.push(CapabilityRequest::new(
+            fx.push(CapabilityRequest::unresolved(
                 Capability::FileWriteOutsideProject,
                 word,
                 format!("Write {word}"),
@@ -460,7 +493,7 @@ fn write_request(word: &str, cwd: &Cwd, ctx: &AnalysisContext, fx: &mut Effects)
 }
 
 fn read_request(word: &str, cwd: &Cwd, ctx: &AnalysisContext, fx: &mut Effects) {
-    match resolve(word, cwd, ctx) {
+    match resolve_operand(word, cwd, ctx, fx) {
         Some(p) => {
             let s = p.display().to_string();
             fx.push(CapabilityRequest::new(
@@ -476,7 +509,7 @@ fn read_request(word: &str, cwd: &Cwd, ctx: &AnalysisContext, fx: &mut Effects) 
             fx.note(format!(
                 "Reads `{word}`, whose location cannot be known before it runs"
             ));
-            fx.push(CapabilityRequest::new(
+            fx.push(CapabilityRequest::unresolved(
                 Capability::FileRead,
                 word,
                 format!("Read {word}"),

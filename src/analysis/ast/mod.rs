@@ -431,7 +431,7 @@ fn analyze_ast(command: &str, ctx: &AnalysisContext) -> Result<Analysis, AstErro
             } else {
                 always.clone()
             }
-        } else if r.subject.starts_with('/') {
+        } else if r.subject.starts_with('/') && !r.unresolved {
             vec![r.subject.clone()]
         } else {
             Vec::new()
@@ -529,11 +529,9 @@ fn always_patterns(
     if !cmd.assignments.is_empty() || cmd.words.is_empty() || cmd.words.iter().any(|w| w.dynamic) {
         return Vec::new();
     }
-    if fx
-        .requests
-        .iter()
-        .any(|r| !r.subject.starts_with('/') && !r.capability.has_command_subject())
-    {
+    if fx.requests.iter().any(|r| {
+        r.unresolved || (!r.subject.starts_with('/') && !r.capability.has_command_subject())
+    }) {
         // A path whose location is unknown: nothing general can be said.
         return Vec::new();
     }
