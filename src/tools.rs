@@ -73,6 +73,9 @@ pub enum ToolError {
     BadPatch { line: usize, message: String },
     #[error("working directory `{cwd}` cannot be used: {message}")]
     BadCwd { cwd: String, message: String },
+    /// Well-formed, but no directory of that name exists (the service's 404).
+    #[error("working directory `{cwd}` cannot be used: it is not an existing directory")]
+    MissingCwd { cwd: String },
     #[error(
         "the field `{field}` of `{tool}` holds the control character U+{code:04X}; a path may not contain one"
     )]
@@ -100,7 +103,7 @@ impl ToolError {
             ToolError::TooLarge { .. } => "tooLarge",
             ToolError::Empty { .. } => "empty",
             ToolError::BadPatch { .. } => "badPatch",
-            ToolError::BadCwd { .. } => "badCwd",
+            ToolError::BadCwd { .. } | ToolError::MissingCwd { .. } => "badCwd",
             ToolError::ControlChar { .. } => "controlCharacter",
             ToolError::ConflictingCwd { .. } => "conflictingCwd",
         }
@@ -584,7 +587,9 @@ fn with_cwd(
         ));
     }
     if !resolved.is_dir() {
-        return Err(bad("it is not an existing directory"));
+        return Err(ToolError::MissingCwd {
+            cwd: cwd.to_string(),
+        });
     }
     AnalysisContext::new(ctx.root(), Some(&resolved), ctx.home()).map_err(|e| ToolError::BadCwd {
         cwd: cwd.to_string(),

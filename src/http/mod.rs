@@ -307,8 +307,10 @@ impl AppState {
             ContextError::Relative { .. } => {
                 ApiError::unprocessable("relative_path", e.to_string())
             }
+            // Well-formed, but naming nothing on this machine: not found, like an
+            // unknown session (a schema can say "absolute", never "exists").
             ContextError::MissingRoot { .. } => {
-                ApiError::unprocessable("missing_project_root", e.to_string())
+                ApiError::not_found("missing_project_root", e.to_string())
             }
         })?;
         // INVARIANT: the canonical root every later step uses is itself confined.
@@ -362,8 +364,17 @@ impl AppState {
     /// A working directory (the request's `cwd`, or the one a host sent in the tool
     /// input) must be a real directory, and inside a workspace root when any is set.
     pub fn confine_dir(&self, field: &str, dir: &Path) -> Result<(), ApiError> {
-        if !dir.is_absolute() || !dir.is_dir() {
+        if !dir.is_absolute() {
             return Err(ApiError::unprocessable(
+                "bad_cwd",
+                format!(
+                    "`{field}` `{}` names a process's own view of the file system, not a directory",
+                    dir.display()
+                ),
+            ));
+        }
+        if !dir.is_dir() {
+            return Err(ApiError::not_found(
                 "bad_cwd",
                 format!("`{field}` `{}` is not an existing directory", dir.display()),
             ));

@@ -313,7 +313,8 @@ pub struct CallResponse {
         (status = 408, description = "The body did not arrive within the body timeout", body = ErrorBody),
         (status = 413, description = "Body over 1 MiB", body = ErrorBody),
         (status = 415, description = "Content type is not JSON", body = ErrorBody),
-        (status = 422, description = "Unknown tool, relative path, missing project root, command over 64 KiB, unusable input", body = ErrorBody),
+        (status = 404, description = "The project root, `cwd` or the input's working directory names no existing directory (`missing_project_root`, `bad_cwd`)", body = ErrorBody),
+        (status = 422, description = "Unknown tool, relative path, command over 64 KiB, unusable input", body = ErrorBody),
     ))]
 pub async fn record_call(
     State(state): State<AppState>,
@@ -526,11 +527,11 @@ pub async fn events(
         (status = 503, description = "At the concurrency cap (`overloaded`) or over the request timeout (`request_timeout`); `Retry-After` says when to retry", body = ErrorBody),
         (status = 403, description = "Project root outside the allowed workspace roots", body = ErrorBody),
         (status = 404, description = "Unknown session or call", body = ErrorBody),
-        (status = 409, description = "The call is not pending; or the project config could not be updated (`config_malformed`, `config_write_failed`: the grant applies to this session only)", body = ErrorBody),
+        (status = 409, description = "The call is not pending; `always` with a pattern the call does not offer (`pattern_not_offered`) or on a call that offers none (`no_always_patterns`); or the project config could not be updated (`config_malformed`, `config_write_failed`: the grant applies to this session only)", body = ErrorBody),
         (status = 408, description = "The body did not arrive within the body timeout", body = ErrorBody),
         (status = 413, description = "Body over 1 MiB", body = ErrorBody),
         (status = 415, description = "Content type is not JSON", body = ErrorBody),
-        (status = 422, description = "`always` with a pattern the call does not offer, or a call that offers none", body = ErrorBody),
+        (status = 422, description = "`pattern` with scope `once` (`pattern_with_once`)", body = ErrorBody),
     ))]
 pub async fn grant(
     State(state): State<AppState>,
@@ -584,8 +585,10 @@ pub async fn grant(
     };
     let rules = decide::grant_rules(&decision, &pattern).map_err(|e| match e {
         GrantError::NotAsking => ApiError::conflict("not_pending", e.to_string()),
-        GrantError::NothingOffered => ApiError::unprocessable("no_always_patterns", e.to_string()),
-        GrantError::NotOffered(_) => ApiError::unprocessable(
+        // Both depend on the call's state (what its decision offers), not on the
+        // body's form: a conflict with the resource, like a call that is not pending.
+        GrantError::NothingOffered => ApiError::conflict("no_always_patterns", e.to_string()),
+        GrantError::NotOffered(_) => ApiError::conflict(
             "pattern_not_offered",
             format!("{e}; offered: {}", offered(&decision.always_patterns)),
         ),
