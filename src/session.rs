@@ -19,6 +19,10 @@ use serde_json::Value;
 
 use crate::grants::PersistedRule;
 
+/// Events a session's log may hold before it is compacted, and past which (compacted)
+/// no new call is recorded: `serve --max-session-events`, and the hook command's budget.
+pub const DEFAULT_MAX_EVENTS: usize = 10_000;
+
 /// Longest session or call id accepted.
 pub const MAX_ID_LEN: usize = 128;
 
@@ -143,6 +147,15 @@ pub enum EventKind {
         /// The model-facing message (seed §5.4).
         message: String,
     },
+    /// The log was compacted (`Session::blocking_compact`): the events of finished
+    /// calls were dropped; the counts add up over every compaction of the session.
+    #[serde(rename_all = "camelCase")]
+    Compacted {
+        /// Events dropped so far.
+        removed_events: u64,
+        /// Finished calls whose events were dropped so far.
+        removed_calls: u64,
+    },
 }
 
 impl EventKind {
@@ -154,6 +167,7 @@ impl EventKind {
             | EventKind::PermissionGranted { call_id, .. }
             | EventKind::PermissionDenied { call_id, .. }
             | EventKind::ToolFailed { call_id, .. } => call_id,
+            EventKind::Compacted { .. } => "",
         }
     }
 }
@@ -214,6 +228,10 @@ pub enum SessionError {
     },
     #[error("could not encode an event: {0}")]
     Encode(#[from] serde_json::Error),
+    #[error(
+        "the session has reached its budget of {max_events} events: even compacted, its pending calls and session grants take {live}; answer its pending calls or start a new session"
+    )]
+    Budget { max_events: usize, live: usize },
 }
 
 /// One session: its log file, the events read or written so far, and derived state.
@@ -496,9 +514,185 @@ impl Session {
                     c.message = Some(message.clone());
                 }
             }
+            EventKind::Compacted { .. } => {}
         }
         self.events.push(ev);
     }
+
+    /// The calls whose events must survive a compaction: those still waiting (pending,
+    /// or requested with their decision lost), and those whose unpersisted "always"
+    /// grant is a session rule (the rule finds its project through the call).
+    fn live_calls(&self) -> std::collections::HashSet<&str> {
+        let mut live: std::collections::HashSet<&str> = self
+            .calls()
+            .filter(|c| matches!(c.status, CallStatus::Pending | CallStatus::Requested))
+            .map(|c| c.call_id.as_str())
+            .collect();
+        for e in &self.events {
+            if let EventKind::PermissionGranted {
+                call_id,
+                scope: GrantScope::Always,
+                persisted: false,
+                ..
+            } = &e.kind
+                && self.calls.contains_key(call_id)
+            {
+                live.insert(call_id.as_str());
+            }
+        }
+        live
+    }
+
+    /// The events a compaction keeps, in their order with their own `seq`, and the
+    /// closing `Compacted` event (which takes the next `seq`, so numbers never repeat).
+    fn compacted_events(&self) -> (Vec<Event>, CompactReport) {
+        let live = self.live_calls();
+        let (mut prev_events, mut prev_calls) = (0u64, 0u64);
+        let mut kept = Vec::new();
+        for ev in &self.events {
+            match &ev.kind {
+                EventKind::Compacted {
+                    removed_events,
+                    removed_calls,
+                } => {
+                    prev_events = *removed_events;
+                    prev_calls = *removed_calls;
+                }
+                kind if live.contains(kind.call_id()) => kept.push(ev.clone()),
+                _ => {}
+            }
+        }
+        let dropped_calls = self.calls.len().saturating_sub(live.len()) as u64;
+        // The previous marker is replaced, not counted as a dropped event.
+        let markers = self
+            .events
+            .iter()
+            .filter(|e| matches!(e.kind, EventKind::Compacted { .. }))
+            .count();
+        let dropped_events = (self.events.len() - kept.len() - markers) as u64;
+        let report = CompactReport {
+            events_before: self.events.len(),
+            events_after: kept.len() + 1,
+            calls_dropped: dropped_calls as usize,
+        };
+        kept.push(Event {
+            seq: self.next_seq,
+            at: now_rfc3339(),
+            kind: EventKind::Compacted {
+                removed_events: prev_events + dropped_events,
+                removed_calls: prev_calls + dropped_calls,
+            },
+        });
+        (kept, report)
+    }
+
+    /// Rewrites the log keeping only what rebuilds the session's state: every event of
+    /// its pending and stuck calls, and of the calls whose unpersisted "always" grants
+    /// are session rules. Finished calls are forgotten (their ids may be recorded again,
+    /// and are then decided afresh). A `Compacted` event closes the new log.
+    ///
+    /// Atomic, so a crash at any point loses nothing: the new log is written to a temp
+    /// file beside the old one, synced, renamed over it, and the directory synced
+    /// (`replace_atomically`). Until the rename the old log is whole; after it the new
+    /// one is. A temp file left by a crash is removed by the start-up sweep. The caller
+    /// holds the session's lock (the server's slot, the hook's file lock), as for an
+    /// append. Memory changes only once the new log is durable.
+    pub fn blocking_compact(&mut self) -> Result<CompactReport, SessionError> {
+        let (kept, report) = self.compacted_events();
+        let mut buf = Vec::new();
+        for ev in &kept {
+            serde_json::to_writer(&mut buf, ev)?;
+            buf.push(b'\n');
+        }
+        replace_atomically(&self.path, &buf)?;
+        let mut fresh = Session {
+            id: self.id.clone(),
+            path: self.path.clone(),
+            events: Vec::new(),
+            warnings: Vec::new(),
+            calls: HashMap::new(),
+            order: Vec::new(),
+            session_rules: Vec::new(),
+            next_seq: self.next_seq,
+            needs_newline: false,
+        };
+        for ev in kept {
+            fresh.apply(ev);
+        }
+        *self = fresh;
+        tracing::info!(
+            session = %self.id,
+            before = report.events_before,
+            after = report.events_after,
+            calls_dropped = report.calls_dropped,
+            "session log compacted"
+        );
+        Ok(report)
+    }
+
+    /// Makes room for `incoming` new events within a budget of `max_events` in the log:
+    /// compacts when the log would go over, and refuses when even the compacted log
+    /// (the state still needed) leaves no room.
+    pub fn blocking_make_room(
+        &mut self,
+        max_events: usize,
+        incoming: usize,
+    ) -> Result<Option<CompactReport>, SessionError> {
+        if self.events.len() + incoming <= max_events {
+            return Ok(None);
+        }
+        let report = self.blocking_compact()?;
+        if self.events.len() + incoming > max_events {
+            return Err(SessionError::Budget {
+                max_events,
+                live: self.events.len(),
+            });
+        }
+        Ok(Some(report))
+    }
+}
+
+/// What a compaction did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CompactReport {
+    pub events_before: usize,
+    pub events_after: usize,
+    pub calls_dropped: usize,
+}
+
+/// Replaces `path` with `bytes` so that a crash leaves either the old file or the new
+/// one, whole: write a temp file in the same directory (`.<name>.tmp.compact`, which
+/// the start-up sweep removes), flush and fsync it, rename it over `path`, fsync the
+/// directory. A failure before the rename removes the temp file and leaves `path` as
+/// it was.
+pub fn replace_atomically(path: &Path, bytes: &[u8]) -> Result<(), SessionError> {
+    let dir = path.parent().unwrap_or_else(|| Path::new("."));
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let tmp = dir.join(format!(".{name}.tmp.compact"));
+    let written = (|| {
+        let mut f = OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .open(&tmp)?;
+        f.write_all(bytes)?;
+        f.flush()?;
+        f.sync_all()
+    })();
+    if let Err(e) = written {
+        let _ = fs::remove_file(&tmp);
+        return Err(io_err("write", &tmp, e));
+    }
+    if let Err(e) = fs::rename(&tmp, path) {
+        let _ = fs::remove_file(&tmp);
+        return Err(io_err("rename", &tmp, e));
+    }
+    File::open(dir)
+        .and_then(|d| d.sync_all())
+        .map_err(|e| io_err("sync", dir, e))
 }
 
 /// What the start-up sweep of the session directory did.
@@ -698,6 +892,254 @@ mod tests {
         assert_eq!(s.warnings().len(), 1);
         assert!(s.warnings()[0].contains("corrupt line"));
         assert_eq!(s.pending().count(), 0);
+    }
+
+    fn rule(pattern: &str) -> PersistedRule {
+        PersistedRule {
+            capability: "process.execute".into(),
+            pattern: pattern.into(),
+            action: "allow".into(),
+        }
+    }
+
+    fn requested_in(call: &str, root: &Path) -> EventKind {
+        let mut kind = requested(call, Some("t"));
+        if let EventKind::ToolRequested { project_root, .. } = &mut kind {
+            *project_root = root.display().to_string();
+        }
+        kind
+    }
+
+    fn ask(call: &str) -> EventKind {
+        EventKind::PermissionRequested {
+            call_id: call.into(),
+            decision: json!({"decision": "ask"}),
+        }
+    }
+
+    fn approved(call: &str) -> EventKind {
+        EventKind::ToolApproved {
+            call_id: call.into(),
+            by: ApprovedBy::Policy,
+            decisions: json!([]),
+            resolved_by: None,
+        }
+    }
+
+    /// A session with every kind of call: approved, denied, pending, stuck, and one
+    /// whose unpersisted "always" grant is a session rule for `root`.
+    fn mixed_session(dir: &Path, root: &Path) -> Session {
+        let mut s = Session::blocking_open(dir, "s").unwrap();
+        for i in 0..5 {
+            let id = format!("done{i}");
+            s.blocking_append(vec![requested_in(&id, root), approved(&id)])
+                .unwrap();
+        }
+        s.blocking_append(vec![
+            requested_in("denied", root),
+            EventKind::PermissionDenied {
+                call_id: "denied".into(),
+                by: DeniedBy::Policy,
+                decisions: None,
+                feedback: None,
+                denied_with: None,
+            },
+            EventKind::ToolFailed {
+                call_id: "denied".into(),
+                message: "no".into(),
+            },
+        ])
+        .unwrap();
+        s.blocking_append(vec![requested_in("pend", root), ask("pend")])
+            .unwrap();
+        s.blocking_append(vec![requested_in("stuck", root)])
+            .unwrap();
+        s.blocking_append(vec![
+            requested_in("granted", root),
+            ask("granted"),
+            EventKind::PermissionGranted {
+                call_id: "granted".into(),
+                scope: GrantScope::Always,
+                pattern: Some("npm test".into()),
+                persisted_rules: vec![rule("npm test")],
+                persisted: false,
+                config_file: None,
+                persist_error: Some("malformed".into()),
+            },
+            approved("granted"),
+        ])
+        .unwrap();
+        s
+    }
+
+    /// What must survive a compaction and a crash: pending calls, stuck calls, and the
+    /// session rules with the project they apply to.
+    fn assert_state_kept(s: &Session, root: &Path) {
+        let pending: Vec<_> = s.pending().map(|c| c.call_id.clone()).collect();
+        assert_eq!(pending, ["pend"]);
+        assert_eq!(s.call("pend").unwrap().turn_id.as_deref(), Some("t"));
+        assert_eq!(s.call("stuck").unwrap().status, CallStatus::Requested);
+        assert_eq!(s.session_rules_for(root), [rule("npm test")]);
+    }
+
+    #[test]
+    fn compaction_keeps_pending_calls_and_session_grants() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = tempfile::tempdir().unwrap();
+        let root = fs::canonicalize(root.path()).unwrap();
+        let mut s = mixed_session(dir.path(), &root);
+        let before = s.events().len();
+        let last_seq = s.events().last().unwrap().seq;
+        let report = s.blocking_compact().unwrap();
+        assert_eq!(report.events_before, before);
+        assert_eq!(report.calls_dropped, 6, "{report:?}");
+        // pend (2) + stuck (1) + granted (4) + the marker.
+        assert_eq!(s.events().len(), 8);
+        assert_eq!(report.events_after, 8);
+        assert_state_kept(&s, &root);
+        assert!(s.call("done0").is_none() && s.call("denied").is_none());
+        // Sequence numbers never repeat: the marker takes the next one.
+        let marker = s.events().last().unwrap();
+        assert_eq!(marker.seq, last_seq + 1);
+        assert_eq!(
+            marker.kind,
+            EventKind::Compacted {
+                removed_events: 13,
+                removed_calls: 6
+            }
+        );
+        // The log on disk says the same after a restart, with no warning.
+        let mut s = Session::blocking_open(dir.path(), "s").unwrap();
+        assert_state_kept(&s, &root);
+        assert_eq!(s.events().len(), 8);
+        // One warning: the stuck call, as before compaction.
+        assert_eq!(s.warnings().len(), 1, "{:?}", s.warnings());
+        let ev = s.blocking_append(vec![approved("pend")]).unwrap();
+        assert_eq!(ev[0].seq, last_seq + 2);
+        // A second compaction adds up the counts and drops the old marker.
+        s.blocking_compact().unwrap();
+        assert_eq!(
+            s.events().last().unwrap().kind,
+            EventKind::Compacted {
+                // pend's three events join the thirteen of the first compaction.
+                removed_events: 16,
+                removed_calls: 7
+            }
+        );
+        assert_eq!(
+            s.events()
+                .iter()
+                .filter(|e| matches!(e.kind, EventKind::Compacted { .. }))
+                .count(),
+            1
+        );
+        assert_eq!(s.pending().count(), 0);
+        assert_eq!(s.session_rules_for(&root), [rule("npm test")]);
+    }
+
+    /// A kill at any point of a compaction loses nothing. Its only change to the log is
+    /// one rename of a complete, synced file: before it the old log is untouched
+    /// whatever the temp file holds (cut at any byte, as a kill mid-write leaves it),
+    /// after it the new log is whole. The temp file left behind is swept at start-up.
+    #[test]
+    fn a_kill_during_compaction_loses_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = tempfile::tempdir().unwrap();
+        let root = fs::canonicalize(root.path()).unwrap();
+        let s = mixed_session(dir.path(), &root);
+        let log = dir.path().join("s.jsonl");
+        let old = fs::read(&log).unwrap();
+        // The bytes the compaction writes, computed in a scratch copy.
+        let scratch = tempfile::tempdir().unwrap();
+        fs::write(scratch.path().join("s.jsonl"), &old).unwrap();
+        let mut copy = Session::blocking_open(scratch.path(), "s").unwrap();
+        copy.blocking_compact().unwrap();
+        let new = fs::read(scratch.path().join("s.jsonl")).unwrap();
+        assert!(new.len() < old.len());
+        let tmp = dir.path().join(".s.jsonl.tmp.compact");
+        let cuts: Vec<usize> = (0..=20).map(|i| new.len() * i / 20).collect();
+        for cut in cuts {
+            // Killed while writing the temp file (or before renaming it).
+            fs::write(&tmp, &new[..cut]).unwrap();
+            assert_eq!(fs::read(&log).unwrap(), old, "the log is untouched");
+            let reopened = Session::blocking_open(dir.path(), "s").unwrap();
+            assert_state_kept(&reopened, &root);
+            assert_eq!(reopened.events().len(), s.events().len());
+            let swept = blocking_sweep(dir.path(), None);
+            assert_eq!(
+                swept.temp_files, 1,
+                "the start-up sweep removes the temp file"
+            );
+            assert!(!tmp.exists());
+        }
+        // Killed after the rename: the new log, whole.
+        fs::write(&tmp, &new).unwrap();
+        fs::rename(&tmp, &log).unwrap();
+        let reopened = Session::blocking_open(dir.path(), "s").unwrap();
+        assert_state_kept(&reopened, &root);
+        assert_eq!(reopened.events().len(), 8);
+        // And the real protocol leaves no temp file behind.
+        let mut s = Session::blocking_open(dir.path(), "s").unwrap();
+        s.blocking_compact().unwrap();
+        assert_eq!(blocking_sweep(dir.path(), None).temp_files, 0);
+    }
+
+    /// A failed compaction (here: the temp file cannot be created) leaves the log and
+    /// the session in memory as they were.
+    #[test]
+    fn a_failed_compaction_changes_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = tempfile::tempdir().unwrap();
+        let root = fs::canonicalize(root.path()).unwrap();
+        let mut s = mixed_session(dir.path(), &root);
+        let old = fs::read(dir.path().join("s.jsonl")).unwrap();
+        let n = s.events().len();
+        // A directory where the temp file would go.
+        fs::create_dir(dir.path().join(".s.jsonl.tmp.compact")).unwrap();
+        assert!(s.blocking_compact().is_err());
+        assert_eq!(fs::read(dir.path().join("s.jsonl")).unwrap(), old);
+        assert_eq!(s.events().len(), n);
+        assert_state_kept(&s, &root);
+    }
+
+    #[test]
+    fn the_event_budget_compacts_then_refuses() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut s = Session::blocking_open(dir.path(), "b").unwrap();
+        // Finished calls: room is made by compaction, silently.
+        for i in 0..20 {
+            let id = format!("c{i}");
+            s.blocking_make_room(16, 2).unwrap();
+            s.blocking_append(vec![requested(&id, None), approved(&id)])
+                .unwrap();
+            assert!(s.events().len() <= 16, "{}", s.events().len());
+        }
+        // Pending calls are state: once they fill the budget, new calls are refused and
+        // nothing is written.
+        let mut refused = None;
+        for i in 0..20 {
+            let id = format!("p{i}");
+            match s.blocking_make_room(16, 2) {
+                Ok(_) => {
+                    s.blocking_append(vec![requested(&id, None), ask(&id)])
+                        .unwrap();
+                }
+                Err(e) => {
+                    refused = Some((i, e));
+                    break;
+                }
+            }
+        }
+        let (i, e) = refused.expect("the budget was never hit");
+        assert!(
+            matches!(e, SessionError::Budget { max_events: 16, .. }),
+            "{e}"
+        );
+        assert!(e.to_string().contains("budget of 16 events"), "{e}");
+        assert_eq!(s.pending().count(), i);
+        let on_disk = Session::blocking_open(dir.path(), "b").unwrap();
+        assert_eq!(on_disk.pending().count(), i);
+        assert!(on_disk.events().len() <= 16);
     }
 
     #[test]

@@ -220,7 +220,10 @@ fn blocking_decide_and_record(
     let (mapped, decision) = decide(&call, &rules);
     let events = hosts::events(&call, mapped.as_ref(), ctx, interactive, &decision)
         .map_err(|e| format!("cannot encode the session events: {e}"))?;
-    session.blocking_append(events).map_err(|e| e.to_string())?;
+    session
+        .blocking_make_room(crate::session::DEFAULT_MAX_EVENTS, events.len())
+        .and_then(|_| session.blocking_append(events))
+        .map_err(|e| e.to_string())?;
     Ok(decision)
 }
 

@@ -93,6 +93,10 @@ pub struct Limits {
     pub max_sessions: usize,
     /// A session unused this long leaves memory (`--session-idle-secs`).
     pub session_idle: std::time::Duration,
+    /// Events a session's log may hold: recording a call beyond it compacts the log,
+    /// and a log still over it after compaction refuses new calls
+    /// (`--max-session-events`).
+    pub max_session_events: usize,
     /// Time a client has to send a request's head; the same hyper timer closes a
     /// keep-alive connection idle that long between requests (`--header-timeout-secs`).
     pub header_timeout: Duration,
@@ -126,6 +130,7 @@ impl Default for Limits {
             blocking_threads: default_blocking_threads(),
             max_sessions: sessions::DEFAULT_MAX_SESSIONS,
             session_idle: sessions::DEFAULT_SESSION_IDLE,
+            max_session_events: sessions::DEFAULT_MAX_SESSION_EVENTS,
             header_timeout: Duration::from_secs(10),
             body_timeout: Duration::from_secs(10),
             request_timeout: Duration::from_secs(30),

@@ -166,6 +166,9 @@ impl SessionStore {
 pub const DEFAULT_MAX_SESSIONS: usize = 1024;
 /// A session unused this long leaves memory (`--session-idle-secs`).
 pub const DEFAULT_SESSION_IDLE: Duration = Duration::from_secs(600);
+/// Events a session's log may hold (`--max-session-events`); the hook command uses the
+/// same budget.
+pub const DEFAULT_MAX_SESSION_EVENTS: usize = crate::session::DEFAULT_MAX_EVENTS;
 /// How often the idle sweep runs (on the next session request after this long).
 const SWEEP_EVERY: Duration = Duration::from_secs(5);
 
@@ -191,9 +194,34 @@ pub(crate) async fn append(
     Ok(guard)
 }
 
+/// Appends the events of a newly recorded call within the session's event budget:
+/// over it the log is compacted first, and a session still over it is a 409
+/// `session_event_budget` with nothing recorded.
+pub(crate) async fn append_call(
+    state: &AppState,
+    mut guard: Guard,
+    kinds: Vec<EventKind>,
+) -> Result<Guard, ApiError> {
+    let budget = state.config().limits.max_session_events;
+    let (guard, result) = state
+        .blocking(move || {
+            let result = match guard.as_mut() {
+                Some(s) => s
+                    .blocking_make_room(budget, kinds.len())
+                    .and_then(|_| s.blocking_append(kinds).map(|_| ())),
+                None => Ok(()),
+            };
+            (guard, result)
+        })
+        .await?;
+    result.map_err(session_error)?;
+    Ok(guard)
+}
+
 fn session_error(e: SessionError) -> ApiError {
     match e {
         SessionError::InvalidId(_) => ApiError::bad_request("invalid_id", e.to_string()),
+        SessionError::Budget { .. } => ApiError::conflict("session_event_budget", e.to_string()),
         _ => ApiError::internal(e),
     }
 }
@@ -309,7 +337,7 @@ pub struct CallResponse {
         (status = 401, description = "Missing or invalid bearer token", body = ErrorBody),
         (status = 503, description = "At the concurrency cap (`overloaded`) or over the request timeout (`request_timeout`); `Retry-After` says when to retry", body = ErrorBody),
         (status = 403, description = "Project root outside the allowed workspace roots", body = ErrorBody),
-        (status = 409, description = "The call id is already recorded in this session", body = ErrorBody),
+        (status = 409, description = "The call id is already recorded in this session (`call_exists`), or the session is over its event budget even compacted (`session_event_budget`)", body = ErrorBody),
         (status = 408, description = "The body did not arrive within the body timeout", body = ErrorBody),
         (status = 413, description = "Body over 1 MiB", body = ErrorBody),
         (status = 415, description = "Content type is not JSON", body = ErrorBody),
@@ -431,7 +459,7 @@ pub async fn record_call(
             CallStatus::Denied
         }
     };
-    append(&state, guard, events).await?;
+    append_call(&state, guard, events).await?;
     Ok(Json(CallResponse {
         call_id,
         status,
