@@ -45,7 +45,8 @@ pub const MAX_DIFF_INPUT_BYTES: u64 = 1024 * 1024;
 /// Time budget for one diff (similar's deadline; a slow diff degrades, never blocks).
 const DIFF_TIMEOUT: Duration = Duration::from_millis(200);
 
-/// A tool call that cannot be mapped. Never an allow: the service answers 422.
+/// A tool call that cannot be mapped. Never an allow: the service answers 422 (400 for
+/// a malformed input, 404 for a working directory that does not exist).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ToolError {
     #[error("unknown tool `{0}`")]
