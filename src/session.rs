@@ -545,7 +545,7 @@ impl Session {
 
     /// The events a compaction keeps, in their order with their own `seq`, and the
     /// closing `Compacted` event (which takes the next `seq`, so numbers never repeat).
-    fn compacted_events(&self) -> (Vec<Event>, CompactReport) {
+    fn compacted_events(&self, next_seq: u64) -> (Vec<Event>, CompactReport) {
         let live = self.live_calls();
         let (mut prev_events, mut prev_calls) = (0u64, 0u64);
         let mut kept = Vec::new();
@@ -576,7 +576,7 @@ impl Session {
             calls_dropped: dropped_calls as usize,
         };
         kept.push(Event {
-            seq: self.next_seq,
+            seq: next_seq,
             at: now_rfc3339(),
             kind: EventKind::Compacted {
                 removed_events: prev_events + dropped_events,
@@ -591,14 +591,29 @@ impl Session {
     /// are session rules. Finished calls are forgotten (their ids may be recorded again,
     /// and are then decided afresh). A `Compacted` event closes the new log.
     ///
+    /// The log is read again from disk under the session's file lock (`<id>.lock`, the
+    /// one `khaelor-perm hook` holds while it appends), so events another writer
+    /// appended behind this copy's back are kept, not overwritten; `lock` says whether
+    /// the caller already holds it.
+    ///
     /// Atomic, so a crash at any point loses nothing: the new log is written to a temp
     /// file beside the old one, synced, renamed over it, and the directory synced
     /// (`replace_atomically`). Until the rename the old log is whole; after it the new
-    /// one is. A temp file left by a crash is removed by the start-up sweep. The caller
-    /// holds the session's lock (the server's slot, the hook's file lock), as for an
-    /// append. Memory changes only once the new log is durable.
-    pub fn blocking_compact(&mut self) -> Result<CompactReport, SessionError> {
-        let (kept, report) = self.compacted_events();
+    /// one is. A temp file left by a crash is removed by the start-up sweep. Memory
+    /// changes only once the new log is durable.
+    pub fn blocking_compact(&mut self, lock: LogLock) -> Result<CompactReport, SessionError> {
+        let dir = self
+            .path
+            .parent()
+            .unwrap_or_else(|| Path::new("."))
+            .to_path_buf();
+        let _held = match lock {
+            LogLock::Held => None,
+            LogLock::Take => Some(lock_log(&dir, &self.id)?),
+        };
+        let on_disk = Session::blocking_open(&dir, &self.id)?;
+        let next_seq = self.next_seq.max(on_disk.next_seq);
+        let (kept, report) = on_disk.compacted_events(next_seq);
         let mut buf = Vec::new();
         for ev in &kept {
             serde_json::to_writer(&mut buf, ev)?;
@@ -613,7 +628,7 @@ impl Session {
             calls: HashMap::new(),
             order: Vec::new(),
             session_rules: Vec::new(),
-            next_seq: self.next_seq,
+            next_seq,
             needs_newline: false,
         };
         for ev in kept {
@@ -637,11 +652,12 @@ impl Session {
         &mut self,
         max_events: usize,
         incoming: usize,
+        lock: LogLock,
     ) -> Result<Option<CompactReport>, SessionError> {
         if self.events.len() + incoming <= max_events {
             return Ok(None);
         }
-        let report = self.blocking_compact()?;
+        let report = self.blocking_compact(lock)?;
         if self.events.len() + incoming > max_events {
             return Err(SessionError::Budget {
                 max_events,
@@ -650,6 +666,35 @@ impl Session {
         }
         Ok(Some(report))
     }
+}
+
+/// Whether the caller of a compaction already holds the session's file lock.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LogLock {
+    /// The caller holds `<id>.lock` (`khaelor-perm hook`): taking it again would wait
+    /// on ourselves.
+    Held,
+    /// Take it for the compaction (the server, whose slot lock only orders its own
+    /// requests).
+    Take,
+}
+
+/// Locks `<dir>/<id>.lock` exclusively (an advisory lock, released when the file is
+/// dropped): the lock every writer of the log outside the server's memory takes.
+pub fn lock_log(dir: &Path, id: &str) -> Result<File, SessionError> {
+    if !valid_id(id) {
+        return Err(SessionError::InvalidId(id.to_string()));
+    }
+    fs::create_dir_all(dir).map_err(|e| io_err("create", dir, e))?;
+    let path = dir.join(format!("{id}.lock"));
+    let f = OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .map_err(|e| io_err("open", &path, e))?;
+    f.lock().map_err(|e| io_err("lock", &path, e))?;
+    Ok(f)
 }
 
 /// What a compaction did.
@@ -990,7 +1035,7 @@ mod tests {
         let mut s = mixed_session(dir.path(), &root);
         let before = s.events().len();
         let last_seq = s.events().last().unwrap().seq;
-        let report = s.blocking_compact().unwrap();
+        let report = s.blocking_compact(LogLock::Take).unwrap();
         assert_eq!(report.events_before, before);
         assert_eq!(report.calls_dropped, 6, "{report:?}");
         // pend (2) + stuck (1) + granted (4) + the marker.
@@ -1017,7 +1062,7 @@ mod tests {
         let ev = s.blocking_append(vec![approved("pend")]).unwrap();
         assert_eq!(ev[0].seq, last_seq + 2);
         // A second compaction adds up the counts and drops the old marker.
-        s.blocking_compact().unwrap();
+        s.blocking_compact(LogLock::Take).unwrap();
         assert_eq!(
             s.events().last().unwrap().kind,
             EventKind::Compacted {
@@ -1053,7 +1098,7 @@ mod tests {
         let scratch = tempfile::tempdir().unwrap();
         fs::write(scratch.path().join("s.jsonl"), &old).unwrap();
         let mut copy = Session::blocking_open(scratch.path(), "s").unwrap();
-        copy.blocking_compact().unwrap();
+        copy.blocking_compact(LogLock::Take).unwrap();
         let new = fs::read(scratch.path().join("s.jsonl")).unwrap();
         assert!(new.len() < old.len());
         let tmp = dir.path().join(".s.jsonl.tmp.compact");
@@ -1080,8 +1125,33 @@ mod tests {
         assert_eq!(reopened.events().len(), 8);
         // And the real protocol leaves no temp file behind.
         let mut s = Session::blocking_open(dir.path(), "s").unwrap();
-        s.blocking_compact().unwrap();
+        s.blocking_compact(LogLock::Take).unwrap();
         assert_eq!(blocking_sweep(dir.path(), None).temp_files, 0);
+    }
+
+    /// The server's copy of a session can miss events another writer (the hook
+    /// command) appended to the log: compaction works from the log on disk, under the
+    /// file lock, so those events survive it.
+    #[test]
+    fn compaction_keeps_what_another_writer_appended() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = tempfile::tempdir().unwrap();
+        let root = fs::canonicalize(root.path()).unwrap();
+        let mut server = mixed_session(dir.path(), &root);
+        let mut hook = Session::blocking_open(dir.path(), "s").unwrap();
+        {
+            let _lock = lock_log(dir.path(), "s").unwrap();
+            hook.blocking_append(vec![requested_in("hook", &root), ask("hook")])
+                .unwrap();
+        }
+        server.blocking_compact(LogLock::Take).unwrap();
+        for s in [&server, &Session::blocking_open(dir.path(), "s").unwrap()] {
+            let pending: Vec<_> = s.pending().map(|c| c.call_id.clone()).collect();
+            assert_eq!(pending, ["pend", "hook"]);
+            assert_eq!(s.session_rules_for(&root), [rule("npm test")]);
+            let seqs: Vec<u64> = s.events().iter().map(|e| e.seq).collect();
+            assert!(seqs.windows(2).all(|w| w[0] < w[1]), "{seqs:?}");
+        }
     }
 
     /// A failed compaction (here: the temp file cannot be created) leaves the log and
@@ -1096,7 +1166,7 @@ mod tests {
         let n = s.events().len();
         // A directory where the temp file would go.
         fs::create_dir(dir.path().join(".s.jsonl.tmp.compact")).unwrap();
-        assert!(s.blocking_compact().is_err());
+        assert!(s.blocking_compact(LogLock::Take).is_err());
         assert_eq!(fs::read(dir.path().join("s.jsonl")).unwrap(), old);
         assert_eq!(s.events().len(), n);
         assert_state_kept(&s, &root);
@@ -1109,7 +1179,7 @@ mod tests {
         // Finished calls: room is made by compaction, silently.
         for i in 0..20 {
             let id = format!("c{i}");
-            s.blocking_make_room(16, 2).unwrap();
+            s.blocking_make_room(16, 2, LogLock::Take).unwrap();
             s.blocking_append(vec![requested(&id, None), approved(&id)])
                 .unwrap();
             assert!(s.events().len() <= 16, "{}", s.events().len());
@@ -1119,7 +1189,7 @@ mod tests {
         let mut refused = None;
         for i in 0..20 {
             let id = format!("p{i}");
-            match s.blocking_make_room(16, 2) {
+            match s.blocking_make_room(16, 2, LogLock::Take) {
                 Ok(_) => {
                     s.blocking_append(vec![requested(&id, None), ask(&id)])
                         .unwrap();

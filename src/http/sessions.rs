@@ -207,7 +207,7 @@ pub(crate) async fn append_call(
         .blocking(move || {
             let result = match guard.as_mut() {
                 Some(s) => s
-                    .blocking_make_room(budget, kinds.len())
+                    .blocking_make_room(budget, kinds.len(), crate::session::LogLock::Take)
                     .and_then(|_| s.blocking_append(kinds).map(|_| ())),
                 None => Ok(()),
             };
