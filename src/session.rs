@@ -19,6 +19,10 @@ use serde_json::Value;
 
 use crate::grants::PersistedRule;
 
+/// Events a session's log may hold before it is compacted, and past which (compacted)
+/// no new call is recorded: `serve --max-session-events`, and the hook command's budget.
+pub const DEFAULT_MAX_EVENTS: usize = 10_000;
+
 /// Longest session or call id accepted.
 pub const MAX_ID_LEN: usize = 128;
 
@@ -143,6 +147,15 @@ pub enum EventKind {
         /// The model-facing message (seed §5.4).
         message: String,
     },
+    /// The log was compacted (`Session::blocking_compact`): the events of finished
+    /// calls were dropped; the counts add up over every compaction of the session.
+    #[serde(rename_all = "camelCase")]
+    Compacted {
+        /// Events dropped so far.
+        removed_events: u64,
+        /// Finished calls whose events were dropped so far.
+        removed_calls: u64,
+    },
 }
 
 impl EventKind {
@@ -154,6 +167,7 @@ impl EventKind {
             | EventKind::PermissionGranted { call_id, .. }
             | EventKind::PermissionDenied { call_id, .. }
             | EventKind::ToolFailed { call_id, .. } => call_id,
+            EventKind::Compacted { .. } => "",
         }
     }
 }
@@ -228,6 +242,10 @@ pub enum SessionError {
     },
     #[error("could not encode an event: {0}")]
     Encode(#[from] serde_json::Error),
+    #[error(
+        "the session has reached its budget of {max_events} events: even compacted, its pending calls and session grants take {live}; answer its pending calls or start a new session"
+    )]
+    Budget { max_events: usize, live: usize },
 }
 
 /// One session: its log file, the events read or written so far, and derived state.
@@ -473,9 +491,230 @@ impl Session {
                     c.message = Some(message.clone());
                 }
             }
+            EventKind::Compacted { .. } => {}
         }
         self.events.push(ev);
     }
+
+    /// The calls whose events must survive a compaction: those still waiting (pending,
+    /// or requested with their decision lost), and those whose unpersisted "always"
+    /// grant is a session rule (the rule finds its project through the call).
+    fn live_calls(&self) -> std::collections::HashSet<&str> {
+        let mut live: std::collections::HashSet<&str> = self
+            .calls()
+            .filter(|c| matches!(c.status, CallStatus::Pending | CallStatus::Requested))
+            .map(|c| c.call_id.as_str())
+            .collect();
+        for e in &self.events {
+            if let EventKind::PermissionGranted {
+                call_id,
+                scope: GrantScope::Always,
+                persisted: false,
+                ..
+            } = &e.kind
+                && self.calls.contains_key(call_id)
+            {
+                live.insert(call_id.as_str());
+            }
+        }
+        live
+    }
+
+    /// The events a compaction keeps, in their order with their own `seq`, and the
+    /// closing `Compacted` event (which takes the next `seq`, so numbers never repeat).
+    fn compacted_events(&self, next_seq: u64) -> (Vec<Event>, CompactReport) {
+        let live = self.live_calls();
+        let (mut prev_events, mut prev_calls) = (0u64, 0u64);
+        let mut kept = Vec::new();
+        for ev in &self.events {
+            match &ev.kind {
+                EventKind::Compacted {
+                    removed_events,
+                    removed_calls,
+                } => {
+                    prev_events = *removed_events;
+                    prev_calls = *removed_calls;
+                }
+                kind if live.contains(kind.call_id()) => kept.push(ev.clone()),
+                _ => {}
+            }
+        }
+        let dropped_calls = self.calls.len().saturating_sub(live.len()) as u64;
+        // The previous marker is replaced, not counted as a dropped event.
+        let markers = self
+            .events
+            .iter()
+            .filter(|e| matches!(e.kind, EventKind::Compacted { .. }))
+            .count();
+        let dropped_events = (self.events.len() - kept.len() - markers) as u64;
+        let report = CompactReport {
+            events_before: self.events.len(),
+            events_after: kept.len() + 1,
+            calls_dropped: dropped_calls as usize,
+        };
+        kept.push(Event {
+            seq: next_seq,
+            at: now_rfc3339(),
+            kind: EventKind::Compacted {
+                removed_events: prev_events + dropped_events,
+                removed_calls: prev_calls + dropped_calls,
+            },
+        });
+        (kept, report)
+    }
+
+    /// Rewrites the log keeping only what rebuilds the session's state: every event of
+    /// its pending and stuck calls, and of the calls whose unpersisted "always" grants
+    /// are session rules. Finished calls are forgotten (their ids may be recorded again,
+    /// and are then decided afresh). A `Compacted` event closes the new log.
+    ///
+    /// The log is read again from disk under the session's file lock (`<id>.lock`, the
+    /// one `khaelor-perm hook` holds while it appends), so events another writer
+    /// appended behind this copy's back are kept, not overwritten; `lock` says whether
+    /// the caller already holds it.
+    ///
+    /// Atomic, so a crash at any point loses nothing: the new log is written to a temp
+    /// file beside the old one, synced, renamed over it, and the directory synced
+    /// (`replace_atomically`). Until the rename the old log is whole; after it the new
+    /// one is. A temp file left by a crash is removed by the start-up sweep. Memory
+    /// changes only once the new log is durable.
+    pub fn blocking_compact(&mut self, lock: LogLock) -> Result<CompactReport, SessionError> {
+        let dir = self
+            .path
+            .parent()
+            .unwrap_or_else(|| Path::new("."))
+            .to_path_buf();
+        let _held = match lock {
+            LogLock::Held => None,
+            LogLock::Take => Some(lock_log(&dir, &self.id)?),
+        };
+        let on_disk = Session::blocking_open(&dir, &self.id)?;
+        let next_seq = self.next_seq.max(on_disk.next_seq);
+        let (kept, report) = on_disk.compacted_events(next_seq);
+        let mut buf = Vec::new();
+        for ev in &kept {
+            serde_json::to_writer(&mut buf, ev)?;
+            buf.push(b'\n');
+        }
+        replace_atomically(&self.path, &buf)?;
+        let mut fresh = Session {
+            id: self.id.clone(),
+            path: self.path.clone(),
+            events: Vec::new(),
+            warnings: Vec::new(),
+            calls: HashMap::new(),
+            order: Vec::new(),
+            session_rules: Vec::new(),
+            next_seq,
+            needs_newline: false,
+        };
+        for ev in kept {
+            fresh.apply(ev);
+        }
+        *self = fresh;
+        tracing::info!(
+            session = %self.id,
+            before = report.events_before,
+            after = report.events_after,
+            calls_dropped = report.calls_dropped,
+            "session log compacted"
+        );
+        Ok(report)
+    }
+
+    /// Makes room for `incoming` new events within a budget of `max_events` in the log:
+    /// compacts when the log would go over, and refuses when even the compacted log
+    /// (the state still needed) leaves no room.
+    pub fn blocking_make_room(
+        &mut self,
+        max_events: usize,
+        incoming: usize,
+        lock: LogLock,
+    ) -> Result<Option<CompactReport>, SessionError> {
+        if self.events.len() + incoming <= max_events {
+            return Ok(None);
+        }
+        let report = self.blocking_compact(lock)?;
+        if self.events.len() + incoming > max_events {
+            return Err(SessionError::Budget {
+                max_events,
+                live: self.events.len(),
+            });
+        }
+        Ok(Some(report))
+    }
+}
+
+/// Whether the caller of a compaction already holds the session's file lock.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LogLock {
+    /// The caller holds `<id>.lock` (`khaelor-perm hook`): taking it again would wait
+    /// on ourselves.
+    Held,
+    /// Take it for the compaction (the server, whose slot lock only orders its own
+    /// requests).
+    Take,
+}
+
+/// Locks `<dir>/<id>.lock` exclusively (an advisory lock, released when the file is
+/// dropped): the lock every writer of the log outside the server's memory takes.
+pub fn lock_log(dir: &Path, id: &str) -> Result<File, SessionError> {
+    if !valid_id(id) {
+        return Err(SessionError::InvalidId(id.to_string()));
+    }
+    fs::create_dir_all(dir).map_err(|e| io_err("create", dir, e))?;
+    let path = dir.join(format!("{id}.lock"));
+    let f = OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .map_err(|e| io_err("open", &path, e))?;
+    f.lock().map_err(|e| io_err("lock", &path, e))?;
+    Ok(f)
+}
+
+/// What a compaction did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CompactReport {
+    pub events_before: usize,
+    pub events_after: usize,
+    pub calls_dropped: usize,
+}
+
+/// Replaces `path` with `bytes` so that a crash leaves either the old file or the new
+/// one, whole: write a temp file in the same directory (`.<name>.tmp.compact`, which
+/// the start-up sweep removes), flush and fsync it, rename it over `path`, fsync the
+/// directory. A failure before the rename removes the temp file and leaves `path` as
+/// it was.
+pub fn replace_atomically(path: &Path, bytes: &[u8]) -> Result<(), SessionError> {
+    let dir = path.parent().unwrap_or_else(|| Path::new("."));
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let tmp = dir.join(format!(".{name}.tmp.compact"));
+    let written = (|| {
+        let mut f = OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .open(&tmp)?;
+        f.write_all(bytes)?;
+        f.flush()?;
+        f.sync_all()
+    })();
+    if let Err(e) = written {
+        let _ = fs::remove_file(&tmp);
+        return Err(io_err("write", &tmp, e));
+    }
+    if let Err(e) = fs::rename(&tmp, path) {
+        let _ = fs::remove_file(&tmp);
+        return Err(io_err("rename", &tmp, e));
+    }
+    File::open(dir)
+        .and_then(|d| d.sync_all())
+        .map_err(|e| io_err("sync", dir, e))
 }
 
 /// The append protocol, for `Session` and `SessionIndex`: `kinds` become events from
@@ -549,7 +788,11 @@ pub(crate) fn blocking_write_events(
 /// fields only, the rest skipped unparsed.
 #[derive(Debug)]
 pub struct SessionIndex {
+    dir: PathBuf,
+    id: String,
     path: PathBuf,
+    /// Events in the log (as `Session` counts them, for the event budget).
+    events: usize,
     /// Call id -> its project root.
     calls: HashMap<String, String>,
     session_rules: Vec<(Option<String>, PersistedRule)>,
@@ -584,7 +827,10 @@ impl SessionIndex {
             return Err(SessionError::InvalidId(id.to_string()));
         }
         let mut ix = SessionIndex {
+            dir: dir.to_path_buf(),
+            id: id.to_string(),
             path: dir.join(format!("{id}.jsonl")),
+            events: 0,
             calls: HashMap::new(),
             session_rules: Vec::new(),
             next_seq: 1,
@@ -614,6 +860,7 @@ impl SessionIndex {
     }
 
     fn apply(&mut self, l: IndexLine) {
+        self.events += 1;
         self.next_seq = self.next_seq.max(l.seq + 1);
         let Some(call_id) = l.call_id else { return };
         match l.kind.as_str() {
@@ -634,6 +881,23 @@ impl SessionIndex {
             }
             _ => {}
         }
+    }
+
+    /// As `Session::blocking_make_room`, for a caller holding the log's file lock. A
+    /// compaction (rare: once per budget's worth of events) loads the whole session,
+    /// compacts it, and reads the index again.
+    pub fn blocking_make_room(
+        &mut self,
+        max_events: usize,
+        incoming: usize,
+    ) -> Result<Option<CompactReport>, SessionError> {
+        if self.events + incoming <= max_events {
+            return Ok(None);
+        }
+        let mut full = Session::blocking_open(&self.dir, &self.id)?;
+        let report = full.blocking_make_room(max_events, incoming, LogLock::Held)?;
+        *self = SessionIndex::blocking_open(&self.dir, &self.id)?;
+        Ok(report)
     }
 
     /// Whether the log holds a call with this id.
@@ -661,6 +925,7 @@ impl SessionIndex {
         )?;
         self.needs_newline = false;
         self.next_seq += events.len() as u64;
+        self.events += events.len();
         for ev in &events {
             if let EventKind::ToolRequested {
                 call_id,
@@ -870,6 +1135,44 @@ mod tests {
         assert!(again.call("c3").is_some());
     }
 
+    /// The hook's index compacts through the full session when a call would take the
+    /// log over the budget, and keeps counting after it.
+    #[test]
+    fn the_index_makes_room_by_compacting() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut s = Session::blocking_open(dir.path(), "cx").unwrap();
+        for i in 0..5 {
+            let id = format!("c{i}");
+            s.blocking_append(vec![
+                requested(&id, None),
+                EventKind::ToolApproved {
+                    call_id: id.clone(),
+                    by: ApprovedBy::Policy,
+                    decisions: json!([]),
+                    resolved_by: None,
+                },
+            ])
+            .unwrap();
+        }
+        let _lock = lock_log(dir.path(), "cx").unwrap();
+        let mut ix = SessionIndex::blocking_open(dir.path(), "cx").unwrap();
+        assert_eq!(ix.blocking_make_room(100, 2).unwrap(), None);
+        let report = ix.blocking_make_room(8, 2).unwrap();
+        assert!(
+            report.is_some(),
+            "10 events + 2 over a budget of 8 compacts"
+        );
+        assert!(ix.events + 2 <= 8, "{} events left", ix.events);
+        // Finished calls are forgotten; the next append is numbered after the log.
+        assert!(!ix.has_call("c0"));
+        let evs = ix
+            .blocking_append_with(vec![requested("c9", None)], Durability::Flushed)
+            .unwrap();
+        let again = Session::blocking_open(dir.path(), "cx").unwrap();
+        assert!(again.call("c9").is_some());
+        assert!(evs.first().is_some_and(|e| e.seq > 10));
+    }
+
     #[test]
     fn timestamps() {
         assert_eq!(rfc3339(0, 0), "1970-01-01T00:00:00.000Z");
@@ -934,6 +1237,279 @@ mod tests {
         assert_eq!(s.warnings().len(), 1);
         assert!(s.warnings()[0].contains("corrupt line"));
         assert_eq!(s.pending().count(), 0);
+    }
+
+    fn rule(pattern: &str) -> PersistedRule {
+        PersistedRule {
+            capability: "process.execute".into(),
+            pattern: pattern.into(),
+            action: "allow".into(),
+        }
+    }
+
+    fn requested_in(call: &str, root: &Path) -> EventKind {
+        let mut kind = requested(call, Some("t"));
+        if let EventKind::ToolRequested { project_root, .. } = &mut kind {
+            *project_root = root.display().to_string();
+        }
+        kind
+    }
+
+    fn ask(call: &str) -> EventKind {
+        EventKind::PermissionRequested {
+            call_id: call.into(),
+            decision: json!({"decision": "ask"}),
+        }
+    }
+
+    fn approved(call: &str) -> EventKind {
+        EventKind::ToolApproved {
+            call_id: call.into(),
+            by: ApprovedBy::Policy,
+            decisions: json!([]),
+            resolved_by: None,
+        }
+    }
+
+    /// A session with every kind of call: approved, denied, pending, stuck, and one
+    /// whose unpersisted "always" grant is a session rule for `root`.
+    fn mixed_session(dir: &Path, root: &Path) -> Session {
+        let mut s = Session::blocking_open(dir, "s").unwrap();
+        for i in 0..5 {
+            let id = format!("done{i}");
+            s.blocking_append(vec![requested_in(&id, root), approved(&id)])
+                .unwrap();
+        }
+        s.blocking_append(vec![
+            requested_in("denied", root),
+            EventKind::PermissionDenied {
+                call_id: "denied".into(),
+                by: DeniedBy::Policy,
+                decisions: None,
+                feedback: None,
+                denied_with: None,
+            },
+            EventKind::ToolFailed {
+                call_id: "denied".into(),
+                message: "no".into(),
+            },
+        ])
+        .unwrap();
+        s.blocking_append(vec![requested_in("pend", root), ask("pend")])
+            .unwrap();
+        s.blocking_append(vec![requested_in("stuck", root)])
+            .unwrap();
+        s.blocking_append(vec![
+            requested_in("granted", root),
+            ask("granted"),
+            EventKind::PermissionGranted {
+                call_id: "granted".into(),
+                scope: GrantScope::Always,
+                pattern: Some("npm test".into()),
+                persisted_rules: vec![rule("npm test")],
+                persisted: false,
+                config_file: None,
+                persist_error: Some("malformed".into()),
+            },
+            approved("granted"),
+        ])
+        .unwrap();
+        s
+    }
+
+    /// What must survive a compaction and a crash: pending calls, stuck calls, and the
+    /// session rules with the project they apply to.
+    fn assert_state_kept(s: &Session, root: &Path) {
+        let pending: Vec<_> = s.pending().map(|c| c.call_id.clone()).collect();
+        assert_eq!(pending, ["pend"]);
+        assert_eq!(s.call("pend").unwrap().turn_id.as_deref(), Some("t"));
+        assert_eq!(s.call("stuck").unwrap().status, CallStatus::Requested);
+        assert_eq!(s.session_rules_for(root), [rule("npm test")]);
+    }
+
+    #[test]
+    fn compaction_keeps_pending_calls_and_session_grants() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = tempfile::tempdir().unwrap();
+        let root = fs::canonicalize(root.path()).unwrap();
+        let mut s = mixed_session(dir.path(), &root);
+        let before = s.events().len();
+        let last_seq = s.events().last().unwrap().seq;
+        let report = s.blocking_compact(LogLock::Take).unwrap();
+        assert_eq!(report.events_before, before);
+        assert_eq!(report.calls_dropped, 6, "{report:?}");
+        // pend (2) + stuck (1) + granted (4) + the marker.
+        assert_eq!(s.events().len(), 8);
+        assert_eq!(report.events_after, 8);
+        assert_state_kept(&s, &root);
+        assert!(s.call("done0").is_none() && s.call("denied").is_none());
+        // Sequence numbers never repeat: the marker takes the next one.
+        let marker = s.events().last().unwrap();
+        assert_eq!(marker.seq, last_seq + 1);
+        assert_eq!(
+            marker.kind,
+            EventKind::Compacted {
+                removed_events: 13,
+                removed_calls: 6
+            }
+        );
+        // The log on disk says the same after a restart, with no warning.
+        let mut s = Session::blocking_open(dir.path(), "s").unwrap();
+        assert_state_kept(&s, &root);
+        assert_eq!(s.events().len(), 8);
+        // One warning: the stuck call, as before compaction.
+        assert_eq!(s.warnings().len(), 1, "{:?}", s.warnings());
+        let ev = s.blocking_append(vec![approved("pend")]).unwrap();
+        assert_eq!(ev[0].seq, last_seq + 2);
+        // A second compaction adds up the counts and drops the old marker.
+        s.blocking_compact(LogLock::Take).unwrap();
+        assert_eq!(
+            s.events().last().unwrap().kind,
+            EventKind::Compacted {
+                // pend's three events join the thirteen of the first compaction.
+                removed_events: 16,
+                removed_calls: 7
+            }
+        );
+        assert_eq!(
+            s.events()
+                .iter()
+                .filter(|e| matches!(e.kind, EventKind::Compacted { .. }))
+                .count(),
+            1
+        );
+        assert_eq!(s.pending().count(), 0);
+        assert_eq!(s.session_rules_for(&root), [rule("npm test")]);
+    }
+
+    /// A kill at any point of a compaction loses nothing. Its only change to the log is
+    /// one rename of a complete, synced file: before it the old log is untouched
+    /// whatever the temp file holds (cut at any byte, as a kill mid-write leaves it),
+    /// after it the new log is whole. The temp file left behind is swept at start-up.
+    #[test]
+    fn a_kill_during_compaction_loses_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = tempfile::tempdir().unwrap();
+        let root = fs::canonicalize(root.path()).unwrap();
+        let s = mixed_session(dir.path(), &root);
+        let log = dir.path().join("s.jsonl");
+        let old = fs::read(&log).unwrap();
+        // The bytes the compaction writes, computed in a scratch copy.
+        let scratch = tempfile::tempdir().unwrap();
+        fs::write(scratch.path().join("s.jsonl"), &old).unwrap();
+        let mut copy = Session::blocking_open(scratch.path(), "s").unwrap();
+        copy.blocking_compact(LogLock::Take).unwrap();
+        let new = fs::read(scratch.path().join("s.jsonl")).unwrap();
+        assert!(new.len() < old.len());
+        let tmp = dir.path().join(".s.jsonl.tmp.compact");
+        let cuts: Vec<usize> = (0..=20).map(|i| new.len() * i / 20).collect();
+        for cut in cuts {
+            // Killed while writing the temp file (or before renaming it).
+            fs::write(&tmp, &new[..cut]).unwrap();
+            assert_eq!(fs::read(&log).unwrap(), old, "the log is untouched");
+            let reopened = Session::blocking_open(dir.path(), "s").unwrap();
+            assert_state_kept(&reopened, &root);
+            assert_eq!(reopened.events().len(), s.events().len());
+            let swept = blocking_sweep(dir.path(), None);
+            assert_eq!(
+                swept.temp_files, 1,
+                "the start-up sweep removes the temp file"
+            );
+            assert!(!tmp.exists());
+        }
+        // Killed after the rename: the new log, whole.
+        fs::write(&tmp, &new).unwrap();
+        fs::rename(&tmp, &log).unwrap();
+        let reopened = Session::blocking_open(dir.path(), "s").unwrap();
+        assert_state_kept(&reopened, &root);
+        assert_eq!(reopened.events().len(), 8);
+        // And the real protocol leaves no temp file behind.
+        let mut s = Session::blocking_open(dir.path(), "s").unwrap();
+        s.blocking_compact(LogLock::Take).unwrap();
+        assert_eq!(blocking_sweep(dir.path(), None).temp_files, 0);
+    }
+
+    /// The server's copy of a session can miss events another writer (the hook
+    /// command) appended to the log: compaction works from the log on disk, under the
+    /// file lock, so those events survive it.
+    #[test]
+    fn compaction_keeps_what_another_writer_appended() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = tempfile::tempdir().unwrap();
+        let root = fs::canonicalize(root.path()).unwrap();
+        let mut server = mixed_session(dir.path(), &root);
+        let mut hook = Session::blocking_open(dir.path(), "s").unwrap();
+        {
+            let _lock = lock_log(dir.path(), "s").unwrap();
+            hook.blocking_append(vec![requested_in("hook", &root), ask("hook")])
+                .unwrap();
+        }
+        server.blocking_compact(LogLock::Take).unwrap();
+        for s in [&server, &Session::blocking_open(dir.path(), "s").unwrap()] {
+            let pending: Vec<_> = s.pending().map(|c| c.call_id.clone()).collect();
+            assert_eq!(pending, ["pend", "hook"]);
+            assert_eq!(s.session_rules_for(&root), [rule("npm test")]);
+            let seqs: Vec<u64> = s.events().iter().map(|e| e.seq).collect();
+            assert!(seqs.windows(2).all(|w| w[0] < w[1]), "{seqs:?}");
+        }
+    }
+
+    /// A failed compaction (here: the temp file cannot be created) leaves the log and
+    /// the session in memory as they were.
+    #[test]
+    fn a_failed_compaction_changes_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = tempfile::tempdir().unwrap();
+        let root = fs::canonicalize(root.path()).unwrap();
+        let mut s = mixed_session(dir.path(), &root);
+        let old = fs::read(dir.path().join("s.jsonl")).unwrap();
+        let n = s.events().len();
+        // A directory where the temp file would go.
+        fs::create_dir(dir.path().join(".s.jsonl.tmp.compact")).unwrap();
+        assert!(s.blocking_compact(LogLock::Take).is_err());
+        assert_eq!(fs::read(dir.path().join("s.jsonl")).unwrap(), old);
+        assert_eq!(s.events().len(), n);
+        assert_state_kept(&s, &root);
+    }
+
+    #[test]
+    fn the_event_budget_compacts_then_refuses() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut s = Session::blocking_open(dir.path(), "b").unwrap();
+        // Finished calls: room is made by compaction, silently.
+        for i in 0..20 {
+            let id = format!("c{i}");
+            s.blocking_make_room(16, 2, LogLock::Take).unwrap();
+            s.blocking_append(vec![requested(&id, None), approved(&id)])
+                .unwrap();
+            assert!(s.events().len() <= 16, "{}", s.events().len());
+        }
+        // Pending calls are state: once they fill the budget, new calls are refused and
+        // nothing is written.
+        let mut refused = None;
+        for i in 0..20 {
+            let id = format!("p{i}");
+            match s.blocking_make_room(16, 2, LogLock::Take) {
+                Ok(_) => {
+                    s.blocking_append(vec![requested(&id, None), ask(&id)])
+                        .unwrap();
+                }
+                Err(e) => {
+                    refused = Some((i, e));
+                    break;
+                }
+            }
+        }
+        let (i, e) = refused.expect("the budget was never hit");
+        assert!(
+            matches!(e, SessionError::Budget { max_events: 16, .. }),
+            "{e}"
+        );
+        assert!(e.to_string().contains("budget of 16 events"), "{e}");
+        assert_eq!(s.pending().count(), i);
+        let on_disk = Session::blocking_open(dir.path(), "b").unwrap();
+        assert_eq!(on_disk.pending().count(), i);
+        assert!(on_disk.events().len() <= 16);
     }
 
     #[test]

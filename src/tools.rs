@@ -45,7 +45,8 @@ pub const MAX_DIFF_INPUT_BYTES: u64 = 1024 * 1024;
 /// Time budget for one diff (similar's deadline; a slow diff degrades, never blocks).
 const DIFF_TIMEOUT: Duration = Duration::from_millis(200);
 
-/// A tool call that cannot be mapped. Never an allow: the service answers 422.
+/// A tool call that cannot be mapped. Never an allow: the service answers 422 (400 for
+/// a malformed input, 404 for a working directory that does not exist).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ToolError {
     #[error("unknown tool `{0}`")]
@@ -73,6 +74,9 @@ pub enum ToolError {
     BadPatch { line: usize, message: String },
     #[error("working directory `{cwd}` cannot be used: {message}")]
     BadCwd { cwd: String, message: String },
+    /// Well-formed, but no directory of that name exists (the service's 404).
+    #[error("working directory `{cwd}` cannot be used: it is not an existing directory")]
+    MissingCwd { cwd: String },
     #[error(
         "the field `{field}` of `{tool}` holds the control character U+{code:04X}; a path may not contain one"
     )]
@@ -100,7 +104,7 @@ impl ToolError {
             ToolError::TooLarge { .. } => "tooLarge",
             ToolError::Empty { .. } => "empty",
             ToolError::BadPatch { .. } => "badPatch",
-            ToolError::BadCwd { .. } => "badCwd",
+            ToolError::BadCwd { .. } | ToolError::MissingCwd { .. } => "badCwd",
             ToolError::ControlChar { .. } => "controlCharacter",
             ToolError::ConflictingCwd { .. } => "conflictingCwd",
         }
@@ -584,7 +588,9 @@ fn with_cwd(
         ));
     }
     if !resolved.is_dir() {
-        return Err(bad("it is not an existing directory"));
+        return Err(ToolError::MissingCwd {
+            cwd: cwd.to_string(),
+        });
     }
     AnalysisContext::new(ctx.root(), Some(&resolved), ctx.home()).map_err(|e| ToolError::BadCwd {
         cwd: cwd.to_string(),

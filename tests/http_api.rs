@@ -293,7 +293,8 @@ fn client_errors_are_json() {
     c.post_raw("/v1/analyze", None, b"{}")
         .assert_error(415, "unsupported_media_type");
 
-    // 422: unknown tool, relative root, missing root, command over 64 KiB (both routes).
+    // 422: unknown tool, relative root, command over 64 KiB (both routes); 404: a root
+    // that names no directory.
     let r = s.post(
         "/v1/evaluate",
         &json!({"tool": "teleport", "input": {}, "projectRoot": root}),
@@ -309,7 +310,7 @@ fn client_errors_are_json() {
         "/v1/analyze",
         &json!({"command": "ls", "projectRoot": "/definitely/not/here"}),
     )
-    .assert_error(422, "missing_project_root");
+    .assert_error(404, "missing_project_root");
     s.post(
         "/v1/analyze",
         &json!({"command": "ls", "projectRoot": root, "cwd": "sub"}),

@@ -200,7 +200,7 @@ fn session_errors() {
         "/v1/sessions/s/calls/c/grant",
         &json!({"scope": "always", "pattern": "*"}),
     );
-    r.assert_error(422, "pattern_not_offered");
+    r.assert_error(409, "pattern_not_offered");
     assert!(r.message().contains("`npm install`"), "{}", r.message());
     // "always" on a call that offers nothing (compound: refusal rule).
     s.post(
@@ -208,7 +208,7 @@ fn session_errors() {
         &bash_call(&d, "k", None, "npm install && npm test"),
     );
     s.post("/v1/sessions/s/calls/k/grant", &json!({"scope": "always"}))
-        .assert_error(422, "no_always_patterns");
+        .assert_error(409, "no_always_patterns");
     // Still pending after the refusals.
     assert_eq!(
         s.get("/v1/sessions/s/pending").body["pending"]

@@ -148,7 +148,8 @@ fn always_scope_exact_persists_the_subject() {
         &json!({"scope": "always", "pattern": "git push *"}),
     );
     assert_eq!(
-        g.status, 422,
+        (g.status, g.body["error"]["code"].as_str()),
+        (409, Some("pattern_not_offered")),
         "a wider pattern than the subject is refused: {}",
         g.text
     );

@@ -250,3 +250,99 @@ fn readyz_is_apart_from_healthz() {
     }
     assert!(metric(&s, "khaelor_process_resident_memory_bytes") > 1_000_000);
 }
+
+/// Sends `request` on a fresh connection and returns the answer's status line, its
+/// head and its body parsed as JSON (panics when the body is not JSON).
+fn raw_json_answer(s: &Server, request: &[u8]) -> (String, String, serde_json::Value) {
+    let mut c = connect(s);
+    // The server may answer and close before it read everything: a failed write of
+    // the tail is expected, the answer is what counts.
+    let _ = c.write_all(request);
+    let answer = read_all(&mut c);
+    let (head, body) = answer
+        .split_once("\r\n\r\n")
+        .unwrap_or_else(|| panic!("no head in {answer:?}"));
+    let status = head.lines().next().unwrap_or("").to_string();
+    let lower = head.to_ascii_lowercase();
+    assert!(lower.contains("content-type: application/json"), "{head}");
+    assert!(
+        lower.contains(&format!("content-length: {}", body.len())),
+        "{head}"
+    );
+    let v: serde_json::Value =
+        serde_json::from_str(body).unwrap_or_else(|e| panic!("body is not JSON ({e}): {answer:?}"));
+    assert!(
+        v["error"]["message"]
+            .as_str()
+            .is_some_and(|m| !m.is_empty()),
+        "{v}"
+    );
+    (status, head.to_string(), v)
+}
+
+#[test]
+fn head_limit_answers_carry_the_json_error_body() {
+    let d = Dirs::new();
+    let s = d.start(&[]);
+    // One header too large for the 64 KiB head limit (hyper's own 431).
+    let mut big = b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nx-big: ".to_vec();
+    big.extend(std::iter::repeat_n(b'a', 70_000));
+    big.extend_from_slice(b"\r\n\r\n");
+    let (status, _, v) = raw_json_answer(&s, &big);
+    assert_eq!(status, "HTTP/1.1 431 Request Header Fields Too Large");
+    assert_eq!(v["error"]["code"], "headers_too_large", "{v}");
+    // More headers than hyper parses (also hyper's own 431).
+    let mut many = b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n".to_vec();
+    for i in 0..150 {
+        many.extend_from_slice(format!("x-h{i}: a\r\n").as_bytes());
+    }
+    many.extend_from_slice(b"\r\n");
+    let (status, _, v) = raw_json_answer(&s, &many);
+    assert!(status.starts_with("HTTP/1.1 431 "), "{status}");
+    assert_eq!(v["error"]["code"], "headers_too_large", "{v}");
+    // A head that never ends: hyper's buffer limit, still a JSON 431.
+    let mut endless = b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n".to_vec();
+    for i in 0..8_000 {
+        endless.extend_from_slice(format!("x-e{i}: aaaaaaaa\r\n").as_bytes());
+    }
+    let (status, _, v) = raw_json_answer(&s, &endless);
+    assert!(status.starts_with("HTTP/1.1 431 "), "{status}");
+    assert_eq!(v["error"]["code"], "headers_too_large", "{v}");
+    // A URI over the service's limit: 414 through the middleware stack.
+    let mut long = b"GET /healthz?q=".to_vec();
+    long.extend(std::iter::repeat_n(b'a', 20_000));
+    long.extend_from_slice(b" HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n");
+    let (status, head, v) = raw_json_answer(&s, &long);
+    assert_eq!(status, "HTTP/1.1 414 URI Too Long");
+    assert!(head.to_ascii_lowercase().contains("x-request-id"), "{head}");
+    assert_eq!(v["error"]["code"], "uri_too_long", "{v}");
+    // A URI too long even for hyper is refused by the head limit first, as JSON.
+    let mut longer = b"GET /healthz?q=".to_vec();
+    longer.extend(std::iter::repeat_n(b'a', 70_000));
+    longer.extend_from_slice(b" HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
+    let (status, _, v) = raw_json_answer(&s, &longer);
+    assert!(status.starts_with("HTTP/1.1 431 "), "{status}");
+    assert_eq!(v["error"]["code"], "headers_too_large", "{v}");
+    // A malformed request line: hyper's own 400, JSON too.
+    let (status, _, v) = raw_json_answer(&s, b"GE\x01T / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
+    assert_eq!(status, "HTTP/1.1 400 Bad Request");
+    assert_eq!(v["error"]["code"], "malformed_request", "{v}");
+    // After an earlier answer on the same connection, the 431 is still JSON and the
+    // earlier answer is intact.
+    let mut pipelined = b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".to_vec();
+    pipelined.extend_from_slice(&big);
+    let mut c = connect(&s);
+    let _ = c.write_all(&pipelined);
+    let answer = read_all(&mut c);
+    assert!(answer.starts_with("HTTP/1.1 200 OK\r\n"), "{answer}");
+    assert!(answer.contains(r#"{"status":"ok""#), "{answer}");
+    assert!(
+        answer.contains(
+            "HTTP/1.1 431 Request Header Fields Too Large\r\ncontent-type: application/json"
+        ),
+        "{answer}"
+    );
+    assert!(answer.ends_with("}}"), "{answer}");
+    // Nothing of the refused requests reached the service; it still answers.
+    assert_eq!(s.get("/healthz").status, 200);
+}

@@ -192,17 +192,9 @@ fn blocking_decide_and_record(
     ctx: &AnalysisContext,
     interactive: bool,
 ) -> Result<crate::decide::CallDecision, String> {
-    std::fs::create_dir_all(sessions)
-        .map_err(|e| format!("cannot create `{}`: {e}", sessions.display()))?;
-    let lock_path = sessions.join(format!("{}.lock", call.session_id));
-    let lock = std::fs::OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(&lock_path)
-        .map_err(|e| format!("cannot open `{}`: {e}", lock_path.display()))?;
-    lock.lock()
-        .map_err(|e| format!("cannot lock `{}`: {e}", lock_path.display()))?;
+    // The log's file lock, held until the events are appended (and across a
+    // compaction, which must not take it again).
+    let _lock = crate::session::lock_log(sessions, &call.session_id).map_err(|e| e.to_string())?;
     let mut session =
         SessionIndex::blocking_open(sessions, &call.session_id).map_err(|e| e.to_string())?;
     if session.has_call(&call.call_id) {
@@ -227,7 +219,8 @@ fn blocking_decide_and_record(
         .map_err(|e| format!("cannot encode the session events: {e}"))?;
     // Audit events: flushed, not synced (see `Durability::Flushed`).
     session
-        .blocking_append_with(events, crate::session::Durability::Flushed)
+        .blocking_make_room(crate::session::DEFAULT_MAX_EVENTS, events.len())
+        .and_then(|_| session.blocking_append_with(events, crate::session::Durability::Flushed))
         .map_err(|e| e.to_string())?;
     Ok(decision)
 }

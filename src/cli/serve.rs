@@ -82,6 +82,10 @@ pub struct Args {
     /// Seconds an unused session stays in memory.
     #[arg(long, env = "KHAELOR_PERM_SESSION_IDLE_SECS", default_value_t = 600)]
     pub session_idle_secs: u64,
+    /// Events a session's log may hold: recording a call beyond it compacts the log
+    /// (finished calls dropped); a session still over it gets 409 session_event_budget.
+    #[arg(long, env = "KHAELOR_PERM_MAX_SESSION_EVENTS", default_value_t = 10_000, value_parser = clap::value_parser!(u64).range(16..))]
+    pub max_session_events: u64,
     /// Remove session logs not written for this many days, at start-up (0 keeps them
     /// all).
     #[arg(long, env = "KHAELOR_PERM_RETAIN_DAYS", default_value_t = 0)]
@@ -264,6 +268,7 @@ fn limits(args: &Args) -> http::Limits {
             .map_or_else(http::default_blocking_threads, size),
         max_sessions: size(args.max_sessions),
         session_idle: Duration::from_secs(args.session_idle_secs),
+        max_session_events: size(args.max_session_events),
         header_timeout: Duration::from_secs(args.header_timeout_secs),
         body_timeout: Duration::from_secs(args.body_timeout_secs),
         request_timeout: Duration::from_secs(args.request_timeout_secs),

@@ -34,15 +34,15 @@ pub struct AnalyzeRequest {
     /// The bash command, at most 64 KiB.
     pub command: String,
     /// Absolute path of the project root (must exist).
-    #[schema(pattern = "^/", min_length = 1)]
+    #[schema(pattern = "^/[^\\u0000-\\u001f\\u007f-\\u009f]*$", min_length = 1)]
     pub project_root: String,
     /// Absolute starting directory; defaults to the project root.
     #[serde(default)]
-    #[schema(pattern = "^/", min_length = 1)]
+    #[schema(pattern = "^/[^\\u0000-\\u001f\\u007f-\\u009f]*$", min_length = 1)]
     pub cwd: Option<String>,
     /// Absolute home that `~` and `$HOME` expand to; defaults to the server's `$HOME`.
     #[serde(default)]
-    #[schema(pattern = "^/", min_length = 1)]
+    #[schema(pattern = "^/[^\\u0000-\\u001f\\u007f-\\u009f]*$", min_length = 1)]
     pub home: Option<String>,
     #[serde(default)]
     pub engine: Option<Engine>,
@@ -58,13 +58,13 @@ pub struct EvaluateRequest {
     /// The tool's input object, as the model sent it.
     #[schema(value_type = Object)]
     pub input: serde_json::Value,
-    #[schema(pattern = "^/", min_length = 1)]
+    #[schema(pattern = "^/[^\\u0000-\\u001f\\u007f-\\u009f]*$", min_length = 1)]
     pub project_root: String,
     #[serde(default)]
-    #[schema(pattern = "^/", min_length = 1)]
+    #[schema(pattern = "^/[^\\u0000-\\u001f\\u007f-\\u009f]*$", min_length = 1)]
     pub cwd: Option<String>,
     #[serde(default)]
-    #[schema(pattern = "^/", min_length = 1)]
+    #[schema(pattern = "^/[^\\u0000-\\u001f\\u007f-\\u009f]*$", min_length = 1)]
     pub home: Option<String>,
     /// Whether a user can answer an ask; when false every ask resolves as deny
     /// (seed §5.2). Defaults to true.
@@ -77,21 +77,25 @@ pub struct EvaluateRequest {
 #[into_params(parameter_in = Query)]
 pub struct RulesQuery {
     /// Absolute path of the project root.
-    #[param(rename = "projectRoot", pattern = "^/", min_length = 1)]
+    #[param(
+        rename = "projectRoot",
+        pattern = "^/[^\\u0000-\\u001f\\u007f-\\u009f]*$",
+        min_length = 1
+    )]
     pub project_root: String,
     /// Home whose user config is layered in; defaults to the server's `$HOME`.
     #[serde(default)]
-    #[param(pattern = "^/", min_length = 1)]
+    #[param(pattern = "^/[^\\u0000-\\u001f\\u007f-\\u009f]*$", min_length = 1)]
     pub home: Option<String>,
 }
 
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ToolsAvailableRequest {
-    #[schema(pattern = "^/", min_length = 1)]
+    #[schema(pattern = "^/[^\\u0000-\\u001f\\u007f-\\u009f]*$", min_length = 1)]
     pub project_root: String,
     #[serde(default)]
-    #[schema(pattern = "^/", min_length = 1)]
+    #[schema(pattern = "^/[^\\u0000-\\u001f\\u007f-\\u009f]*$", min_length = 1)]
     pub home: Option<String>,
     /// The tool names the host would offer the model.
     pub tools: Vec<String>,
@@ -119,13 +123,13 @@ pub struct RecordCallRequest {
     pub tool: String,
     #[schema(value_type = Object)]
     pub input: serde_json::Value,
-    #[schema(pattern = "^/", min_length = 1)]
+    #[schema(pattern = "^/[^\\u0000-\\u001f\\u007f-\\u009f]*$", min_length = 1)]
     pub project_root: String,
     #[serde(default)]
-    #[schema(pattern = "^/", min_length = 1)]
+    #[schema(pattern = "^/[^\\u0000-\\u001f\\u007f-\\u009f]*$", min_length = 1)]
     pub cwd: Option<String>,
     #[serde(default)]
-    #[schema(pattern = "^/", min_length = 1)]
+    #[schema(pattern = "^/[^\\u0000-\\u001f\\u007f-\\u009f]*$", min_length = 1)]
     pub home: Option<String>,
     #[serde(default)]
     pub interactive: Option<bool>,
@@ -194,7 +198,7 @@ pub struct PendingCall {
     pub tool: String,
     #[schema(value_type = Object)]
     pub input: serde_json::Value,
-    #[schema(pattern = "^/", min_length = 1)]
+    #[schema(pattern = "^/[^\\u0000-\\u001f\\u007f-\\u009f]*$", min_length = 1)]
     pub project_root: String,
     pub requested_at: String,
     /// The decision that asked: requests with matched rules, always patterns, panel.
@@ -245,6 +249,7 @@ pub struct RulesResponse {
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct TrustRequest {
     /// Absolute path of the project root whose `.khaelor/config.json` is trusted.
+    #[schema(pattern = "^/[^\\u0000-\\u001f\\u007f-\\u009f]*$", min_length = 1)]
     pub project_root: String,
     /// Forget the trust instead of recording it.
     #[serde(default)]

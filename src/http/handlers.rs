@@ -110,7 +110,8 @@ pub async fn openapi_yaml() -> Response {
         (status = 408, description = "The body did not arrive within the body timeout", body = ErrorBody),
         (status = 413, description = "Body over 1 MiB", body = ErrorBody),
         (status = 415, description = "Content type is not JSON", body = ErrorBody),
-        (status = 422, description = "Relative path, missing project root, or command over 64 KiB", body = ErrorBody),
+        (status = 404, description = "The project root (or `cwd`) names no existing directory (`missing_project_root`, `bad_cwd`)", body = ErrorBody),
+        (status = 422, description = "Relative path or command over 64 KiB", body = ErrorBody),
     ))]
 pub async fn analyze(
     State(state): State<AppState>,
@@ -173,7 +174,8 @@ pub fn check_command(command: &str) -> Result<(), ApiError> {
         (status = 408, description = "The body did not arrive within the body timeout", body = ErrorBody),
         (status = 413, description = "Body over 1 MiB", body = ErrorBody),
         (status = 415, description = "Content type is not JSON", body = ErrorBody),
-        (status = 422, description = "Unknown tool, relative path, missing project root, command over 64 KiB, unusable input", body = ErrorBody),
+        (status = 404, description = "The project root, `cwd` or the input's working directory names no existing directory (`missing_project_root`, `bad_cwd`)", body = ErrorBody),
+        (status = 422, description = "Unknown tool, relative path, command over 64 KiB, unusable input", body = ErrorBody),
     ))]
 pub async fn evaluate(
     State(state): State<AppState>,
@@ -203,7 +205,8 @@ pub async fn evaluate(
         (status = 401, description = "Missing or invalid bearer token", body = ErrorBody),
         (status = 503, description = "At the concurrency cap (`overloaded`) or over the request timeout (`request_timeout`); `Retry-After` says when to retry", body = ErrorBody),
         (status = 403, description = "Project root outside the allowed workspace roots", body = ErrorBody),
-        (status = 422, description = "Relative path or missing project root", body = ErrorBody),
+        (status = 404, description = "The project root names no existing directory (`missing_project_root`)", body = ErrorBody),
+        (status = 422, description = "Relative path", body = ErrorBody),
     ))]
 pub async fn rules(
     State(state): State<AppState>,
@@ -238,8 +241,11 @@ pub async fn rules(
         (status = 400, description = "Malformed JSON, a wrong type, or a control character in a path", body = ErrorBody),
         (status = 401, description = "Missing or invalid bearer token", body = ErrorBody),
         (status = 403, description = "Project root outside the allowed workspace roots, or the managed config forbids trusting project configs", body = ErrorBody),
-        (status = 404, description = "The project has no `.khaelor/config.json`", body = ErrorBody),
-        (status = 422, description = "Relative path or missing project root", body = ErrorBody),
+        (status = 408, description = "The body did not arrive within the body timeout", body = ErrorBody),
+        (status = 413, description = "Body over 1 MiB", body = ErrorBody),
+        (status = 415, description = "Content type is not JSON", body = ErrorBody),
+        (status = 404, description = "The project root names no existing directory (`missing_project_root`), or the project has no `.khaelor/config.json` (`no_project_config`)", body = ErrorBody),
+        (status = 422, description = "Relative path", body = ErrorBody),
     ))]
 pub async fn trust(
     State(state): State<AppState>,
@@ -295,7 +301,8 @@ pub async fn trust(
         (status = 408, description = "The body did not arrive within the body timeout", body = ErrorBody),
         (status = 413, description = "Body over 1 MiB", body = ErrorBody),
         (status = 415, description = "Content type is not JSON", body = ErrorBody),
-        (status = 422, description = "Relative path or missing project root", body = ErrorBody),
+        (status = 404, description = "The project root names no existing directory (`missing_project_root`)", body = ErrorBody),
+        (status = 422, description = "Relative path", body = ErrorBody),
     ))]
 pub async fn tools_available(
     State(state): State<AppState>,
@@ -350,6 +357,7 @@ pub fn tool_error(e: ToolError) -> ApiError {
         ToolError::BadCwd { .. } | ToolError::ConflictingCwd { .. } => {
             ApiError::unprocessable("bad_cwd", message)
         }
+        ToolError::MissingCwd { .. } => ApiError::not_found("bad_cwd", message),
         ToolError::ControlChar { .. } => ApiError::bad_request("control_character", message),
     }
 }

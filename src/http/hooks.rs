@@ -164,7 +164,7 @@ async fn answer(
         .map_err(|e| e.message)?;
     let events = events.map_err(|e| format!("cannot encode the session events: {e}"))?;
     state.metrics().record_decision(decision.decision.as_str());
-    sessions::append(state, guard, events)
+    sessions::append_call(state, guard, events)
         .await
         .map_err(|e| e.message)?;
     Ok(hosts::render(host, &decision))

@@ -7,6 +7,7 @@
 
 pub mod api;
 pub mod auth;
+pub mod conn;
 pub mod error;
 pub mod handlers;
 pub mod hooks;
@@ -94,6 +95,10 @@ pub struct Limits {
     pub max_sessions: usize,
     /// A session unused this long leaves memory (`--session-idle-secs`).
     pub session_idle: std::time::Duration,
+    /// Events a session's log may hold: recording a call beyond it compacts the log,
+    /// and a log still over it after compaction refuses new calls
+    /// (`--max-session-events`).
+    pub max_session_events: usize,
     /// Time a client has to send a request's head; the same hyper timer closes a
     /// keep-alive connection idle that long between requests (`--header-timeout-secs`).
     pub header_timeout: Duration,
@@ -113,9 +118,13 @@ pub struct Limits {
 /// Seconds a client is told to wait (`Retry-After`) when a cap is full.
 pub const RETRY_AFTER_SECS: u64 = 1;
 
-/// Largest request head (request line and headers) hyper buffers: beyond it the
-/// connection gets a 431 and is closed.
+/// Largest request head (request line and headers) hyper accepts: beyond it the
+/// connection gets a JSON 431 (`conn::JsonParseErrors`) and is closed.
 pub const MAX_HEAD_BYTES: usize = 64 * 1024;
+
+/// Largest request target (path and query) accepted: beyond it a JSON 414. No route
+/// needs more: the longest query names a few paths, each at most `PATH_MAX` (4 KiB).
+pub const MAX_URI_BYTES: usize = 16 * 1024;
 
 impl Default for Limits {
     fn default() -> Self {
@@ -123,6 +132,7 @@ impl Default for Limits {
             blocking_threads: default_blocking_threads(),
             max_sessions: sessions::DEFAULT_MAX_SESSIONS,
             session_idle: sessions::DEFAULT_SESSION_IDLE,
+            max_session_events: sessions::DEFAULT_MAX_SESSION_EVENTS,
             header_timeout: Duration::from_secs(10),
             body_timeout: Duration::from_secs(10),
             request_timeout: Duration::from_secs(30),
@@ -305,8 +315,10 @@ impl AppState {
             ContextError::Relative { .. } => {
                 ApiError::unprocessable("relative_path", e.to_string())
             }
+            // Well-formed, but naming nothing on this machine: not found, like an
+            // unknown session (a schema can say "absolute", never "exists").
             ContextError::MissingRoot { .. } => {
-                ApiError::unprocessable("missing_project_root", e.to_string())
+                ApiError::not_found("missing_project_root", e.to_string())
             }
         })?;
         // INVARIANT: the canonical root every later step uses is itself confined.
@@ -360,8 +372,17 @@ impl AppState {
     /// A working directory (the request's `cwd`, or the one a host sent in the tool
     /// input) must be a real directory, and inside a workspace root when any is set.
     pub fn confine_dir(&self, field: &str, dir: &Path) -> Result<(), ApiError> {
-        if !dir.is_absolute() || !dir.is_dir() {
+        if !dir.is_absolute() {
             return Err(ApiError::unprocessable(
+                "bad_cwd",
+                format!(
+                    "`{field}` `{}` names a process's own view of the file system, not a directory",
+                    dir.display()
+                ),
+            ));
+        }
+        if !dir.is_dir() {
+            return Err(ApiError::not_found(
                 "bad_cwd",
                 format!("`{field}` `{}` is not an existing directory", dir.display()),
             ));
@@ -444,7 +465,7 @@ pub fn app(state: AppState) -> Router {
 }
 
 /// The middleware stack, outermost first: request id, trace span, id echo, metrics,
-/// whole-request timeout, panic capture, Host/Origin guard, auth, body read timeout, body
+/// URI length, whole-request timeout, panic capture, Host/Origin guard, auth, body read timeout, body
 /// limit.
 fn with_middleware(routes: Router<AppState>, state: AppState) -> Router {
     let limits = state.config().limits.clone();
@@ -467,6 +488,7 @@ fn with_middleware(routes: Router<AppState>, state: AppState) -> Router {
                 )
                 .layer(PropagateRequestIdLayer::x_request_id())
                 .layer(middleware::from_fn_with_state(state.clone(), count_request))
+                .layer(middleware::from_fn(uri_limit))
                 .layer(HandleErrorLayer::new(timed_out))
                 .timeout(limits.request_timeout)
                 .layer(CatchPanicLayer::custom(panic_response))
@@ -476,6 +498,20 @@ fn with_middleware(routes: Router<AppState>, state: AppState) -> Router {
                 .layer(DefaultBodyLimit::max(BODY_LIMIT)),
         )
         .with_state(state)
+}
+
+/// A request target over `MAX_URI_BYTES`: 414 before anything reads it.
+async fn uri_limit(req: Request, next: Next) -> Response {
+    let len = req.uri().path_and_query().map_or(0, |p| p.as_str().len());
+    if len > MAX_URI_BYTES {
+        return ApiError::new(
+            StatusCode::URI_TOO_LONG,
+            "uri_too_long",
+            format!("the request URI is {len} bytes, over the limit of {MAX_URI_BYTES}"),
+        )
+        .into_response();
+    }
+    next.run(req).await
 }
 
 /// A full concurrency cap: 503 with `Retry-After`, at once rather than queued.
@@ -514,7 +550,8 @@ fn busy(code: &'static str, message: &str) -> Response {
 /// process up).
 ///
 /// Each connection is hyper's HTTP/1 server with the header-read timeout and head size
-/// limit set; at most `limits.max_connections` are open at once, and one over the cap
+/// limit set, over a socket that gives hyper's own 400/414/431 answers the JSON error
+/// body (`conn`); at most `limits.max_connections` are open at once, and one over the cap
 /// gets a 503 with `Retry-After` and is closed without being read, so idle sockets
 /// cannot exhaust the descriptors `/healthz` needs.
 pub async fn serve(
@@ -529,6 +566,7 @@ pub async fn serve(
     let mut http = hyper::server::conn::http1::Builder::new();
     http.timer(hyper_util::rt::TokioTimer::new())
         .header_read_timeout(limits.header_timeout)
+        .max_header_size(MAX_HEAD_BYTES)
         .max_buf_size(MAX_HEAD_BYTES);
     let http = Arc::new(http);
     tokio::pin!(shutdown);
@@ -550,8 +588,10 @@ pub async fn serve(
             continue;
         };
         let service = hyper_util::service::TowerToHyperService::new(app.clone());
-        let conn =
-            graceful.watch(http.serve_connection(hyper_util::rt::TokioIo::new(stream), service));
+        let conn = graceful.watch(http.serve_connection(
+            hyper_util::rt::TokioIo::new(conn::JsonParseErrors::new(stream)),
+            service,
+        ));
         let state = state.clone();
         tokio::spawn(async move {
             let _open = state.metrics().connection_opened();

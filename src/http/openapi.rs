@@ -59,7 +59,8 @@ use super::sessions;
         (name = "analysis", description = "Bash command analysis"),
         (name = "policy", description = "Stateless evaluation against the layered rules"),
         (name = "sessions", description = "Durable session flow: record, pending, grant, deny, events"),
-    )
+    ),
+    modifiers(&ToolInputs)
 )]
 pub struct ApiDoc;
 
@@ -74,6 +75,219 @@ pub fn yaml() -> String {
         }
     })
     .clone()
+}
+
+/// An absolute path without control characters (a path holding one is a 400).
+pub const ABSOLUTE_PATH: &str = "^/[^\\u0000-\\u001f\\u007f-\\u009f]*$";
+/// A path the tool resolves against the call's cwd: non-empty, no control characters.
+const TOOL_PATH: &str = "^[^\\u0000-\\u001f\\u007f-\\u009f]+$";
+/// Text with something besides whitespace in it (a blank one is a 422 `empty_input`).
+const NOT_BLANK: &str = "\\S";
+/// An MCP server or tool name: not blank, no `/` and no control characters.
+const MCP_NAME: &str = "^[^/\\u0000-\\u001f\\u007f-\\u009f]*[^/\\s\\u0000-\\u001f\\u007f-\\u009f][^/\\u0000-\\u001f\\u007f-\\u009f]*$";
+/// The envelope form of a patch that touches at least one file: `*** Begin Patch`,
+/// file sections, `*** End Patch` (unified diffs are accepted too; see `patch`).
+const PATCH_ENVELOPE: &str = "^\\*\\*\\* Begin Patch\\n(\\*\\*\\* (Add|Update|Delete) File: [^\\s\\u0000-\\u001f\\u007f-\\u009f][^\\u0000-\\u001f\\u007f-\\u009f]*\\n)+\\*\\*\\* End Patch\\n?$";
+/// Characters of a command that surely fit its 64 KiB (UTF-8 bytes) limit.
+const COMMAND_MAX_CHARS: usize = crate::tools::MAX_COMMAND_BYTES / 4;
+
+/// The `input` each tool takes (what `tools::map_call` reads), as JSON Schema. Keys
+/// not named are ignored by the mapping, so they stay allowed.
+fn tool_input_schema(tool: &str) -> serde_json::Value {
+    use serde_json::json;
+    let path = |what: &str| json!({"type": "string", "pattern": TOOL_PATH, "description": what});
+    let text = |what: &str| json!({"type": "string", "description": what});
+    let flag = |what: &str| json!({"type": ["boolean", "null"], "description": what});
+    let command = json!({"type": "string", "pattern": NOT_BLANK, "maxLength": COMMAND_MAX_CHARS,
+        "description": "The bash command: not blank, at most 64 KiB of UTF-8 (a longer one is a 422 `command_too_large`)."});
+    let (mut properties, required): (serde_json::Map<String, serde_json::Value>, Vec<&str>) = match tool {
+        "read" => (
+            [("path".into(), path("The file to read."))].into_iter().collect(),
+            vec!["path"],
+        ),
+        "glob" => (
+            [
+                ("pattern".into(), json!({"type": "string", "pattern": "^[^\\u0000-\\u001f\\u007f-\\u009f]*$", "description": "The glob, relative to `path`."})),
+                ("path".into(), path("The directory searched; the cwd when absent.")),
+            ].into_iter().collect(),
+            vec!["pattern"],
+        ),
+        "grep" => (
+            [
+                ("pattern".into(), text("The regular expression searched for.")),
+                ("path".into(), path("The file or directory searched; the cwd when absent.")),
+            ].into_iter().collect(),
+            vec!["pattern"],
+        ),
+        "list" => (
+            [("path".into(), path("The directory listed; the cwd when absent."))].into_iter().collect(),
+            vec![],
+        ),
+        "write" => (
+            [
+                ("path".into(), path("The file written.")),
+                ("content".into(), text("The whole new content.")),
+            ].into_iter().collect(),
+            vec!["path", "content"],
+        ),
+        "edit" => (
+            [
+                ("path".into(), path("The file edited.")),
+                ("oldString".into(), text("The text replaced.")),
+                ("newString".into(), text("The replacement.")),
+                ("replaceAll".into(), flag("Replace every occurrence, not only the first.")),
+            ].into_iter().collect(),
+            vec!["path", "oldString", "newString"],
+        ),
+        "apply_patch" => (
+            [("patch".into(), json!({"type": "string", "pattern": PATCH_ENVELOPE,
+                "maxLength": crate::tools::MAX_PATCH_BYTES / 4,
+                "description": "The patch: the `*** Begin Patch` envelope described by the pattern. Unified diffs (`--- a/x` / `+++ b/x`) are read too; a patch that cannot be read whole is a 422 `bad_patch`."}))].into_iter().collect(),
+            vec!["patch"],
+        ),
+        "bash" => (
+            [
+                ("command".into(), command.clone()),
+                ("background".into(), flag("Run in the background.")),
+            ].into_iter().collect(),
+            vec!["command"],
+        ),
+        "process_start" => (
+            [("command".into(), command.clone())].into_iter().collect(),
+            vec!["command"],
+        ),
+        "process_stdin" => (
+            [
+                ("processId".into(), json!({"type": ["string", "number"], "pattern": NOT_BLANK, "description": "The process written to."})),
+                ("input".into(), text("The text sent to its stdin.")),
+            ].into_iter().collect(),
+            vec!["processId", "input"],
+        ),
+        "webfetch" => (
+            [("url".into(), json!({"type": "string", "pattern": NOT_BLANK, "description": "The URL fetched."}))].into_iter().collect(),
+            vec!["url"],
+        ),
+        "mcp" => (
+            [
+                ("server".into(), json!({"type": "string", "pattern": MCP_NAME, "description": "The MCP server."})),
+                ("tool".into(), json!({"type": "string", "pattern": MCP_NAME, "description": "The server's tool."})),
+                ("arguments".into(), json!({"type": ["object", "array", "string", "number", "boolean", "null"], "description": "The tool's arguments, shown in the panel."})),
+            ].into_iter().collect(),
+            vec!["server", "tool"],
+        ),
+        _ => (serde_json::Map::new(), vec![]),
+    };
+    properties.insert(
+        "cwd".into(),
+        json!({"type": "string", "pattern": TOOL_PATH, "description": "Where the call runs, resolved against the request's cwd; must be an existing directory (404 `bad_cwd` otherwise). `workdir` and `dir_path` are read as the same field and must then name the same directory."}),
+    );
+    json!({
+        "type": "object",
+        "description": format!("The input of `{tool}`. Other keys are ignored."),
+        "required": required,
+        "properties": properties,
+    })
+}
+
+/// The schema name of a tool's input, e.g. `ApplyPatchInput`.
+fn input_schema_name(tool: &str) -> String {
+    let mut name: String = tool
+        .split('_')
+        .map(|w| {
+            let mut c = w.chars();
+            c.next()
+                .map(|f| f.to_ascii_uppercase().to_string() + c.as_str())
+                .unwrap_or_default()
+        })
+        .collect();
+    name.push_str("Input");
+    name
+}
+
+/// Ties each tool to its input: the bodies that carry a `tool` and an `input`
+/// (`EvaluateRequest`, `RecordCallRequest`) become one variant per tool, whose `tool`
+/// is that name and whose `input` is that tool's schema. Other keys of the body stay as
+/// derived from the struct.
+struct ToolInputs;
+
+impl utoipa::Modify for ToolInputs {
+    fn modify(&self, doc: &mut utoipa::openapi::OpenApi) {
+        let Some(components) = doc.components.as_mut() else {
+            return;
+        };
+        for tool in crate::tools::KNOWN_TOOLS {
+            match serde_json::from_value(tool_input_schema(tool)) {
+                Ok(schema) => {
+                    components.schemas.insert(input_schema_name(tool), schema);
+                }
+                // A test checks every tool has its schema; this names the culprit.
+                Err(e) => tracing::error!(tool, error = %e, "tool input schema not representable"),
+            }
+        }
+        // `pattern` only with `always` (with `once` it is a 422 `pattern_with_once`).
+        let grant = serde_json::json!({
+            "description": "How long the grant lasts; `pattern` (one of the call's `alwaysPatterns`, default the first) only with `always`.",
+            "oneOf": [
+                {"type": "object", "title": "GrantRequest (once)", "required": ["scope"], "additionalProperties": false,
+                 "properties": {"scope": {"type": "string", "enum": ["once"]}, "pattern": {"type": "null"}}},
+                {"type": "object", "title": "GrantRequest (always)", "required": ["scope"], "additionalProperties": false,
+                 "properties": {"scope": {"type": "string", "enum": ["always"]}, "pattern": {"type": ["string", "null"],
+                    "description": "One of the call's offered `alwaysPatterns` (another is a 409 `pattern_not_offered`); defaults to the first."}}},
+            ],
+        });
+        match serde_json::from_value(grant) {
+            Ok(schema) => {
+                components
+                    .schemas
+                    .insert("GrantRequest".to_string(), schema);
+            }
+            Err(e) => tracing::error!(error = %e, "grant body schema not representable"),
+        }
+        for body in ["EvaluateRequest", "RecordCallRequest"] {
+            let Some(base) = components
+                .schemas
+                .get(body)
+                .and_then(|s| serde_json::to_value(s).ok())
+            else {
+                continue;
+            };
+            let variants: Vec<serde_json::Value> = crate::tools::KNOWN_TOOLS
+                .iter()
+                .map(|tool| {
+                    let mut v = base.clone();
+                    if let Some(props) = v.get_mut("properties").and_then(|p| p.as_object_mut()) {
+                        props.insert("tool".into(), serde_json::json!({"type": "string", "enum": [tool]}));
+                        props.insert(
+                            "input".into(),
+                            serde_json::json!({"$ref": format!("#/components/schemas/{}", input_schema_name(tool))}),
+                        );
+                    }
+                    if let Some(o) = v.as_object_mut() {
+                        o.remove("description");
+                        o.insert("title".into(), serde_json::json!(format!("{body} ({tool})")));
+                    }
+                    v
+                })
+                .collect();
+            let description = base
+                .get("description")
+                .and_then(|d| d.as_str())
+                .map(|d| format!("{d}\n\n"))
+                .unwrap_or_default();
+            let one_of = serde_json::json!({
+                "oneOf": variants,
+                "description": format!("{description}One variant per tool: `input` is that tool's input (`ToolName` lists the tools; another name is a 422)."),
+            });
+            match serde_json::from_value(one_of) {
+                Ok(schema) => {
+                    components.schemas.insert(body.to_string(), schema);
+                }
+                Err(e) => {
+                    tracing::error!(body, error = %e, "per-tool body schema not representable")
+                }
+            }
+        }
+    }
 }
 
 /// A tool the mapping knows (`tools::KNOWN_TOOLS`); any other name is a 422.
@@ -139,6 +353,9 @@ pub struct CapabilityRequestSchema {
     /// `git diff --ext-diff`, a container with host access); absent otherwise. Never
     /// offered an always pattern.
     pub via: Option<String>,
+    /// A path whose location is only known when the command runs (`/tmp/$X`,
+    /// `/etc/sha*`): at most asked, never offered a pattern. Absent when false.
+    pub unresolved: Option<bool>,
 }
 
 #[derive(ToSchema)]
@@ -395,6 +612,71 @@ mod tests {
             .collect();
         assert_eq!(names, crate::tools::KNOWN_TOOLS);
     }
+
+    /// Every tool has its input schema, and each body that carries a `tool` offers
+    /// exactly one variant per tool, tied to that input.
+    #[test]
+    fn every_tool_has_its_input_schema() {
+        let v = serde_json::to_value(ApiDoc::openapi()).unwrap();
+        let schemas = &v["components"]["schemas"];
+        for tool in crate::tools::KNOWN_TOOLS {
+            let name = input_schema_name(tool);
+            assert_eq!(
+                schemas[&name]["type"], "object",
+                "{name}: {}",
+                schemas[&name]
+            );
+        }
+        for body in ["EvaluateRequest", "RecordCallRequest"] {
+            let variants = schemas[body]["oneOf"].as_array().unwrap();
+            let tools: Vec<&str> = variants
+                .iter()
+                .map(|v| v["properties"]["tool"]["enum"][0].as_str().unwrap())
+                .collect();
+            assert_eq!(tools, crate::tools::KNOWN_TOOLS, "{body}");
+            for (variant, tool) in variants.iter().zip(crate::tools::KNOWN_TOOLS) {
+                assert_eq!(
+                    variant["properties"]["input"]["$ref"],
+                    format!("#/components/schemas/{}", input_schema_name(tool))
+                );
+                assert_eq!(variant["additionalProperties"], false);
+            }
+        }
+    }
+
+    /// What the input schemas require is what the mapping requires: an input with only
+    /// the required keys, filled with plain values, maps; one without any of them
+    /// fails.
+    #[test]
+    fn input_schemas_require_what_the_mapping_requires() {
+        let root = tempfile::tempdir().unwrap();
+        let ctx = AnalysisContext::new(root.path(), None, root.path()).unwrap();
+        for tool in crate::tools::KNOWN_TOOLS {
+            let schema = tool_input_schema(tool);
+            let required: Vec<&str> = schema["required"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|r| r.as_str().unwrap())
+                .collect();
+            let value = |k: &str| match k {
+                "patch" => json!("*** Begin Patch\n*** Add File: a.txt\n*** End Patch\n"),
+                _ => json!("x"),
+            };
+            let full: serde_json::Map<String, Value> =
+                required.iter().map(|k| (k.to_string(), value(k))).collect();
+            crate::tools::map_call(tool, &Value::Object(full.clone()), &ctx)
+                .unwrap_or_else(|e| panic!("{tool} with {full:?}: {e}"));
+            for k in &required {
+                let mut less = full.clone();
+                less.remove(*k);
+                assert!(
+                    crate::tools::map_call(tool, &Value::Object(less), &ctx).is_err(),
+                    "{tool} maps without `{k}`: the schema should not require it"
+                );
+            }
+        }
+    }
     use crate::config::{ConfigError, Policy};
     use crate::rules::{Action, PermissionRule, RuleOrigin, RuleSource};
     use crate::vocab::{
@@ -461,6 +743,7 @@ mod tests {
         r.risk_notes.push("note".into());
         r.metadata.insert("cwd".into(), json!("/p"));
         r.via = Some("git diff --ext-diff".into());
+        r.unresolved = true;
         r
     }
 

@@ -166,6 +166,9 @@ impl SessionStore {
 pub const DEFAULT_MAX_SESSIONS: usize = 1024;
 /// A session unused this long leaves memory (`--session-idle-secs`).
 pub const DEFAULT_SESSION_IDLE: Duration = Duration::from_secs(600);
+/// Events a session's log may hold (`--max-session-events`); the hook command uses the
+/// same budget.
+pub const DEFAULT_MAX_SESSION_EVENTS: usize = crate::session::DEFAULT_MAX_EVENTS;
 /// How often the idle sweep runs (on the next session request after this long).
 const SWEEP_EVERY: Duration = Duration::from_secs(5);
 
@@ -191,9 +194,34 @@ pub(crate) async fn append(
     Ok(guard)
 }
 
+/// Appends the events of a newly recorded call within the session's event budget:
+/// over it the log is compacted first, and a session still over it is a 409
+/// `session_event_budget` with nothing recorded.
+pub(crate) async fn append_call(
+    state: &AppState,
+    mut guard: Guard,
+    kinds: Vec<EventKind>,
+) -> Result<Guard, ApiError> {
+    let budget = state.config().limits.max_session_events;
+    let (guard, result) = state
+        .blocking(move || {
+            let result = match guard.as_mut() {
+                Some(s) => s
+                    .blocking_make_room(budget, kinds.len(), crate::session::LogLock::Take)
+                    .and_then(|_| s.blocking_append(kinds).map(|_| ())),
+                None => Ok(()),
+            };
+            (guard, result)
+        })
+        .await?;
+    result.map_err(session_error)?;
+    Ok(guard)
+}
+
 fn session_error(e: SessionError) -> ApiError {
     match e {
         SessionError::InvalidId(_) => ApiError::bad_request("invalid_id", e.to_string()),
+        SessionError::Budget { .. } => ApiError::conflict("session_event_budget", e.to_string()),
         _ => ApiError::internal(e),
     }
 }
@@ -309,11 +337,12 @@ pub struct CallResponse {
         (status = 401, description = "Missing or invalid bearer token", body = ErrorBody),
         (status = 503, description = "At the concurrency cap (`overloaded`) or over the request timeout (`request_timeout`); `Retry-After` says when to retry", body = ErrorBody),
         (status = 403, description = "Project root outside the allowed workspace roots", body = ErrorBody),
-        (status = 409, description = "The call id is already recorded in this session", body = ErrorBody),
+        (status = 409, description = "The call id is already recorded in this session (`call_exists`), or the session is over its event budget even compacted (`session_event_budget`)", body = ErrorBody),
         (status = 408, description = "The body did not arrive within the body timeout", body = ErrorBody),
         (status = 413, description = "Body over 1 MiB", body = ErrorBody),
         (status = 415, description = "Content type is not JSON", body = ErrorBody),
-        (status = 422, description = "Unknown tool, relative path, missing project root, command over 64 KiB, unusable input", body = ErrorBody),
+        (status = 404, description = "The project root, `cwd` or the input's working directory names no existing directory (`missing_project_root`, `bad_cwd`)", body = ErrorBody),
+        (status = 422, description = "Unknown tool, relative path, command over 64 KiB, unusable input", body = ErrorBody),
     ))]
 pub async fn record_call(
     State(state): State<AppState>,
@@ -430,7 +459,7 @@ pub async fn record_call(
             CallStatus::Denied
         }
     };
-    append(&state, guard, events).await?;
+    append_call(&state, guard, events).await?;
     Ok(Json(CallResponse {
         call_id,
         status,
@@ -526,11 +555,11 @@ pub async fn events(
         (status = 503, description = "At the concurrency cap (`overloaded`) or over the request timeout (`request_timeout`); `Retry-After` says when to retry", body = ErrorBody),
         (status = 403, description = "Project root outside the allowed workspace roots", body = ErrorBody),
         (status = 404, description = "Unknown session or call", body = ErrorBody),
-        (status = 409, description = "The call is not pending; or the project config could not be updated (`config_malformed`, `config_write_failed`: the grant applies to this session only)", body = ErrorBody),
+        (status = 409, description = "The call is not pending; `always` with a pattern the call does not offer (`pattern_not_offered`) or on a call that offers none (`no_always_patterns`); or the project config could not be updated (`config_malformed`, `config_write_failed`: the grant applies to this session only)", body = ErrorBody),
         (status = 408, description = "The body did not arrive within the body timeout", body = ErrorBody),
         (status = 413, description = "Body over 1 MiB", body = ErrorBody),
         (status = 415, description = "Content type is not JSON", body = ErrorBody),
-        (status = 422, description = "`always` with a pattern the call does not offer, or a call that offers none", body = ErrorBody),
+        (status = 422, description = "`pattern` with scope `once` (`pattern_with_once`)", body = ErrorBody),
     ))]
 pub async fn grant(
     State(state): State<AppState>,
@@ -584,8 +613,10 @@ pub async fn grant(
     };
     let rules = decide::grant_rules(&decision, &pattern).map_err(|e| match e {
         GrantError::NotAsking => ApiError::conflict("not_pending", e.to_string()),
-        GrantError::NothingOffered => ApiError::unprocessable("no_always_patterns", e.to_string()),
-        GrantError::NotOffered(_) => ApiError::unprocessable(
+        // Both depend on the call's state (what its decision offers), not on the
+        // body's form: a conflict with the resource, like a call that is not pending.
+        GrantError::NothingOffered => ApiError::conflict("no_always_patterns", e.to_string()),
+        GrantError::NotOffered(_) => ApiError::conflict(
             "pattern_not_offered",
             format!("{e}; offered: {}", offered(&decision.always_patterns)),
         ),
