@@ -116,6 +116,30 @@ const INTERPRETERS: &[&str] = &[
     "irb",
 ];
 
+/// `history -a`/`-w [FILE]` write the history file, `-r`/`-n [FILE]` read it: FILE, or
+/// `$HISTFILE`, whose value (`~/.bash_history` by default) is the shell's, so only known
+/// when it runs (the oracle saw `history -w` write `$HOME/.history`).
+fn history_effects(words: &[String], cwd: &Cwd, ctx: &AnalysisContext, fx: &mut Effects) {
+    let flags: String = words
+        .iter()
+        .skip(1)
+        .take_while(|w| w.starts_with('-') && w.len() > 1 && *w != "--")
+        .flat_map(|w| w.chars().skip(1))
+        .collect();
+    let file = words
+        .iter()
+        .skip(1)
+        .find(|w| !w.starts_with('-'))
+        .map(String::as_str)
+        .unwrap_or("$HISTFILE");
+    if flags.contains(['a', 'w']) {
+        write_request(file, cwd, ctx, fx);
+    }
+    if flags.contains(['r', 'n']) {
+        read_request(file, cwd, ctx, fx);
+    }
+}
+
 /// Builtins that evaluate an array subscript in a name they are given (an assignment,
 /// a variable to set or test) as arithmetic.
 const ARITHMETIC_NAMES: &[&str] = &[
@@ -654,6 +678,9 @@ fn inner_effects(
                 "`{name}` evaluates the subscript of `{w}`, which runs a command substitution"
             ));
         }
+    }
+    if name == "history" {
+        history_effects(words, cwd, ctx, fx);
     }
     if name == "eval" {
         let code = words.get(1..).map(join).unwrap_or_default();
