@@ -53,6 +53,10 @@ pub(crate) struct Effects {
     /// Words of the command being read that hold glob characters only inside quotes
     /// (`cat '/tmp/a*'`): literal names, whose location is known.
     pub literal: Vec<String>,
+    /// Glob operands of the command being read that were expanded against the file
+    /// system for its verdict: each match is a read of its own, so the pattern itself
+    /// is not read again as an unknown path.
+    pub globbed: Vec<String>,
 }
 
 impl Effects {
@@ -174,6 +178,7 @@ fn join(words: &[String]) -> String {
 /// Adds everything one simple command does.
 pub(crate) fn command_effects(cmd: &SimpleCommand, ctx: &AnalysisContext, fx: &mut Effects) {
     let words: Vec<String> = cmd.words.iter().map(|w| w.text.clone()).collect();
+    fx.globbed.clear();
     fx.literal = cmd
         .words
         .iter()
@@ -223,15 +228,35 @@ fn verdict(
     fx: &mut Effects,
 ) -> Option<crate::vocab::Verdict> {
     use crate::vocab::Verdict;
-    if !cmd.assignments.is_empty()
-        || cmd.words.is_empty()
-        // A lone `[` or `]` is no glob (an unterminated bracket is literal to bash).
-        || cmd
-            .words
-            .iter()
-            .any(|w| w.dynamic || (w.pattern && w.text != "[" && w.text != "]"))
-    {
+    if !cmd.assignments.is_empty() || cmd.words.is_empty() || cmd.words.iter().any(|w| w.dynamic) {
         return None;
+    }
+    // Glob operands are read as bash passes them: the names they match now (issue 10
+    // §3). A lone `[` or `]` is no glob (an unterminated bracket is literal to bash).
+    let mut expanded: Vec<String> = Vec::new();
+    let mut globbed: Vec<String> = Vec::new();
+    for (i, w) in cmd.words.iter().enumerate() {
+        if !w.pattern || w.text == "[" || w.text == "]" {
+            expanded.push(w.text.clone());
+            continue;
+        }
+        if i == 0 {
+            return None;
+        }
+        let matches = expand_glob(&w.text, &cmd.cwd, ctx)?;
+        // A pattern that matches nothing now is still read as an unknown path (it
+        // asks): a file it names could appear before the command runs (`cat .env*`).
+        // A name that is the pattern's own text (a file `lit*` matched by `lit*`) is
+        // read like any match.
+        if !matches.is_empty() && !matches.contains(&w.text) {
+            globbed.push(w.text.clone());
+        }
+        if matches.is_empty() {
+            // No match: bash passes the word as it is.
+            expanded.push(w.text.clone());
+        } else {
+            expanded.extend(matches);
+        }
     }
     let writes_file = cmd.redirects.iter().any(|r| {
         r.kind == RedirectKind::Write
@@ -241,7 +266,7 @@ fn verdict(
                         || t.text.starts_with("/dev/fd/"))
             })
     });
-    let words: Vec<&str> = cmd.words.iter().map(|w| w.text.as_str()).collect();
+    let words: Vec<&str> = expanded.iter().map(String::as_str).collect();
     let name = *words.first()?;
     if fx.functions.iter().any(|f| f == name) {
         return None;
@@ -283,6 +308,7 @@ fn verdict(
                 return None;
             }
         }
+        fx.globbed = globbed;
         for r in &v.reads {
             read_request(r, cwd, ctx, fx);
         }
@@ -292,6 +318,66 @@ fn verdict(
         return Some(Verdict::ReadOnly);
     }
     crate::presets::autonomous_verdict(&words, cmd.cwd.path(), ctx, writes_file)
+}
+
+/// Most names one glob operand may match before the command is left unverified.
+const MAX_GLOB_MATCHES: usize = 256;
+/// Most entries of the directory read for one glob operand.
+const MAX_GLOB_ENTRIES: usize = 4096;
+
+/// The names bash passes for a glob operand whose last component is the only pattern
+/// (`src/*.rs`, `~/.ssh/id_*`, `*.txt`), read from the directory its literal part names.
+/// The match is a superset of bash's under any shell option: hidden names count (as with
+/// `dotglob`) and case is ignored (as with `nocaseglob`), so no name bash could pass is
+/// missed. `Some(vec![])`: nothing matches, and no file has the word as its name (bash
+/// then passes the word as written). `None` (the command stays unverified): a pattern
+/// in a directory part, `**`, an extglob or brace form, a backslash, an unknown
+/// directory, a match that would read as an option, or more than the bounds.
+fn expand_glob(word: &str, cwd: &Cwd, ctx: &AnalysisContext) -> Option<Vec<String>> {
+    if word.contains(['(', '{', '\\']) || word.contains("**") {
+        return None;
+    }
+    let (dir_part, last) = match word.rfind('/') {
+        Some(i) => (word.get(..=i)?, word.get(i + 1..)?),
+        None => ("", word),
+    };
+    if last.is_empty() || dir_part.contains(['*', '?', '[']) {
+        return None;
+    }
+    let dir = match dir_part.trim_end_matches('/') {
+        "" if dir_part.is_empty() => cwd.path()?.to_path_buf(),
+        "" => PathBuf::from("/"),
+        d => resolve(d, cwd, ctx)?,
+    };
+    let matcher = globset::GlobBuilder::new(last)
+        .case_insensitive(true)
+        .literal_separator(true)
+        .backslash_escape(false)
+        .build()
+        .ok()?
+        .compile_matcher();
+    let mut names = Vec::new();
+    for (n, entry) in std::fs::read_dir(&dir).ok()?.enumerate() {
+        if n >= MAX_GLOB_ENTRIES {
+            return None;
+        }
+        let name = entry.ok()?.file_name().into_string().ok()?;
+        if matcher.is_match(&name) {
+            if dir_part.is_empty() && name.starts_with('-') {
+                return None;
+            }
+            names.push(format!("{dir_part}{name}"));
+            if names.len() > MAX_GLOB_MATCHES {
+                return None;
+            }
+        }
+    }
+    if names.is_empty() && std::fs::symlink_metadata(dir.join(last)).is_ok() {
+        // A file named like the pattern: bash passes it, and it is read.
+        return None;
+    }
+    names.sort();
+    Some(names)
 }
 
 /// A recursive read of a directory's files (`grep -r x dir`, `rg x`): `decide` walks
@@ -517,6 +603,10 @@ fn write_request(word: &str, cwd: &Cwd, ctx: &AnalysisContext, fx: &mut Effects)
 }
 
 fn read_request(word: &str, cwd: &Cwd, ctx: &AnalysisContext, fx: &mut Effects) {
+    if fx.globbed.iter().any(|g| g == word) {
+        // Its matches were read one by one (see `verdict`).
+        return;
+    }
     match resolve_operand(word, cwd, ctx, fx) {
         Some(p) => {
             let s = p.display().to_string();
