@@ -34,11 +34,12 @@ use crate::vocab::Capability;
 
 mod parse;
 
-use crate::messages::lower_first;
+use crate::vocab::lower_first;
 pub use parse::{jsonc_options, parse_config, parse_config_with_settings};
 
-/// Config files larger than this are refused (a config is a few kilobytes).
-pub const MAX_CONFIG_BYTES: u64 = 4 * 1024 * 1024;
+/// Config files larger than this are refused (a config is a few kilobytes); the trust
+/// store hashes files up to the same bound.
+pub const MAX_CONFIG_BYTES: u64 = crate::trust::MAX_FILE_BYTES;
 
 /// A config file that could not be (fully) used; `Display` is `file:line:column: message`.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize, thiserror::Error)]

@@ -31,6 +31,7 @@ pub mod programs;
 pub mod protected;
 pub mod reach;
 pub mod rules;
+pub mod schema;
 pub mod session;
 pub mod shell;
 pub mod tools;

@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::decide::{CallDecision, EvaluatedRequest};
 use crate::rules::{Action, PermissionRule};
+pub use crate::vocab::lower_first;
 use crate::vocab::{Capability, HardlineHit, collapse_whitespace};
 
 /// The hardline risk note (seed §4.2), owned by the floor; a test pins the text.
@@ -419,16 +420,6 @@ pub fn render_panel_details(panel: &Panel) -> String {
         )));
     }
     out
-}
-
-/// Error text in this project's style (cedar's): the first letter lowercase, so
-/// library messages read as part of our one-sentence errors.
-pub fn lower_first(s: &str) -> String {
-    let mut c = s.chars();
-    match c.next() {
-        Some(f) => f.to_lowercase().chain(c).collect(),
-        None => String::new(),
-    }
 }
 
 /// A recursive read too large to check for secrets (issue 10).

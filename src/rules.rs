@@ -587,7 +587,7 @@ impl PathGlob {
                 .backslash_escape(false)
                 .build()
                 .map(|g| g.compile_matcher())
-                .map_err(|e| err(crate::messages::lower_first(&e.kind().to_string())))
+                .map_err(|e| err(crate::vocab::lower_first(&e.kind().to_string())))
         };
         let glob = compile(&resolved)?;
         let base = match resolved.strip_suffix("/**") {

@@ -87,7 +87,7 @@ pub enum EventKind {
         home: String,
         interactive: bool,
         /// The capability requests of the call.
-        #[schema(value_type = Vec<crate::http::openapi::CapabilityRequestSchema>)]
+        #[schema(value_type = Vec<crate::schema::CapabilityRequestSchema>)]
         requests: Value,
     },
     #[serde(rename_all = "camelCase")]
@@ -95,7 +95,7 @@ pub enum EventKind {
         call_id: String,
         /// The whole decision: evaluated requests with matched rule and source, always
         /// patterns, panel.
-        #[schema(value_type = crate::http::openapi::CallDecisionSchema)]
+        #[schema(value_type = crate::schema::CallDecisionSchema)]
         decision: Value,
     },
     #[serde(rename_all = "camelCase")]
@@ -103,7 +103,7 @@ pub enum EventKind {
         call_id: String,
         by: ApprovedBy,
         /// The evaluated requests (matched rule and source of each).
-        #[schema(value_type = Vec<crate::http::openapi::EvaluatedRequestSchema>)]
+        #[schema(value_type = Vec<crate::schema::EvaluatedRequestSchema>)]
         decisions: Value,
         /// For `autoResolve`: the call whose "always" grant resolved this one.
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -133,7 +133,7 @@ pub enum EventKind {
         by: DeniedBy,
         /// For `policy`: the evaluated requests, the denying rule among them.
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        #[schema(value_type = Option<Vec<crate::http::openapi::EvaluatedRequestSchema>>)]
+        #[schema(value_type = Option<Vec<crate::schema::EvaluatedRequestSchema>>)]
         decisions: Option<Value>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         feedback: Option<String>,

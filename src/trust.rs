@@ -91,6 +91,10 @@ fn io_err(action: &'static str, path: &Path, source: io::Error) -> TrustError {
     }
 }
 
+/// The largest file the store hashes for trust: the loader reads no larger config
+/// (`config::MAX_CONFIG_BYTES` is this bound), so nothing larger could be trusted.
+pub const MAX_FILE_BYTES: u64 = 4 * 1024 * 1024;
+
 /// Hex SHA-256 of `bytes`.
 pub fn sha256_hex(bytes: &[u8]) -> String {
     let digest = Sha256::digest(bytes);
@@ -180,7 +184,7 @@ impl TrustStore {
         if !meta.is_file() {
             return Err(TrustError::NotAFile(config.display().to_string()));
         }
-        if meta.len() > crate::config::MAX_CONFIG_BYTES {
+        if meta.len() > MAX_FILE_BYTES {
             return Err(TrustError::Io {
                 action: "read",
                 path: config.display().to_string(),

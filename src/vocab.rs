@@ -449,3 +449,13 @@ impl Verdict {
         .find(|v| v.as_str() == s)
     }
 }
+
+/// Error text in this project's style (cedar's): the first letter lowercase, so
+/// library messages read as part of our one-sentence errors.
+pub fn lower_first(s: &str) -> String {
+    let mut c = s.chars();
+    match c.next() {
+        Some(f) => f.to_lowercase().chain(c).collect(),
+        None => String::new(),
+    }
+}

@@ -104,7 +104,7 @@ pub fn parse_config_with_settings(
                 file,
                 e.line_display(),
                 e.column_display(),
-                crate::messages::lower_first(&e.kind().to_string()),
+                crate::vocab::lower_first(&e.kind().to_string()),
             ));
         }
         Ok(parsed) => match parsed.value {

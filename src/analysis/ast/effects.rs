@@ -317,7 +317,7 @@ fn verdict(
         }
         return Some(Verdict::ReadOnly);
     }
-    crate::presets::autonomous_verdict(&words, cmd.cwd.path(), ctx, writes_file)
+    crate::programs::builds::autonomous_verdict(&words, cmd.cwd.path(), ctx, writes_file)
 }
 
 /// Most names one glob operand may match before the command is left unverified.

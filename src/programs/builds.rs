@@ -1,0 +1,418 @@
+//! Project-local builds, tests and in-project file operations (issue 10 §2): which
+//! literal commands the `autonomous` preset may allow, read the way the program table
+//! reads every program (options that name a program, a config or a place elsewhere
+//! make a command no build of this project).
+//!
+//! Owns the verdict only; `presets` owns the rules that allow on it, and the analysis
+//! asks this module, so the analysis never depends on the policy layer.
+
+use std::path::Path;
+
+use crate::vocab::{AnalysisContext, Verdict};
+
+/// `autonomous`'s verdicts for one literal simple command run in `cwd`: a project-local
+/// build or test, or an in-project file operation. `writes_file`: the command has a
+/// write redirect to a file (never a verdict: its target is judged as a write, but the
+/// command is then more than the build).
+pub fn autonomous_verdict(
+    words: &[&str],
+    cwd: Option<&Path>,
+    ctx: &AnalysisContext,
+    writes_file: bool,
+) -> Option<Verdict> {
+    let cwd = cwd?;
+    if writes_file || !crate::paths::is_inside(cwd, ctx.root()) {
+        return None;
+    }
+    let name = *words.first()?;
+    if name.contains('/') {
+        return None;
+    }
+    let rest = words.get(1..).unwrap_or_default();
+    match name {
+        "cargo" => cargo(rest, cwd, ctx).then_some(Verdict::ProjectBuild),
+        "npm" | "pnpm" | "yarn" => js(name, rest, cwd, ctx).then_some(Verdict::ProjectBuild),
+        "go" => go(rest, ctx, cwd).then_some(Verdict::ProjectBuild),
+        "make" => make(rest, cwd).then_some(Verdict::ProjectBuild),
+        "pytest" => pytest(rest, cwd, ctx).then_some(Verdict::ProjectBuild),
+        "tox" => tox(rest, cwd).then_some(Verdict::ProjectBuild),
+        "mkdir" | "touch" | "cp" | "mv" => {
+            file_op(name, rest, cwd, ctx).then_some(Verdict::ProjectWrite)
+        }
+        _ => None,
+    }
+}
+
+/// Whether `file` exists in `cwd` or a directory above it inside the project (the
+/// tools look upwards for their manifest; one outside the project is not project-local).
+fn manifest_in_project(cwd: &Path, ctx: &AnalysisContext, files: &[&str]) -> bool {
+    let mut dir = Some(cwd);
+    while let Some(d) = dir {
+        if !crate::paths::is_inside(d, ctx.root()) {
+            return false;
+        }
+        if files.iter().any(|f| d.join(f).is_file()) {
+            return true;
+        }
+        dir = d.parent();
+    }
+    false
+}
+
+/// `cargo build|test|check|clippy|fmt` with options that choose what is built, never
+/// ones that name programs, configuration or places (`--config`, `-Z`,
+/// `--manifest-path`, `--target-dir`, `-C`); after `--`, the test harness's arguments,
+/// or for clippy only lint levels (`-D x`), since rustc flags there can name a linker.
+fn cargo(rest: &[&str], cwd: &Path, ctx: &AnalysisContext) -> bool {
+    const FLAGS: &[&str] = &[
+        "--release",
+        "--all-targets",
+        "--all-features",
+        "--no-default-features",
+        "--workspace",
+        "--all",
+        "--lib",
+        "--bins",
+        "--tests",
+        "--examples",
+        "--benches",
+        "--doc",
+        "--no-run",
+        "--no-fail-fast",
+        "--locked",
+        "--offline",
+        "--frozen",
+        "-q",
+        "--quiet",
+        "-v",
+        "-vv",
+        "--verbose",
+        "--keep-going",
+        "--timings",
+        "--check",
+        "--future-incompat-report",
+    ];
+    const VALUED: &[&str] = &[
+        "--features",
+        "-F",
+        "-p",
+        "--package",
+        "--bin",
+        "--test",
+        "--example",
+        "--bench",
+        "--message-format",
+        "--color",
+        "-j",
+        "--jobs",
+        "--target",
+        "--profile",
+        "--exclude",
+    ];
+    let Some((sub, args)) = rest.split_first() else {
+        return false;
+    };
+    if !matches!(
+        *sub,
+        "build" | "b" | "test" | "t" | "check" | "c" | "clippy" | "fmt"
+    ) {
+        return false;
+    }
+    if !manifest_in_project(cwd, ctx, &["Cargo.toml"]) {
+        return false;
+    }
+    let mut i = 0;
+    while let Some(w) = args.get(i) {
+        if *w == "--" {
+            let after = args.get(i + 1..).unwrap_or_default();
+            return if *sub == "clippy" {
+                lint_levels(after)
+            } else {
+                *sub != "fmt"
+                    || after
+                        .iter()
+                        .all(|a| matches!(*a, "--check" | "--verbose" | "-v"))
+            };
+        }
+        let flag = w.split_once('=').map_or(*w, |(f, _)| f);
+        if FLAGS.contains(w) {
+            i += 1;
+        } else if VALUED.contains(&flag) {
+            i += if w.contains('=') { 1 } else { 2 };
+        } else if !w.starts_with('-') && matches!(*sub, "test" | "t") {
+            // A test name filter.
+            i += 1;
+        } else {
+            return false;
+        }
+    }
+    true
+}
+
+/// `-D x`, `-W x`, `-A x`, `-F x` (and the long forms) only.
+fn lint_levels(args: &[&str]) -> bool {
+    let mut i = 0;
+    while let Some(w) = args.get(i) {
+        match *w {
+            "-D" | "-W" | "-A" | "-F" | "--deny" | "--warn" | "--allow" | "--forbid" => {
+                match args.get(i + 1) {
+                    Some(v) if !v.starts_with('-') => i += 2,
+                    _ => return false,
+                }
+            }
+            w if ["-D", "-W", "-A", "-F"].iter().any(|p| {
+                w.strip_prefix(p).is_some_and(|v| {
+                    !v.is_empty()
+                        && v.chars()
+                            .all(|c| c.is_ascii_alphanumeric() || matches!(c, ':' | '_' | '-'))
+                })
+            }) =>
+            {
+                i += 1
+            }
+            _ => return false,
+        }
+    }
+    true
+}
+
+/// `npm test`, `npm run SCRIPT [-- args]` (and `pnpm`/`yarn`), with no package-manager
+/// option (`--prefix`, `--script-shell` would run something else).
+fn js(name: &str, rest: &[&str], cwd: &Path, ctx: &AnalysisContext) -> bool {
+    if !manifest_in_project(cwd, ctx, &["package.json"]) {
+        return false;
+    }
+    let after_script = match rest {
+        [t, more @ ..]
+            if matches!(*t, "test" | "t") && (name != "npm" || *t == "test" || *t == "t") =>
+        {
+            more
+        }
+        [run, script, more @ ..]
+            if matches!(*run, "run" | "run-script") && !script.starts_with('-') =>
+        {
+            more
+        }
+        _ => return false,
+    };
+    matches!(after_script, [] | ["--", ..])
+}
+
+/// `go build|test|vet` of packages (`./...`, `.`, `./pkg`) with flags that choose what
+/// is built and how it is reported, never `-exec`, `-toolexec`, `-o`, `-C`, `-modfile`,
+/// `-overlay`.
+fn go(rest: &[&str], ctx: &AnalysisContext, cwd: &Path) -> bool {
+    const FLAGS: &[&str] = &[
+        "-v",
+        "-race",
+        "-cover",
+        "-short",
+        "-failfast",
+        "-benchmem",
+        "-json",
+        "-trimpath",
+        "-x",
+        "-n",
+        "-a",
+    ];
+    const VALUED: &[&str] = &[
+        "-run",
+        "-count",
+        "-timeout",
+        "-tags",
+        "-p",
+        "-bench",
+        "-benchtime",
+        "-cpu",
+        "-parallel",
+        "-covermode",
+        "-coverpkg",
+        "-mod",
+        "-skip",
+        "-shuffle",
+        "-vet",
+    ];
+    let Some((sub, args)) = rest.split_first() else {
+        return false;
+    };
+    if !matches!(*sub, "build" | "test" | "vet") || !manifest_in_project(cwd, ctx, &["go.mod"]) {
+        return false;
+    }
+    let mut i = 0;
+    while let Some(w) = args.get(i) {
+        let flag = w.split_once('=').map_or(*w, |(f, _)| f);
+        let flag_single = flag
+            .strip_prefix('-')
+            .map(|f| format!("-{}", f.trim_start_matches('-')));
+        let flag_norm = flag_single.as_deref().unwrap_or(flag);
+        if FLAGS.contains(&flag_norm) && !w.contains('=') {
+            i += 1;
+        } else if VALUED.contains(&flag_norm) {
+            i += if w.contains('=') { 1 } else { 2 };
+        } else if *w == "." || *w == "./..." || (w.starts_with("./") && !w.contains("..")) {
+            i += 1;
+        } else {
+            return false;
+        }
+    }
+    true
+}
+
+/// `make TARGET…` with a Makefile here, targets only (no `VAR=value`, `-f`, `-C`,
+/// `--eval`), `-j`/`-k`/`-s` allowed.
+fn make(rest: &[&str], cwd: &Path) -> bool {
+    if !["Makefile", "makefile", "GNUmakefile"]
+        .iter()
+        .any(|f| cwd.join(f).is_file())
+    {
+        return false;
+    }
+    let mut targets = 0;
+    for w in rest {
+        let jobs = w
+            .strip_prefix("-j")
+            .is_some_and(|n| n.chars().all(|c| c.is_ascii_digit()));
+        if jobs || matches!(*w, "-k" | "-s" | "--keep-going" | "--silent") {
+            continue;
+        }
+        if w.starts_with('-') || w.contains('=') || w.is_empty() {
+            return false;
+        }
+        targets += 1;
+    }
+    targets > 0
+}
+
+/// `pytest` with reporting and selection flags and test paths inside the project.
+fn pytest(rest: &[&str], cwd: &Path, ctx: &AnalysisContext) -> bool {
+    const FLAGS: &[&str] = &[
+        "-q",
+        "-v",
+        "-vv",
+        "-x",
+        "-s",
+        "--lf",
+        "--ff",
+        "--last-failed",
+        "--failed-first",
+        "--no-header",
+        "-ra",
+        "-rA",
+        "--exitfirst",
+        "--quiet",
+        "--verbose",
+        "--sw",
+        "--stepwise",
+    ];
+    const VALUED: &[&str] = &["-k", "-m", "--tb", "--maxfail", "--durations", "-n"];
+    let mut i = 0;
+    while let Some(w) = rest.get(i) {
+        let flag = w.split_once('=').map_or(*w, |(f, _)| f);
+        if FLAGS.contains(w) {
+            i += 1;
+        } else if VALUED.contains(&flag) {
+            i += if w.contains('=') { 1 } else { 2 };
+        } else if !w.starts_with('-') {
+            let path = w.split("::").next().unwrap_or(w);
+            match crate::paths::resolve_word(path, Some(cwd), ctx.home()) {
+                Some(p) if crate::paths::is_inside(&p, ctx.root()) => i += 1,
+                _ => return false,
+            }
+        } else {
+            return false;
+        }
+    }
+    true
+}
+
+/// `tox` or `tox -e ENV` with a tox config here.
+fn tox(rest: &[&str], cwd: &Path) -> bool {
+    if !["tox.ini", "pyproject.toml", "setup.cfg"]
+        .iter()
+        .any(|f| cwd.join(f).is_file())
+    {
+        return false;
+    }
+    match rest {
+        [] => true,
+        ["-e", env] => !env.starts_with('-'),
+        _ => false,
+    }
+}
+
+/// `mkdir`/`touch`/`cp`/`mv` with plain options and every path operand resolving
+/// inside the project (symlinks followed on the existing prefix).
+fn file_op(name: &str, rest: &[&str], cwd: &Path, ctx: &AnalysisContext) -> bool {
+    let flags: &[&str] = match name {
+        "mkdir" => &["-p", "-v", "--parents", "--verbose"],
+        "touch" => &["-a", "-c", "-m", "--no-create"],
+        "cp" => &[
+            "-r",
+            "-R",
+            "-a",
+            "-p",
+            "-v",
+            "-n",
+            "-f",
+            "-u",
+            "-T",
+            "-rf",
+            "-fr",
+            "-rv",
+            "-av",
+            "-Rf",
+            "-pr",
+            "--recursive",
+            "--archive",
+            "--verbose",
+            "--no-clobber",
+            "--force",
+            "--update",
+            "--no-target-directory",
+        ],
+        _ => &[
+            "-f",
+            "-n",
+            "-v",
+            "-u",
+            "-T",
+            "--force",
+            "--no-clobber",
+            "--verbose",
+            "--update",
+        ],
+    };
+    let mut paths = 0;
+    let mut only_operands = false;
+    for w in rest {
+        if !only_operands && *w == "--" {
+            only_operands = true;
+            continue;
+        }
+        if !only_operands && w.starts_with('-') {
+            if !flags.contains(w) {
+                return false;
+            }
+            continue;
+        }
+        match crate::paths::resolve_word(w, Some(cwd), ctx.home()) {
+            Some(p) if crate::paths::is_inside(&p, ctx.root()) && p != ctx.root() => paths += 1,
+            _ => return false,
+        }
+    }
+    let min = if matches!(name, "cp" | "mv") { 2 } else { 1 };
+    paths >= min
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn clippy_lints_only() {
+        assert!(lint_levels(&["-D", "warnings"]));
+        assert!(lint_levels(&["-Dwarnings", "-W", "clippy::pedantic"]));
+        assert!(!lint_levels(&["-C", "linker=/tmp/x"]));
+        assert!(!lint_levels(&["-D"]));
+    }
+}

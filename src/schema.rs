@@ -1,0 +1,311 @@
+//! OpenAPI mirror schemas for the library's shared types that carry no schema derive
+//! of their own (`vocab`, `rules`, `config`, `decide`): what `http::openapi` puts in
+//! the document and what `session`'s event shapes point at.
+//!
+//! Owns these mirrors only, with no dependency on the service, so the model layers can
+//! name them without importing `http`. A mirror must follow its type's serde shape field
+//! for field; `http::openapi`'s tests check real values' keys against the mirrors.
+
+use utoipa::ToSchema;
+
+/// A tool the mapping knows (`tools::KNOWN_TOOLS`); any other name is a 422.
+#[derive(ToSchema)]
+#[schema(as = ToolName)]
+#[serde(rename_all = "snake_case")]
+pub enum ToolNameSchema {
+    Read,
+    Glob,
+    Grep,
+    List,
+    Write,
+    Edit,
+    ApplyPatch,
+    Bash,
+    ProcessStart,
+    ProcessStdin,
+    Webfetch,
+    Mcp,
+}
+
+/// One of the seven V1 capabilities (seed §1), or `mcp.call` (an MCP server's tool).
+#[derive(ToSchema)]
+#[schema(as = Capability)]
+pub enum CapabilitySchema {
+    #[schema(rename = "file.read")]
+    FileRead,
+    #[schema(rename = "file.write.project")]
+    FileWriteProject,
+    #[schema(rename = "file.write.outsideProject")]
+    FileWriteOutsideProject,
+    #[schema(rename = "process.execute")]
+    ProcessExecute,
+    #[schema(rename = "process.background")]
+    ProcessBackground,
+    #[schema(rename = "network.access")]
+    NetworkAccess,
+    #[schema(rename = "git.modify")]
+    GitModify,
+    #[schema(rename = "mcp.call")]
+    McpCall,
+}
+
+/// One thing a tool call asks to do (seed §1.1).
+#[derive(ToSchema)]
+#[schema(as = CapabilityRequest)]
+#[serde(rename_all = "camelCase")]
+pub struct CapabilityRequestSchema {
+    pub capability: CapabilitySchema,
+    /// What rules' patterns match against: resolved path, URL or command text.
+    pub subject: String,
+    /// Human-readable line for the panel, e.g. `Run npm install`.
+    pub display: String,
+    /// Candidate "always allow" patterns, most specific first; empty when the analyzer
+    /// could not fully read the command.
+    pub always_patterns: Vec<String>,
+    /// Analyzer-derived facts shown in the panel.
+    pub risk_notes: Vec<String>,
+    /// UI extras (diff, parts, cwd); never model-facing. Absent when empty.
+    #[schema(value_type = Option<Object>)]
+    pub metadata: Option<serde_json::Value>,
+    /// What makes the command run this program behind its own back (a flag such as
+    /// `git diff --ext-diff`, a container with host access); absent otherwise. Never
+    /// offered an always pattern.
+    pub via: Option<String>,
+    /// A path whose location is only known when the command runs (`/tmp/$X`,
+    /// `/etc/sha*`): at most asked, never offered a pattern. Absent when false.
+    pub unresolved: Option<bool>,
+}
+
+#[derive(ToSchema)]
+#[schema(as = CommandClass)]
+#[serde(rename_all = "lowercase")]
+pub enum CommandClassSchema {
+    Simple,
+    Compound,
+    Obfuscated,
+}
+
+#[derive(ToSchema)]
+#[schema(as = EngineKind)]
+#[serde(rename_all = "lowercase")]
+pub enum EngineKindSchema {
+    Ast,
+    Lexer,
+}
+
+/// One simple command of the analysed text.
+#[derive(ToSchema)]
+#[schema(as = Part)]
+pub struct PartSchema {
+    /// The words with quotes removed.
+    pub words: Vec<String>,
+    /// The source text, whitespace collapsed; the `process.execute` subject.
+    pub text: String,
+    /// The effective working directory; null when it could not be known.
+    pub cwd: Option<String>,
+}
+
+/// A hit of the hardline floor (seed §4.2).
+#[derive(ToSchema)]
+#[schema(as = HardlineHit)]
+pub struct HardlineHitSchema {
+    /// The floor entry that fired, e.g. `rm -rf /`.
+    pub rule: String,
+    /// The de-obfuscated rendering it fired on.
+    pub rendering: String,
+}
+
+#[derive(ToSchema)]
+#[schema(as = FallbackReason)]
+#[serde(rename_all = "camelCase")]
+pub enum FallbackReasonSchema {
+    ParseError,
+    ParseTimeout,
+    DepthLimit,
+    TooLarge,
+    UnknownNode,
+    AnalyzerError,
+}
+
+/// Why the AST engine handed over to the lexer.
+#[derive(ToSchema)]
+#[schema(as = Fallback)]
+pub struct FallbackSchema {
+    pub reason: FallbackReasonSchema,
+    /// One line saying what was found, e.g. `ERROR node at 1:5`.
+    pub detail: String,
+}
+
+/// What an engine read from one bash command.
+#[derive(ToSchema)]
+#[schema(as = Analysis)]
+#[serde(rename_all = "camelCase")]
+pub struct AnalysisSchema {
+    pub command: String,
+    pub class: CommandClassSchema,
+    pub parts: Vec<PartSchema>,
+    pub requests: Vec<CapabilityRequestSchema>,
+    pub always_patterns: Vec<String>,
+    pub risk_notes: Vec<String>,
+    pub hardline: Option<HardlineHitSchema>,
+    pub engine: EngineKindSchema,
+    pub fallback: Option<FallbackSchema>,
+}
+
+/// An analysis; with `engine: both` it also carries the lexer's and whether the two
+/// agree on class, requests and hardline.
+#[derive(ToSchema)]
+#[schema(as = BothAnalysis)]
+#[serde(rename_all = "camelCase")]
+pub struct BothAnalysisSchema {
+    #[serde(flatten)]
+    pub analysis: AnalysisSchema,
+    pub lexer: Option<AnalysisSchema>,
+    pub agree: Option<bool>,
+}
+
+/// What a rule or a call decides.
+#[derive(ToSchema)]
+#[schema(as = Action)]
+#[serde(rename_all = "lowercase")]
+pub enum ActionSchema {
+    Allow,
+    Ask,
+    Deny,
+}
+
+/// Where a rule came from: `hardline` and `builtin` are the non-configurable floors,
+/// then the layers in evaluation order.
+#[derive(ToSchema)]
+#[schema(as = RuleSource)]
+#[serde(rename_all = "lowercase")]
+pub enum RuleSourceSchema {
+    Hardline,
+    Builtin,
+    Default,
+    Preset,
+    User,
+    Project,
+    Managed,
+    Session,
+}
+
+/// Where in a config file a rule was written (1-based).
+#[derive(ToSchema)]
+#[schema(as = RuleOrigin)]
+pub struct RuleOriginSchema {
+    pub file: String,
+    pub line: usize,
+    pub column: usize,
+}
+
+/// One rule with its provenance (seed §4.1).
+#[derive(ToSchema)]
+#[schema(as = PermissionRule)]
+#[serde(rename_all = "camelCase")]
+pub struct PermissionRuleSchema {
+    /// Capability pattern, e.g. `file.write.*` or `*`.
+    pub capability: String,
+    /// Subject pattern, e.g. `git push *`.
+    pub pattern: String,
+    pub action: ActionSchema,
+    pub source: RuleSourceSchema,
+    /// Absent for built-in and session rules.
+    pub origin: Option<RuleOriginSchema>,
+    /// An explicit `ask` from a config file offers "always" only when set; absent when
+    /// false.
+    pub allow_always: Option<bool>,
+    /// A preset rule matches only a `process.execute` request the analysis gave this
+    /// verdict (`readOnly`, `projectBuild`, `projectWrite`; issue 10).
+    pub when: Option<String>,
+    /// The name of a shipped rule (`secret: AWS credentials and config`).
+    pub name: Option<String>,
+}
+
+/// A config file that could not be (fully) used.
+#[derive(ToSchema)]
+#[schema(as = ConfigError)]
+pub struct ConfigErrorSchema {
+    pub file: String,
+    pub line: usize,
+    pub column: usize,
+    pub message: String,
+}
+
+/// A capability request with its decision and the rule that decided it (none: no rule
+/// matched, which asks).
+#[derive(ToSchema)]
+#[schema(as = EvaluatedRequest)]
+pub struct EvaluatedRequestSchema {
+    #[serde(flatten)]
+    pub request: CapabilityRequestSchema,
+    pub decision: ActionSchema,
+    pub rule: Option<PermissionRuleSchema>,
+}
+
+/// One key the ask panel offers.
+#[derive(ToSchema)]
+#[schema(as = PanelKey)]
+pub struct PanelKeySchema {
+    /// `Enter`, `A`, `Esc`, `Tab`.
+    pub key: String,
+    pub label: String,
+}
+
+/// One line of the panel's details view.
+#[derive(ToSchema)]
+#[schema(as = PanelDetail)]
+pub struct PanelDetailSchema {
+    pub decision: ActionSchema,
+    pub capability: CapabilitySchema,
+    pub subject: String,
+    pub display: String,
+    pub rule: Option<PermissionRuleSchema>,
+}
+
+/// The ask panel (seed §6.1) as data.
+#[derive(ToSchema)]
+#[schema(as = Panel)]
+#[serde(rename_all = "camelCase")]
+pub struct PanelSchema {
+    pub title: String,
+    /// `Run`, `Write`, `Edit`, `Start process`, `Read`, `Fetch`, `Send input`.
+    pub verb: String,
+    /// The capability badge.
+    pub badge: String,
+    /// The command text or the path.
+    pub subject: String,
+    pub working_directory: String,
+    /// The simple commands of a compound command; absent otherwise.
+    pub parts: Option<Vec<String>>,
+    /// Unified diff for writes and edits.
+    pub diff: Option<String>,
+    pub risk_notes: Vec<String>,
+    /// What `A` persists; empty means no `A`.
+    pub always_patterns: Vec<String>,
+    pub keys: Vec<PanelKeySchema>,
+    pub details: Vec<PanelDetailSchema>,
+}
+
+/// The decision for a whole tool call: deny beats ask beats allow over its requests.
+#[derive(ToSchema)]
+#[schema(as = CallDecision)]
+#[serde(rename_all = "camelCase")]
+pub struct CallDecisionSchema {
+    pub tool: String,
+    pub decision: ActionSchema,
+    pub requests: Vec<EvaluatedRequestSchema>,
+    /// What an "always" grant may persist; non-empty only for an ask the analyzer fully
+    /// read and no rule forbids generalizing.
+    pub always_patterns: Vec<String>,
+    /// The model-facing message of a deny (seed §5.4).
+    pub message: Option<String>,
+    /// The ask panel (interactive asks only).
+    pub panel: Option<PanelSchema>,
+    /// The call in a few words.
+    pub summary: String,
+    pub risk_notes: Vec<String>,
+    pub hardline: Option<HardlineHitSchema>,
+    /// The config problems that capped this decision; absent when none.
+    pub config_errors: Option<Vec<ConfigErrorSchema>>,
+}
