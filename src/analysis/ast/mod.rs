@@ -179,6 +179,15 @@ fn first_error(root: Node<'_>) -> String {
 /// tree then does not say what bash runs.
 fn skipped_backslash(root: Node<'_>, src: &str) -> Option<usize> {
     let bytes = src.as_bytes();
+    // Before and after the root too: a leading `\<TAB>` is outside every node.
+    for (from, to) in [(0, root.start_byte()), (root.end_byte(), bytes.len())] {
+        if let Some(i) = bytes
+            .get(from..to)
+            .and_then(|gap| gap.iter().position(|&b| b == b'\\'))
+        {
+            return Some(from + i);
+        }
+    }
     let mut stack = vec![root];
     while let Some(node) = stack.pop() {
         // A here-document body's text between its expansions is data, not skipped.
@@ -206,6 +215,59 @@ fn skipped_backslash(root: Node<'_>, src: &str) -> Option<usize> {
     None
 }
 
+/// Where the tree says something bash does not (the oracle found each):
+/// - an assignment whose name bash would not take as one (`PAG<CR>ER=id ls`, a name
+///   holding a byte the grammar is fed as `x`): bash runs it as a command word;
+/// - a here-document end that is not a whole line (`END && grep …` does not end `<<END`
+///   for bash, whose body then runs on, substitutions included).
+fn misread_construct(root: Node<'_>, src: &str) -> Option<String> {
+    let bytes = src.as_bytes();
+    let mut stack = vec![root];
+    while let Some(node) = stack.pop() {
+        match node.kind() {
+            kinds::VARIABLE_ASSIGNMENT => {
+                let name = node
+                    .child_by_field_name("name")
+                    .and_then(|n| src.get(n.byte_range()))
+                    .unwrap_or_default();
+                let base = name.split('[').next().unwrap_or_default();
+                let valid = base
+                    .chars()
+                    .next()
+                    .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+                    && base.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+                if !valid {
+                    return Some(format!(
+                        "`{}` is no variable name for bash (it runs it as a command)",
+                        name.escape_debug()
+                    ));
+                }
+            }
+            kinds::HEREDOC_END => {
+                // `<<-` strips leading tabs from the end line too.
+                let line_start = bytes
+                    .get(..node.start_byte())
+                    .unwrap_or_default()
+                    .iter()
+                    .rposition(|&b| b != b'\t')
+                    .map_or(0, |i| i + 1);
+                let starts_line = line_start == 0 || bytes.get(line_start - 1) == Some(&b'\n');
+                let ends_line = matches!(bytes.get(node.end_byte()), None | Some(b'\n'));
+                if !starts_line || !ends_line {
+                    return Some(format!(
+                        "the here-document end at byte {} is not a line of its own",
+                        node.start_byte()
+                    ));
+                }
+            }
+            _ => {}
+        }
+        let mut cursor = node.walk();
+        stack.extend(node.children(&mut cursor));
+    }
+    None
+}
+
 /// Parses and walks one piece of code into a plan.
 fn plan(src: &str, ctx: &AnalysisContext, cwd: Cwd) -> Result<Plan, AstError> {
     if src.len() > MAX_BYTES {
@@ -227,6 +289,9 @@ fn plan(src: &str, ctx: &AnalysisContext, cwd: Cwd) -> Result<Plan, AstError> {
         return Err(AstError::Parse(format!(
             "the parser skipped the escape at byte {at} (an escaped blank that starts a word)"
         )));
+    }
+    if let Some(why) = misread_construct(root, src) {
+        return Err(AstError::Parse(why));
     }
     walk::walk(
         root,
@@ -536,6 +601,15 @@ fn always_patterns(
         return Vec::new();
     }
     if fx.inline_code || fx.escalated {
+        // As `arity`'s exact patterns: a word holding a blank would make the pattern
+        // name other words (`python3 -c 'x'\<CR>` is the word `x<CR>`).
+        if cmd
+            .words
+            .iter()
+            .any(|w| w.text.contains(char::is_whitespace))
+        {
+            return Vec::new();
+        }
         return vec![cmd.text.clone()];
     }
     let words: Vec<String> = cmd.words.iter().map(|w| w.text.clone()).collect();
