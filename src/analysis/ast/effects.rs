@@ -341,7 +341,7 @@ fn expand_glob(word: &str, cwd: &Cwd, ctx: &AnalysisContext) -> Option<Vec<Strin
         Some(i) => (word.get(..=i)?, word.get(i + 1..)?),
         None => ("", word),
     };
-    if last.is_empty() || dir_part.contains(['*', '?', '[']) {
+    if last.is_empty() || dir_part.contains(['*', '?', '[']) || !plain_classes(last) {
         return None;
     }
     let dir = match dir_part.trim_end_matches('/') {
@@ -378,6 +378,39 @@ fn expand_glob(word: &str, cwd: &Cwd, ctx: &AnalysisContext) -> Option<Vec<Strin
     }
     names.sort();
     Some(names)
+}
+
+/// Whether every bracket class of a glob is a plain set (`[ab]`, `[!a-z]`, `[^0-9_.]`):
+/// POSIX classes (`[[:alpha:]]`), equivalence classes and a leading `]` are read
+/// differently by globset and bash, and reading fewer names than bash would miss reads.
+fn plain_classes(glob: &str) -> bool {
+    let mut chars = glob.chars();
+    while let Some(c) = chars.next() {
+        if c == ']' {
+            return false;
+        }
+        if c != '[' {
+            continue;
+        }
+        let mut first = true;
+        let mut closed = false;
+        for d in chars.by_ref() {
+            match d {
+                '!' | '^' if first => {}
+                ']' if !first => {
+                    closed = true;
+                    break;
+                }
+                d if d.is_ascii_alphanumeric() || matches!(d, '-' | '.' | '_') => {}
+                _ => return false,
+            }
+            first = false;
+        }
+        if !closed {
+            return false;
+        }
+    }
+    true
 }
 
 /// A recursive read of a directory's files (`grep -r x dir`, `rg x`): `decide` walks
