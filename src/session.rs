@@ -940,6 +940,24 @@ impl SessionIndex {
     }
 }
 
+/// Session-only grants as the rules `decide` takes: the allows among them, sourced
+/// `session` (the hook and the service read them the same way).
+pub fn allow_rules(granted: &[PersistedRule]) -> Vec<crate::rules::PermissionRule> {
+    use crate::rules::{Action, PermissionRule, RuleSource};
+    granted
+        .iter()
+        .filter(|r| r.action == "allow")
+        .map(|r| {
+            PermissionRule::new(
+                r.capability.clone(),
+                r.pattern.clone(),
+                Action::Allow,
+                RuleSource::Session,
+            )
+        })
+        .collect()
+}
+
 /// The rules of `rules` granted on a call whose root resolves to `root`.
 fn session_rules_on(rules: &[(Option<String>, PersistedRule)], root: &Path) -> Vec<PersistedRule> {
     rules

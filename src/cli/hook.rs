@@ -18,7 +18,7 @@ use std::time::Duration;
 
 use super::print_out;
 use crate::hosts::{self, HookCall, Host, Rendered};
-use crate::rules::{Action, PermissionRule, RuleSource};
+use crate::rules::PermissionRule;
 use crate::session::SessionIndex;
 use crate::vocab::AnalysisContext;
 
@@ -201,19 +201,7 @@ fn blocking_decide_and_record(
         // A host that reuses an id (or a hook run twice) must not rewrite history.
         call.call_id = hosts::fresh_call_id(call.host);
     }
-    let rules: Vec<PermissionRule> = session
-        .session_rules_for(ctx.root())
-        .iter()
-        .filter(|r| r.action == "allow")
-        .map(|r| {
-            PermissionRule::new(
-                r.capability.clone(),
-                r.pattern.clone(),
-                Action::Allow,
-                RuleSource::Session,
-            )
-        })
-        .collect();
+    let rules = crate::session::allow_rules(&session.session_rules_for(ctx.root()));
     let (mapped, decision) = decide(&call, &rules);
     let events = hosts::events(&call, mapped.as_ref(), ctx, interactive, &decision)
         .map_err(|e| format!("cannot encode the session events: {e}"))?;

@@ -28,7 +28,7 @@ use super::handlers::map_call;
 use crate::decide::{self, CallDecision, GrantError};
 use crate::grants::{self, PersistedRule};
 use crate::messages;
-use crate::rules::{Action, PermissionRule, RuleSource};
+use crate::rules::{Action, PermissionRule};
 use crate::session::{
     ApprovedBy, CallRecord, CallStatus, DeniedBy, EventKind, GrantScope, Session, SessionError,
     valid_id,
@@ -292,20 +292,7 @@ fn pending_call(
 pub(crate) fn session_rules(guard: &Guard, root: &std::path::Path) -> Vec<PermissionRule> {
     guard
         .as_ref()
-        .map(|s| {
-            s.session_rules_for(root)
-                .iter()
-                .filter(|r| r.action == "allow")
-                .map(|r| {
-                    PermissionRule::new(
-                        r.capability.clone(),
-                        r.pattern.clone(),
-                        Action::Allow,
-                        RuleSource::Session,
-                    )
-                })
-                .collect()
-        })
+        .map(|s| crate::session::allow_rules(&s.session_rules_for(root)))
         .unwrap_or_default()
 }
 

@@ -619,20 +619,22 @@ fn write_request(word: &str, cwd: &Cwd, ctx: &AnalysisContext, fx: &mut Effects)
                 format!("Write {s}"),
             ));
         }
-        None => {
-            if word.contains('*') {
-                fx.wrapped = true;
-            }
-            fx.note(format!(
-                "Writes to `{word}`, whose location cannot be known before it runs"
-            ));
-            fx.push(CapabilityRequest::unresolved(
-                Capability::FileWriteOutsideProject,
-                word,
-                format!("Write {word}"),
-            ));
-        }
+        None => unresolved_request(Capability::FileWriteOutsideProject, "Write", word, fx),
     }
+}
+
+/// A read or write of `word` whose location is only known when it runs: the word as
+/// written, typed `unresolved` (at most ask; `always_patterns` offers nothing for a
+/// command with one, so a `*` in it never becomes a wildcard).
+fn unresolved_request(capability: Capability, verb: &str, word: &str, fx: &mut Effects) {
+    fx.note(format!(
+        "{verb}s `{word}`, whose location cannot be known before it runs"
+    ));
+    fx.push(CapabilityRequest::unresolved(
+        capability,
+        word,
+        format!("{verb} {word}"),
+    ));
 }
 
 fn read_request(word: &str, cwd: &Cwd, ctx: &AnalysisContext, fx: &mut Effects) {
@@ -649,19 +651,7 @@ fn read_request(word: &str, cwd: &Cwd, ctx: &AnalysisContext, fx: &mut Effects) 
                 format!("Read {s}"),
             ));
         }
-        None => {
-            if word.contains('*') {
-                fx.wrapped = true;
-            }
-            fx.note(format!(
-                "Reads `{word}`, whose location cannot be known before it runs"
-            ));
-            fx.push(CapabilityRequest::unresolved(
-                Capability::FileRead,
-                word,
-                format!("Read {word}"),
-            ));
-        }
+        None => unresolved_request(Capability::FileRead, "Read", word, fx),
     }
 }
 
