@@ -219,7 +219,8 @@ fn skipped_backslash(root: Node<'_>, src: &str) -> Option<usize> {
 /// - an assignment whose name bash would not take as one (`PAG<CR>ER=id ls`, a name
 ///   holding a byte the grammar is fed as `x`): bash runs it as a command word;
 /// - a here-document end that is not a whole line (`END && grep …` does not end `<<END`
-///   for bash, whose body then runs on, substitutions included).
+///   for bash, whose body then runs on, substitutions included);
+/// - `[abc]` read as a test, and arguments split where bash reads one word.
 fn misread_construct(root: Node<'_>, src: &str) -> Option<String> {
     let bytes = src.as_bytes();
     let mut stack = vec![root];
@@ -241,6 +242,41 @@ fn misread_construct(root: Node<'_>, src: &str) -> Option<String> {
                         "`{}` is no variable name for bash (it runs it as a command)",
                         name.escape_debug()
                     ));
+                }
+            }
+            // `[abc]` is one word for bash (a glob run as a command name); the grammar
+            // reads a test `[ abc ]`, which needs a blank after `[`.
+            kinds::TEST_COMMAND
+                if src.get(node.byte_range()).is_some_and(|t| {
+                    t.starts_with('[')
+                        && !t.starts_with("[ ")
+                        && !t.starts_with("[[")
+                        && !t.starts_with("[\t")
+                }) =>
+            {
+                return Some(format!(
+                    "`{}` is one word for bash, not a test",
+                    src.get(node.byte_range())
+                        .unwrap_or_default()
+                        .escape_debug()
+                ));
+            }
+            // Two arguments with nothing between them are one word for bash
+            // (`"./d/*"\)` is `./d/*)`), which the grammar split.
+            kinds::COMMAND => {
+                let mut cursor = node.walk();
+                let kids: Vec<Node<'_>> = node.named_children(&mut cursor).collect();
+                for pair in kids.windows(2) {
+                    if let [a, b] = pair
+                        && a.end_byte() == b.start_byte()
+                        && !a.kind().ends_with("redirect")
+                        && !b.kind().ends_with("redirect")
+                    {
+                        return Some(format!(
+                            "the words at byte {} are one word for bash",
+                            a.start_byte()
+                        ));
+                    }
                 }
             }
             kinds::HEREDOC_END => {
