@@ -82,15 +82,16 @@ fn hardline_table_on_both_engines() {
 }
 
 #[test]
-fn check_raw_agrees_with_the_table() {
-    // The raw-text check alone (the lexer's rendering the AST engine also consults).
+fn the_floor_on_the_lexer_reading_agrees_with_the_table() {
+    // The floor on the lexer's IR alone (what the AST engine also consults, and all
+    // that is left when it falls back).
     let (_dir, ctx) = ctx();
     let mut failures = Vec::new();
     for (line, case) in common::load_table::<Case>("hardline.jsonl") {
-        let got = hardline::check_raw(&case.command, &ctx);
+        let got = analysis::lexer::floor(&case.command, &ctx);
         if got.is_some() != case.hit {
             failures.push(format!(
-                "line {line}: {:?}: check_raw {got:?}",
+                "line {line}: {:?}: the lexer's floor {got:?}",
                 case.command
             ));
         }
@@ -111,9 +112,35 @@ fn rendering_is_de_obfuscated() {
         hardline::render(&words("rm  -rf ~/a/../*"), &ctx),
         "rm -rf /home/tester/*"
     );
-    let hit = hardline::check(&words("sudo rm -fr //"), &ctx).unwrap();
+    let hit = analysis::lexer::floor("sudo rm -fr //", &ctx).unwrap();
     assert_eq!(hit.rule, "rm -rf /");
     assert_eq!(hit.rendering, "rm -fr /");
+}
+
+#[test]
+fn fork_bomb_shapes_on_both_readings() {
+    // The fork bomb is a function that runs itself twice or in the background, called:
+    // both engines lower function definitions into the IR the floor reads.
+    let (_dir, ctx) = ctx();
+    for (text, bomb) in [
+        (":(){ :|:& };:", true),
+        (":(){:|:&};:", true),
+        ("bomb() { bomb | bomb & }; bomb", true),
+        ("function f { f|f& }\nf", true),
+        // Runs itself in the background once per call: an endless spawner, denied too.
+        ("f(){ f|g& };f", true),
+        ("f(){ f|g; };f", false),
+        ("f(){ g|g& };f", false),
+        ("echo '{ a | b & }'", false),
+        // Data, not code: quoted, escaped or commented.
+        ("echo ':(){ :|:& };:' >> notes.md", false),
+        ("git commit -m \":(){ :|:& };:\"", false),
+        ("ls # :(){ :|:& };:", false),
+    ] {
+        let lexer = analysis::lexer::floor(text, &ctx).is_some();
+        let ast = analysis::analyze(text, &ctx).hardline.is_some();
+        assert_eq!((lexer, ast), (bomb, bomb), "{text}");
+    }
 }
 
 #[test]

@@ -314,7 +314,7 @@ fn the_floor_on_the_lexer_rendering_finds_the_same_commands() {
         if !case.hardline {
             continue;
         }
-        let hit = khaelor_perm::hardline::check_raw(&case.command, &ctx).is_some();
+        let hit = khaelor_perm::analysis::lexer::floor(&case.command, &ctx).is_some();
         match (&case.floor_gap, hit) {
             (None, false) => failures.push(format!(
                 "line {line} `{}`: the lexer rendering misses it",

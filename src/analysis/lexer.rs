@@ -7,10 +7,13 @@
 //! out` is compound), `cd` is not tracked and wrappers are not unwrapped (the command
 //! word is word 0). It must not know rules and must never panic.
 
+mod lower;
+
 use std::collections::HashSet;
 use std::mem;
 
 use crate::lexer::lex;
+use crate::shell::ir::{Cwd, Plan};
 use crate::shell::join_collapsed;
 use crate::vocab::{
     Analysis, AnalysisContext, Capability, CapabilityRequest, CommandClass, EngineKind,
@@ -76,6 +79,25 @@ fn display_operator(op: &str) -> &str {
     if op == "\n" { "newline" } else { op }
 }
 
+/// The lexer engine's code reader for the floor: code strings and here-documents fed
+/// to a shell, lowered from the lexer's tokens.
+pub(crate) struct Reader;
+
+impl hardline::CodeReader for Reader {
+    fn read(&self, code: &str, cwd: &Cwd, _: &AnalysisContext) -> Plan {
+        lower::lower_text(code, cwd)
+    }
+}
+
+pub(crate) use lower::{lower, lower_text};
+
+/// The floor on the lexer's reading of `text` alone: what the AST engine consults
+/// beside its own reading, and all that is left when it falls back.
+pub fn floor(text: &str, ctx: &AnalysisContext) -> Option<HardlineHit> {
+    let cwd = Cwd::Known(ctx.cwd().to_path_buf());
+    hardline::check_plan(&lower_text(text, &cwd), ctx, &Reader)
+}
+
 /// Analyzes one command with the V1 lexer (seed §3). Never panics; an empty command gives
 /// an analysis with no parts and no requests (empty commands are refused upstream).
 pub fn analyze(command: &str, ctx: &AnalysisContext) -> Analysis {
@@ -95,7 +117,8 @@ pub fn analyze(command: &str, ctx: &AnalysisContext) -> Analysis {
     // One lex for the floor and the parts; the floor reads the tokens first, so their
     // words can then move into the parts.
     let lexed = lex(command);
-    let hit = hardline::check_lexed(command, &lexed, ctx);
+    let cwd = Cwd::Known(ctx.cwd().to_path_buf());
+    let hit = hardline::check_plan(&lower(command, &lexed, &cwd), ctx, &Reader);
     let tokens = match lexed {
         Ok(t) => t,
         Err(e) => {

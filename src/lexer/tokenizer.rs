@@ -25,6 +25,9 @@ const COPY_SLACK: usize = 64 * 1024;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LexedCommand {
     pub words: Vec<String>,
+    /// Where each word starts, in bytes of the text the lexer read (after bash's
+    /// removal of backslash-newline), so a lowering can order and place commands.
+    pub starts: Vec<usize>,
     /// The operator right before this command was an output redirection (`>`, `>>`,
     /// `&>`, `2>`, `>|`, `<>`): its first word is a write target.
     pub after_write_redirect: bool,
@@ -79,6 +82,8 @@ struct Cur {
     word: Vec<u8>,
     /// A word is open (it may still be empty: `''`).
     in_word: bool,
+    /// Where the open word started (the step that opened it).
+    word_start: usize,
     /// The open word had quotes, escapes or expansions (so `2>` is not an fd prefix).
     quoted: bool,
     /// The index in `commands` of the command being read at this level.
@@ -116,6 +121,9 @@ struct Lexer<'a> {
     /// Nesting already spent by the lexers this one runs inside (here-document bodies
     /// are read by a lexer of their own), so the depth bound holds across them.
     base_depth: usize,
+    /// Where this lexer's text starts in the outermost text (a here-document body's
+    /// offset), so word starts are positions in the text the caller gave.
+    offset: usize,
     /// Bytes of substitution source text still allowed into enclosing words.
     copy_budget: usize,
     /// `<<` seen, waiting for its delimiter word: (owner words, strip tabs).
@@ -135,6 +143,7 @@ impl<'a> Lexer<'a> {
             cur: Cur::default(),
             stack: Vec::new(),
             base_depth,
+            offset: 0,
             copy_budget: src
                 .len()
                 .saturating_mul(COPY_FACTOR)
@@ -147,6 +156,9 @@ impl<'a> Lexer<'a> {
     fn run(mut self) -> Result<Tokens, LexError> {
         let mut i = 0;
         while let Some(&b) = self.bytes.get(i) {
+            if !self.cur.in_word {
+                self.cur.word_start = i + self.offset;
+            }
             i = if self.cur.dq_start.is_some() {
                 self.step_quoted(i, b)?
             } else {
@@ -556,6 +568,7 @@ impl<'a> Lexer<'a> {
             });
         }
         let mut inner = Lexer::new(body, depth);
+        inner.offset = self.offset + offset;
         inner.cur.dq_start = Some(0);
         inner.cur.heredoc_body = true;
         let shift = |e: LexError| match e {
@@ -602,8 +615,10 @@ impl<'a> Lexer<'a> {
             });
         }
         let slot = self.command_slot();
+        let start = self.cur.word_start;
         if let Some(c) = self.commands.get_mut(slot) {
             c.words.push(word);
+            c.starts.push(start);
         }
         self.cur.in_word = false;
         self.cur.quoted = false;
@@ -617,6 +632,7 @@ impl<'a> Lexer<'a> {
         }
         self.commands.push(LexedCommand {
             words: Vec::new(),
+            starts: Vec::new(),
             after_write_redirect: self.cur.pending_redirect,
         });
         self.cur.pending_redirect = false;

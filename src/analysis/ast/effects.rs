@@ -206,7 +206,7 @@ pub(crate) fn command_effects(cmd: &SimpleCommand, ctx: &AnalysisContext, fx: &m
         redirect_effects(r, &cwd, ctx, fx);
     }
     stdin_program(cmd, &words, &cwd, fx);
-    fx.hardline(hardline::check(&words, ctx));
+    fx.hardline(hardline::check(&words, ctx, &super::Reader));
     let verdict = if fx.verifying && !cmd.text.is_empty() {
         verdict(cmd, ctx, fx)
     } else {
@@ -712,7 +712,7 @@ fn apply_description(
         }
     }
     if let Some(canonical) = &d.canonical {
-        fx.hardline(hardline::check(canonical, ctx));
+        fx.hardline(hardline::check(canonical, ctx, &super::Reader));
     }
 }
 
@@ -762,7 +762,7 @@ fn run_words(words: Vec<String>, cwd: Cwd, ctx: &AnalysisContext, fx: &mut Effec
             text.clone(),
             format!("Run {text}"),
         ));
-        fx.hardline(hardline::check(&inner, ctx));
+        fx.hardline(hardline::check(&inner, ctx, &super::Reader));
         cur = inner;
     }
     inner_effects(&cur, &cwd, ctx, fx, depth);
@@ -827,7 +827,7 @@ fn inner_effects(
             itext.clone(),
             format!("Run {itext}"),
         ));
-        fx.hardline(hardline::check(&inner, ctx));
+        fx.hardline(hardline::check(&inner, ctx, &super::Reader));
         run_words(inner, cwd.clone(), ctx, fx, depth + 1);
     }
 
@@ -983,7 +983,7 @@ fn find_effects(
                             text.clone(),
                             format!("Run {text}"),
                         ));
-                        fx.hardline(hardline::check(&with_dir, ctx));
+                        fx.hardline(hardline::check(&with_dir, ctx, &super::Reader));
                         fx.wrapped = true;
                         run_words(with_dir, cwd.clone(), ctx, fx, depth + 1);
                     }

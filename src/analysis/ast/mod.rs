@@ -341,6 +341,17 @@ fn plan(src: &str, ctx: &AnalysisContext, cwd: Cwd) -> Result<Plan, AstError> {
     )
 }
 
+/// The AST engine's code reader for the floor: tree-sitter first; code it cannot parse
+/// gets the lexer's reading, so the floor may still find danger in it.
+pub(crate) struct Reader;
+
+impl hardline::CodeReader for Reader {
+    fn read(&self, code: &str, cwd: &Cwd, ctx: &AnalysisContext) -> Plan {
+        plan(code, ctx, cwd.clone())
+            .unwrap_or_else(|_| crate::analysis::lexer::lower_text(code, cwd))
+    }
+}
+
 /// Analyzes one command with the AST engine; falls back to the lexer, fail closed.
 pub fn analyze(command: &str, ctx: &AnalysisContext) -> Analysis {
     match analyze_ast(command, ctx) {
@@ -372,7 +383,7 @@ fn analyze_ast(command: &str, ctx: &AnalysisContext) -> Result<Analysis, AstErro
     let mut top = plan(command, ctx, Cwd::Known(ctx.cwd().to_path_buf()))?;
     let mut fx = Effects::default();
     fx.code.append(&mut top.code);
-    fx.hardline = hardline::check_plan(&top, ctx);
+    fx.hardline = hardline::check_plan(&top, ctx, &Reader);
     // Issue 10: commands of the top-level plan may be verified, unless a statement
     // assigns a variable (`PATH=/tmp/x; ls` changes what `ls` is).
     fx.verifying = top.commands.iter().all(|c| c.assignments.is_empty());
@@ -397,7 +408,11 @@ fn analyze_ast(command: &str, ctx: &AnalysisContext) -> Result<Analysis, AstErro
         level += 1;
         let pending: Vec<(String, Cwd)> = std::mem::take(&mut fx.code);
         for (code, cwd) in pending {
-            if let Some(hit) = hardline::check_raw(&code, ctx) {
+            // Defence in depth: the lexer's reading of the code goes through the floor too.
+            let lexer_plan = crate::analysis::lexer::lower_text(&code, &cwd);
+            if let Some(hit) =
+                hardline::check_plan(&lexer_plan, ctx, &crate::analysis::lexer::Reader)
+            {
                 fx.hardline.get_or_insert(hit);
             }
             if level > MAX_CODE_DEPTH {
@@ -409,7 +424,7 @@ fn analyze_ast(command: &str, ctx: &AnalysisContext) -> Result<Analysis, AstErro
             match plan(&code, ctx, cwd) {
                 Ok(mut inner) => {
                     fx.code.append(&mut inner.code);
-                    if let Some(hit) = hardline::check_plan(&inner, ctx) {
+                    if let Some(hit) = hardline::check_plan(&inner, ctx, &Reader) {
                         fx.hardline.get_or_insert(hit);
                     }
                     for o in inner.obfuscated {
@@ -460,7 +475,9 @@ fn analyze_ast(command: &str, ctx: &AnalysisContext) -> Result<Analysis, AstErro
     // One lex serves the floor and the second opinion below.
     let lexed = crate::lexer::lex(command);
     if fx.hardline.is_none() {
-        fx.hardline = hardline::check_lexed(command, &lexed, ctx);
+        let cwd = Cwd::Known(ctx.cwd().to_path_buf());
+        let lexer_plan = crate::analysis::lexer::lower(command, &lexed, &cwd);
+        fx.hardline = hardline::check_plan(&lexer_plan, ctx, &crate::analysis::lexer::Reader);
     }
     // The lexer is a second opinion that can only take generality away: where it sees a
     // substitution marker or cannot read the text, nothing is offered beyond once.

@@ -1,0 +1,461 @@
+//! The V1 lexer's reading lowered into the shell IR (`shell::ir::Plan`), so the floor
+//! reads both engines the same way and does no lexing of its own.
+//!
+//! Owns what the lexer's flat tokens say about structure, as bash would run it: the
+//! words of each simple command (reserved words such as `{` or `then` left out,
+//! leading assignments apart), output-redirection targets, here-documents with the
+//! command they feed, function definitions and `&`. Text the lexer cannot read gets a
+//! last-resort reading (whitespace words split at operator characters, read once with
+//! quotes removed and once with quotes as boundaries): the floor may find danger in it,
+//! and the plan is marked opaque, so it never proves anything safe.
+//!
+//! The lexer engine's own requests and classes stay V1's (seed §3, `analysis::lexer`);
+//! this lowering serves the consumers that run on the IR.
+
+use crate::lexer::{LexError, Tokens};
+use crate::shell::ir::{
+    Cwd, Function, InlineInput, Opacity, Plan, Redirect, RedirectKind, SimpleCommand, Word,
+};
+
+/// Words that open or close compound commands: the lexer leaves them in a command's
+/// words (`if rm …`, `{ rm …`), bash does not run them.
+const RESERVED: &[&str] = &[
+    "{", "}", "(", ")", "!", "if", "then", "else", "elif", "fi", "do", "done", "while", "until",
+    "coproc", "time",
+];
+
+/// The plan of `text`, as the lexer read it (`lexed` is `lexer::lex(text)`), every
+/// command in `cwd` (the lexer does not follow `cd`).
+pub(crate) fn lower(text: &str, lexed: &Result<Tokens, LexError>, cwd: &Cwd) -> Plan {
+    match lexed {
+        Ok(tokens) => lower_tokens(text, tokens, cwd),
+        Err(e) => last_resort(text, cwd, e),
+    }
+}
+
+/// `lower` for a text the caller has not lexed.
+pub(crate) fn lower_text(text: &str, cwd: &Cwd) -> Plan {
+    lower(text, &crate::lexer::lex(text), cwd)
+}
+
+fn word(text: &str, start: usize) -> Word {
+    Word {
+        text: text.to_string(),
+        // The lexer keeps a substitution's source text in its word; its quoting is gone,
+        // so any glob or brace character counts.
+        dynamic: text.contains(['$', '`']),
+        pattern: text.contains(['*', '?', '[', '{']),
+        start,
+    }
+}
+
+fn lower_tokens(text: &str, tokens: &Tokens, cwd: &Cwd) -> Plan {
+    let mut plan = Plan::default();
+    // Word starts are positions in the spliced text, as the lexer read it.
+    let spliced = crate::shell::source::splice(text).unwrap_or(std::borrow::Cow::Borrowed(text));
+    let (functions, names) = functions(&spliced, tokens);
+    plan.functions = functions;
+    let mut owners: Vec<Option<usize>> = Vec::with_capacity(tokens.commands.len());
+    for c in &tokens.commands {
+        let all: Vec<(&String, usize)> = c
+            .words
+            .iter()
+            .zip(c.starts.iter().copied().chain(std::iter::repeat(0)))
+            .collect();
+        if c.after_write_redirect
+            && let Some((t, at)) = all.first()
+        {
+            plan.loose_redirects.push((
+                Redirect {
+                    kind: RedirectKind::Write,
+                    target: Some(word(t, *at)),
+                    input: None,
+                },
+                cwd.clone(),
+            ));
+        }
+        let skip = all
+            .iter()
+            .take_while(|(w, _)| RESERVED.contains(&w.as_str()))
+            .count();
+        let rest = all.get(skip..).unwrap_or_default();
+        // `f() {` reads to the lexer as a command `f`: a definition, not a call.
+        let defines = rest.first().is_some_and(|(_, at)| names.contains(at));
+        let assignments = rest
+            .iter()
+            .take_while(|(w, _)| crate::programs::is_assignment(w))
+            .count();
+        let words: Vec<Word> = rest
+            .get(assignments..)
+            .unwrap_or_default()
+            .iter()
+            .map(|(w, at)| word(w, *at))
+            .collect();
+        if rest.is_empty() || defines {
+            owners.push(None);
+            continue;
+        }
+        owners.push(Some(plan.commands.len()));
+        let texts: Vec<String> = rest.iter().map(|(w, _)| (*w).clone()).collect();
+        plan.commands.push(SimpleCommand {
+            assignments: rest
+                .get(..assignments)
+                .unwrap_or_default()
+                .iter()
+                .map(|(w, at)| word(w, *at))
+                .collect(),
+            words,
+            redirects: Vec::new(),
+            text: crate::shell::join_collapsed(&texts),
+            cwd: cwd.clone(),
+            heredoc: false,
+        });
+    }
+    // A here-document belongs to the command whose words ended at its `<<`.
+    let mut taken = vec![false; tokens.commands.len()];
+    for h in &tokens.heredocs {
+        let found = tokens.commands.iter().enumerate().find(|(i, c)| {
+            !h.owner.is_empty() && c.words == h.owner && !taken.get(*i).copied().unwrap_or(true)
+        });
+        let input = InlineInput {
+            text: h.body.clone(),
+            dynamic: h.body.contains(['$', '`', '\\']),
+        };
+        let redirect = Redirect {
+            kind: RedirectKind::Inline,
+            target: None,
+            input: Some(input),
+        };
+        let slot = found.and_then(|(i, _)| {
+            if let Some(t) = taken.get_mut(i) {
+                *t = true;
+            }
+            owners.get(i).copied().flatten()
+        });
+        match slot.and_then(|k| plan.commands.get_mut(k)) {
+            Some(c) => {
+                c.heredoc = true;
+                c.redirects.push(redirect);
+            }
+            None => plan.loose_redirects.push((redirect, cwd.clone())),
+        }
+    }
+    plan.statements = plan.commands.len();
+    plan.background = tokens.operators.iter().any(|o| o == "&");
+    if tokens.has_substitution {
+        plan.obfuscated(Opacity::Substitution("substitution"));
+    }
+    plan
+}
+
+/// Function definitions in the code of `text` (quotes, comments and here-document
+/// bodies blanked): `name() {` or `function name [()] {`, up to the matching `}`; and
+/// where each name starts (the lexer reads it as a command word).
+fn functions(text: &str, tokens: &Tokens) -> (Vec<Function>, Vec<usize>) {
+    if !(text.contains('{') && (text.contains('(') || text.contains("function"))) {
+        return (Vec::new(), Vec::new());
+    }
+    let mut code = blank_quotes_and_comments(text);
+    for h in tokens.heredocs.iter().filter(|h| !h.body.is_empty()) {
+        if let Some(at) = code.find(h.body.as_str()) {
+            code.replace_range(at..at + h.body.len(), &"_".repeat(h.body.len()));
+        }
+    }
+    let t = code_tokens(&code);
+    let mut out = Vec::new();
+    let mut names = Vec::new();
+    let mut k = 0;
+    while k < t.len() {
+        if let Some((name, name_at, open)) = definition_at(&t, k) {
+            let mut depth = 0usize;
+            let mut close = code.len();
+            for &(at, tok) in t.iter().skip(open) {
+                match tok {
+                    "{" => depth += 1,
+                    "}" => {
+                        depth = depth.saturating_sub(1);
+                        if depth == 0 {
+                            close = at + 1;
+                            break;
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            let body_start = t.get(open).map_or(close, |(at, _)| *at);
+            out.push(Function {
+                name: name.to_string(),
+                body: body_start..close,
+            });
+            names.push(name_at);
+        }
+        k += 1;
+    }
+    (out, names)
+}
+
+/// `[function] name [( )] {` at token `k`: the name, where it starts, and the index of
+/// the `{` token.
+fn definition_at<'t>(t: &[(usize, &'t str)], k: usize) -> Option<(&'t str, usize, usize)> {
+    let is_name = |s: &str| {
+        s.len() <= 64 && !matches!(s, "(" | ")" | "{" | "}" | "|" | "&" | ";" | "function")
+    };
+    let tok = |i: usize| t.get(i).map(|(_, s)| *s);
+    let (name_i, keyword) = match tok(k) {
+        Some("function") => (k + 1, true),
+        _ => (k, false),
+    };
+    let &(name_at, name) = t.get(name_i)?;
+    if !is_name(name) {
+        return None;
+    }
+    // The name must start a command: after nothing, a separator or a group.
+    if !keyword
+        && k > 0
+        && !matches!(
+            tok(k - 1),
+            Some(";" | "&" | "|" | "(" | ")" | "{" | "}" | "\n")
+        )
+    {
+        return None;
+    }
+    let mut i = name_i + 1;
+    if tok(i) == Some("(") && tok(i + 1) == Some(")") {
+        i += 2;
+    } else if !keyword {
+        return None;
+    }
+    (tok(i) == Some("{")).then_some((name, name_at, i))
+}
+
+/// Tokens of blanked code with their byte positions: shell metacharacters one by one
+/// (newlines included, as separators), other runs of non-space characters as names.
+fn code_tokens(text: &str) -> Vec<(usize, &str)> {
+    let mut out = Vec::new();
+    let mut start: Option<usize> = None;
+    for (i, c) in text.char_indices() {
+        let meta = matches!(
+            c,
+            '(' | ')' | '{' | '}' | '|' | '&' | ';' | '\'' | '"' | '`' | '\n'
+        );
+        if meta || c.is_whitespace() {
+            if let Some(s) = start.take()
+                && let Some(w) = text.get(s..i)
+            {
+                out.push((s, w));
+            }
+            if meta && let Some(m) = text.get(i..i + c.len_utf8()) {
+                out.push((i, m));
+            }
+        } else if start.is_none() {
+            start = Some(i);
+        }
+    }
+    if let Some(s) = start
+        && let Some(w) = text.get(s..)
+    {
+        out.push((s, w));
+    }
+    out
+}
+
+/// The text with the insides of quotes (`'…'`, `"…"`, `$'…'`) and comments replaced by
+/// `_` (byte for byte, so positions hold), so only what bash reads as code is looked
+/// at. Escaped characters are blanked too: `\(` is a word character, not an operator.
+fn blank_quotes_and_comments(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    let mut prev_blank = true;
+    let blank = |out: &mut String, c: char| {
+        for _ in 0..c.len_utf8() {
+            out.push('_');
+        }
+    };
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => {
+                blank(&mut out, c);
+                if let Some(n) = chars.next() {
+                    blank(&mut out, n);
+                }
+            }
+            '\'' => {
+                blank(&mut out, c);
+                for n in chars.by_ref() {
+                    blank(&mut out, n);
+                    if n == '\'' {
+                        break;
+                    }
+                }
+            }
+            '"' => {
+                blank(&mut out, c);
+                while let Some(n) = chars.next() {
+                    blank(&mut out, n);
+                    match n {
+                        '\\' => {
+                            if let Some(e) = chars.next() {
+                                blank(&mut out, e);
+                            }
+                        }
+                        '"' => break,
+                        _ => {}
+                    }
+                }
+            }
+            '#' if prev_blank => {
+                blank(&mut out, c);
+                for n in chars.by_ref() {
+                    if n == '\n' {
+                        out.push('\n');
+                        break;
+                    }
+                    blank(&mut out, n);
+                }
+            }
+            c => out.push(c),
+        }
+        prev_blank = out
+            .chars()
+            .last()
+            .is_none_or(|l| l.is_whitespace() || matches!(l, ';' | '&' | '|' | '(' | ')'));
+    }
+    out
+}
+
+/// The reading of text the lexer could not tokenize: whitespace words, split into
+/// commands at operator characters, once with quotes removed and once with quotes as
+/// command boundaries (an unbalanced quote leaves no reliable quoting). Both readings
+/// go into one plan: the floor may hit on either.
+fn last_resort(text: &str, cwd: &Cwd, e: &LexError) -> Plan {
+    let mut plan = Plan::default();
+    for quotes_split in [false, true] {
+        let mut cmds: Vec<Vec<Word>> = Vec::new();
+        let mut cmd: Vec<Word> = Vec::new();
+        let mut current = String::new();
+        let mut start = 0usize;
+        let mut redirect_next = false;
+        let end_word = |current: &mut String,
+                        start: usize,
+                        cmd: &mut Vec<Word>,
+                        redirect_next: &mut bool,
+                        plan: &mut Plan| {
+            if !current.is_empty() {
+                let w = word(current, start);
+                if *redirect_next {
+                    plan.loose_redirects.push((
+                        Redirect {
+                            kind: RedirectKind::Write,
+                            target: Some(w.clone()),
+                            input: None,
+                        },
+                        cwd.clone(),
+                    ));
+                    *redirect_next = false;
+                }
+                cmd.push(w);
+                current.clear();
+            }
+        };
+        for (i, ch) in text.char_indices() {
+            if current.is_empty() {
+                start = i;
+            }
+            match ch {
+                ';' | '&' | '|' | '(' | ')' | '{' | '}' | '`' | '\n' => {
+                    end_word(&mut current, start, &mut cmd, &mut redirect_next, &mut plan);
+                    cmds.push(std::mem::take(&mut cmd));
+                }
+                '\'' | '"' if quotes_split => {
+                    end_word(&mut current, start, &mut cmd, &mut redirect_next, &mut plan);
+                    cmds.push(std::mem::take(&mut cmd));
+                }
+                '\'' | '"' | '\\' => {}
+                '>' => {
+                    end_word(&mut current, start, &mut cmd, &mut redirect_next, &mut plan);
+                    redirect_next = true;
+                }
+                '<' => end_word(&mut current, start, &mut cmd, &mut redirect_next, &mut plan),
+                c if c.is_whitespace() => {
+                    end_word(&mut current, start, &mut cmd, &mut redirect_next, &mut plan);
+                }
+                c => current.push(c),
+            }
+        }
+        end_word(&mut current, start, &mut cmd, &mut redirect_next, &mut plan);
+        cmds.push(cmd);
+        let names = functions(text, &Tokens::default()).1;
+        for words in cmds.into_iter().filter(|c| !c.is_empty()) {
+            if words.first().is_some_and(|w| names.contains(&w.start)) {
+                continue;
+            }
+            let texts: Vec<String> = words.iter().map(|w| w.text.clone()).collect();
+            plan.commands.push(SimpleCommand {
+                assignments: Vec::new(),
+                words,
+                redirects: Vec::new(),
+                text: crate::shell::join_collapsed(&texts),
+                cwd: cwd.clone(),
+                heredoc: false,
+            });
+        }
+    }
+    // A fork bomb is still one, whatever the lexer tripped over later in the text.
+    plan.functions = functions(text, &Tokens::default()).0;
+    plan.background = text.contains('&');
+    plan.obfuscated(Opacity::Other(format!(
+        "could not be read by the lexer ({e})"
+    )));
+    plan
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::PathBuf;
+
+    fn plan(text: &str) -> Plan {
+        lower_text(text, &Cwd::Known(PathBuf::from("/p")))
+    }
+
+    fn commands(p: &Plan) -> Vec<Vec<String>> {
+        p.commands
+            .iter()
+            .map(|c| c.words.iter().map(|w| w.text.clone()).collect())
+            .collect()
+    }
+
+    #[test]
+    fn reserved_words_and_definitions_are_not_commands() {
+        let p = plan(":(){ :|:& };:");
+        assert_eq!(commands(&p), vec![vec![":"], vec![":"], vec![":"]]);
+        assert_eq!(p.functions.len(), 1);
+        assert!(p.background);
+        let p = plan("if true; then rm x; fi");
+        assert_eq!(commands(&p), vec![vec!["true"], vec!["rm", "x"]]);
+    }
+
+    #[test]
+    fn heredoc_feeds_its_owner() {
+        let p = plan("bash <<EOF\nrm -rf /\nEOF");
+        let c = p.commands.first().map(|c| (c.heredoc, c.redirects.len()));
+        assert_eq!(c, Some((true, 1)));
+    }
+
+    #[test]
+    fn quoted_bombs_define_nothing() {
+        assert!(
+            plan("echo ':(){ :|:& };:' >> notes.md")
+                .functions
+                .is_empty()
+        );
+        assert!(plan("ls # :(){ :|:& };:").functions.is_empty());
+    }
+
+    #[test]
+    fn unlexable_text_still_has_commands() {
+        let p = plan("rm -rf / 'x");
+        assert!(commands(&p).contains(&vec!["rm".to_string(), "-rf".into(), "/".into()]));
+        assert!(!p.obfuscated.is_empty());
+    }
+}
