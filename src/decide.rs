@@ -28,7 +28,8 @@ use crate::protected;
 use crate::rules::{Action, PermissionRule, RuleSet, RuleSource};
 use crate::tools::MappedCall;
 use crate::vocab::{
-    AnalysisContext, Capability, CapabilityRequest, CommandClass, HardlineHit, collapse_whitespace,
+    AnalysisContext, Capability, CapabilityRequest, CommandClass, HardlineHit, Reason,
+    collapse_whitespace,
 };
 
 /// One request of a call with its decision and the rule that decided it.
@@ -40,6 +41,10 @@ pub struct EvaluatedRequest {
     pub decision: Action,
     /// `None`: no rule matched (which asks).
     pub rule: Option<PermissionRule>,
+    /// Why the decision is stricter than the rule alone would make it, in the order
+    /// the caps applied; empty when the rule decided.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub reasons: Vec<Reason>,
 }
 
 /// The decision for a whole tool call.
@@ -120,6 +125,7 @@ pub fn decide(
         .unwrap_or_default();
     let mut evaluated: Vec<EvaluatedRequest> = Vec::with_capacity(requests.len());
     for mut req in requests {
+        let mut reasons: Vec<Reason> = Vec::new();
         // Issue 10: the analysis' verdict on a command (verified read-only, …), which
         // only the active preset's rules match on.
         let verdict = if req.capability == Capability::ProcessExecute {
@@ -155,19 +161,23 @@ pub fn decide(
                     RuleSource::Builtin,
                 ));
                 offer_always = false;
+                let reason = if fallback {
+                    Reason::Unparsed
+                } else {
+                    Reason::Obfuscated
+                };
                 // The analysis usually says why already; add ours only when it is silent.
                 let analysis_silent = call
                     .analysis
                     .as_ref()
                     .is_none_or(|a| a.risk_notes.is_empty());
                 if analysis_silent {
-                    let note = if fallback {
-                        messages::UNPARSED_NOTE
-                    } else {
-                        messages::OBFUSCATED_NOTE
-                    };
-                    push_note(&mut req.risk_notes, note);
+                    push_note(
+                        &mut req.risk_notes,
+                        &messages::reason_note(&reason, &req.subject),
+                    );
                 }
+                reasons.push(reason);
             }
         }
         let path_capability = matches!(
@@ -182,7 +192,8 @@ pub fn decide(
         {
             // Issue 14 §4: a directory read reads what is in it; the secret rules apply
             // to those paths (`list ~/.ssh`, `grep -r key ~`).
-            let dir = Path::new(&req.subject);
+            let subject = req.subject.clone();
+            let dir = Path::new(&subject);
             let recursive = req.metadata.get("recursive") == Some(&serde_json::Value::Bool(true));
             let mut reach = if recursive {
                 // Issue 10: a recursive read (`grep -r`, `rg`) reads every file below.
@@ -201,10 +212,7 @@ pub fn decide(
                             ));
                         }
                         offer_always = false;
-                        push_note(
-                            &mut req.risk_notes,
-                            &messages::walk_bound_note(&req.subject),
-                        );
+                        push_reason(&mut req, &mut reasons, Reason::WalkBound);
                         Vec::new()
                     }
                 }
@@ -248,7 +256,7 @@ pub fn decide(
                 action = a;
                 rule = r;
                 offer_always = false;
-                push_note(&mut req.risk_notes, &messages::directory_read_note(&path));
+                push_reason(&mut req, &mut reasons, Reason::DirectoryRead { path });
             }
         }
         // A process alias (`/proc/self/…`, `/dev/fd/N`) names the tool's own view, which
@@ -267,17 +275,19 @@ pub fn decide(
                 RuleSource::Builtin,
             ));
             offer_always = false;
-            push_note(&mut req.risk_notes, messages::UNKNOWN_PATH_NOTE);
+            push_reason(&mut req, &mut reasons, Reason::UnknownPath);
         }
         if let Some(hit) = protected_target(&req, &protected) {
             // Issue 14 §2: never quiet, never under an "always" pattern, whatever tool.
             offer_always = false;
-            let note = if hit.own_config {
-                messages::SELF_PROTECTION_NOTE.to_string()
+            let reason = if hit.own_config {
+                Reason::SelfProtection
             } else {
-                messages::protected_write_note(&hit.reason)
+                Reason::ProtectedWrite {
+                    reason: hit.reason.clone(),
+                }
             };
-            push_note(&mut req.risk_notes, &note);
+            push_reason(&mut req, &mut reasons, reason);
             if action == Action::Allow {
                 action = Action::Ask;
                 rule = Some(PermissionRule::new(
@@ -296,6 +306,8 @@ pub fn decide(
         if broken && !by_session {
             offer_always = false;
             if action == Action::Allow {
+                // The call-level note names the broken file; the reason marks the cap.
+                reasons.push(Reason::BrokenConfig);
                 action = Action::Ask;
                 rule = Some(PermissionRule::new(
                     req.capability.as_str(),
@@ -320,6 +332,7 @@ pub fn decide(
             request: req,
             decision: action,
             rule,
+            reasons,
         });
     }
 
@@ -355,6 +368,7 @@ pub fn decide(
         for e in &mut evaluated {
             if e.decision == Action::Ask {
                 e.decision = Action::Deny;
+                e.reasons.push(Reason::NonInteractive);
             }
         }
         message = Some(messages::NON_INTERACTIVE_MESSAGE.to_string());
@@ -382,6 +396,17 @@ pub fn decide(
         risk_notes,
         hardline: call.hardline.clone(),
         config_errors: policy.errors().to_vec(),
+    }
+}
+
+/// Records a reason and its note on the request.
+fn push_reason(req: &mut CapabilityRequest, reasons: &mut Vec<Reason>, reason: Reason) {
+    push_note(
+        &mut req.risk_notes,
+        &messages::reason_note(&reason, &req.subject),
+    );
+    if !reasons.contains(&reason) {
+        reasons.push(reason);
     }
 }
 
@@ -425,7 +450,13 @@ fn apply_hardline(evaluated: &mut [EvaluatedRequest], hit: &HardlineHit) {
         if let Some(e) = evaluated.get_mut(i) {
             e.decision = Action::Deny;
             e.rule = Some(hardline_rule(hit, e.request.capability));
-            push_note(&mut e.request.risk_notes, messages::HARDLINE_NOTE);
+            push_reason(
+                &mut e.request,
+                &mut e.reasons,
+                Reason::Hardline {
+                    rule: hit.rule.clone(),
+                },
+            );
         }
     }
     for e in evaluated.iter_mut() {
@@ -449,12 +480,12 @@ fn deny_message(evaluated: &[EvaluatedRequest], hit: Option<&HardlineHit>) -> Op
                 .is_some_and(|r| r.source == RuleSource::Hardline)
         })
     {
-        return Some(messages::hardline_deny_message(e, hit));
+        return Some(messages::hardline_deny_message(&e.request, hit));
     }
     evaluated
         .iter()
         .find(|e| e.decision == Action::Deny)
-        .map(messages::policy_deny_message)
+        .map(|e| messages::policy_deny_message(&e.request, e.rule.as_ref()))
 }
 
 /// The union, in order, of the asking requests' patterns; empty unless every asking

@@ -7,10 +7,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::decide::{CallDecision, EvaluatedRequest};
 use crate::rules::{Action, PermissionRule};
 pub use crate::vocab::lower_first;
-use crate::vocab::{Capability, HardlineHit, collapse_whitespace};
+use crate::vocab::{Capability, CapabilityRequest, HardlineHit, Reason, collapse_whitespace};
 
 /// The hardline risk note (seed §4.2), owned by the floor; a test pins the text.
 pub const HARDLINE_NOTE: &str = crate::hardline::HARDLINE_RISK_NOTE;
@@ -87,11 +86,11 @@ fn shorten(s: &str, max: usize) -> String {
     out
 }
 
-fn message_subject(r: &EvaluatedRequest) -> String {
-    let s = if r.request.capability.has_command_subject() {
-        collapse_whitespace(&r.request.subject)
+fn message_subject(r: &CapabilityRequest) -> String {
+    let s = if r.capability.has_command_subject() {
+        collapse_whitespace(&r.subject)
     } else {
-        r.request.subject.clone()
+        r.subject.clone()
     };
     shorten(&s, MESSAGE_SUBJECT_CHARS)
 }
@@ -99,8 +98,8 @@ fn message_subject(r: &EvaluatedRequest) -> String {
 /// Seed §5.4 policy deny: `Permission denied by policy: process.execute for "rm -rf
 /// build" is denied in this project (rule: process.execute / "rm -rf *", source:
 /// project). Do not retry …`.
-pub fn policy_deny_message(r: &EvaluatedRequest) -> String {
-    let rule = match &r.rule {
+pub fn policy_deny_message(r: &CapabilityRequest, rule: Option<&PermissionRule>) -> String {
+    let rule = match rule {
         Some(rule) => format!(
             "rule: {} / \"{}\", source: {}",
             rule.capability, rule.pattern, rule.source
@@ -109,25 +108,26 @@ pub fn policy_deny_message(r: &EvaluatedRequest) -> String {
     };
     format!(
         "Permission denied by policy: {} for \"{}\" is denied in this project ({rule}). Do not retry this command or attempt an equivalent workaround. Choose a different approach, or ask the user to adjust permissions.",
-        r.request.capability,
+        r.capability,
         message_subject(r)
     )
 }
 
 /// A hardline denial: the same shape as a policy deny, naming the floor entry, with the
 /// seed §4.2 note, and without inviting a permission change that cannot exist.
-pub fn hardline_deny_message(r: &EvaluatedRequest, hit: &HardlineHit) -> String {
+pub fn hardline_deny_message(r: &CapabilityRequest, hit: &HardlineHit) -> String {
     format!(
         "Permission denied by policy: {} for \"{}\" is denied in this project (rule: hardline / \"{}\", source: hardline). {HARDLINE_NOTE} Do not retry this command or attempt an equivalent workaround. Choose a different approach.",
-        r.request.capability,
+        r.capability,
         message_subject(r),
         hit.rule
     )
 }
 
-/// Seed §5.4 user deny, with the optional one-line reason from the panel.
-pub fn user_deny_message(call: &CallDecision, feedback: Option<&str>) -> String {
-    let what = shorten(&call.summary, MESSAGE_SUBJECT_CHARS);
+/// Seed §5.4 user deny of the call `summary` (`CallDecision::summary`), with the
+/// optional one-line reason from the panel.
+pub fn user_deny_message(summary: &str, feedback: Option<&str>) -> String {
+    let what = shorten(summary, MESSAGE_SUBJECT_CHARS);
     let reason = feedback.map(|f| {
         f.split(['\n', '\r'])
             .map(str::trim)
@@ -423,6 +423,26 @@ pub fn render_panel_details(panel: &Panel) -> String {
 }
 
 /// A recursive read too large to check for secrets (issue 10).
+/// The risk note that words a typed reason; `subject` is the request's subject.
+pub fn reason_note(reason: &Reason, subject: &str) -> String {
+    match reason {
+        Reason::Obfuscated => OBFUSCATED_NOTE.to_string(),
+        Reason::Unparsed => UNPARSED_NOTE.to_string(),
+        Reason::WalkBound => walk_bound_note(subject),
+        Reason::DirectoryRead { path } => directory_read_note(path),
+        Reason::UnknownPath => UNKNOWN_PATH_NOTE.to_string(),
+        Reason::SelfProtection => SELF_PROTECTION_NOTE.to_string(),
+        Reason::ProtectedWrite { reason } => protected_write_note(reason),
+        Reason::BrokenConfig => BROKEN_CONFIG_NOTE.to_string(),
+        Reason::Hardline { .. } => HARDLINE_NOTE.to_string(),
+        Reason::NonInteractive => NON_INTERACTIVE_MESSAGE.to_string(),
+    }
+}
+
+/// A request capped by a broken configuration.
+pub const BROKEN_CONFIG_NOTE: &str =
+    "A KHAELOR configuration file is broken, so nothing is allowed silently until it is fixed.";
+
 pub fn walk_bound_note(dir: &str) -> String {
     format!(
         "Reads every file under {dir}, more than KHAELOR checks for secrets ({} entries); it cannot vouch for this read.",

@@ -241,6 +241,36 @@ pub struct EvaluatedRequestSchema {
     pub request: CapabilityRequestSchema,
     pub decision: ActionSchema,
     pub rule: Option<PermissionRuleSchema>,
+    /// Why the decision is stricter than the rule alone would make it, in the order
+    /// the caps applied; absent when the rule decided.
+    pub reasons: Option<Vec<ReasonSchema>>,
+}
+
+/// Why a request was made stricter than its rule, or denied (`vocab::Reason`).
+#[derive(ToSchema)]
+#[schema(as = Reason)]
+#[serde(tag = "kind", rename_all = "camelCase")]
+pub enum ReasonSchema {
+    /// The command could not be read in full: asks unless an exact-subject rule allows it.
+    Obfuscated,
+    /// The AST engine could not parse the command: never allowed silently.
+    Unparsed,
+    /// A recursive read goes further than KHAELOR walks looking for secrets.
+    WalkBound,
+    /// A directory read reaches `path`, which the rules do not allow silently.
+    DirectoryRead { path: String },
+    /// The path is only known when the command runs.
+    UnknownPath,
+    /// Writes KHAELOR's own configuration, or names it in a command.
+    SelfProtection,
+    /// Writes a protected file; `reason` says which kind.
+    ProtectedWrite { reason: String },
+    /// A configuration file is broken: every allow is capped at ask.
+    BrokenConfig,
+    /// The hardline floor; `rule` is the floor entry.
+    Hardline { rule: String },
+    /// Nobody can answer an ask, so it resolves as deny.
+    NonInteractive,
 }
 
 /// One key the ask panel offers.

@@ -226,6 +226,36 @@ pub struct Part {
     pub cwd: Option<String>,
 }
 
+/// Why `decide` made a request stricter than the rule that matched it, or denied it:
+/// typed, so hosts, tests and the panel read the cause without parsing risk notes
+/// (`messages::reason_note` words each one).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "camelCase")]
+pub enum Reason {
+    /// The command could not be read in full (seed §3.2): it asks unless an
+    /// exact-subject rule allows it.
+    Obfuscated,
+    /// The AST engine could not parse the command and the lexer decided it: never
+    /// allowed silently.
+    Unparsed,
+    /// A recursive read goes further than KHAELOR walks looking for secrets.
+    WalkBound,
+    /// A directory read reaches `path`, which the rules do not allow silently.
+    DirectoryRead { path: String },
+    /// The path is only known when the command runs.
+    UnknownPath,
+    /// Writes KHAELOR's own configuration, or names it in a command.
+    SelfProtection,
+    /// Writes a file that makes code run later or changes what git or the shell does.
+    ProtectedWrite { reason: String },
+    /// A configuration file is broken: every allow is capped at ask.
+    BrokenConfig,
+    /// The hardline floor (seed §4.2): no rule can lift it.
+    Hardline { rule: String },
+    /// Nobody can answer an ask (seed §5.2), so it resolves as deny.
+    NonInteractive,
+}
+
 /// A hit of the hardline floor (seed §4.2).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]

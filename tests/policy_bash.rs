@@ -33,6 +33,9 @@ struct Case {
     strict: Option<Action>,
     #[serde(default)]
     hardline: bool,
+    /// The kinds of typed reasons on the call's requests under allow-all, as a set.
+    #[serde(default)]
+    allow_all_reasons: Option<Vec<String>>,
 }
 
 struct World {
@@ -141,6 +144,25 @@ fn run_preset(allow_all: bool, strict: bool) {
                 failures.push(format!(
                     "line {line} `{}`: denied but not by the hardline floor: {:?}",
                     case.command, d.message
+                ));
+            }
+        }
+        if let Some(want) = case.allow_all_reasons.as_ref().filter(|_| allow_all) {
+            let mut got: Vec<String> = d
+                .requests
+                .iter()
+                .flat_map(|r| r.reasons.iter())
+                .filter_map(|r| serde_json::to_value(r).ok())
+                .filter_map(|v| v.get("kind").and_then(|k| k.as_str()).map(String::from))
+                .collect();
+            got.sort();
+            got.dedup();
+            let mut want = want.clone();
+            want.sort();
+            if got != want {
+                failures.push(format!(
+                    "line {line} `{}`: reasons {got:?}, expected {want:?}",
+                    case.command
                 ));
             }
         }

@@ -564,6 +564,46 @@ fn a_managed_deny_removes_a_tool_whatever_later_layers_say() {
     );
 }
 
+// ---- typed reasons
+
+#[test]
+fn caps_carry_typed_reasons() {
+    use khaelor_perm::vocab::Reason;
+    let w = World::new();
+    let call = bash_call(
+        "npm install",
+        vec![req(
+            Capability::ProcessExecute,
+            "npm install",
+            &["npm install *"],
+        )],
+    );
+    // An ask nobody can answer is a deny, and says so per request.
+    let d = decide(&w.policy(), &[], &call, &w.ctx(), false);
+    assert_eq!(d.decision, Action::Deny);
+    assert!(
+        d.requests
+            .iter()
+            .all(|r| r.reasons == vec![Reason::NonInteractive])
+    );
+    // A rule that decides alone leaves no reason behind.
+    w.project(r#"{"permissions": {"process.execute": {"npm install": "allow"}}}"#);
+    let d = decide(&w.policy(), &[], &call, &w.ctx(), true);
+    assert_eq!(d.decision, Action::Allow);
+    assert!(d.requests.iter().all(|r| r.reasons.is_empty()));
+    // A broken config caps that allow, and the request says why.
+    w.user("{ broken");
+    let policy = common::load_trusted_policy(&w.root, &w.home, None);
+    assert!(!policy.errors().is_empty());
+    let d = decide(&policy, &[], &call, &w.ctx(), true);
+    assert_eq!(d.decision, Action::Ask);
+    assert!(
+        d.requests
+            .iter()
+            .any(|r| r.reasons.contains(&Reason::BrokenConfig))
+    );
+}
+
 // ---- messages word for word (seed §5.4)
 
 #[test]
@@ -600,20 +640,21 @@ fn user_deny_messages_match_the_seed() {
     );
     let d = decide(&w.policy(), &[], &call, &w.ctx(), true);
     assert_eq!(
-        user_deny_message(&d, None),
+        user_deny_message(&d.summary, None),
         "The user declined to allow: npm install. Continue without it, or propose an alternative."
     );
     assert_eq!(
-        user_deny_message(&d, Some("use pnpm in this repo")),
+        user_deny_message(&d.summary, Some("use pnpm in this repo")),
         "The user declined to allow: npm install — reason: \"use pnpm in this repo\". Adapt your approach accordingly."
     );
     // Blank feedback is no feedback; a multi-line reason becomes one line.
     assert_eq!(
-        user_deny_message(&d, Some("  \n ")),
-        user_deny_message(&d, None)
+        user_deny_message(&d.summary, Some("  \n ")),
+        user_deny_message(&d.summary, None)
     );
     assert!(
-        user_deny_message(&d, Some("use pnpm\nnot npm")).contains("reason: \"use pnpm not npm\"")
+        user_deny_message(&d.summary, Some("use pnpm\nnot npm"))
+            .contains("reason: \"use pnpm not npm\"")
     );
     let write = w.tool(
         &w.policy(),
@@ -621,7 +662,7 @@ fn user_deny_messages_match_the_seed() {
         json!({"path": "../x.txt", "content": "x"}),
     );
     assert_eq!(
-        user_deny_message(&write, None),
+        user_deny_message(&write.summary, None),
         "The user declined to allow: write ~/dev/x.txt. Continue without it, or propose an alternative."
     );
 }

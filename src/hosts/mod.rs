@@ -384,7 +384,7 @@ pub fn events(
 pub fn deny_text(d: &CallDecision) -> String {
     d.message
         .clone()
-        .unwrap_or_else(|| messages::user_deny_message(d, None))
+        .unwrap_or_else(|| messages::user_deny_message(&d.summary, None))
 }
 
 /// The text a host shows the user for an ask: what the call does, why it asks (the

@@ -52,7 +52,7 @@ use super::sessions;
         ToolNameSchema, CapabilitySchema, CapabilityRequestSchema, CommandClassSchema, EngineKindSchema, PartSchema,
         HardlineHitSchema, FallbackReasonSchema, FallbackSchema, AnalysisSchema, BothAnalysisSchema,
         ActionSchema, RuleSourceSchema, RuleOriginSchema, PermissionRuleSchema, ConfigErrorSchema,
-        EvaluatedRequestSchema, PanelKeySchema, PanelDetailSchema, PanelSchema, CallDecisionSchema,
+        EvaluatedRequestSchema, ReasonSchema, PanelKeySchema, PanelDetailSchema, PanelSchema, CallDecisionSchema,
     )),
     tags(
         (name = "service", description = "Health, metrics and this document"),

@@ -438,7 +438,7 @@ pub async fn record_call(
             let message = decision
                 .message
                 .clone()
-                .unwrap_or_else(|| messages::user_deny_message(&decision, None));
+                .unwrap_or_else(|| messages::user_deny_message(&decision.summary, None));
             events.push(EventKind::ToolFailed {
                 call_id: call_id.clone(),
                 message,
@@ -782,7 +782,7 @@ pub async fn deny(
     state.sessions().forget_if_empty(&guard);
     let (call, decision) = pending_call(&guard, &session_id, &call_id)?;
     let feedback = req.feedback.filter(|f| !f.trim().is_empty());
-    let message = messages::user_deny_message(&decision, feedback.as_deref());
+    let message = messages::user_deny_message(&decision.summary, feedback.as_deref());
     let mut events = vec![
         EventKind::PermissionDenied {
             call_id: call_id.clone(),
@@ -813,7 +813,7 @@ pub async fn deny(
                 .clone()
                 .and_then(|d| serde_json::from_value::<CallDecision>(d).ok())
             {
-                Some(d) => messages::user_deny_message(&d, None),
+                Some(d) => messages::user_deny_message(&d.summary, None),
                 None => format!(
                     "The user declined to allow: {}. Continue without it, or propose an alternative.",
                     c.tool
