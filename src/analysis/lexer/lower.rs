@@ -78,7 +78,19 @@ fn lower_tokens(text: &str, tokens: &Tokens, cwd: &Cwd) -> Plan {
             .iter()
             .take_while(|(w, _)| RESERVED.contains(&w.as_str()))
             .count();
-        let rest = all.get(skip..).unwrap_or_default();
+        let mut rest = all.get(skip..).unwrap_or_default();
+        // `function f {` is a definition header: what follows its `{` runs (in the body).
+        if rest.first().is_some_and(|(w, _)| w.as_str() == "function")
+            && rest.get(1).is_some_and(|(_, at)| names.contains(at))
+        {
+            let header = 2 + rest
+                .get(2..)
+                .unwrap_or_default()
+                .iter()
+                .take_while(|(w, _)| matches!(w.as_str(), "{" | "()" | "(" | ")"))
+                .count();
+            rest = rest.get(header..).unwrap_or_default();
+        }
         // `f() {` reads to the lexer as a command `f`: a definition, not a call.
         let defines = rest.first().is_some_and(|(_, at)| names.contains(at));
         let assignments = rest
@@ -431,6 +443,8 @@ mod tests {
         assert_eq!(commands(&p), vec![vec![":"], vec![":"], vec![":"]]);
         assert_eq!(p.functions.len(), 1);
         assert!(p.background);
+        let p = plan("function f { f|f& }\nf");
+        assert_eq!(commands(&p), vec![vec!["f"], vec!["f"], vec!["f"]]);
         let p = plan("if true; then rm x; fi");
         assert_eq!(commands(&p), vec![vec!["true"], vec!["rm", "x"]]);
     }
