@@ -447,10 +447,29 @@ const FLOOR_COMMANDS: &[&str] = &[
     "kill",
 ];
 
+/// Whether a word names a command the floor acts on. A word may hold code that some
+/// wrapper hands to a shell (`flock F -c 'rm -rf /'`, `sg adm -c …`), so each piece
+/// between blanks and operator characters counts, not only the whole word.
 fn names_floor_command(word: &str) -> bool {
-    let word = strip_quotes(word);
-    let name = basename(&word);
-    FLOOR_COMMANDS.contains(&name) || SHELLS.contains(&name) || name.starts_with("mkfs")
+    word.split(|c: char| {
+        c.is_whitespace()
+            || matches!(
+                c,
+                ';' | '&' | '|' | '(' | ')' | '`' | '\'' | '"' | '{' | '}'
+            )
+    })
+    .any(|piece| {
+        let name = basename(piece);
+        FLOOR_COMMANDS.contains(&name) || SHELLS.contains(&name) || name.starts_with("mkfs")
+    })
+}
+
+/// Whether any of these words could make the floor fire: every entry names its command
+/// (or a shell or code runner) in some word. An engine may skip lowering text for the
+/// floor when this is false for every command and nothing else (a redirect target, a
+/// function definition) is there to check.
+pub(crate) fn may_fire<'w>(mut words: impl Iterator<Item = &'w str>) -> bool {
+    words.any(names_floor_command)
 }
 
 enum Prefix {

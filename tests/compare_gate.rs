@@ -264,6 +264,35 @@ fn ast_is_never_more_permissive_than_the_lexer_without_a_reviewed_reason() {
 /// The gate must be able to fail: a made-up reviewed list that allows nothing rejects
 /// the corpus' known redirect case, and the lost-hardline check sees a lexer-only hit.
 #[test]
+fn the_floor_relevance_filter_never_hides_a_hit() {
+    // Both engines skip lowering the lexer's reading for the floor where
+    // `floor_may_fire` is false; over every corpus command and fixture, the floor on
+    // the full lowering must then find nothing.
+    let root = tempfile::tempdir().unwrap();
+    let ctx = AnalysisContext::new(root.path(), None, Path::new(FAKE_HOME)).unwrap();
+    let inputs = inputs();
+    let mut hits = 0usize;
+    let mut hidden = Vec::new();
+    for i in &inputs {
+        if khaelor_perm::analysis::lexer::floor(&i.command, &ctx).is_some() {
+            hits += 1;
+            if !khaelor_perm::analysis::lexer::floor_may_fire(&i.command) {
+                hidden.push(format!("{}:{} {:?}", i.source, i.line, i.command));
+            }
+        }
+    }
+    assert!(
+        hits >= 100,
+        "only {hits} floor hits: the inputs lost their floor rows"
+    );
+    assert!(
+        hidden.is_empty(),
+        "the filter hides hits:\n{}",
+        hidden.join("\n")
+    );
+}
+
+#[test]
 fn the_gate_rejects_what_is_not_reviewed() {
     let root = tempfile::tempdir().unwrap();
     let ctx = AnalysisContext::new(root.path(), None, Path::new(FAKE_HOME)).unwrap();

@@ -91,6 +91,33 @@ impl hardline::CodeReader for Reader {
 
 pub(crate) use lower::{lower, lower_text};
 
+/// Whether the floor could find anything in the lexer's reading, so lowering (a few
+/// allocations per command) is skipped where it cannot: a word naming a floor command,
+/// a shell or a code runner (`hardline::may_fire`), an output-redirection target, a
+/// here-document, or a `{` (brace expansion, a function definition). Text the lexer
+/// cannot read always goes to the floor.
+pub(crate) fn floor_relevant(
+    text: &str,
+    lexed: &Result<crate::lexer::Tokens, crate::lexer::LexError>,
+) -> bool {
+    match lexed {
+        Err(_) => true,
+        Ok(t) => {
+            text.contains('{')
+                || !t.heredocs.is_empty()
+                || t.commands.iter().any(|c| {
+                    c.after_write_redirect || hardline::may_fire(c.words.iter().map(String::as_str))
+                })
+        }
+    }
+}
+
+/// `floor_relevant` for a text the caller has not lexed (for the test that proves the
+/// filter never hides a hit).
+pub fn floor_may_fire(text: &str) -> bool {
+    floor_relevant(text, &lex(text))
+}
+
 /// The floor on the lexer's reading of `text` alone: what the AST engine consults
 /// beside its own reading, and all that is left when it falls back.
 pub fn floor(text: &str, ctx: &AnalysisContext) -> Option<HardlineHit> {
@@ -114,11 +141,15 @@ pub fn analyze(command: &str, ctx: &AnalysisContext) -> Analysis {
         fallback: None,
     };
     let mut seen = Seen::default();
-    // One lex for the floor and the parts; the floor reads the tokens first, so their
-    // words can then move into the parts.
+    // One lex for the floor and the parts.
     let lexed = lex(command);
     let cwd = Cwd::Known(ctx.cwd().to_path_buf());
-    let hit = hardline::check_plan(&lower(command, &lexed, &cwd), ctx, &Reader);
+    // The words stay here for V1's parts; the plan gets copies.
+    let hit = if floor_relevant(command, &lexed) {
+        hardline::check_plan(&lower(command, lexed.clone(), &cwd), ctx, &Reader)
+    } else {
+        None
+    };
     let tokens = match lexed {
         Ok(t) => t,
         Err(e) => {

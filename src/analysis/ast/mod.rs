@@ -474,14 +474,14 @@ fn analyze_ast(command: &str, ctx: &AnalysisContext) -> Result<Analysis, AstErro
     // The floor also reads the lexer's rendering of the raw text: either hit denies.
     // One lex serves the floor and the second opinion below.
     let lexed = crate::lexer::lex(command);
-    if fx.hardline.is_none() {
-        let cwd = Cwd::Known(ctx.cwd().to_path_buf());
-        let lexer_plan = crate::analysis::lexer::lower(command, &lexed, &cwd);
-        fx.hardline = hardline::check_plan(&lexer_plan, ctx, &crate::analysis::lexer::Reader);
-    }
     // The lexer is a second opinion that can only take generality away: where it sees a
     // substitution marker or cannot read the text, nothing is offered beyond once.
     let lexer_doubts = lexed.as_ref().map_or(true, |t| t.has_substitution);
+    if fx.hardline.is_none() && crate::analysis::lexer::floor_relevant(command, &lexed) {
+        let cwd = Cwd::Known(ctx.cwd().to_path_buf());
+        let lexer_plan = crate::analysis::lexer::lower(command, lexed, &cwd);
+        fx.hardline = hardline::check_plan(&lexer_plan, ctx, &crate::analysis::lexer::Reader);
+    }
 
     if top.background {
         fx_background(command, &mut fx);

@@ -24,136 +24,146 @@ const RESERVED: &[&str] = &[
     "coproc", "time",
 ];
 
-/// The plan of `text`, as the lexer read it (`lexed` is `lexer::lex(text)`), every
-/// command in `cwd` (the lexer does not follow `cd`).
-pub(crate) fn lower(text: &str, lexed: &Result<Tokens, LexError>, cwd: &Cwd) -> Plan {
+/// The plan of `text`, as the lexer read it (`lexed` is `lexer::lex(text)`, taken by
+/// value so its words move into the plan), every command in `cwd` (the lexer does not
+/// follow `cd`).
+pub(crate) fn lower(text: &str, lexed: Result<Tokens, LexError>, cwd: &Cwd) -> Plan {
     match lexed {
         Ok(tokens) => lower_tokens(text, tokens, cwd),
-        Err(e) => last_resort(text, cwd, e),
+        Err(e) => last_resort(text, cwd, &e),
     }
 }
 
 /// `lower` for a text the caller has not lexed.
 pub(crate) fn lower_text(text: &str, cwd: &Cwd) -> Plan {
-    lower(text, &crate::lexer::lex(text), cwd)
+    lower(text, crate::lexer::lex(text), cwd)
 }
 
-fn word(text: &str, start: usize) -> Word {
+fn word(text: String, start: usize) -> Word {
     Word {
-        text: text.to_string(),
         // The lexer keeps a substitution's source text in its word; its quoting is gone,
         // so any glob or brace character counts.
         dynamic: text.contains(['$', '`']),
         pattern: text.contains(['*', '?', '[', '{']),
+        text,
         start,
     }
 }
 
-fn lower_tokens(text: &str, tokens: &Tokens, cwd: &Cwd) -> Plan {
+fn lower_tokens(text: &str, tokens: Tokens, cwd: &Cwd) -> Plan {
     let mut plan = Plan::default();
     // Word starts are positions in the spliced text, as the lexer read it.
     let spliced = crate::shell::source::splice(text).unwrap_or(std::borrow::Cow::Borrowed(text));
-    let (functions, names) = functions(&spliced, tokens);
+    let (functions, names) = functions(&spliced, &tokens);
     plan.functions = functions;
-    let mut owners: Vec<Option<usize>> = Vec::with_capacity(tokens.commands.len());
-    for c in &tokens.commands {
-        let all: Vec<(&String, usize)> = c
-            .words
-            .iter()
-            .zip(c.starts.iter().copied().chain(std::iter::repeat(0)))
-            .collect();
-        if c.after_write_redirect
-            && let Some((t, at)) = all.first()
-        {
-            plan.loose_redirects.push((
-                Redirect {
-                    kind: RedirectKind::Write,
-                    target: Some(word(t, *at)),
-                    input: None,
-                },
-                cwd.clone(),
-            ));
-        }
-        let skip = all
-            .iter()
-            .take_while(|(w, _)| RESERVED.contains(&w.as_str()))
-            .count();
-        let mut rest = all.get(skip..).unwrap_or_default();
-        // `function f {` is a definition header: what follows its `{` runs (in the body).
-        if rest.first().is_some_and(|(w, _)| w.as_str() == "function")
-            && rest.get(1).is_some_and(|(_, at)| names.contains(at))
-        {
-            let header = 2 + rest
-                .get(2..)
-                .unwrap_or_default()
-                .iter()
-                .take_while(|(w, _)| matches!(w.as_str(), "{" | "()" | "(" | ")"))
-                .count();
-            rest = rest.get(header..).unwrap_or_default();
-        }
-        // `f() {` reads to the lexer as a command `f`: a definition, not a call.
-        let defines = rest.first().is_some_and(|(_, at)| names.contains(at));
-        let assignments = rest
-            .iter()
-            .take_while(|(w, _)| crate::programs::is_assignment(w))
-            .count();
-        let words: Vec<Word> = rest
-            .get(assignments..)
-            .unwrap_or_default()
-            .iter()
-            .map(|(w, at)| word(w, *at))
-            .collect();
-        if rest.is_empty() || defines {
-            owners.push(None);
-            continue;
-        }
-        owners.push(Some(plan.commands.len()));
-        let texts: Vec<String> = rest.iter().map(|(w, _)| (*w).clone()).collect();
-        plan.commands.push(SimpleCommand {
-            assignments: rest
-                .get(..assignments)
-                .unwrap_or_default()
-                .iter()
-                .map(|(w, at)| word(w, *at))
-                .collect(),
-            words,
-            redirects: Vec::new(),
-            text: crate::shell::join_collapsed(&texts),
-            cwd: cwd.clone(),
-            heredoc: false,
-        });
-    }
-    // A here-document belongs to the command whose words ended at its `<<`.
+    // A here-document belongs to the command whose words ended at its `<<`; matched
+    // before the words move into the plan.
     let mut taken = vec![false; tokens.commands.len()];
-    for h in &tokens.heredocs {
-        let found = tokens.commands.iter().enumerate().find(|(i, c)| {
-            !h.owner.is_empty() && c.words == h.owner && !taken.get(*i).copied().unwrap_or(true)
+    let mut inline: Vec<(Option<usize>, Redirect)> = Vec::with_capacity(tokens.heredocs.len());
+    for h in tokens.heredocs {
+        let owner = tokens.commands.iter().enumerate().position(|(i, c)| {
+            !h.owner.is_empty() && c.words == h.owner && !taken.get(i).copied().unwrap_or(true)
         });
+        if let Some(t) = owner.and_then(|i| taken.get_mut(i)) {
+            *t = true;
+        }
+        let dynamic = h.body.contains(['$', '`', '\\']);
         let input = InlineInput {
-            text: h.body.clone(),
-            dynamic: h.body.contains(['$', '`', '\\']),
+            text: h.body,
+            dynamic,
         };
         let redirect = Redirect {
             kind: RedirectKind::Inline,
             target: None,
             input: Some(input),
         };
-        let slot = found.and_then(|(i, _)| {
-            if let Some(t) = taken.get_mut(i) {
-                *t = true;
+        inline.push((owner, redirect));
+    }
+    let background = tokens.operators.iter().any(|o| o == "&");
+    for (i, c) in tokens.commands.into_iter().enumerate() {
+        let mut all = c.words;
+        let mut starts = c.starts;
+        starts.resize(all.len(), 0);
+        if c.after_write_redirect
+            && let (Some(t), Some(at)) = (all.first(), starts.first())
+        {
+            plan.loose_redirects.push((
+                Redirect {
+                    kind: RedirectKind::Write,
+                    target: Some(word(t.clone(), *at)),
+                    input: None,
+                },
+                cwd.clone(),
+            ));
+        }
+        let mut skip = all
+            .iter()
+            .take_while(|w| RESERVED.contains(&w.as_str()))
+            .count();
+        // `function f {` is a definition header: what follows its `{` runs (in the body).
+        if all.get(skip).is_some_and(|w| w.as_str() == "function")
+            && starts.get(skip + 1).is_some_and(|at| names.contains(at))
+        {
+            skip += 2 + all
+                .get(skip + 2..)
+                .unwrap_or_default()
+                .iter()
+                .take_while(|w| matches!(w.as_str(), "{" | "()" | "(" | ")"))
+                .count();
+        }
+        // `f() {` reads to the lexer as a command `f`: a definition, not a call.
+        let defines = starts.get(skip).is_some_and(|at| names.contains(at));
+        let kept = if skip >= all.len() || defines {
+            None
+        } else {
+            let rest: Vec<String> = all.drain(skip..).collect();
+            let rest_starts = starts.get(skip..).unwrap_or_default();
+            let text = crate::shell::join_collapsed(&rest);
+            let n = rest
+                .iter()
+                .take_while(|w| crate::programs::is_assignment(w))
+                .count();
+            let mut lowered: Vec<Word> = rest
+                .into_iter()
+                .zip(rest_starts.iter().copied())
+                .map(|(w, at)| word(w, at))
+                .collect();
+            let words = lowered.split_off(n.min(lowered.len()));
+            plan.commands.push(SimpleCommand {
+                assignments: lowered,
+                words,
+                redirects: Vec::new(),
+                text,
+                cwd: cwd.clone(),
+                heredoc: false,
+            });
+            plan.commands.len().checked_sub(1)
+        };
+        for (_, r) in inline.iter_mut().filter(|(owner, _)| *owner == Some(i)) {
+            let r = std::mem::replace(
+                r,
+                Redirect {
+                    kind: RedirectKind::Inline,
+                    target: None,
+                    input: None,
+                },
+            );
+            match kept.and_then(|k| plan.commands.get_mut(k)) {
+                Some(cmd) => {
+                    cmd.heredoc = true;
+                    cmd.redirects.push(r);
+                }
+                None => plan.loose_redirects.push((r, cwd.clone())),
             }
-            owners.get(i).copied().flatten()
-        });
-        match slot.and_then(|k| plan.commands.get_mut(k)) {
-            Some(c) => {
-                c.heredoc = true;
-                c.redirects.push(redirect);
-            }
-            None => plan.loose_redirects.push((redirect, cwd.clone())),
+        }
+    }
+    for (owner, r) in inline {
+        if owner.is_none() {
+            plan.loose_redirects.push((r, cwd.clone()));
         }
     }
     plan.statements = plan.commands.len();
-    plan.background = tokens.operators.iter().any(|o| o == "&");
+    plan.background = background;
     if tokens.has_substitution {
         plan.obfuscated(Opacity::Substitution("substitution"));
     }
@@ -353,7 +363,7 @@ fn last_resort(text: &str, cwd: &Cwd, e: &LexError) -> Plan {
                         redirect_next: &mut bool,
                         plan: &mut Plan| {
             if !current.is_empty() {
-                let w = word(current, start);
+                let w = word(std::mem::take(current), start);
                 if *redirect_next {
                     plan.loose_redirects.push((
                         Redirect {
@@ -366,7 +376,6 @@ fn last_resort(text: &str, cwd: &Cwd, e: &LexError) -> Plan {
                     *redirect_next = false;
                 }
                 cmd.push(w);
-                current.clear();
             }
         };
         for (i, ch) in text.char_indices() {
