@@ -129,10 +129,7 @@ pub fn decide(
         // Issue 10: the analysis' verdict on a command (verified read-only, …), which
         // only the active preset's rules match on.
         let verdict = if req.capability == Capability::ProcessExecute {
-            req.metadata
-                .get("verified")
-                .and_then(serde_json::Value::as_str)
-                .and_then(crate::vocab::Verdict::parse)
+            req.verdict
         } else {
             None
         };
@@ -188,18 +185,15 @@ pub fn decide(
         );
         if req.capability == Capability::FileRead
             && action != Action::Deny
-            && req.metadata.get("directoryRead") == Some(&serde_json::Value::Bool(true))
+            && let Some(reach_of) = req.directory_read.clone()
         {
             // Issue 14 §4: a directory read reads what is in it; the secret rules apply
             // to those paths (`list ~/.ssh`, `grep -r key ~`).
             let subject = req.subject.clone();
             let dir = Path::new(&subject);
-            let recursive = req.metadata.get("recursive") == Some(&serde_json::Value::Bool(true));
-            let mut reach = if recursive {
+            let mut reach = if reach_of.recursive {
                 // Issue 10: a recursive read (`grep -r`, `rg`) reads every file below.
-                let skip_hidden =
-                    req.metadata.get("skipsHidden") == Some(&serde_json::Value::Bool(true));
-                match crate::reach::walk(dir, skip_hidden) {
+                match crate::reach::walk(dir, reach_of.skips_hidden) {
                     Ok(all) => all.into_iter().map(|p| (p.clone(), p)).collect(),
                     Err(crate::reach::OverBound) => {
                         if action == Action::Allow {
@@ -225,10 +219,9 @@ pub fn decide(
             }
             // A glob returns only the names its pattern matches; a pattern globset
             // cannot compile keeps the whole reach.
-            let glob = req
-                .metadata
-                .get("globReach")
-                .and_then(serde_json::Value::as_str)
+            let glob = reach_of
+                .glob
+                .as_deref()
                 .and_then(|g| {
                     globset::GlobBuilder::new(g)
                         .literal_separator(true)

@@ -74,6 +74,39 @@ pub struct CapabilityRequestSchema {
     /// A path whose location is only known when the command runs (`/tmp/$X`,
     /// `/etc/sha*`): at most asked, never offered a pattern. Absent when false.
     pub unresolved: Option<bool>,
+    /// What the analysis verified about this command (`process.execute` only); the
+    /// active preset's rules match on it. Absent when nothing was verified.
+    pub verdict: Option<VerdictSchema>,
+    /// A `file.read` of what a directory holds: the secret rules apply to the paths it
+    /// reaches. Absent for plain reads.
+    pub directory_read: Option<DirectoryReadSchema>,
+}
+
+/// What the analysis verified about one command (`vocab::Verdict`).
+#[derive(ToSchema)]
+#[schema(as = Verdict)]
+#[serde(rename_all = "camelCase")]
+pub enum VerdictSchema {
+    /// Every effect is modelled: reads (requested separately), no writes, no execution,
+    /// no network.
+    ReadOnly,
+    /// A project-local build or test (`cargo test`, `npm test`).
+    ProjectBuild,
+    /// `mkdir`/`touch`/`cp`/`mv` whose every path resolves inside the project.
+    ProjectWrite,
+}
+
+/// How far a directory read reaches (`vocab::DirectoryRead`).
+#[derive(ToSchema)]
+#[schema(as = DirectoryRead)]
+#[serde(rename_all = "camelCase")]
+pub struct DirectoryReadSchema {
+    /// Every file below it, not only its entries. Absent when false.
+    pub recursive: Option<bool>,
+    /// Hidden entries are skipped. Absent when false.
+    pub skips_hidden: Option<bool>,
+    /// Only the names this glob returns.
+    pub glob: Option<String>,
 }
 
 #[derive(ToSchema)]

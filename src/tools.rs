@@ -707,11 +707,10 @@ fn read_request(f: &Fields<'_>, ctx: &AnalysisContext) -> Result<CapabilityReque
     }
     if target.is_dir() {
         // `decide` judges what a directory read reaches, not only the directory's name.
-        req.metadata
-            .insert("directoryRead".into(), Value::Bool(true));
-        if let Some(g) = glob_reach {
-            req.metadata.insert("globReach".into(), Value::String(g));
-        }
+        req.directory_read = Some(crate::vocab::DirectoryRead {
+            glob: glob_reach,
+            ..Default::default()
+        });
     }
     Ok(req)
 }

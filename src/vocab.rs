@@ -135,6 +135,29 @@ pub struct CapabilityRequest {
     /// can vouch for, so it is at most asked and never offered a pattern.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub unresolved: bool,
+    /// What the analysis verified about this command (issue 10, on `process.execute`
+    /// only); the active preset's rules match on it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verdict: Option<Verdict>,
+    /// A `file.read` of what a directory holds (issue 14 §4): `decide` judges the paths
+    /// it reaches, not only the directory's name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub directory_read: Option<DirectoryRead>,
+}
+
+/// How far a directory read reaches.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DirectoryRead {
+    /// Every file below it, not only its entries (`grep -r`, `rg`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub recursive: bool,
+    /// Hidden entries are skipped (`rg` without `--hidden`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub skips_hidden: bool,
+    /// Only the names this glob returns (`ls *.rs`, the `glob` tool).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub glob: Option<String>,
 }
 
 impl CapabilityRequest {
@@ -152,6 +175,8 @@ impl CapabilityRequest {
             metadata: serde_json::Map::new(),
             via: None,
             unresolved: false,
+            verdict: None,
+            directory_read: None,
         }
     }
 
@@ -447,7 +472,7 @@ mod tests {
 }
 
 /// What the analysis verified about one command (issue 10), carried on its
-/// `process.execute` request as `metadata.verified`; preset rules match on it.
+/// `process.execute` request as `verdict`; preset rules match on it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub enum Verdict {

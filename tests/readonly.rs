@@ -66,7 +66,7 @@ fn verified_programs_safe_and_unsafe_options() {
             .requests
             .iter()
             .filter(|r| r.capability == Capability::ProcessExecute)
-            .all(|r| r.metadata.get("verified").and_then(|v| v.as_str()) == Some("readOnly"));
+            .all(|r| r.verdict == Some(khaelor_perm::vocab::Verdict::ReadOnly));
         if marked != case.verified {
             failures.push(format!(
                 "line {line} `{}`: verified {marked}, want {}",

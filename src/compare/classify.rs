@@ -692,7 +692,7 @@ fn accounts(r: Reason, e: &Element, f: &Facts<'_>) -> bool {
         Reason::VerifiedReadOnly => {
             let verified = |r: &crate::vocab::CapabilityRequest| {
                 r.capability == Capability::ProcessExecute
-                    && r.metadata.get("verified").and_then(|v| v.as_str()) == Some("readOnly")
+                    && r.verdict == Some(crate::vocab::Verdict::ReadOnly)
             };
             let requests = &f.ast().analysis.requests;
             match e {

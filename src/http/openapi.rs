@@ -52,7 +52,7 @@ use super::sessions;
         ToolNameSchema, CapabilitySchema, CapabilityRequestSchema, CommandClassSchema, EngineKindSchema, PartSchema,
         HardlineHitSchema, FallbackReasonSchema, FallbackSchema, AnalysisSchema, BothAnalysisSchema,
         ActionSchema, RuleSourceSchema, RuleOriginSchema, PermissionRuleSchema, ConfigErrorSchema,
-        EvaluatedRequestSchema, ReasonSchema, PanelKeySchema, PanelDetailSchema, PanelSchema, CallDecisionSchema,
+        EvaluatedRequestSchema, ReasonSchema, VerdictSchema, DirectoryReadSchema, PanelKeySchema, PanelDetailSchema, PanelSchema, CallDecisionSchema,
     )),
     tags(
         (name = "service", description = "Health, metrics and this document"),
@@ -446,6 +446,12 @@ mod tests {
         r.metadata.insert("cwd".into(), json!("/p"));
         r.via = Some("git diff --ext-diff".into());
         r.unresolved = true;
+        r.verdict = Some(crate::vocab::Verdict::ReadOnly);
+        r.directory_read = Some(crate::vocab::DirectoryRead {
+            recursive: true,
+            skips_hidden: true,
+            glob: Some("*.rs".into()),
+        });
         r
     }
 
@@ -510,6 +516,15 @@ mod tests {
         assert_eq!(decision.decision, Action::Ask);
         decision.message = Some("m".into());
         decision.config_errors.push(err);
+        if let Some(first) = decision.requests.first_mut() {
+            first.reasons = vec![
+                crate::vocab::Reason::Obfuscated,
+                crate::vocab::Reason::DirectoryRead { path: "/p".into() },
+                crate::vocab::Reason::Hardline {
+                    rule: "rm -rf /".into(),
+                },
+            ];
+        }
         let value = serde_json::to_value(&decision).unwrap();
         check("CallDecision", &value);
         check("EvaluatedRequest", &value["requests"][0]);

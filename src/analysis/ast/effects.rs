@@ -436,14 +436,11 @@ fn recursive_read_request(
         s.clone(),
         format!("Search files under {s}"),
     );
-    r.metadata
-        .insert("directoryRead".into(), serde_json::Value::Bool(true));
-    r.metadata
-        .insert("recursive".into(), serde_json::Value::Bool(true));
-    if skips_hidden {
-        r.metadata
-            .insert("skipsHidden".into(), serde_json::Value::Bool(true));
-    }
+    r.directory_read = Some(crate::vocab::DirectoryRead {
+        recursive: true,
+        skips_hidden,
+        glob: None,
+    });
     // A plain read of the same directory (pushed earlier by the readers' hooks) says
     // less than this one: replace it.
     fx.requests
@@ -453,7 +450,7 @@ fn recursive_read_request(
 
 impl Effects {
     /// Marks each `process.execute` request whose every command was verified (all
-    /// commands with that text agree) with its verdict (`metadata.verified`).
+    /// commands with that text agree) with its verdict.
     pub(crate) fn mark_verified(&mut self) {
         for r in &mut self.requests {
             if r.capability != Capability::ProcessExecute {
@@ -465,10 +462,7 @@ impl Effects {
             };
             let Some(v) = *first else { continue };
             if found.all(|(_, x)| *x == Some(v)) {
-                r.metadata.insert(
-                    "verified".into(),
-                    serde_json::Value::String(v.as_str().to_string()),
-                );
+                r.verdict = Some(v);
             }
         }
     }
