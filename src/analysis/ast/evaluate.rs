@@ -636,12 +636,10 @@ impl<'s> Evaluator<'s, '_> {
 
     fn operator(&self, node: Node<'_>) -> String {
         let mut c = node.walk();
-        let op = node
-            .children(&mut c)
+        node.children(&mut c)
             .find(|n| !n.is_named())
             .map(|n| self.text(n).to_string())
-            .unwrap_or_default();
-        op
+            .unwrap_or_default()
     }
 
     fn assignments(&mut self, node: Node<'s>) {
@@ -1293,7 +1291,17 @@ fn provenance(name: &str) -> &'static str {
 
 /// At most 80 characters of a value, for a note.
 fn short(s: &str) -> String {
-    let s = s.escape_debug().to_string();
+    // Control characters shown escaped; quotes as they are.
+    let s: String = s
+        .chars()
+        .flat_map(|c| {
+            if c.is_control() {
+                c.escape_debug().collect::<Vec<_>>()
+            } else {
+                vec![c]
+            }
+        })
+        .collect();
     if s.chars().count() <= 80 {
         s
     } else {

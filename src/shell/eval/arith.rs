@@ -110,10 +110,7 @@ impl Parser<'_> {
             return None;
         }
         let mut lhs = self.unary()?;
-        loop {
-            let Some(Tok::Op(op)) = self.peek().cloned() else {
-                break;
-            };
+        while let Some(Tok::Op(op)) = self.peek().cloned() {
             if op == "?" && min == 0 {
                 self.at += 1;
                 let a = self.expr(0)?;

@@ -76,7 +76,7 @@ fn expand_into(
         let pre = word.get(..i).unwrap_or_default();
         let post = word.get(close + 1..).unwrap_or_default();
         let alternatives: Vec<Chars> = if commas.is_empty() {
-            match sequence(word.get(i + 1..close).unwrap_or_default(), max_words) {
+            match sequence(word.get(i + 1..close).unwrap_or_default(), max_words)? {
                 Some(seq) => seq,
                 None => continue,
             }
@@ -123,8 +123,18 @@ fn matching_close(word: &[(char, Quoting)], open: usize) -> Option<(usize, Vec<u
     None
 }
 
-/// `x..y[..step]` between braces, all literal.
-fn sequence(inner: &[(char, Quoting)], max_words: usize) -> Option<Vec<Chars>> {
+/// `x..y[..step]` between braces, all literal: `Some(None)` when it is no sequence,
+/// `None` when it would make more than `max_words` words.
+fn sequence(inner: &[(char, Quoting)], max_words: usize) -> Option<Option<Vec<Chars>>> {
+    let Some(shape) = sequence_shape(inner) else {
+        return Some(None);
+    };
+    sequence_words(shape, max_words).map(Some)
+}
+
+type Shape = (String, String, i64);
+
+fn sequence_shape(inner: &[(char, Quoting)]) -> Option<Shape> {
     if inner.iter().any(|(_, q)| *q != Quoting::Literal) {
         return None;
     }
@@ -139,6 +149,13 @@ fn sequence(inner: &[(char, Quoting)], max_words: usize) -> Option<Vec<Chars>> {
         Some(s) => s.parse::<i64>().ok()?.checked_abs()?,
         None => 1,
     };
+    let ints = from.parse::<i64>().is_ok() && to.parse::<i64>().is_ok();
+    let letter = |t: &str| t.len() == 1 && t.chars().all(|c| c.is_ascii_alphabetic());
+    (ints || (letter(from) && letter(to))).then(|| (from.to_string(), to.to_string(), step))
+}
+
+fn sequence_words((from, to, step): Shape, max_words: usize) -> Option<Vec<Chars>> {
+    let (from, to) = (from.as_str(), to.as_str());
     let step = step.max(1);
     let lit = |t: String| t.chars().map(|c| (c, Quoting::Literal)).collect::<Chars>();
     if let (Ok(a), Ok(b)) = (from.parse::<i64>(), to.parse::<i64>()) {
@@ -360,7 +377,7 @@ mod tests {
     fn only_expansion_results_split() {
         let mut w = lit("a b");
         push_str(&mut w, " x  y ", Quoting::Expanded);
-        assert_eq!(texts(split_fields(&w, DEFAULT_IFS)), ["a bx", "y"]);
+        assert_eq!(texts(split_fields(&w, DEFAULT_IFS)), ["a b", "x", "y"]);
         let mut e = Chars::new();
         push_str(&mut e, "", Quoting::Expanded);
         assert!(split_fields(&e, DEFAULT_IFS).is_empty());
@@ -375,9 +392,9 @@ mod tests {
         assert_eq!(render(&w), "/sbin/mkf?");
         w = Chars::new();
         push_str(&mut w, "a b*", Quoting::Quoted);
-        assert_eq!(render(&w), "'a b*'");
+        assert_eq!(render(&w), "a' 'b'*'");
         push_str(&mut w, "*", Quoting::Expanded);
-        assert_eq!(render(&w), "'a b*'*");
+        assert_eq!(render(&w), "a' 'b'*'*");
         assert_eq!(
             quote_words(&["it's".into(), "if".into(), "".into()]),
             "it\\'s 'if' ''"
