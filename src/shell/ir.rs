@@ -123,6 +123,17 @@ pub(crate) struct Plan {
     /// Code the walk found outside the tree's substitutions (backticks in a
     /// here-document body), to be parsed again with the cwd it runs in.
     pub code: Vec<(String, Cwd)>,
+    /// What the static evaluator computed (issue 9): code to analyse in addition.
+    pub evaluated: Evaluation,
+}
+
+/// The static evaluator's findings on one plan: bash code (the command with known
+/// values in place, code fed to shells) whose analysis can only add requests, floor
+/// hits and notes; the notes say where each value came from.
+#[derive(Debug, Default)]
+pub(crate) struct Evaluation {
+    pub code: Vec<(String, Cwd)>,
+    pub notes: Vec<String>,
 }
 
 impl Plan {

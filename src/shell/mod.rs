@@ -7,6 +7,7 @@
 //! analysis' concern, not this module's.
 
 pub mod braces;
+pub mod eval;
 pub(crate) mod ir;
 pub mod source;
 

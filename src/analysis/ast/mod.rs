@@ -9,6 +9,7 @@
 //! parsing may find danger but is never used to prove a command safe.
 
 mod effects;
+mod evaluate;
 pub mod kinds;
 mod walk;
 
@@ -329,7 +330,8 @@ fn plan(src: &str, ctx: &AnalysisContext, cwd: Cwd) -> Result<Plan, AstError> {
     if let Some(why) = misread_construct(root, src) {
         return Err(AstError::Parse(why));
     }
-    walk::walk(
+    let start = cwd.clone();
+    let mut plan = walk::walk(
         root,
         src,
         ctx,
@@ -338,7 +340,10 @@ fn plan(src: &str, ctx: &AnalysisContext, cwd: Cwd) -> Result<Plan, AstError> {
             max_depth: MAX_DEPTH,
             max_nodes: MAX_NODES,
         },
-    )
+    )?;
+    // Issue 9: what the command computes from its own text, as code to read again.
+    evaluate::evaluate(root, src, &start, &mut plan);
+    Ok(plan)
 }
 
 /// The AST engine's code reader for the floor: tree-sitter first; code it cannot parse
@@ -404,10 +409,18 @@ fn analyze_ast(command: &str, ctx: &AnalysisContext) -> Result<Analysis, AstErro
     // Code strings or opaque code (`source f`) found at the top level; the loop below
     // only ever runs when this is already true.
     let code_runner = !fx.code.is_empty() || !fx.opaque.is_empty();
+    // Issue 9: evaluated code only adds (read like a code string, after the class).
+    take_evaluated(&mut top, &mut fx);
+    let mut seen_code: std::collections::HashSet<String> = std::collections::HashSet::new();
     while !fx.code.is_empty() {
         level += 1;
         let pending: Vec<(String, Cwd)> = std::mem::take(&mut fx.code);
         for (code, cwd) in pending {
+            // The same code twice (a residual re-evaluated, a fed text found again)
+            // adds nothing but a level.
+            if !seen_code.insert(code.clone()) {
+                continue;
+            }
             // Defence in depth: the lexer's reading of the code goes through the floor too.
             let lexer_plan = crate::analysis::lexer::lower_text(&code, &cwd);
             if let Some(hit) =
@@ -424,6 +437,7 @@ fn analyze_ast(command: &str, ctx: &AnalysisContext) -> Result<Analysis, AstErro
             match plan(&code, ctx, cwd) {
                 Ok(mut inner) => {
                     fx.code.append(&mut inner.code);
+                    take_evaluated(&mut inner, &mut fx);
                     if let Some(hit) = hardline::check_plan(&inner, ctx, &Reader) {
                         fx.hardline.get_or_insert(hit);
                     }
@@ -572,6 +586,18 @@ fn analyze_ast(command: &str, ctx: &AnalysisContext) -> Result<Analysis, AstErro
         engine: EngineKind::Ast,
         fallback: None,
     })
+}
+
+/// Moves what the static evaluator computed on `plan` into the code still to read and
+/// the notes (issue 9). Never into the plan's own code: that would change the class.
+fn take_evaluated(plan: &mut Plan, fx: &mut Effects) {
+    let ev = std::mem::take(&mut plan.evaluated);
+    fx.code.extend(ev.code);
+    for n in ev.notes {
+        if !fx.notes.contains(&n) {
+            fx.notes.push(n);
+        }
+    }
 }
 
 /// An assignment prefix that changes what runs (`PATH=/tmp/x make`, `LD_PRELOAD=… ls`)

@@ -9,7 +9,7 @@
 
 use tree_sitter::Node;
 
-mod text;
+pub(super) mod text;
 use text::{decode_ansi_c, is_fd_target, unescape_double_quoted, unescape_unquoted};
 
 use super::AstError;

@@ -11,7 +11,7 @@ pub(super) fn is_fd_target(t: &str) -> bool {
 }
 
 /// Removes backslash escapes and line continuations as bash does outside quotes.
-pub(super) fn unescape_unquoted(raw: &str, out: &mut String) {
+pub(crate) fn unescape_unquoted(raw: &str, out: &mut String) {
     let mut chars = raw.chars();
     while let Some(c) = chars.next() {
         if c == '\\' {
@@ -26,7 +26,7 @@ pub(super) fn unescape_unquoted(raw: &str, out: &mut String) {
 }
 
 /// Inside double quotes a backslash escapes only `$`, backtick, `"`, `\` and newline.
-pub(super) fn unescape_double_quoted(raw: &str, out: &mut String) {
+pub(crate) fn unescape_double_quoted(raw: &str, out: &mut String) {
     let mut chars = raw.chars().peekable();
     while let Some(c) = chars.next() {
         if c == '\\' {
@@ -48,7 +48,7 @@ pub(super) fn unescape_double_quoted(raw: &str, out: &mut String) {
 }
 
 /// `$'…'`: the escapes bash decodes, so `$'\x72\x6d'` reads as `rm`.
-pub(super) fn decode_ansi_c(raw: &str, out: &mut String) {
+pub(crate) fn decode_ansi_c(raw: &str, out: &mut String) {
     let inner = raw
         .strip_prefix("$'")
         .and_then(|r| r.strip_suffix('\''))

@@ -1,0 +1,1310 @@
+//! The static partial evaluator over the tree (issue 9): what the command computes
+//! from its own text, as bash code to analyse again.
+//!
+//! Owns the interpretation of the tree with values: variables assigned earlier in the
+//! command (sequentially; branches, loops and subshells make what they assign unknown),
+//! `${…}` operators, `$(( ))`, substitutions of pure producers, brace expansion,
+//! `$IFS`, aliases and functions defined in the command, code fed to a shell (pipes,
+//! here-documents, `<( )`, scripts the command writes and runs), `xargs` fed by a
+//! producer, command names given as globs and the shell-outs of interpreter
+//! one-liners. It returns bash code only: the *residual* (the command with every word
+//! whose value is known replaced by that value, quoted) and the code fed to shells.
+//! The engine parses that code again like a `sh -c` string, so its commands go through
+//! the same effects and the same floor and can only add requests. Pure: nothing runs,
+//! no file is read; a budget hit leaves the rest unknown.
+
+use std::collections::HashMap;
+use std::ops::Range;
+
+use tree_sitter::Node;
+
+use super::kinds as k;
+use super::walk::text::{decode_ansi_c, unescape_double_quoted};
+use crate::shell::eval::fields::{self, Chars, DEFAULT_IFS, Quoting, push_str};
+use crate::shell::eval::{Budget, arith, interp, params, producers};
+use crate::shell::ir::{Cwd, Evaluation, Plan};
+
+/// How many risk notes one evaluation adds at most.
+const MAX_NOTES: usize = 6;
+/// How many names a glob in command position may stand for.
+const MAX_GLOB_NAMES: usize = 16;
+
+/// Programs whose name alone makes a glob in command position worth resolving: the
+/// table's names plus the floor's catastrophes that are no table entry.
+const FLOOR_NAMES: &[&str] = &[
+    "mkfs",
+    "mkfs.ext2",
+    "mkfs.ext3",
+    "mkfs.ext4",
+    "mkfs.xfs",
+    "mkfs.btrfs",
+    "mkfs.vfat",
+    "mkfs.fat",
+    "mkfs.ntfs",
+    "mke2fs",
+    "mkswap",
+    "wipefs",
+    "shred",
+    "dd",
+    "rm",
+    "chmod",
+    "chown",
+    "chgrp",
+    "shutdown",
+    "reboot",
+    "halt",
+    "poweroff",
+    "init",
+    "telinit",
+    "systemctl",
+    "kill",
+    "killall",
+    "pkill",
+    "fdisk",
+    "sfdisk",
+    "parted",
+    "curl",
+    "wget",
+    "nc",
+    "ncat",
+    "netcat",
+    "socat",
+    "ssh",
+    "scp",
+    "rsync",
+    "git",
+    "sudo",
+    "su",
+    "mv",
+    "cp",
+    "truncate",
+    "crontab",
+    "passwd",
+    "useradd",
+    "userdel",
+    "iptables",
+    "mount",
+    "umount",
+];
+
+/// Builtins that may assign variables (or change how words expand): after one, every
+/// value the evaluator knew is unknown.
+const ASSIGNERS: &[&str] = &[
+    "read",
+    "mapfile",
+    "readarray",
+    "getopts",
+    "let",
+    "unset",
+    "eval",
+    "source",
+    ".",
+    "shift",
+    "set",
+    "shopt",
+    "declare",
+    "typeset",
+    "local",
+    "export",
+    "readonly",
+    "enable",
+    "trap",
+    "cd",
+    "pushd",
+    "popd",
+    "builtin",
+    "command",
+    "exec",
+    "coproc",
+];
+
+/// Evaluates the plan's tree; the code to analyse again goes into `plan.evaluated`.
+pub(crate) fn evaluate(root: Node<'_>, src: &str, cwd: &Cwd, plan: &mut Plan) {
+    if !worth_evaluating(plan) {
+        return;
+    }
+    let mut ev = Evaluator {
+        src,
+        env: HashMap::from([("IFS".to_string(), DEFAULT_IFS.to_string())]),
+        positional: Some(Vec::new()),
+        aliases: Vec::new(),
+        expand_aliases: None,
+        functions: HashMap::new(),
+        files: HashMap::new(),
+        budget: Budget::default(),
+        depth: 0,
+        replacements: Vec::new(),
+        out: Evaluation::default(),
+        poisoned: false,
+        continuations: Vec::new(),
+        plan,
+    };
+    ev.block(root, None);
+    let replacements = std::mem::take(&mut ev.replacements);
+    if let Some(code) = residual(src, root.byte_range(), replacements) {
+        ev.out.code.push((code, cwd.clone()));
+    }
+    let out = std::mem::take(&mut ev.out);
+    plan.evaluated = out;
+}
+
+/// Whether anything in the plan could be computed: a dynamic or pattern word, a shell,
+/// an interpreter, `xargs`, `eval`, an alias or function, a script run by path.
+fn worth_evaluating(plan: &Plan) -> bool {
+    if !plan.obfuscated.is_empty() || !plan.functions.is_empty() {
+        return true;
+    }
+    plan.commands.iter().any(|c| {
+        c.words.iter().any(|w| w.dynamic || w.pattern)
+            || c.redirects
+                .iter()
+                .any(|r| r.target.as_ref().is_some_and(|t| t.dynamic))
+            || c.words.first().is_some_and(|w| {
+                let name = crate::programs::basename(&w.text);
+                w.text.starts_with("./")
+                    || crate::programs::is_shell(name)
+                    || interp::is_interpreter(name)
+                    || matches!(
+                        name,
+                        "xargs" | "eval" | "source" | "." | "alias" | "exec" | "coproc"
+                    )
+            })
+    })
+}
+
+/// The command with the replacements applied, or `None` when there are none. An
+/// inner replacement inside an outer one is dropped (the outer value includes it).
+fn residual(
+    src: &str,
+    range: Range<usize>,
+    mut reps: Vec<(Range<usize>, String)>,
+) -> Option<String> {
+    if reps.is_empty() {
+        return None;
+    }
+    reps.sort_by(|a, b| a.0.start.cmp(&b.0.start).then(b.0.end.cmp(&a.0.end)));
+    let mut out = String::new();
+    let mut at = range.start;
+    for (r, text) in reps {
+        if r.start < at || r.end > range.end {
+            continue;
+        }
+        out.push_str(src.get(at..r.start)?);
+        out.push_str(&text);
+        at = r.end;
+    }
+    out.push_str(src.get(at..range.end)?);
+    Some(out)
+}
+
+/// A word's value once expanded.
+struct Expanded {
+    fields: Vec<Chars>,
+    /// It held an expansion, substitution or brace that changed it.
+    computed: bool,
+    /// What produced it, for the risk note.
+    via: &'static str,
+}
+
+struct Evaluator<'s, 'p> {
+    src: &'s str,
+    /// Variables known in the command (absent: unknown).
+    env: HashMap<String, String>,
+    /// `$1`…: empty at the top (`bash -c` has no arguments), set in function calls.
+    positional: Option<Vec<String>>,
+    /// Aliases defined, with the byte from which they apply (bash expands an alias
+    /// only in lines read after the one that defined it).
+    aliases: Vec<(String, String, usize)>,
+    /// The byte from which `shopt -s expand_aliases` applies.
+    expand_aliases: Option<usize>,
+    functions: HashMap<String, Node<'s>>,
+    /// Files this command writes with known content (`cat > s.sh <<EOF`).
+    files: HashMap<String, String>,
+    budget: Budget,
+    depth: usize,
+    replacements: Vec<(Range<usize>, String)>,
+    out: Evaluation,
+    /// A `trap` or similar made every later value uncertain.
+    poisoned: bool,
+    /// Statements written after a here-document on its line, with whether a pipe
+    /// feeds them.
+    continuations: Vec<(Node<'s>, bool)>,
+    plan: &'p Plan,
+}
+
+impl<'s> Evaluator<'s, '_> {
+    fn text(&self, node: Node<'_>) -> &'s str {
+        self.src.get(node.byte_range()).unwrap_or("")
+    }
+
+    fn note(&mut self, n: String) {
+        if self.out.notes.len() < MAX_NOTES && !self.out.notes.contains(&n) {
+            self.out.notes.push(n);
+        }
+    }
+
+    /// The cwd of the plan's command at `node`, for code fed there.
+    fn cwd_at(&self, node: Node<'_>) -> Cwd {
+        let r = node.byte_range();
+        self.plan
+            .commands
+            .iter()
+            .find(|c| c.words.first().is_some_and(|w| r.contains(&w.start)))
+            .map_or(Cwd::Unknown, |c| c.cwd.clone())
+    }
+
+    fn push_code(&mut self, code: String, at: Node<'_>, why: String) {
+        if code.trim().is_empty() || code.len() > self.budget.max_bytes {
+            return;
+        }
+        self.note(why);
+        let cwd = self.cwd_at(at);
+        if !self.out.code.iter().any(|(c, _)| *c == code) {
+            self.out.code.push((code, cwd));
+        }
+    }
+
+    fn forget_all(&mut self) {
+        self.env.clear();
+    }
+
+    fn var(&self, name: &str) -> Option<String> {
+        if self.poisoned {
+            return None;
+        }
+        if let Some(i) = name.parse::<usize>().ok().filter(|i| *i > 0) {
+            return self
+                .positional
+                .as_ref()
+                .map(|p| p.get(i - 1).cloned().unwrap_or_default());
+        }
+        if name == "#" {
+            return self.positional.as_ref().map(|p| p.len().to_string());
+        }
+        self.env.get(name).cloned()
+    }
+
+    /// Runs `f` in a subshell: what it assigns does not survive.
+    fn subshell<T>(&mut self, f: impl FnOnce(&mut Self) -> T) -> T {
+        let env = self.env.clone();
+        let files = self.files.clone();
+        let r = f(self);
+        self.env = env;
+        // Files a subshell writes do exist afterwards.
+        for (k, v) in files {
+            self.files.entry(k).or_insert(v);
+        }
+        r
+    }
+
+    /// Runs `f` where it may run any number of times (a branch, a loop, a function
+    /// body): what it may assign is unknown before, inside and after.
+    fn uncertain(&mut self, node: Node<'s>, f: impl FnOnce(&mut Self)) {
+        self.forget_assigned(node);
+        f(self);
+        self.forget_assigned(node);
+    }
+
+    /// Forgets every variable `node` may assign (all of them when it runs an
+    /// assigning builtin or a command whose name is not a plain word).
+    fn forget_assigned(&mut self, node: Node<'_>) {
+        let mut stack = vec![node];
+        while let Some(n) = stack.pop() {
+            if !self.budget.step() {
+                self.forget_all();
+                return;
+            }
+            match n.kind() {
+                k::VARIABLE_ASSIGNMENT => {
+                    if let Some(name) = n.child_by_field_name(k::FIELD_NAME) {
+                        let name = self.text(name).split('[').next().unwrap_or("").to_string();
+                        self.env.remove(&name);
+                    }
+                }
+                k::FOR_STATEMENT => {
+                    if let Some(v) = n.child_by_field_name("variable") {
+                        let name = self.text(v).to_string();
+                        self.env.remove(&name);
+                    }
+                }
+                k::DECLARATION_COMMAND | k::UNSET_COMMAND => self.forget_all(),
+                k::COMMAND => {
+                    let name = n
+                        .child_by_field_name(k::FIELD_NAME)
+                        .map(|c| self.text(c))
+                        .unwrap_or("");
+                    let plain = name
+                        .chars()
+                        .all(|c| c.is_ascii_alphanumeric() || "_-./".contains(c));
+                    if !plain || ASSIGNERS.contains(&name) || self.functions.contains_key(name) {
+                        self.forget_all();
+                    }
+                }
+                _ => {}
+            }
+            let mut c = n.walk();
+            stack.extend(n.named_children(&mut c));
+        }
+    }
+
+    /// A sequence of statements; their joined output when every one is known.
+    fn block(&mut self, node: Node<'s>, stdin: Option<&str>) -> Option<String> {
+        let mut out = Some(String::new());
+        let mut c = node.walk();
+        let kids: Vec<Node<'s>> = node.named_children(&mut c).collect();
+        for kid in kids {
+            let o = self.statement(kid, stdin);
+            out = match (out, o) {
+                (Some(mut a), Some(b)) => {
+                    a.push_str(&b);
+                    Some(a)
+                }
+                _ => None,
+            };
+        }
+        out
+    }
+
+    /// One statement; its standard output when known.
+    fn statement(&mut self, node: Node<'s>, stdin: Option<&str>) -> Option<String> {
+        if !self.budget.step() || self.depth > self.budget.max_depth {
+            self.poisoned = true;
+            return None;
+        }
+        match node.kind() {
+            k::COMMENT | k::HEREDOC_BODY => Some(String::new()),
+            k::PROGRAM | k::COMPOUND_STATEMENT => self.block(node, stdin),
+            k::SUBSHELL => self.subshell(|e| e.block(node, stdin)),
+            k::LIST => {
+                // `a && b`, `a || b`: the right side may not run.
+                let mut c = node.walk();
+                let kids: Vec<Node<'s>> = node.named_children(&mut c).collect();
+                let mut first = true;
+                for kid in kids {
+                    if first {
+                        self.statement(kid, stdin);
+                        first = false;
+                    } else {
+                        self.uncertain(kid, |e| {
+                            e.statement(kid, stdin);
+                        });
+                    }
+                }
+                None
+            }
+            k::PIPELINE => self.subshell(|e| e.pipeline(node, stdin)),
+            k::NEGATED_COMMAND => {
+                self.block(node, stdin);
+                None
+            }
+            k::REDIRECTED_STATEMENT => self.redirected(node, stdin),
+            k::COMMAND => self.command(node, &[], stdin),
+            k::VARIABLE_ASSIGNMENT | k::VARIABLE_ASSIGNMENTS => {
+                self.assignments(node);
+                Some(String::new())
+            }
+            k::DECLARATION_COMMAND => {
+                self.declaration(node);
+                Some(String::new())
+            }
+            k::FUNCTION_DEFINITION => {
+                if let (Some(name), Some(body)) = (
+                    node.child_by_field_name(k::FIELD_NAME),
+                    node.child_by_field_name(k::FIELD_BODY),
+                ) {
+                    let name = self.text(name).to_string();
+                    self.functions.insert(name, body);
+                    // Its words are read for values known whatever the call.
+                    let saved = (std::mem::take(&mut self.env), self.positional.take());
+                    self.block(body, None);
+                    (self.env, self.positional) = saved;
+                }
+                Some(String::new())
+            }
+            k::IF_STATEMENT
+            | k::WHILE_STATEMENT
+            | k::FOR_STATEMENT
+            | k::C_STYLE_FOR_STATEMENT
+            | k::CASE_STATEMENT => {
+                self.uncertain(node, |e| {
+                    let mut c = node.walk();
+                    let kids: Vec<Node<'s>> = node.named_children(&mut c).collect();
+                    for kid in kids {
+                        e.nested(kid);
+                    }
+                });
+                None
+            }
+            _ => {
+                self.forget_assigned(node);
+                None
+            }
+        }
+    }
+
+    /// Statements inside a branch or loop body (conditions included).
+    fn nested(&mut self, node: Node<'s>) {
+        match node.kind() {
+            k::DO_GROUP | k::ELSE_CLAUSE | k::ELIF_CLAUSE | k::CASE_ITEM => {
+                let mut c = node.walk();
+                let kids: Vec<Node<'s>> = node.named_children(&mut c).collect();
+                for kid in kids {
+                    self.nested(kid);
+                }
+            }
+            kind if kind == k::COMMAND
+                || kind == k::PIPELINE
+                || kind == k::LIST
+                || kind == k::REDIRECTED_STATEMENT
+                || kind == k::SUBSHELL
+                || kind == k::COMPOUND_STATEMENT
+                || kind == k::NEGATED_COMMAND
+                || kind == k::IF_STATEMENT
+                || kind == k::FOR_STATEMENT
+                || kind == k::WHILE_STATEMENT
+                || kind == k::CASE_STATEMENT =>
+            {
+                self.statement(node, None);
+            }
+            _ => {}
+        }
+    }
+
+    fn pipeline(&mut self, node: Node<'s>, stdin: Option<&str>) -> Option<String> {
+        let mut c = node.walk();
+        let kids: Vec<Node<'s>> = node.named_children(&mut c).collect();
+        let mut input: Option<String> = stdin.map(str::to_string);
+        for kid in kids {
+            input = self.subshell(|e| e.statement(kid, input.as_deref()));
+        }
+        input
+    }
+
+    fn redirected(&mut self, node: Node<'s>, stdin: Option<&str>) -> Option<String> {
+        let body = node.child_by_field_name(k::FIELD_BODY);
+        let mut c = node.walk();
+        let redirects: Vec<Node<'s>> = node
+            .named_children(&mut c)
+            .filter(|n| {
+                matches!(
+                    n.kind(),
+                    k::FILE_REDIRECT | k::HEREDOC_REDIRECT | k::HERESTRING_REDIRECT
+                )
+            })
+            .collect();
+        match body {
+            Some(b) if b.kind() == k::COMMAND => self.command(b, &redirects, stdin),
+            Some(b) => {
+                let (input, output) = self.redirect_io(&redirects);
+                let out = self.statement(b, input.as_deref().or(stdin));
+                self.store_output(output, out)
+            }
+            None => None,
+        }
+    }
+
+    /// What the redirects feed the command and where its output goes:
+    /// `(stdin, Some(Some(path)))` for a known file, `Some(None)` for an unknown one.
+    fn redirect_io(
+        &mut self,
+        redirects: &[Node<'s>],
+    ) -> (Option<String>, Option<Option<(String, bool)>>) {
+        let mut input = None;
+        let mut output = None;
+        for r in redirects {
+            match r.kind() {
+                k::HERESTRING_REDIRECT => {
+                    let mut c = r.walk();
+                    let word = r
+                        .named_children(&mut c)
+                        .find(|n| n.kind() != k::FILE_DESCRIPTOR);
+                    input = word.and_then(|w| {
+                        let e = self.expand(w, true)?;
+                        self.record(w, &e);
+                        let [one] = e.fields.as_slice() else {
+                            return None;
+                        };
+                        Some(fields::text(one) + "\n")
+                    });
+                }
+                k::HEREDOC_REDIRECT => {
+                    let mut c = r.walk();
+                    let kids: Vec<Node<'s>> = r.named_children(&mut c).collect();
+                    let quoted = kids.iter().any(|c| {
+                        c.kind() == k::HEREDOC_START && self.text(*c).contains(['\'', '"', '\\'])
+                    });
+                    let strip = self.text(*r).starts_with("<<-");
+                    input = kids
+                        .iter()
+                        .find(|c| c.kind() == k::HEREDOC_BODY)
+                        .and_then(|b| {
+                            let raw = self.text(*b);
+                            if !quoted && raw.contains(['$', '`', '\\']) {
+                                return None;
+                            }
+                            Some(if strip {
+                                raw.split_inclusive('\n')
+                                    .map(|l| l.trim_start_matches('\t'))
+                                    .collect()
+                            } else {
+                                raw.to_string()
+                            })
+                        });
+                    // Statements after `<<EOF` on its line (`cat <<EOF | sh`): fed
+                    // the command's output after it ran (`self.continuations`).
+                    let start = kids
+                        .iter()
+                        .find(|c| c.kind() == k::HEREDOC_START)
+                        .map_or(r.start_byte(), |c| c.end_byte());
+                    for kid in kids {
+                        if !matches!(
+                            kid.kind(),
+                            k::HEREDOC_START
+                                | k::HEREDOC_BODY
+                                | k::HEREDOC_END
+                                | k::FILE_DESCRIPTOR
+                                | k::FILE_REDIRECT
+                                | k::HERESTRING_REDIRECT
+                        ) {
+                            let between = self.src.get(start..kid.start_byte()).unwrap_or("");
+                            // The grammar hangs `| cmd` there as a pipeline that
+                            // starts with the `|`.
+                            let piped = between.trim() == "|"
+                                || (kid.kind() == k::PIPELINE
+                                    && self.text(kid).trim_start().starts_with('|'));
+                            self.continuations.push((kid, piped));
+                        }
+                    }
+                }
+                k::FILE_REDIRECT => {
+                    let op = self.operator(*r);
+                    let fd = r
+                        .child_by_field_name(k::FIELD_DESCRIPTOR)
+                        .map(|d| self.text(d));
+                    let dest = r.child_by_field_name(k::FIELD_DESTINATION);
+                    let target = dest.and_then(|d| {
+                        let e = self.expand(d, false)?;
+                        self.record(d, &e);
+                        match e.fields.as_slice() {
+                            [one] if !fields::has_active_glob(one) => Some(fields::text(one)),
+                            _ => None,
+                        }
+                    });
+                    match (op.as_str(), fd) {
+                        ("<", None | Some("0")) => {
+                            input = target.and_then(|t| self.files.get(&t).cloned());
+                        }
+                        (">" | ">|" | ">>" | "&>" | "&>>", None | Some("1")) => {
+                            let append = op.ends_with(">>");
+                            output = Some(target.map(|t| (t, append)));
+                        }
+                        _ => {}
+                    }
+                }
+                _ => {}
+            }
+        }
+        (input, output)
+    }
+
+    /// Puts a command's output where its redirect sends it; what is left for a pipe.
+    fn store_output(
+        &mut self,
+        output: Option<Option<(String, bool)>>,
+        out: Option<String>,
+    ) -> Option<String> {
+        match output {
+            None => out,
+            Some(None) => Some(String::new()),
+            Some(Some((path, append))) => {
+                match out {
+                    Some(text) => {
+                        let entry = self.files.entry(path).or_default();
+                        if !append {
+                            entry.clear();
+                        }
+                        entry.push_str(&text);
+                    }
+                    None => {
+                        self.files.remove(&path);
+                    }
+                }
+                Some(String::new())
+            }
+        }
+    }
+
+    fn operator(&self, node: Node<'_>) -> String {
+        let mut c = node.walk();
+        node.children(&mut c)
+            .find(|n| !n.is_named())
+            .map(|n| self.text(n).to_string())
+            .unwrap_or_default()
+    }
+
+    fn assignments(&mut self, node: Node<'s>) {
+        if node.kind() == k::VARIABLE_ASSIGNMENTS {
+            let mut c = node.walk();
+            let kids: Vec<Node<'s>> = node.named_children(&mut c).collect();
+            for kid in kids {
+                self.assign(kid);
+            }
+        } else {
+            self.assign(node);
+        }
+    }
+
+    /// `NAME=value` (or `+=`): known when the value is.
+    fn assign(&mut self, node: Node<'s>) {
+        let Some(name_node) = node.child_by_field_name(k::FIELD_NAME) else {
+            return;
+        };
+        let name = self.text(name_node).to_string();
+        let append = self
+            .src
+            .get(name_node.end_byte()..)
+            .is_some_and(|r| r.starts_with("+="));
+        let value = match node.child_by_field_name(k::FIELD_VALUE) {
+            None => Some(String::new()),
+            Some(v) if v.kind() == k::ARRAY => None,
+            Some(v) => self
+                .expand(v, true)
+                .and_then(|e| match e.fields.as_slice() {
+                    [one] if !one.first().is_some_and(|c| *c == ('~', Quoting::Literal)) => {
+                        Some(fields::text(one))
+                    }
+                    _ => None,
+                }),
+        };
+        let base = name.split('[').next().unwrap_or("").to_string();
+        match value {
+            Some(v) if base == name => {
+                let v = if append {
+                    match self.env.get(&name) {
+                        Some(old) => format!("{old}{v}"),
+                        None => {
+                            self.env.remove(&name);
+                            return;
+                        }
+                    }
+                } else {
+                    v
+                };
+                self.env.insert(name, v);
+            }
+            _ => {
+                self.env.remove(&base);
+            }
+        }
+    }
+
+    /// `export`/`local`/`declare`/`readonly`/`typeset` of constants.
+    fn declaration(&mut self, node: Node<'s>) {
+        let mut c = node.walk();
+        let kids: Vec<Node<'s>> = node.named_children(&mut c).collect();
+        let plain_flags = kids.iter().all(|n| {
+            n.kind() != k::WORD || {
+                let t = self.text(*n);
+                matches!(t, "-x" | "-r" | "-g" | "-rx" | "-xr" | "--")
+            }
+        });
+        for kid in kids {
+            match kid.kind() {
+                k::VARIABLE_ASSIGNMENT if plain_flags => self.assign(kid),
+                k::VARIABLE_ASSIGNMENT => {
+                    if let Some(n) = kid.child_by_field_name(k::FIELD_NAME) {
+                        let name = self.text(n).to_string();
+                        self.env.remove(&name);
+                    }
+                }
+                k::WORD | k::VARIABLE_NAME => {}
+                _ => self.forget_all(),
+            }
+        }
+    }
+
+    /// One simple command with the redirects of its statement; its output if known.
+    fn command(
+        &mut self,
+        node: Node<'s>,
+        outer: &[Node<'s>],
+        stdin: Option<&str>,
+    ) -> Option<String> {
+        let mut c = node.walk();
+        let kids: Vec<Node<'s>> = node.children(&mut c).collect();
+        let mut redirects: Vec<Node<'s>> = outer.to_vec();
+        let mut argv: Option<Vec<Chars>> = Some(Vec::new());
+        let mut word_nodes: Vec<Node<'s>> = Vec::new();
+        let mut has_prefix = false;
+        let mut name_node = None;
+        for kid in &kids {
+            match kid.kind() {
+                k::VARIABLE_ASSIGNMENT => has_prefix = true,
+                k::FILE_REDIRECT | k::HEREDOC_REDIRECT | k::HERESTRING_REDIRECT => {
+                    redirects.push(*kid)
+                }
+                k::COMMENT => {}
+                _ if !kid.is_named() => {}
+                _ => {
+                    if kid.kind() == k::COMMAND_NAME {
+                        name_node = Some(*kid);
+                    }
+                    word_nodes.push(*kid);
+                    let e = self.expand(*kid, false);
+                    if let Some(e) = &e {
+                        self.record(*kid, e);
+                    }
+                    argv = match (argv, e) {
+                        (Some(mut a), Some(e)) => {
+                            a.extend(e.fields);
+                            Some(a)
+                        }
+                        _ => None,
+                    };
+                }
+            }
+        }
+        let _ = has_prefix;
+        let (input, output) = self.redirect_io(&redirects);
+        let stdin = input.as_deref().or(stdin);
+        let Some(argv) = argv else {
+            self.forget_all();
+            let out = self.store_output(output, None);
+            return self.continue_heredoc(out);
+        };
+        let Some(first) = argv.first() else {
+            return self.store_output(output, Some(String::new()));
+        };
+        if fields::has_active_glob(first) {
+            self.glob_name(node, &argv);
+            self.forget_all();
+            return self.store_output(output, None);
+        }
+        let values: Option<Vec<String>> = argv
+            .iter()
+            .map(|f| (!fields::has_active_glob(f)).then(|| fields::text(f)))
+            .collect();
+        let Some(words) = values else {
+            self.forget_all();
+            return self.store_output(output, None);
+        };
+        let out = self.run(node, name_node, &word_nodes, &words, stdin);
+        let out = self.store_output(output, out);
+        self.continue_heredoc(out)
+    }
+
+    /// Runs the statements written after a here-document's start on its line: a pipe
+    /// feeds them the command's output; `&&`/`||` may not run them.
+    fn continue_heredoc(&mut self, out: Option<String>) -> Option<String> {
+        let pending = std::mem::take(&mut self.continuations);
+        if pending.is_empty() {
+            return out;
+        }
+        for (kid, piped) in pending {
+            if piped {
+                let fed = out.clone();
+                self.subshell(|e| e.statement(kid, fed.as_deref()));
+            } else {
+                self.uncertain(kid, |e| {
+                    e.statement(kid, None);
+                });
+            }
+        }
+        None
+    }
+
+    /// What a command with known words does to the evaluation; its output if known.
+    fn run(
+        &mut self,
+        node: Node<'s>,
+        name_node: Option<Node<'s>>,
+        word_nodes: &[Node<'s>],
+        words: &[String],
+        stdin: Option<&str>,
+    ) -> Option<String> {
+        let (name, args) = words.split_first()?;
+        let start = node.start_byte();
+        // An alias applies in lines after the one defining it, with expand_aliases.
+        if self.expand_aliases.is_some_and(|from| start >= from)
+            && let Some((_, value, _)) = self
+                .aliases
+                .iter()
+                .rev()
+                .find(|(n, _, from)| n == name && start >= *from)
+                .cloned()
+        {
+            let code = format!("{value} {}", fields::quote_words(args));
+            self.push_code(
+                code.trim_end().to_string(),
+                node,
+                format!("`{name}` is an alias defined in this command for `{value}`."),
+            );
+            self.forget_all();
+            return None;
+        }
+        if let Some(body) = self.functions.get(name.as_str()).copied() {
+            self.call(node, name, body, args);
+            self.forget_all();
+            return None;
+        }
+        let base = crate::programs::basename(name);
+        match base {
+            "shopt" if args.iter().any(|a| a == "expand_aliases") => {
+                if args.first().is_some_and(|a| a == "-s") {
+                    self.expand_aliases.get_or_insert(self.next_line(node));
+                } else {
+                    self.expand_aliases = None;
+                }
+                return Some(String::new());
+            }
+            "alias" => {
+                let from = self.next_line(node);
+                for a in args {
+                    if let Some((n, v)) = a.split_once('=') {
+                        self.aliases.push((n.to_string(), v.to_string(), from));
+                    }
+                }
+                return Some(String::new());
+            }
+            "coproc" => {
+                // `coproc [NAME] { …; }` / `coproc cmd …`: the command runs.
+                let rest = match args {
+                    [_, open, rest @ ..] if open == "{" || open == "(" => rest,
+                    [open, rest @ ..] if open == "{" || open == "(" => rest,
+                    _ => args,
+                };
+                if !rest.is_empty() {
+                    let code = fields::quote_words(rest);
+                    self.push_code(
+                        code,
+                        node,
+                        format!(
+                            "`coproc` runs `{}` in the background.",
+                            short(&rest.join(" "))
+                        ),
+                    );
+                }
+                self.forget_all();
+                return None;
+            }
+            "trap" => {
+                self.poisoned = true;
+                return None;
+            }
+            "printf" if args.first().is_some_and(|a| a == "-v") => {
+                self.forget_all();
+                return None;
+            }
+            _ => {}
+        }
+        if ASSIGNERS.contains(&base) {
+            self.forget_all();
+        }
+        // Code fed to a shell or to `source`.
+        let shell = crate::programs::is_shell(base) && base != "fish";
+        let sources = matches!(base, "source" | ".");
+        if shell || sources {
+            let operands: Vec<(usize, &String)> = args
+                .iter()
+                .enumerate()
+                .filter(|(_, a)| !a.starts_with('-') && !a.starts_with('+'))
+                .collect();
+            let options_ok = args.iter().all(|a| {
+                !a.starts_with('-') && !a.starts_with('+')
+                    || matches!(a.as_str(), "-s" | "-e" | "-x" | "-u" | "-v" | "-" | "--")
+            });
+            match operands.first() {
+                None if options_ok && !sources => {
+                    if let Some(code) = stdin {
+                        self.push_code(
+                            code.to_string(),
+                            node,
+                            format!("`{base}` reads its commands from its input, which this command computes: they are analysed as code."),
+                        );
+                    }
+                }
+                Some((i, script)) if options_ok => {
+                    let script_node = word_nodes.get(i + 1).copied();
+                    let code = if matches!(script.as_str(), "/dev/stdin" | "/proc/self/fd/0") {
+                        stdin.map(str::to_string)
+                    } else if script_node.is_some_and(|n| n.kind() == k::PROCESS_SUBSTITUTION) {
+                        script_node.and_then(|n| self.subshell(|e| e.block(n, None)))
+                    } else {
+                        self.file(script)
+                    };
+                    if let Some(code) = code {
+                        self.push_code(
+                            code,
+                            node,
+                            format!("`{base}` runs a script whose text this command computes: it is analysed as code."),
+                        );
+                    }
+                }
+                _ => {}
+            }
+            if sources {
+                self.forget_all();
+            }
+            return None;
+        }
+        // A script this command wrote, run by its path.
+        if name.contains('/')
+            && let Some(code) = self.file(name)
+        {
+            self.push_code(
+                code,
+                node,
+                format!("`{name}` is a script this command writes: it is analysed as code."),
+            );
+            return None;
+        }
+        if base == "xargs" {
+            self.xargs(node, args, stdin);
+            return None;
+        }
+        for code in interp::shell_outs(words) {
+            self.push_code(
+                code,
+                node,
+                format!("`{base}` runs a literal shell command from its inline program: it is analysed as code."),
+            );
+        }
+        let _ = name_node;
+        producers::produce(words, stdin, self.budget.max_bytes)
+    }
+
+    /// The content of a file the command wrote (`./s.sh`, `s.sh`, same path).
+    fn file(&self, path: &str) -> Option<String> {
+        let norm = |p: &str| p.strip_prefix("./").unwrap_or(p).to_string();
+        self.files
+            .iter()
+            .find(|(k, _)| norm(k) == norm(path))
+            .map(|(_, v)| v.clone())
+    }
+
+    /// The byte where the line after `node` starts (aliases apply from there).
+    fn next_line(&self, node: Node<'_>) -> usize {
+        let end = node.end_byte();
+        self.src
+            .get(end..)
+            .and_then(|r| r.find('\n'))
+            .map_or(usize::MAX, |i| end + i + 1)
+    }
+
+    /// A function defined in this command, called with known arguments: its body with
+    /// those arguments, as code.
+    fn call(&mut self, node: Node<'s>, name: &str, body: Node<'s>, args: &[String]) {
+        if self.depth >= self.budget.max_depth {
+            return;
+        }
+        self.depth += 1;
+        let saved_reps = std::mem::take(&mut self.replacements);
+        let saved_pos = self.positional.replace(args.to_vec());
+        self.block(body, None);
+        self.positional = saved_pos;
+        let reps = std::mem::replace(&mut self.replacements, saved_reps);
+        self.depth -= 1;
+        if let Some(code) = residual(self.src, body.byte_range(), reps) {
+            self.push_code(
+                code,
+                node,
+                format!("`{name}` runs a function defined in this command: its body is analysed with the arguments it gets."),
+            );
+        }
+    }
+
+    /// `producer | xargs [-r] cmd args`: the command with the produced items.
+    fn xargs(&mut self, node: Node<'s>, args: &[String], stdin: Option<&str>) {
+        let Some(input) = stdin else { return };
+        let rest = match args.split_first() {
+            Some((f, rest)) if f == "-r" || f == "--no-run-if-empty" => rest,
+            _ => args,
+        };
+        if rest.first().is_some_and(|a| a.starts_with('-')) || input.contains(['\'', '"', '\\']) {
+            return;
+        }
+        let items: Vec<String> = input.split_whitespace().map(str::to_string).collect();
+        if items.is_empty() {
+            return;
+        }
+        let mut cmd: Vec<String> = if rest.is_empty() {
+            vec!["echo".to_string()]
+        } else {
+            rest.to_vec()
+        };
+        cmd.extend(items);
+        let code = fields::quote_words(&cmd);
+        self.push_code(
+            code.clone(),
+            node,
+            format!(
+                "`xargs` gets its arguments from output this command computes: it runs `{}`.",
+                short(&code)
+            ),
+        );
+    }
+
+    /// A command name that is a glob: every known program it may name.
+    fn glob_name(&mut self, node: Node<'s>, argv: &[Chars]) {
+        let Some((first, rest)) = argv.split_first() else {
+            return;
+        };
+        let pattern = fields::text(first);
+        let base: Vec<char> = pattern.rsplit('/').next().unwrap_or("").chars().collect();
+        let mut names: Vec<&'static str> = FLOOR_NAMES
+            .iter()
+            .copied()
+            .chain(crate::programs::all().flat_map(|p| p.names.iter().copied()))
+            .filter(|n| params::glob_match(&base, &n.chars().collect::<Vec<_>>()))
+            .collect();
+        names.sort_unstable();
+        names.dedup();
+        let tail: Vec<String> = rest.iter().map(|f| fields::render(f)).collect();
+        for n in names.into_iter().take(MAX_GLOB_NAMES) {
+            let code = format!("{n} {}", tail.join(" "));
+            self.push_code(
+                code.trim_end().to_string(),
+                node,
+                format!("The command name `{pattern}` is a pattern that may name `{n}`."),
+            );
+        }
+    }
+
+    /// Records the replacement of a computed word in the residual, with its note.
+    fn record(&mut self, node: Node<'_>, e: &Expanded) {
+        if !e.computed {
+            return;
+        }
+        let rendered: Vec<String> = e.fields.iter().map(|f| fields::render(f)).collect();
+        let text = rendered.join(" ");
+        let original = self.text(node).to_string();
+        let shown: Vec<String> = e.fields.iter().map(|f| fields::text(f)).collect();
+        self.note(format!(
+            "`{}` evaluates to `{}` ({}).",
+            short(&original),
+            short(&shown.join(" ")),
+            e.via
+        ));
+        self.replacements.push((node.byte_range(), text));
+    }
+
+    /// A word's fields after brace expansion, expansions and splitting; `None` when a
+    /// part is unknown. `assignment`: no brace expansion, splitting or globbing.
+    fn expand(&mut self, node: Node<'s>, assignment: bool) -> Option<Expanded> {
+        let mut chars = Chars::new();
+        let mut via: Option<&'static str> = None;
+        self.chars(node, false, &mut chars, &mut via)?;
+        if chars.len() > self.budget.max_bytes {
+            return None;
+        }
+        if assignment {
+            return Some(Expanded {
+                fields: vec![chars],
+                computed: via.is_some(),
+                via: via.unwrap_or("a literal"),
+            });
+        }
+        let braced = fields::expand_braces(&chars, self.budget.max_words)?;
+        let brace_computed = braced.len() != 1;
+        let ifs = if chars.iter().any(|(_, q)| *q == Quoting::Expanded) {
+            self.var("IFS")?
+        } else {
+            DEFAULT_IFS.to_string()
+        };
+        let mut out = Vec::new();
+        for w in braced {
+            out.extend(fields::split_fields(&w, &ifs));
+            if out.len() > self.budget.max_words {
+                return None;
+            }
+        }
+        if brace_computed && via.is_none() {
+            via = Some("brace expansion");
+        }
+        Some(Expanded {
+            fields: out,
+            computed: via.is_some(),
+            via: via.unwrap_or("a literal"),
+        })
+    }
+
+    /// Appends the characters of a word node; `None` when a part is unknown.
+    fn chars(
+        &mut self,
+        node: Node<'s>,
+        quoted: bool,
+        out: &mut Chars,
+        via: &mut Option<&'static str>,
+    ) -> Option<()> {
+        if !self.budget.step() {
+            return None;
+        }
+        let raw = self.text(node);
+        let expanded = if quoted {
+            Quoting::Quoted
+        } else {
+            Quoting::Expanded
+        };
+        match node.kind() {
+            k::WORD | k::COMMAND_NAME | k::NUMBER | k::VARIABLE_NAME | k::BRACE_EXPRESSION
+                if node.named_child_count() == 0 =>
+            {
+                unquoted_literal(raw, quoted, out);
+            }
+            k::RAW_STRING => push_str(
+                out,
+                raw.strip_prefix('\'')
+                    .and_then(|r| r.strip_suffix('\''))
+                    .unwrap_or(raw),
+                Quoting::Quoted,
+            ),
+            k::ANSI_C_STRING => {
+                let mut s = String::new();
+                decode_ansi_c(raw, &mut s);
+                push_str(out, &s, Quoting::Quoted);
+            }
+            k::STRING_CONTENT => {
+                let mut s = String::new();
+                unescape_double_quoted(raw, &mut s);
+                push_str(out, &s, Quoting::Quoted);
+            }
+            k::STRING | k::TRANSLATED_STRING => {
+                let start = node.start_byte() + if raw.starts_with('$') { 2 } else { 1 };
+                let end = node.end_byte().saturating_sub(1).max(start);
+                let before = out.len();
+                let mut pos = start;
+                let mut c = node.walk();
+                let kids: Vec<Node<'s>> = node.named_children(&mut c).collect();
+                for kid in kids {
+                    if kid.start_byte() > pos {
+                        let mut s = String::new();
+                        unescape_double_quoted(self.src.get(pos..kid.start_byte())?, &mut s);
+                        push_str(out, &s, Quoting::Quoted);
+                    }
+                    self.chars(kid, true, out, via)?;
+                    pos = kid.end_byte();
+                }
+                if end > pos {
+                    let mut s = String::new();
+                    unescape_double_quoted(self.src.get(pos..end)?, &mut s);
+                    push_str(out, &s, Quoting::Quoted);
+                }
+                if out.len() == before {
+                    out.push(fields::EMPTY_QUOTED);
+                }
+            }
+            k::CONCATENATION | k::COMMAND_NAME | k::WORD | k::NUMBER => {
+                let mut pos = node.start_byte();
+                let mut c = node.walk();
+                let kids: Vec<Node<'s>> = node.named_children(&mut c).collect();
+                for kid in kids {
+                    if kid.start_byte() > pos {
+                        unquoted_literal(self.src.get(pos..kid.start_byte())?, quoted, out);
+                    }
+                    self.chars(kid, quoted, out, via)?;
+                    pos = kid.end_byte();
+                }
+                if node.end_byte() > pos {
+                    unquoted_literal(self.src.get(pos..node.end_byte())?, quoted, out);
+                }
+            }
+            k::SIMPLE_EXPANSION => {
+                let name = raw.strip_prefix('$')?;
+                let v = self.var(name)?;
+                via.get_or_insert(provenance(name));
+                push_str(out, &v, expanded);
+            }
+            k::EXPANSION => {
+                let name = params::name_of(raw)?;
+                let known = self.var(name);
+                let known = match &known {
+                    Some(v) => params::Known::Value(v),
+                    None => params::Known::Unknown,
+                };
+                let v = params::evaluate(raw, known)?;
+                via.get_or_insert(if raw == format!("${{{name}}}") {
+                    provenance(name)
+                } else {
+                    "a parameter operator on a value set in this command"
+                });
+                push_str(out, &v, expanded);
+            }
+            k::ARITHMETIC_EXPANSION => {
+                let inner = raw.strip_prefix("$((")?.strip_suffix("))")?;
+                let inner = inner.replace("${", "").replace(['}', '$'], "");
+                let v = arith::evaluate(&inner, &|n| self.var(n))?;
+                via.get_or_insert("arithmetic on constants");
+                push_str(out, &v.to_string(), expanded);
+            }
+            k::PROCESS_SUBSTITUTION => {
+                // Bash passes a descriptor path; the residual keeps the `<( )` itself
+                // (no provenance), so its commands are still read.
+                push_str(out, "/dev/fd/63", Quoting::Quoted);
+            }
+            k::COMMAND_SUBSTITUTION => {
+                if self.depth >= self.budget.max_depth {
+                    return None;
+                }
+                self.depth += 1;
+                // Replacements inside stay: the residual drops those an outer known
+                // word covers, and keeps them where the substitution stays unknown.
+                let v = self.subshell(|e| e.block(node, None));
+                self.depth -= 1;
+                let v = v?;
+                via.get_or_insert("a command substitution of a pure producer");
+                push_str(out, v.trim_end_matches('\n'), expanded);
+            }
+            _ => return None,
+        }
+        Some(())
+    }
+}
+
+/// Unquoted word text: backslash-escaped characters are quoted, the rest literal
+/// (inside double quotes everything is quoted).
+fn unquoted_literal(raw: &str, quoted: bool, out: &mut Chars) {
+    let mut cs = raw.chars();
+    while let Some(c) = cs.next() {
+        if quoted {
+            out.push((c, Quoting::Quoted));
+        } else if c == '\\' {
+            match cs.next() {
+                Some('\n') | None => {}
+                Some(n) => out.push((n, Quoting::Quoted)),
+            }
+        } else {
+            out.push((c, Quoting::Literal));
+        }
+    }
+}
+
+/// Where a variable's value came from, for the note.
+fn provenance(name: &str) -> &'static str {
+    if name == "IFS" {
+        "bash's default `$IFS`, a word separator"
+    } else if name.chars().all(|c| c.is_ascii_digit()) || name == "#" {
+        "an argument of the call"
+    } else {
+        "a variable set earlier in this command"
+    }
+}
+
+/// At most 80 characters of a value, for a note.
+fn short(s: &str) -> String {
+    // Control characters shown escaped; quotes as they are.
+    let s: String = s
+        .chars()
+        .flat_map(|c| {
+            if c.is_control() {
+                c.escape_debug().collect::<Vec<_>>()
+            } else {
+                vec![c]
+            }
+        })
+        .collect();
+    if s.chars().count() <= 80 {
+        s
+    } else {
+        s.chars().take(77).collect::<String>() + "…"
+    }
+}
