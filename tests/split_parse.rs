@@ -75,6 +75,16 @@ fn generated() -> Vec<String> {
         "cat < src/a.txt",
         "echo hi > out.txt",
         "dd if=/dev/zero of=/dev/sda",
+        "find . -name '*.rs' -exec grep -l x {} \\;",
+        "echo $HOME ${USER} $1 \"$X/y\"",
+        "xargs -I{} cp {} /tmp/",
+        "echo a\\|b a\\;b",
+        "grep -e a\\ b src/a.txt",
+        "ls \\\tx",
+        "rm -rf $HOME",
+        "r\\m -rf ~/x",
+        "c\\d /tmp",
+        "echo {a,b}.txt > out.txt",
     ];
     let seps = [" | ", " && ", " || ", "; ", "\n", "|", "&&"];
     let mut out = Vec::new();
@@ -86,7 +96,7 @@ fn generated() -> Vec<String> {
         (seed % n as u64) as usize
     };
     for k in 1..=12 {
-        for _ in 0..150 {
+        for _ in 0..300 {
             let mut s = String::new();
             for i in 0..k {
                 if i > 0 {

@@ -37,6 +37,24 @@ pub const MAX_NODES: usize = 200_000;
 /// How deep `sh -c "sh -c '…'"` strings are parsed again.
 pub const MAX_CODE_DEPTH: usize = 4;
 
+/// The order in which the compound note names operators and constructs (others follow
+/// in the order the walk found them).
+const COMPOUND_ORDER: &[&str] = &[
+    "&&",
+    "||",
+    "|",
+    "|&",
+    "&",
+    "heredoc pipeline",
+    "( )",
+    "{ }",
+    "if",
+    "while",
+    "for",
+    "case",
+    "function",
+];
+
 /// Why the AST engine could not produce an analysis of its own.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum AstError {
@@ -546,10 +564,20 @@ fn analyze_ast(command: &str, ctx: &AnalysisContext) -> Result<Analysis, AstErro
         }
         CommandClass::Compound => {
             let n = top.statements.max(1);
+            // In one fixed order, not the tree's: the grammar's GLR nests mixed
+            // pipelines and lists in shapes that vary with the stage count, and a
+            // text whose parts were parsed alone (`split`) must read the same.
+            let mut joined = top.compound.clone();
+            joined.sort_by_key(|c| {
+                COMPOUND_ORDER
+                    .iter()
+                    .position(|o| o == c)
+                    .unwrap_or(COMPOUND_ORDER.len())
+            });
             notes.push(format!(
                 "Compound command ({n} command{}, joined by {}): each part is checked on its own.",
                 if n == 1 { "" } else { "s" },
-                top.compound.join(" ")
+                joined.join(" ")
             ));
         }
         CommandClass::Simple => {}

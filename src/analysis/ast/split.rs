@@ -7,11 +7,13 @@
 //! The proof is deliberately narrow; anything it does not cover keeps the whole-text
 //! parse:
 //! - separators are `|`, `&&`, `||`, `;` and newline, outside single or double quotes;
-//! - nothing else bash could read as structure: no `$`, backtick, backslash, `(`, `)`,
-//!   `{`, `}`, `#`, `!`, lone `&`, `|&`, `;;`, `;&`, `>|`, `<<`, `<(`, `>(`, and no
-//!   unterminated quote;
+//! - nothing else bash could read as structure: no backtick, `(`, `)`, `#`, `!`, lone
+//!   `&`, `|&`, `;;`, `;&`, `>|`, `<<`, `<(`, `>(`, no `$` but a simple expansion
+//!   (`$NAME`, `${NAME}`, `$1`, `$@`, …), a backslash only as an escape of the next byte
+//!   (never a separator then), and no unterminated quote;
 //! - no word that is a reserved word or moves the cwd or wraps one that does (`if`,
-//!   `time`, `cd`, `pushd`, `command`, …), judged on the word with quotes removed;
+//!   `{`, `time`, `cd`, `pushd`, `command`, …), judged on the word with quotes and
+//!   escapes removed;
 //! - a redirect only in the first part of a statement (tree-sitter hangs a redirect of
 //!   a later stage on the whole pipeline or list before it, which the walk reads as a
 //!   late redirect; alone, the part would bind it to its command);
@@ -44,8 +46,34 @@ pub(crate) struct Statement {
 const REFUSED_WORDS: &[&str] = &[
     "if", "then", "else", "elif", "fi", "do", "done", "case", "esac", "while", "until", "for",
     "in", "select", "function", "time", "coproc", "[[", "]]", "cd", "chdir", "pushd", "popd",
-    "builtin", "command",
+    "builtin", "command", "{", "}",
 ];
+
+/// The length of the simple expansion at `b[i]` (a `$`): `$NAME`, `${NAME}`, `$1`,
+/// `$@`, `$*`, `$#`, `$?`, `$$`, `$-`. `None` for anything else (`$(`, `$((`, `${x:-y}`,
+/// `$'…'`, `$"…"`), which the proof does not cover.
+fn simple_expansion(b: &[u8], i: usize) -> Option<usize> {
+    let name = |from: usize| {
+        let first = *b.get(from)?;
+        if !(first.is_ascii_alphabetic() || first == b'_') {
+            return None;
+        }
+        Some(
+            b.get(from..)?
+                .iter()
+                .take_while(|c| c.is_ascii_alphanumeric() || **c == b'_')
+                .count(),
+        )
+    };
+    match *b.get(i + 1)? {
+        b'{' => {
+            let n = name(i + 2)?;
+            (b.get(i + 2 + n) == Some(&b'}')).then_some(n + 3)
+        }
+        c if c.is_ascii_digit() || matches!(c, b'@' | b'*' | b'#' | b'?' | b'$' | b'-') => Some(2),
+        _ => Some(1 + name(i + 1)?),
+    }
+}
 
 /// Fewer parts than this are parsed whole: the split pays off from here on.
 const MIN_PARTS: usize = 2;
@@ -103,16 +131,42 @@ pub(crate) fn split(src: &str) -> Option<Vec<Statement>> {
                 continue;
             }
             b'"' => {
-                let close = b.get(i + 1..)?.iter().position(|&x| x == b'"')?;
-                let inner = src.get(i + 1..i + 1 + close)?;
-                if inner.contains(['$', '`', '\\']) {
-                    return None;
+                // To the closing quote; `\"` and `\\` are escapes, `$` only a simple
+                // expansion, no backtick.
+                let mut j = i + 1;
+                loop {
+                    match *b.get(j)? {
+                        b'"' => break,
+                        b'\\' => {
+                            word.push(char::from(*b.get(j + 1)?));
+                            j += 2;
+                        }
+                        b'$' => {
+                            word.push('$');
+                            j += simple_expansion(b, j)?;
+                        }
+                        b'`' => return None,
+                        x => {
+                            word.push(char::from(x));
+                            j += 1;
+                        }
+                    }
                 }
-                word.push_str(inner);
-                i += close + 2;
+                i = j + 1;
                 continue;
             }
-            b'$' | b'`' | b'\\' | b'(' | b')' | b'{' | b'}' | b'#' | b'!' => return None,
+            b'\\' => {
+                // An escaped byte is part of the word, never a separator or a quote.
+                word.push(char::from(*b.get(i + 1)?));
+                i += 2;
+                continue;
+            }
+            b'$' => {
+                word.push('$');
+                i += simple_expansion(b, i)?;
+                continue;
+            }
+            b'`' | b'(' | b')' | b'#' | b'!' => return None,
             b' ' | b'\t' => end_word(&mut word)?,
             b'<' | b'>' => {
                 end_word(&mut word)?;
@@ -191,16 +245,11 @@ pub(crate) fn split(src: &str) -> Option<Vec<Statement>> {
         close_part(&mut cur, start, src.len(), redirect, &mut parts)?;
         statements.push(cur);
     }
-    // A statement that mixes `|` with `&&`/`||` is parsed whole: the grammar's GLR
-    // picks shapes there that no scan can predict (`a | b | c && d` is read as
-    // `pipeline(a, list(pipeline(b, c), d))`), and the walk notes operators in tree
-    // order.
-    if statements
-        .iter()
-        .any(|s| !s.ops.is_empty() && s.pipelines.iter().any(|p| p.len() > 1))
-    {
-        return None;
-    }
+    // A statement mixing `|` with `&&`/`||` is split too: the grammar's GLR picks
+    // shapes there that vary with the stage count (`a | b | c && d` is read as
+    // `pipeline(a, list(pipeline(b, c), d))`), but the walk visits the commands in
+    // source order whatever the shape, no part moves the cwd, and the compound note
+    // names the operators in a fixed order.
     (parts >= MIN_PARTS).then_some(statements)
 }
 
@@ -350,10 +399,18 @@ mod tests {
                 (vec![], vec![vec!["f".to_string()]]),
             ])
         );
-        assert!(split("a | b && c").is_none());
+        assert!(split("a | b && c").is_some());
         assert!(split("a 2>&1 | grep 'x | y' | sort -u > out.txt").is_none());
-        assert!(split("cargo build 2>&1 | tail -20 | head -3").is_some());
+        assert!(split("cargo build 2>&1 | tail -20 && git diff --stat").is_some());
         assert!(split("a; b;").is_some());
+        assert!(
+            split("find . -exec grep -l x {} \\; | xargs -I{} echo \"$HOME/{}\" ${X}").is_some()
+        );
+        assert_eq!(
+            shape("echo a\\|b | c").map(|s| s.len()),
+            Some(1),
+            "an escaped `|` is no separator"
+        );
     }
 
     #[test]
@@ -361,10 +418,16 @@ mod tests {
         for src in [
             "ls",
             "a | $(b)",
+            "a | $((1))",
+            "a | ${x:-y}",
+            "a | $'x'",
+            "a | \"$(b)\"",
             "a | `b`",
             "a | b\\",
             "a | (b)",
             "a | { b; }",
+            "c\\d x && ls",
+            "a | \"c\"d x",
             "a & b",
             "a |& b",
             "a | b # c",
@@ -373,7 +436,6 @@ mod tests {
             "| a",
             "a && && b",
             "a ;; b",
-            "a | \"b $x\"",
             "a | 'b",
             "cd x && ls",
             "c'd' x && ls",
