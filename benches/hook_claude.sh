@@ -3,6 +3,7 @@
 # Usage: bash benches/hook_claude.sh [path/to/khaelor-perm]   (RUNS=300 by default)
 set -euo pipefail
 BIN=$(realpath "${1:-target/release/khaelor-perm}")
+HERE=$(cd "$(dirname "$0")" && pwd)
 W=$(mktemp -d); mkdir -p "$W/proj/src" "$W/home" "$W/state"; echo hello > "$W/proj/src/a.txt"
 cd "$W/proj"
 mk() { printf '{"session_id":"%s","cwd":"%s","hook_event_name":"PreToolUse","permission_mode":"default","tool_name":"%s","tool_input":%s,"tool_use_id":"t"}' "$1" "$W/proj" "$2" "$3" > "$W/$1.json"; }
@@ -26,5 +27,5 @@ for r in json.load(open(sys.argv[1]))["results"]:
 PY
 # The same cases without hyperfine's shell: spawned directly, interleaved with
 # /bin/true, ratios to its median (the issue-13 target is <= 1.5x).
-python3 "$(dirname "$0")/hook_floor.py" "$BIN" "$W" "${RUNS:-300}"
+python3 "$HERE/hook_floor.py" "$BIN" "$W" "${RUNS:-300}"
 wc -l "$W"/state/sessions/*.jsonl

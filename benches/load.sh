@@ -88,7 +88,7 @@ end
 LUA
 cat "$work/evaluate.lua" "$work/report.lua" > "$work/evaluate_report.lua"
 
-HOME="$work/home" RUST_LOG=error "$bin" serve --addr 127.0.0.1:0 --state-dir "$work/state" \
+HOME="$work/home" RUST_LOG=error ${SERVER_ENV:-} "$bin" serve --addr 127.0.0.1:0 --state-dir "$work/state" \
     > "$work/stdout" 2> "$work/stderr" &
 pid=$!
 for _ in $(seq 1 100); do
