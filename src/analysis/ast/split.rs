@@ -364,7 +364,10 @@ fn merge(plan: &mut Plan, part: Plan, offset: usize) {
 mod tests {
     use super::*;
 
-    fn shape(src: &str) -> Option<Vec<(Vec<&'static str>, Vec<Vec<String>>)>> {
+    /// A statement as (its list operators, its pipelines' stage texts).
+    type Shape = (Vec<&'static str>, Vec<Vec<String>>);
+
+    fn shape(src: &str) -> Option<Vec<Shape>> {
         split(src).map(|ss| {
             ss.into_iter()
                 .map(|s| {
