@@ -9,7 +9,7 @@
 # Prints req/s, p50, p99, non-2xx count for each, and the server's RSS (VmRSS) after.
 #
 # Needs wrk (`apt-get install -y wrk`). Knobs: DURATION=10s CONNS=8 THREADS=2
-# COMMANDS=200 CORPUS=dir-with-tldr.txt-and-nl2bash.txt.
+# COMMANDS=200 CORPUS=dir-with-tldr.txt-and-nl2bash.txt BIN=prebuilt-binary.
 set -euo pipefail
 
 here="$(cd "$(dirname "$0")/.." && pwd)"
@@ -29,8 +29,12 @@ if [ -z "$corpus" ]; then
 fi
 [ -n "$corpus" ] || { echo "load.sh: no corpus found; set CORPUS=dir" >&2; exit 2; }
 
-cargo build --release --quiet --bin khaelor-perm
-bin="$here/target/release/khaelor-perm"
+if [ -n "${BIN:-}" ]; then
+    bin="$(realpath "$BIN")"
+else
+    cargo build --release --quiet --bin khaelor-perm
+    bin="$here/target/release/khaelor-perm"
+fi
 
 work="$(mktemp -d)"
 pid=""
@@ -84,7 +88,7 @@ end
 LUA
 cat "$work/evaluate.lua" "$work/report.lua" > "$work/evaluate_report.lua"
 
-HOME="$work/home" RUST_LOG=error "$bin" serve --addr 127.0.0.1:0 --state-dir "$work/state" \
+HOME="$work/home" RUST_LOG=error ${SERVER_ENV:-} "$bin" serve --addr 127.0.0.1:0 --state-dir "$work/state" \
     > "$work/stdout" 2> "$work/stderr" &
 pid=$!
 for _ in $(seq 1 100); do

@@ -12,6 +12,8 @@
 //! reaches one (as written, or through a symlink) is unknown: `resolve_word` returns
 //! `None`, `resolve_existing_prefix` a non-absolute `unknown:…` path, and both ask.
 
+use std::cell::RefCell;
+use std::collections::HashMap;
 use std::fs;
 use std::path::{Component, Path, PathBuf};
 
@@ -72,14 +74,133 @@ pub fn resolve_existing_prefix(p: &Path) -> PathBuf {
     }
 }
 
+/// What one `lstat` said about a path, as the walk below uses it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Lstat {
+    Missing,
+    Plain,
+    Symlink,
+}
+
+/// The file system facts one call has already read (issue 13): every `lstat` and
+/// `readlink` of the walk below, and the project root, canonicalised once. Only alive
+/// inside a [`CallScope`]; outside one every resolution asks the kernel afresh.
+#[derive(Debug, Default)]
+struct Memo {
+    lstat: HashMap<PathBuf, Lstat>,
+    links: HashMap<PathBuf, Option<PathBuf>>,
+    /// The root to canonicalise on first use; `None` once done.
+    root: Option<PathBuf>,
+}
+
+thread_local! {
+    static MEMO: RefCell<Option<Memo>> = const { RefCell::new(None) };
+}
+
+/// While alive, path resolution on this thread memoises `lstat` and `readlink` (one
+/// call of an analysis reads each path once, however many words name it), and treats
+/// `root` as canonical once one `realpath` of it confirmed so, instead of walking its
+/// components for every path below it. Scopes nest; the outermost one clears the memo,
+/// so nothing is remembered from one call to the next.
+#[must_use = "the memo lives as long as the scope"]
+pub struct CallScope {
+    outermost: bool,
+}
+
+impl CallScope {
+    pub fn new(root: &Path) -> Self {
+        let outermost = MEMO.with(|m| match m.try_borrow_mut() {
+            Ok(mut slot) if slot.is_none() => {
+                *slot = Some(Memo {
+                    root: Some(root.to_path_buf()),
+                    ..Memo::default()
+                });
+                true
+            }
+            _ => false,
+        });
+        CallScope { outermost }
+    }
+}
+
+impl Drop for CallScope {
+    fn drop(&mut self) {
+        if self.outermost {
+            MEMO.with(|m| {
+                if let Ok(mut slot) = m.try_borrow_mut() {
+                    *slot = None;
+                }
+            });
+        }
+    }
+}
+
+/// Whether a memo is alive on this thread (then the fast path below is skipped: the
+/// memoised walk gives the same answer with fewer system calls).
+fn memo_active() -> bool {
+    MEMO.with(|m| m.try_borrow().map(|s| s.is_some()).unwrap_or(false))
+}
+
+/// `lstat`, through the memo when one is alive. Before the first path under the root
+/// is read, the root is canonicalised once: when it still is its own canonical form,
+/// it and its ancestors are recorded as plain directories.
+fn lstat(p: &Path) -> Lstat {
+    let read = |p: &Path| match fs::symlink_metadata(p) {
+        Err(_) => Lstat::Missing,
+        Ok(m) if m.file_type().is_symlink() => Lstat::Symlink,
+        Ok(_) => Lstat::Plain,
+    };
+    MEMO.with(|m| {
+        let Ok(mut slot) = m.try_borrow_mut() else {
+            return read(p);
+        };
+        let Some(memo) = slot.as_mut() else {
+            return read(p);
+        };
+        if let Some(root) = memo.root.take_if(|r| p.starts_with(r.as_path()))
+            && fs::canonicalize(&root).is_ok_and(|c| c == root)
+        {
+            for a in root.ancestors() {
+                memo.lstat.insert(a.to_path_buf(), Lstat::Plain);
+            }
+        }
+        if let Some(&known) = memo.lstat.get(p) {
+            return known;
+        }
+        let got = read(p);
+        memo.lstat.insert(p.to_path_buf(), got);
+        got
+    })
+}
+
+/// `readlink`, through the memo when one is alive.
+fn read_link(p: &Path) -> Option<PathBuf> {
+    MEMO.with(|m| {
+        let Ok(mut slot) = m.try_borrow_mut() else {
+            return fs::read_link(p).ok();
+        };
+        let Some(memo) = slot.as_mut() else {
+            return fs::read_link(p).ok();
+        };
+        if let Some(known) = memo.links.get(p) {
+            return known.clone();
+        }
+        let got = fs::read_link(p).ok();
+        memo.links.insert(p.to_path_buf(), got.clone());
+        got
+    })
+}
+
 fn resolve_with_budget(p: &Path, budget: &mut usize, alias: &mut bool) -> PathBuf {
     if is_process_alias(p) {
         *alias = true;
         return p.to_path_buf();
     }
     // Fast path: the whole path exists and no symlink was followed (a followed link
-    // may go through an alias, so that case takes the walk below).
-    if let Ok(c) = fs::canonicalize(p)
+    // may go through an alias, so that case takes the walk below). Inside a call scope
+    // the walk below reads through the memo and gives the same answer more cheaply.
+    if !memo_active()
+        && let Ok(c) = fs::canonicalize(p)
         && c == clean(p)
     {
         return c;
@@ -92,7 +213,7 @@ fn resolve_with_budget(p: &Path, budget: &mut usize, alias: &mut bool) -> PathBu
             Component::Prefix(_) | Component::RootDir | Component::CurDir => {}
             Component::ParentDir => {
                 cur.pop();
-                exists = fs::symlink_metadata(&cur).is_ok();
+                exists = lstat(&cur) != Lstat::Missing;
             }
             Component::Normal(name) => {
                 cur.push(name);
@@ -100,17 +221,17 @@ fn resolve_with_budget(p: &Path, budget: &mut usize, alias: &mut bool) -> PathBu
                     continue;
                 }
                 // One lstat per component; only symlinks need more work.
-                match fs::symlink_metadata(&cur) {
-                    Err(_) => exists = false,
-                    Ok(m) if !m.file_type().is_symlink() => {}
-                    Ok(_) => {
+                match lstat(&cur) {
+                    Lstat::Missing => exists = false,
+                    Lstat::Plain => {}
+                    Lstat::Symlink => {
                         if *budget == 0 {
                             exists = false;
                             continue;
                         }
                         *budget -= 1;
-                        match fs::read_link(&cur) {
-                            Ok(target) => {
+                        match read_link(&cur) {
+                            Some(target) => {
                                 let base = cur.parent().map(Path::to_path_buf).unwrap_or_default();
                                 let next = if target.is_absolute() {
                                     target
@@ -122,9 +243,9 @@ fn resolve_with_budget(p: &Path, budget: &mut usize, alias: &mut bool) -> PathBu
                                 if *alias {
                                     return cur;
                                 }
-                                exists = fs::symlink_metadata(&cur).is_ok();
+                                exists = lstat(&cur) != Lstat::Missing;
                             }
-                            Err(_) => exists = false,
+                            None => exists = false,
                         }
                     }
                 }

@@ -26,11 +26,13 @@ pub enum EngineChoice {
 
 /// Analyzes one bash command with the AST engine (falling back to the lexer).
 pub fn analyze(command: &str, ctx: &AnalysisContext) -> Analysis {
+    let _fs = crate::paths::CallScope::new(ctx.root());
     ast::analyze(command, ctx)
 }
 
 /// Analyzes one bash command with the V1 lexer only.
 pub fn analyze_lexer(command: &str, ctx: &AnalysisContext) -> Analysis {
+    let _fs = crate::paths::CallScope::new(ctx.root());
     lexer::analyze(command, ctx)
 }
 

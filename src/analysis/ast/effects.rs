@@ -349,20 +349,20 @@ fn expand_glob(word: &str, cwd: &Cwd, ctx: &AnalysisContext) -> Option<Vec<Strin
         "" => PathBuf::from("/"),
         d => resolve(d, cwd, ctx)?,
     };
-    let matcher = globset::GlobBuilder::new(last)
-        .case_insensitive(true)
-        .literal_separator(true)
-        .backslash_escape(false)
-        .build()
-        .ok()?
-        .compile_matcher();
+    // Compiled only once the directory has an entry to match, and kept per thread:
+    // building the matcher (a case-insensitive regex) costs far more than reading a
+    // directory, and agents repeat their patterns.
+    let mut matcher: Option<globset::GlobMatcher> = None;
     let mut names = Vec::new();
     for (n, entry) in std::fs::read_dir(&dir).ok()?.enumerate() {
         if n >= MAX_GLOB_ENTRIES {
             return None;
         }
         let name = entry.ok()?.file_name().into_string().ok()?;
-        if matcher.is_match(&name) {
+        if matcher.is_none() {
+            matcher = Some(glob_matcher(last)?);
+        }
+        if matcher.as_ref().is_some_and(|m| m.is_match(&name)) {
             if dir_part.is_empty() && name.starts_with('-') {
                 return None;
             }
@@ -378,6 +378,39 @@ fn expand_glob(word: &str, cwd: &Cwd, ctx: &AnalysisContext) -> Option<Vec<Strin
     }
     names.sort();
     Some(names)
+}
+
+/// Most compiled glob matchers kept per thread (then the cache starts over).
+const GLOB_CACHE: usize = 256;
+
+thread_local! {
+    static GLOBS: std::cell::RefCell<std::collections::HashMap<String, globset::GlobMatcher>> =
+        std::cell::RefCell::new(std::collections::HashMap::new());
+}
+
+/// The matcher of one glob operand's last component, as `expand_glob` reads it (case
+/// ignored, `/` literal, no escapes). A pure function of the text, so it is memoised.
+fn glob_matcher(pattern: &str) -> Option<globset::GlobMatcher> {
+    let cached = GLOBS.with(|g| g.try_borrow().ok()?.get(pattern).cloned());
+    if let Some(m) = cached {
+        return Some(m);
+    }
+    let m = globset::GlobBuilder::new(pattern)
+        .case_insensitive(true)
+        .literal_separator(true)
+        .backslash_escape(false)
+        .build()
+        .ok()?
+        .compile_matcher();
+    GLOBS.with(|g| {
+        if let Ok(mut g) = g.try_borrow_mut() {
+            if g.len() >= GLOB_CACHE {
+                g.clear();
+            }
+            g.insert(pattern.to_string(), m.clone());
+        }
+    });
+    Some(m)
 }
 
 /// Whether every bracket class of a glob is a plain set (`[ab]`, `[!a-z]`, `[^0-9_.]`):

@@ -11,6 +11,7 @@
 mod effects;
 mod evaluate;
 pub mod kinds;
+mod split;
 mod walk;
 
 use std::cell::{Cell, RefCell};
@@ -36,6 +37,24 @@ pub const MAX_DEPTH: usize = 256;
 pub const MAX_NODES: usize = 200_000;
 /// How deep `sh -c "sh -c '…'"` strings are parsed again.
 pub const MAX_CODE_DEPTH: usize = 4;
+
+/// The order in which the compound note names operators and constructs (others follow
+/// in the order the walk found them).
+const COMPOUND_ORDER: &[&str] = &[
+    "&&",
+    "||",
+    "|",
+    "|&",
+    "&",
+    "heredoc pipeline",
+    "( )",
+    "{ }",
+    "if",
+    "while",
+    "for",
+    "case",
+    "function",
+];
 
 /// Why the AST engine could not produce an analysis of its own.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -71,6 +90,30 @@ impl AstError {
 
 thread_local! {
     static PARSER: RefCell<Option<Parser>> = const { RefCell::new(None) };
+    /// Whether `plan` may parse proven parts alone (see `split`); on by default.
+    static SPLIT: Cell<bool> = const { Cell::new(true) };
+}
+
+/// Runs `f` with the split-before-parse off on this thread: every text is parsed
+/// whole. For the differential test and benchmarks that hold the split analysis to the
+/// whole-text one; the engine itself never turns it off.
+pub fn with_whole_parse<R>(f: impl FnOnce() -> R) -> R {
+    struct Restore(bool);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            SPLIT.with(|s| s.set(self.0));
+        }
+    }
+    let _restore = Restore(SPLIT.with(|s| s.replace(false)));
+    f()
+}
+
+/// Whether the scan proves the top-level separators of `command` (after line
+/// continuations are removed), so that its parts are parsed alone.
+pub fn splits(command: &str) -> bool {
+    crate::shell::source::splice(command)
+        .ok()
+        .is_some_and(|s| split::split(&s).is_some())
 }
 
 /// Parses `src` with this thread's parser under the time budget. Non-ASCII bytes are
@@ -267,6 +310,21 @@ fn misread_construct(root: Node<'_>, src: &str) -> Option<String> {
             kinds::COMMAND => {
                 let mut cursor = node.walk();
                 let kids: Vec<Node<'_>> = node.named_children(&mut cursor).collect();
+                // A newline between two words ends the command for bash; after a
+                // pipeline of three stages the grammar's GLR can read it as a blank
+                // (`a | b | c<NL>rm x && d` as the command `c rm x`), hiding a command.
+                for pair in kids.windows(2) {
+                    if let [a, b] = pair
+                        && bytes
+                            .get(a.end_byte()..b.start_byte())
+                            .is_some_and(|gap| gap.contains(&b'\n'))
+                    {
+                        return Some(format!(
+                            "a newline at byte {} ends the command for bash, which the grammar read as a blank",
+                            a.end_byte()
+                        ));
+                    }
+                }
                 for pair in kids.windows(2) {
                     if let [a, b] = pair
                         && a.end_byte() == b.start_byte()
@@ -317,6 +375,14 @@ fn plan(src: &str, ctx: &AnalysisContext, cwd: Cwd) -> Result<Plan, AstError> {
     // text bash reads.
     let spliced = crate::shell::source::splice(src).map_err(|e| AstError::Parse(e.to_string()))?;
     let src: &str = &spliced;
+    // Issue 13: parts whose top-level separators the scan proves are parsed alone (the
+    // grammar is superlinear in pipeline stages); anything unproven is parsed whole.
+    if SPLIT.with(Cell::get)
+        && let Some(statements) = split::split(src)
+        && let Some(plan) = split::plan_parts(&statements, src, ctx, &cwd)
+    {
+        return Ok(plan);
+    }
     let tree = parse(src)?;
     let root = tree.root_node();
     if root.has_error() {
@@ -529,10 +595,20 @@ fn analyze_ast(command: &str, ctx: &AnalysisContext) -> Result<Analysis, AstErro
         }
         CommandClass::Compound => {
             let n = top.statements.max(1);
+            // In one fixed order, not the tree's: the grammar's GLR nests mixed
+            // pipelines and lists in shapes that vary with the stage count, and a
+            // text whose parts were parsed alone (`split`) must read the same.
+            let mut joined = top.compound.clone();
+            joined.sort_by_key(|c| {
+                COMPOUND_ORDER
+                    .iter()
+                    .position(|o| o == c)
+                    .unwrap_or(COMPOUND_ORDER.len())
+            });
             notes.push(format!(
                 "Compound command ({n} command{}, joined by {}): each part is checked on its own.",
                 if n == 1 { "" } else { "s" },
-                top.compound.join(" ")
+                joined.join(" ")
             ));
         }
         CommandClass::Simple => {}
