@@ -24,6 +24,10 @@
 //! analysis is not opaque-and-held (opaque, not allowed, no always pattern). A violation
 //! is *hard* (the done criterion) when the default policy allowed the call or offered an
 //! always pattern; otherwise it is a softer disagreement.
+//!
+//! The strict check (`strict`, issue 9) holds bash to the static evaluator's code on its
+//! own, opaque or not: see `strict` for what "agrees" means. A disagreement is a failure
+//! of its own kind in the report.
 
 use serde::Serialize;
 
