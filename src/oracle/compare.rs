@@ -24,10 +24,15 @@
 //! analysis is not opaque-and-held (opaque, not allowed, no always pattern). A violation
 //! is *hard* (the done criterion) when the default policy allowed the call or offered an
 //! always pattern; otherwise it is a softer disagreement.
+//!
+//! The strict check (`strict`, issue 9) holds bash to the static evaluator's code on its
+//! own, opaque or not: see `strict` for what "agrees" means. A disagreement is a failure
+//! of its own kind in the report.
 
 use serde::Serialize;
 
-use super::{Exec, Observed};
+use super::{Exec, Observed, RunStatus};
+use crate::analysis::ast::{EvaluatedCode, EvaluatedCommand};
 use crate::config::Policy;
 use crate::decide::decide;
 use crate::rules::Action;
@@ -282,6 +287,286 @@ pub fn judge(
     }
 }
 
+/// Bash's builtins and keywords (bash 5.2, `compgen -b -k`): they never reach `execve`,
+/// so the strict check expects no executed argv for them.
+const BUILTINS: &[&str] = &[
+    ".",
+    ":",
+    "[",
+    "[[",
+    "]]",
+    "alias",
+    "bg",
+    "bind",
+    "break",
+    "builtin",
+    "caller",
+    "case",
+    "cd",
+    "command",
+    "compgen",
+    "complete",
+    "compopt",
+    "continue",
+    "coproc",
+    "declare",
+    "dirs",
+    "disown",
+    "do",
+    "done",
+    "echo",
+    "elif",
+    "else",
+    "enable",
+    "esac",
+    "eval",
+    "exec",
+    "exit",
+    "export",
+    "false",
+    "fc",
+    "fg",
+    "fi",
+    "for",
+    "function",
+    "getopts",
+    "hash",
+    "help",
+    "history",
+    "if",
+    "in",
+    "jobs",
+    "kill",
+    "let",
+    "local",
+    "logout",
+    "mapfile",
+    "popd",
+    "printf",
+    "pushd",
+    "pwd",
+    "read",
+    "readarray",
+    "readonly",
+    "return",
+    "select",
+    "set",
+    "shift",
+    "shopt",
+    "source",
+    "suspend",
+    "test",
+    "then",
+    "time",
+    "times",
+    "trap",
+    "true",
+    "type",
+    "typeset",
+    "ulimit",
+    "umask",
+    "unalias",
+    "unset",
+    "until",
+    "wait",
+    "while",
+    "{",
+    "}",
+    "!",
+];
+
+/// Why bash's run and the evaluator's code disagree (the strict check, issue 9).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum StrictReason {
+    /// An evaluated command that must have run (literal words, external program,
+    /// straight code that bash entered, the command ran to its end) was not executed.
+    NotExecuted,
+    /// Bash executed a program the evaluated code names, with arguments no evaluated
+    /// command of that program has.
+    ExecutedDifferently,
+}
+
+impl StrictReason {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            StrictReason::NotExecuted => "evaluatedNotExecuted",
+            StrictReason::ExecutedDifferently => "executedNotEvaluated",
+        }
+    }
+}
+
+/// One disagreement of the strict check.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StrictFinding {
+    pub reason: StrictReason,
+    /// The evaluated command (not executed) or the executed argv (not evaluated).
+    pub what: String,
+}
+
+/// The strict check's verdict on one evaluated command.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StrictVerdict {
+    pub findings: Vec<StrictFinding>,
+    /// Evaluated commands bash was seen to execute exactly (0: nothing confirmed, e.g.
+    /// everything was fed to a program the sandbox does not have).
+    pub confirmed: usize,
+}
+
+/// Whether `c`'s program is external: a literal name that is no builtin, keyword,
+/// function or alias of the code.
+fn external<'a>(c: &'a EvaluatedCommand, defines: &[String]) -> Option<&'a str> {
+    let w0 = c.words.first()?;
+    if !c.literal.first().copied().unwrap_or(false)
+        || BUILTINS.contains(&w0.as_str())
+        || defines.iter().any(|d| d == w0)
+    {
+        return None;
+    }
+    Some(basename(w0))
+}
+
+/// The commands of `code` the strict check holds bash to: literal words, external
+/// program (`defines`: every function and alias the evaluated code defines).
+fn checked<'a>(code: &'a EvaluatedCode, defines: &[String]) -> Vec<&'a EvaluatedCommand> {
+    code.commands
+        .iter()
+        .filter(|c| external(c, defines).is_some() && c.literal.iter().all(|l| *l))
+        .collect()
+}
+
+/// Whether an evaluated command stands for `argv`: the program by basename, a literal
+/// word equal to one argument, an unknown word for any number of them.
+fn evaluated_matches(c: &EvaluatedCommand, argv: &[String]) -> bool {
+    let (Some(w0), Some((p, args))) = (c.words.first(), argv.split_first()) else {
+        return false;
+    };
+    if basename(w0) != basename(p) {
+        return false;
+    }
+    let words: Vec<String> = c
+        .words
+        .iter()
+        .zip(&c.literal)
+        .skip(1)
+        .map(|(w, lit)| {
+            if *lit {
+                w.clone()
+            } else {
+                // Unknown: stands for any run of arguments, like a dynamic part word.
+                "$?".to_string()
+            }
+        })
+        .collect();
+    literal_args_match(&words, args)
+}
+
+/// `args_match`, where only the marker `$?` is dynamic: an evaluated literal word may
+/// hold `$` or `*` as plain characters and must then equal an argument exactly.
+fn literal_args_match(words: &[String], args: &[String]) -> bool {
+    match words.split_first() {
+        None => args.is_empty(),
+        Some((w, rest)) if w == "$?" => {
+            (0..=args.len()).any(|k| literal_args_match(rest, args.get(k..).unwrap_or(&[])))
+        }
+        Some((w, rest)) => args
+            .split_first()
+            .is_some_and(|(a, more)| a == w && literal_args_match(rest, more)),
+    }
+}
+
+/// The strict check (issue 9's done criterion): what bash executed against the code the
+/// static evaluator computed. Precisely:
+/// - An evaluated command is *checked* when its program word is a literal, external
+///   name (no builtin or keyword, no function or alias the code defines) and all its
+///   words are literals.
+/// - A code entry is *entered* when it runs with its parent (the command's residual, or
+///   the residual of code that was entered) and its parent was entered (the command
+///   itself always is); code fed to a shell, function, `xargs`, interpreter, or a name
+///   a glob may stand for, is entered when bash executed at least one of its checked
+///   commands exactly (the sandbox has only bash: `base64`, `python3`, `xargs` fail, so
+///   what they would feed never runs).
+/// - `NotExecuted`: bash ran the command to its end, a code entry was entered and is
+///   straight (no `&&`, `||`, `&`, `if`, loop, `case`, function definition: each of its
+///   commands runs), and one of its checked commands was not executed (same basename,
+///   same arguments exactly).
+/// - `ExecutedDifferently`: bash executed an argv whose program some checked evaluated
+///   command names, and no evaluated command of that program (an unknown word standing
+///   for any run of arguments) has its arguments. Holds on time-outs too: an executed
+///   argv is a fact.
+pub fn strict(codes: &[EvaluatedCode], observed: &Observed) -> StrictVerdict {
+    let executed = |c: &EvaluatedCommand| {
+        observed
+            .executed
+            .iter()
+            .any(|e| evaluated_matches(c, &e.argv))
+    };
+    // Every name any code defines: a function defined in the residual is called from
+    // code fed elsewhere.
+    let defines: Vec<String> = codes.iter().flat_map(|c| c.defines.clone()).collect();
+    let mut entered: Vec<bool> = Vec::with_capacity(codes.len());
+    let mut v = StrictVerdict::default();
+    let push = |v: &mut StrictVerdict, f: StrictFinding| {
+        if !v.findings.contains(&f) {
+            v.findings.push(f);
+        }
+    };
+    for code in codes {
+        let mine = checked(code, &defines);
+        let seen = mine.iter().filter(|c| executed(c)).count();
+        let parent_entered = code
+            .parent
+            .is_none_or(|p| entered.get(p).copied().unwrap_or(false));
+        let is_entered = if code.runs_with_parent {
+            parent_entered
+        } else {
+            seen > 0
+        };
+        entered.push(is_entered);
+        v.confirmed += seen;
+        if is_entered && code.straight && observed.status == RunStatus::Ran {
+            for c in mine.iter().filter(|c| !executed(c)) {
+                push(
+                    &mut v,
+                    StrictFinding {
+                        reason: StrictReason::NotExecuted,
+                        what: show_argv(&c.words),
+                    },
+                );
+            }
+        }
+    }
+    let named: Vec<&str> = codes
+        .iter()
+        .flat_map(|code| checked(code, &defines))
+        .filter_map(|c| external(c, &defines))
+        .collect();
+    for e in &observed.executed {
+        let Some(p) = e.argv.first().map(|a| basename(a)) else {
+            continue;
+        };
+        if !named.contains(&p) {
+            continue;
+        }
+        let any = codes
+            .iter()
+            .flat_map(|code| &code.commands)
+            .any(|c| evaluated_matches(c, &e.argv));
+        if !any {
+            push(
+                &mut v,
+                StrictFinding {
+                    reason: StrictReason::ExecutedDifferently,
+                    what: show_argv(&e.argv),
+                },
+            );
+        }
+    }
+    v
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -340,6 +625,93 @@ mod tests {
             searched: Vec::new(),
             writes: writes.iter().map(|w| w.to_string()).collect(),
         }
+    }
+
+    fn code(parent: Option<usize>, with_parent: bool, cmds: &[&[&str]]) -> EvaluatedCode {
+        EvaluatedCode {
+            code: String::new(),
+            parent,
+            runs_with_parent: with_parent,
+            straight: true,
+            commands: cmds
+                .iter()
+                .map(|c| EvaluatedCommand {
+                    words: words(c),
+                    literal: c.iter().map(|w| !w.starts_with('$')).collect(),
+                })
+                .collect(),
+            defines: Vec::new(),
+        }
+    }
+
+    /// The strict rule: a wrong value, a missing execution and a fed code that never ran.
+    #[test]
+    fn strict_check_holds_bash_to_the_evaluated_code() {
+        let reasons = |codes: &[EvaluatedCode], o: &Observed| {
+            strict(codes, o)
+                .findings
+                .iter()
+                .map(|f| f.reason)
+                .collect::<Vec<_>>()
+        };
+        // The residual `rm -rf /` ran as computed: agrees and is confirmed.
+        let top = code(None, true, &[&["rm", "-rf", "/"]]);
+        let v = strict(
+            std::slice::from_ref(&top),
+            &observed(&[&["rm", "-rf", "/"]], &[]),
+        );
+        assert!(v.findings.is_empty() && v.confirmed == 1, "{v:?}");
+        // The evaluator said `rm -rf /`, bash ran `rX -rf /`: not executed.
+        assert_eq!(
+            reasons(
+                std::slice::from_ref(&top),
+                &observed(&[&["rX", "-rf", "/"]], &[])
+            ),
+            vec![StrictReason::NotExecuted]
+        );
+        // Bash ran `rm` with other arguments: both directions disagree.
+        assert_eq!(
+            reasons(
+                std::slice::from_ref(&top),
+                &observed(&[&["rm", "-rf", "/x"]], &[])
+            ),
+            vec![StrictReason::NotExecuted, StrictReason::ExecutedDifferently]
+        );
+        // Cut by the time limit: a missing execution is no evidence, a wrong one is.
+        let mut cut = observed(&[], &[]);
+        cut.status = RunStatus::TimedOut;
+        assert!(reasons(std::slice::from_ref(&top), &cut).is_empty());
+        cut.executed = observed(&[&["rm", "/x"]], &[]).executed;
+        assert_eq!(
+            reasons(std::slice::from_ref(&top), &cut),
+            vec![StrictReason::ExecutedDifferently]
+        );
+        // Builtins never reach execve; unknown words match any run of arguments.
+        let b = code(None, true, &[&["echo", "hi"], &["ls", "$d", "-l"]]);
+        assert!(reasons(&[b], &observed(&[&["ls", "a", "b", "-l"]], &[])).is_empty());
+        // Code fed to `base64 -d | bash`: the sandbox has no base64, so the fed code is
+        // not entered; once one of its commands ran, all of a straight code must.
+        let top = code(None, true, &[&["base64", "-d"], &["bash"]]);
+        let fed = code(Some(0), false, &[&["shutdown", "-h", "now"], &["id"]]);
+        let codes = [top, fed];
+        assert!(
+            reasons(&codes, &observed(&[&["base64", "-d"], &["bash"]], &[])).is_empty(),
+            "not entered"
+        );
+        assert_eq!(
+            reasons(
+                &codes,
+                &observed(
+                    &[&["base64", "-d"], &["bash"], &["shutdown", "-h", "now"]],
+                    &[]
+                )
+            ),
+            vec![StrictReason::NotExecuted]
+        );
+        // A conditional code (`a && b`) holds no command to having run.
+        let mut cond = code(None, true, &[&["a"], &["b"]]);
+        cond.straight = false;
+        assert!(reasons(&[cond], &observed(&[&["a"]], &[])).is_empty());
     }
 
     /// The verdict's kinds, on analyses whose shape no soundness fix changes.
