@@ -151,7 +151,7 @@ pub(crate) fn evaluate(root: Node<'_>, src: &str, cwd: &Cwd, plan: &mut Plan) {
 
 /// Whether anything in the plan could be computed: a dynamic or pattern word, a shell,
 /// an interpreter, `xargs`, `eval`, an alias or function, a script run by path.
-fn worth_evaluating(plan: &Plan) -> bool {
+pub(crate) fn worth_evaluating(plan: &Plan) -> bool {
     if !plan.obfuscated.is_empty() || !plan.functions.is_empty() {
         return true;
     }

@@ -376,10 +376,13 @@ fn plan(src: &str, ctx: &AnalysisContext, cwd: Cwd) -> Result<Plan, AstError> {
     let spliced = crate::shell::source::splice(src).map_err(|e| AstError::Parse(e.to_string()))?;
     let src: &str = &spliced;
     // Issue 13: parts whose top-level separators the scan proves are parsed alone (the
-    // grammar is superlinear in pipeline stages); anything unproven is parsed whole.
+    // grammar is superlinear in pipeline stages); anything unproven is parsed whole. A
+    // plan the static evaluator has work on is parsed whole too: it reads values across
+    // statements (`c=ch; ${c}mod …`), which parts parsed alone cannot carry.
     if SPLIT.with(Cell::get)
         && let Some(statements) = split::split(src)
         && let Some(plan) = split::plan_parts(&statements, src, ctx, &cwd)
+        && !evaluate::worth_evaluating(&plan)
     {
         return Ok(plan);
     }

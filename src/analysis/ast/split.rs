@@ -324,6 +324,9 @@ fn merge(plan: &mut Plan, part: Plan, offset: usize) {
         unknown_cwd_after,
         functions,
         mut code,
+        // Parts are evaluated only as a whole text (`plan` parses whole whatever the
+        // evaluator has work on), so a part carries no evaluation of its own.
+        evaluated: _,
     } = part;
     for c in &mut commands {
         for w in c.assignments.iter_mut().chain(c.words.iter_mut()) {
