@@ -4,8 +4,7 @@
 //! Owns the flags, the progress bar and the exit status; the harness is
 //! `crate::oracle`. Exit statuses: 0 no hard violation, 1 at least one (bash ran a
 //! program or wrote a file the analysis did not report while the default policy allowed
-//! the call or offered an always pattern) or an evaluator disagreement (bash did not run
-//! what the static evaluator computed, `oracle::compare::strict`), 2 usage error, unreadable file, or a sandbox
+//! the call or offered an always pattern), 2 usage error, unreadable file, or a sandbox
 //! that cannot be set up.
 
 use std::io::IsTerminal;
@@ -17,7 +16,7 @@ use crate::oracle::{generate, report};
 
 #[derive(Debug, clap::Args)]
 #[command(
-    after_help = "Exit status: 0 no hard violation, 1 hard violations or evaluator disagreements, 2 usage error, \
+    after_help = "Exit status: 0 no hard violation, 1 hard violations, 2 usage error, \
 unreadable file or no working sandbox.\n\n\
 Files: a `.jsonl` fixture table (its `command` fields), a `grammars-tests/*.txt` pin file \
 (its snippets) or a list of commands, one per line.\n\n\

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
-use super::compare::{Reason, Said, StrictReason, judge, strict};
+use super::compare::{Reason, Said, judge};
 use super::inputs::Input;
 use super::sandbox::{Sandbox, SandboxError};
 use super::{Observed, RunStatus};
@@ -45,38 +45,6 @@ pub struct ReasonStats {
     pub soft_examples: Vec<Example>,
 }
 
-/// One command where bash's run and the evaluator's code disagree.
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct StrictExample {
-    pub source: String,
-    pub line: usize,
-    pub command: String,
-    pub reason: StrictReason,
-    /// The evaluated commands not executed, or the executed argvs not evaluated.
-    pub what: Vec<String>,
-    /// Each evaluated code entry.
-    pub evaluated: Vec<String>,
-}
-
-/// The strict check of the static evaluator (issue 9, `compare::strict`).
-#[derive(Debug, Clone, Default, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct StrictStats {
-    /// Commands run for which the evaluator computed code.
-    pub evaluated: usize,
-    /// Of those, commands with no disagreement.
-    pub agreeing: usize,
-    /// Of the agreeing, commands where bash executed at least one evaluated command
-    /// exactly (the others: everything checkable was fed to a program the sandbox
-    /// lacks, or is a builtin, or holds unknown words).
-    pub confirmed: usize,
-    /// Commands with a disagreement: a failure, like a hard violation.
-    pub disagreeing: usize,
-    pub by_reason: BTreeMap<StrictReason, usize>,
-    pub examples: Vec<StrictExample>,
-}
-
 /// The whole run.
 #[derive(Debug, Clone, Default, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -97,8 +65,6 @@ pub struct Report {
     /// Commands with only softer violations.
     pub soft: usize,
     pub by_reason: BTreeMap<Reason, ReasonStats>,
-    /// The static evaluator against bash.
-    pub strict: StrictStats,
     /// Wall-clock seconds of the sandbox runs and of the analysis.
     pub sandbox_seconds: f64,
     pub analysis_seconds: f64,
@@ -157,7 +123,6 @@ fn add(report: &mut Report, input: &Input, obs: &Observed, ctx: &AnalysisContext
         RunStatus::TimedOut => report.timed_out += 1,
         RunStatus::Ran => report.ran += 1,
     }
-    add_strict(report, input, obs, ctx);
     let analysis = crate::analysis::analyze(&input.command, ctx);
     let v = judge(&input.command, analysis, obs, ctx, policy);
     if v.findings.is_empty() {
@@ -201,95 +166,10 @@ fn add(report: &mut Report, input: &Input, obs: &Observed, ctx: &AnalysisContext
     }
 }
 
-/// The strict check of one command, when the evaluator computed code for it.
-fn add_strict(report: &mut Report, input: &Input, obs: &Observed, ctx: &AnalysisContext) {
-    let Some(codes) = crate::analysis::ast::evaluated_code(&input.command, ctx) else {
-        return;
-    };
-    let st = &mut report.strict;
-    st.evaluated += 1;
-    let v = strict(&codes, obs);
-    if v.findings.is_empty() {
-        st.agreeing += 1;
-        if v.confirmed > 0 {
-            st.confirmed += 1;
-        }
-        return;
-    }
-    st.disagreeing += 1;
-    let mut reasons: Vec<StrictReason> = v.findings.iter().map(|f| f.reason).collect();
-    reasons.sort();
-    reasons.dedup();
-    for r in reasons {
-        *st.by_reason.entry(r).or_default() += 1;
-        if st.examples.len() < EXAMPLES * 2 {
-            st.examples.push(StrictExample {
-                source: input.source.clone(),
-                line: input.line,
-                command: input.command.clone(),
-                reason: r,
-                what: v
-                    .findings
-                    .iter()
-                    .filter(|f| f.reason == r)
-                    .map(|f| f.what.clone())
-                    .collect(),
-                evaluated: codes.iter().map(|c| c.code.clone()).collect(),
-            });
-        }
-    }
-}
-
 impl Report {
-    /// The done criterion: no hard violation, and bash ran what the evaluator computed.
+    /// The done criterion: no hard violation.
     pub fn passes(&self) -> bool {
-        self.hard == 0 && self.strict.disagreeing == 0
-    }
-
-    fn strict_text(&self, markdown: bool) -> String {
-        let st = &self.strict;
-        let mut s = if markdown {
-            format!(
-                "\n### Strict check of the evaluator\n\n\
-                 | evaluated | agreeing | confirmed by an execution | disagreeing |\n\
-                 |---:|---:|---:|---:|\n| {} | {} | {} | {} |\n",
-                st.evaluated, st.agreeing, st.confirmed, st.disagreeing
-            )
-        } else {
-            format!(
-                "evaluator (strict): {} evaluated, {} agreeing ({} confirmed by an execution), {} disagreeing\n",
-                st.evaluated, st.agreeing, st.confirmed, st.disagreeing
-            )
-        };
-        for (r, n) in &st.by_reason {
-            s.push_str(&format!(
-                "{}{}: {n}\n",
-                if markdown { "\n- " } else { "  " },
-                r.as_str()
-            ));
-        }
-        for e in st.examples.iter().take(EXAMPLES) {
-            s.push_str(&if markdown {
-                format!(
-                    "- `{:?}` — {}: `{}`; evaluated `{:?}`\n",
-                    e.command,
-                    e.reason.as_str(),
-                    e.what.join(" | "),
-                    e.evaluated
-                )
-            } else {
-                format!(
-                    "  [{}] {}:{}  {:?}\n      {}\n      evaluated: {:?}\n",
-                    e.reason.as_str(),
-                    e.source,
-                    e.line,
-                    e.command,
-                    e.what.join(" | "),
-                    e.evaluated
-                )
-            });
-        }
-        s
+        self.hard == 0
     }
 
     pub fn text(&self) -> String {
@@ -309,7 +189,6 @@ impl Report {
             self.analysis_seconds,
             self.throughput
         );
-        s.push_str(&self.strict_text(false));
         for (reason, st) in &self.by_reason {
             s.push_str(&format!(
                 "\n{}: {} hard, {} soft\n",
@@ -377,7 +256,6 @@ impl Report {
                 }
             }
         }
-        s.push_str(&self.strict_text(true));
         s
     }
 }
