@@ -12,8 +12,6 @@
 
 mod common;
 
-use std::path::PathBuf;
-
 use khaelor_perm::analysis::analyze;
 use khaelor_perm::config::Policy;
 use khaelor_perm::decide::decide;
@@ -39,34 +37,6 @@ struct FloorCase {
     command: String,
 }
 
-struct World {
-    _tmp: tempfile::TempDir,
-    root: PathBuf,
-    home: PathBuf,
-}
-
-fn world(allow_all: bool) -> World {
-    let tmp = tempfile::tempdir().unwrap();
-    let base = std::fs::canonicalize(tmp.path()).unwrap();
-    let root = base.join("proj");
-    let home = base.join("home");
-    std::fs::create_dir_all(root.join("src")).unwrap();
-    std::fs::create_dir_all(&home).unwrap();
-    if allow_all {
-        std::fs::create_dir_all(root.join(".khaelor")).unwrap();
-        std::fs::copy(
-            common::fixtures_dir().join("configs/allow_all.json"),
-            root.join(".khaelor/config.json"),
-        )
-        .unwrap();
-    }
-    World {
-        _tmp: tmp,
-        root,
-        home,
-    }
-}
-
 fn decide_one(command: &str, policy: &Policy, ctx: &AnalysisContext) -> (Action, bool) {
     let call = map_call("bash", &serde_json::json!({ "command": command }), ctx).unwrap();
     let d = decide(policy, &[], &call, ctx, true);
@@ -75,7 +45,7 @@ fn decide_one(command: &str, policy: &Policy, ctx: &AnalysisContext) -> (Action,
 
 #[test]
 fn every_category_reads_the_attack_and_keeps_the_look_alike() {
-    let w = world(false);
+    let w = common::world(false, &["src"]);
     let policy = common::load_trusted_policy(&w.root, &w.home, None);
     let ctx = AnalysisContext::new(&w.root, None, &w.home).unwrap();
     let table: Vec<(usize, Case)> = common::load_table("evaluator.jsonl");
@@ -111,7 +81,7 @@ fn every_category_reads_the_attack_and_keeps_the_look_alike() {
 }
 
 fn floor_share(allow_all: bool) {
-    let w = world(allow_all);
+    let w = common::world(allow_all, &["src"]);
     let policy = common::load_trusted_policy(&w.root, &w.home, None);
     let ctx = AnalysisContext::new(&w.root, None, &w.home).unwrap();
     let table: Vec<(usize, FloorCase)> = common::load_table("evaluator_floor.jsonl");

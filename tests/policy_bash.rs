@@ -11,8 +11,6 @@
 
 mod common;
 
-use std::path::PathBuf;
-
 use khaelor_perm::config::Policy;
 use khaelor_perm::decide::decide;
 use khaelor_perm::messages::HARDLINE_NOTE;
@@ -38,41 +36,12 @@ struct Case {
     allow_all_reasons: Option<Vec<String>>,
 }
 
-struct World {
-    _tmp: tempfile::TempDir,
-    root: PathBuf,
-    home: PathBuf,
-}
-
-fn world(allow_all: bool) -> World {
-    let tmp = tempfile::tempdir().unwrap();
-    let base = std::fs::canonicalize(tmp.path()).unwrap();
-    let root = base.join("proj");
-    let home = base.join("home");
-    std::fs::create_dir_all(root.join(".git/hooks")).unwrap();
-    std::fs::create_dir_all(root.join("src")).unwrap();
-    std::fs::create_dir_all(&home).unwrap();
-    if allow_all {
-        std::fs::create_dir_all(root.join(".khaelor")).unwrap();
-        std::fs::copy(
-            common::fixtures_dir().join("configs/allow_all.json"),
-            root.join(".khaelor/config.json"),
-        )
-        .unwrap();
-    }
-    World {
-        _tmp: tmp,
-        root,
-        home,
-    }
-}
-
 fn run(allow_all: bool) {
     run_preset(allow_all, false);
 }
 
 fn run_preset(allow_all: bool, strict: bool) {
-    let w = world(allow_all);
+    let w = common::world(allow_all, &[".git/hooks", "src"]);
     let policy: Policy = if strict {
         common::load_trusted_policy_preset(&w.root, &w.home, khaelor_perm::presets::Preset::Strict)
     } else {

@@ -12,8 +12,6 @@
 
 mod common;
 
-use std::path::PathBuf;
-
 use khaelor_perm::analysis::analyze;
 use khaelor_perm::config::Policy;
 use khaelor_perm::decide::decide;
@@ -41,35 +39,6 @@ struct Case {
     no_always: bool,
 }
 
-struct World {
-    _tmp: tempfile::TempDir,
-    root: PathBuf,
-    home: PathBuf,
-}
-
-fn world(allow_all: bool) -> World {
-    let tmp = tempfile::tempdir().unwrap();
-    let base = std::fs::canonicalize(tmp.path()).unwrap();
-    let root = base.join("proj");
-    let home = base.join("home");
-    std::fs::create_dir_all(root.join("src")).unwrap();
-    std::fs::create_dir_all(root.join("build")).unwrap();
-    std::fs::create_dir_all(&home).unwrap();
-    if allow_all {
-        std::fs::create_dir_all(root.join(".khaelor")).unwrap();
-        std::fs::copy(
-            common::fixtures_dir().join("configs/allow_all.json"),
-            root.join(".khaelor/config.json"),
-        )
-        .unwrap();
-    }
-    World {
-        _tmp: tmp,
-        root,
-        home,
-    }
-}
-
 fn basename(w: &str) -> &str {
     w.rsplit('/').next().unwrap_or(w)
 }
@@ -79,7 +48,7 @@ fn run(allow_all: bool) {
 }
 
 fn run_preset(allow_all: bool, strict: bool) {
-    let w = world(allow_all);
+    let w = common::world(allow_all, &["src", "build"]);
     // The allow-all project file is the user's own here: trusted (issue 14).
     let policy: Policy = if strict {
         common::load_trusted_policy_preset(&w.root, &w.home, khaelor_perm::presets::Preset::Strict)

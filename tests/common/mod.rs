@@ -68,3 +68,37 @@ pub fn load_trusted_policy_preset(
     }
     khaelor_perm::config::load_policy_preset(root, home, None, Some(&store), Some(preset))
 }
+
+/// A project `proj/` (with `dirs` made inside it) and a separate `home/` under one
+/// canonical temp dir; with `allow_all`, the project config allows everything
+/// (`fixtures/configs/allow_all.json`), so only the floor and the caps can stop a call.
+pub struct World {
+    _tmp: tempfile::TempDir,
+    pub root: PathBuf,
+    pub home: PathBuf,
+}
+
+pub fn world(allow_all: bool, dirs: &[&str]) -> World {
+    let tmp = tempfile::tempdir().unwrap();
+    let base = std::fs::canonicalize(tmp.path()).unwrap();
+    let root = base.join("proj");
+    let home = base.join("home");
+    for d in dirs {
+        std::fs::create_dir_all(root.join(d)).unwrap();
+    }
+    std::fs::create_dir_all(&root).unwrap();
+    std::fs::create_dir_all(&home).unwrap();
+    if allow_all {
+        std::fs::create_dir_all(root.join(".khaelor")).unwrap();
+        std::fs::copy(
+            fixtures_dir().join("configs/allow_all.json"),
+            root.join(".khaelor/config.json"),
+        )
+        .unwrap();
+    }
+    World {
+        _tmp: tmp,
+        root,
+        home,
+    }
+}
