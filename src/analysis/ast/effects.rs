@@ -206,7 +206,11 @@ pub(crate) fn command_effects(cmd: &SimpleCommand, ctx: &AnalysisContext, fx: &m
         redirect_effects(r, &cwd, ctx, fx);
     }
     stdin_program(cmd, &words, &cwd, fx);
-    fx.hardline(hardline::check(&words, ctx, &super::Reader));
+    fx.hardline(hardline::check(
+        &words,
+        ctx,
+        &crate::analysis::lexer::Reader,
+    ));
     let verdict = if fx.verifying && !cmd.text.is_empty() {
         verdict(cmd, ctx, fx)
     } else {
@@ -739,7 +743,11 @@ fn apply_description(
         }
     }
     if let Some(canonical) = &d.canonical {
-        fx.hardline(hardline::check(canonical, ctx, &super::Reader));
+        fx.hardline(hardline::check(
+            canonical,
+            ctx,
+            &crate::analysis::lexer::Reader,
+        ));
     }
 }
 
@@ -789,7 +797,11 @@ fn run_words(words: Vec<String>, cwd: Cwd, ctx: &AnalysisContext, fx: &mut Effec
             text.clone(),
             format!("Run {text}"),
         ));
-        fx.hardline(hardline::check(&inner, ctx, &super::Reader));
+        fx.hardline(hardline::check(
+            &inner,
+            ctx,
+            &crate::analysis::lexer::Reader,
+        ));
         cur = inner;
     }
     inner_effects(&cur, &cwd, ctx, fx, depth);
@@ -854,7 +866,11 @@ fn inner_effects(
             itext.clone(),
             format!("Run {itext}"),
         ));
-        fx.hardline(hardline::check(&inner, ctx, &super::Reader));
+        fx.hardline(hardline::check(
+            &inner,
+            ctx,
+            &crate::analysis::lexer::Reader,
+        ));
         run_words(inner, cwd.clone(), ctx, fx, depth + 1);
     }
 
@@ -1010,7 +1026,11 @@ fn find_effects(
                             text.clone(),
                             format!("Run {text}"),
                         ));
-                        fx.hardline(hardline::check(&with_dir, ctx, &super::Reader));
+                        fx.hardline(hardline::check(
+                            &with_dir,
+                            ctx,
+                            &crate::analysis::lexer::Reader,
+                        ));
                         fx.wrapped = true;
                         run_words(with_dir, cwd.clone(), ctx, fx, depth + 1);
                     }

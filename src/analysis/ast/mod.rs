@@ -20,6 +20,11 @@ use std::time::{Duration, Instant};
 use tree_sitter::{Node, ParseOptions, ParseState, Parser, Tree};
 
 use crate::hardline;
+// How the floor reads code it meets in this engine's commands: through the lexer's
+// lowering. The code loop in `analyze_ast` parses every code string with tree-sitter
+// anyway and puts that plan through the floor too, so a second tree-sitter parse (and
+// evaluation) inside the floor would only repeat it on every call that runs `sh -c`.
+use crate::analysis::lexer::Reader;
 use crate::vocab::{
     Analysis, AnalysisContext, Capability, CapabilityRequest, CommandClass, EngineKind, Fallback,
     FallbackReason,
@@ -415,17 +420,6 @@ fn plan(src: &str, ctx: &AnalysisContext, cwd: Cwd) -> Result<Plan, AstError> {
     Ok(plan)
 }
 
-/// The AST engine's code reader for the floor: tree-sitter first; code it cannot parse
-/// gets the lexer's reading, so the floor may still find danger in it.
-pub(crate) struct Reader;
-
-impl hardline::CodeReader for Reader {
-    fn read(&self, code: &str, cwd: &Cwd, ctx: &AnalysisContext) -> Plan {
-        plan(code, ctx, cwd.clone())
-            .unwrap_or_else(|_| crate::analysis::lexer::lower_text(code, cwd))
-    }
-}
-
 /// Analyzes one command with the AST engine; falls back to the lexer, fail closed.
 pub fn analyze(command: &str, ctx: &AnalysisContext) -> Analysis {
     match analyze_ast(command, ctx) {
@@ -490,10 +484,15 @@ fn analyze_ast(command: &str, ctx: &AnalysisContext) -> Result<Analysis, AstErro
             if !seen_code.insert(code.clone()) {
                 continue;
             }
-            // Defence in depth: the lexer's reading of the code goes through the floor too.
-            let lexer_plan = crate::analysis::lexer::lower_text(&code, &cwd);
-            if let Some(hit) =
-                hardline::check_plan(&lexer_plan, ctx, &crate::analysis::lexer::Reader)
+            // Defence in depth: the lexer's reading of the code goes through the floor too,
+            // where it could fire.
+            let lexed = crate::lexer::lex(&code);
+            if crate::analysis::lexer::floor_relevant(&code, &lexed)
+                && let Some(hit) = hardline::check_plan(
+                    &crate::analysis::lexer::lower(&code, lexed, &cwd),
+                    ctx,
+                    &Reader,
+                )
             {
                 fx.hardline.get_or_insert(hit);
             }
@@ -563,7 +562,7 @@ fn analyze_ast(command: &str, ctx: &AnalysisContext) -> Result<Analysis, AstErro
     if fx.hardline.is_none() && crate::analysis::lexer::floor_relevant(command, &lexed) {
         let cwd = Cwd::Known(ctx.cwd().to_path_buf());
         let lexer_plan = crate::analysis::lexer::lower(command, lexed, &cwd);
-        fx.hardline = hardline::check_plan(&lexer_plan, ctx, &crate::analysis::lexer::Reader);
+        fx.hardline = hardline::check_plan(&lexer_plan, ctx, &Reader);
     }
 
     if top.background {
