@@ -33,10 +33,23 @@ enum Event {
     StatMissing {
         path: String,
     },
-    /// `clone`/`clone3`/`fork`/`vfork` returned this child pid in the parent.
+    /// `clone`/`clone3`/`fork`/`vfork` returned this child in the parent. `decode_call`
+    /// knows only the pid (life 0); `events_by_proc` binds it to the child's life.
     Spawn {
-        child: u32,
+        child: Proc,
     },
+}
+
+/// One process: a pid and which of its lives in the trace. The kernel reuses pids
+/// (`pid_max` is 32,768 here) and a runaway command forks tens of thousands of
+/// processes in a batch, so a pid alone would merge a dead process' history with
+/// a later, unrelated one, and credit the later one's programs to the first one's
+/// command.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+struct Proc {
+    pid: u32,
+    /// 0 for the first process with this pid in the trace, 1 for the next, ...
+    life: u32,
 }
 
 /// Decodes a strace `-xx` string body (`\x6c\x73`), also accepting plain characters and
@@ -211,16 +224,30 @@ fn decode_call(call: &str) -> Option<Event> {
             u32::try_from(ret)
                 .ok()
                 .filter(|c| *c > 0)
-                .map(|child| Event::Spawn { child })
+                .map(|pid| Event::Spawn {
+                    child: Proc { pid, life: 0 },
+                })
         }
         _ => None,
     }
 }
 
-/// Splits a trace into per-pid event lists, in each pid's own order.
-fn events_by_pid(text: &str) -> BTreeMap<u32, Vec<(usize, Event)>> {
-    let mut pending: HashMap<u32, String> = HashMap::new();
-    let mut out: BTreeMap<u32, Vec<(usize, Event)>> = BTreeMap::new();
+/// Splits a trace into per-process event lists, in each process' own order.
+///
+/// A pid's life ends at its `+++ exited with` / `+++ killed by` line; every process
+/// prints one, so lives are delimited exactly. A spawn is bound to the child's first
+/// life that starts after the spawning call began: the kernel makes the child during
+/// the call, and strace prints the child's lines only after the call's first half (a
+/// complete `clone(...) = N` line means nothing was printed in between). The child
+/// may print lines, even exit, before the parent's return line, so the return line
+/// itself cannot be the bound.
+fn events_by_proc(text: &str) -> BTreeMap<Proc, Vec<(usize, Event)>> {
+    // An unfinished call's text and the line it began on.
+    let mut pending: HashMap<u32, (String, usize)> = HashMap::new();
+    // Per pid: the first line of each life, and the life now running.
+    let mut starts: HashMap<u32, Vec<usize>> = HashMap::new();
+    let mut life: HashMap<u32, u32> = HashMap::new();
+    let mut raw: Vec<(Proc, usize, usize, Event)> = Vec::new();
     for (seq, line) in text.lines().enumerate() {
         let Some((pid, rest)) = line.split_once(' ') else {
             continue;
@@ -228,24 +255,46 @@ fn events_by_pid(text: &str) -> BTreeMap<u32, Vec<(usize, Event)>> {
         let Ok(pid) = pid.parse::<u32>() else {
             continue;
         };
+        let current = *life.entry(pid).or_insert(0);
+        let lives = starts.entry(pid).or_default();
+        if lives.len() <= current as usize {
+            lives.push(seq);
+        }
+        let this = Proc { pid, life: current };
         let rest = rest.trim_start();
-        let call = if let Some(head) = rest.strip_suffix(" <unfinished ...>") {
-            pending.insert(pid, head.to_string());
+        if rest.starts_with("+++ exited") || rest.starts_with("+++ killed") {
+            pending.remove(&pid);
+            life.insert(pid, current + 1);
+            continue;
+        }
+        let (call, began) = if let Some(head) = rest.strip_suffix(" <unfinished ...>") {
+            pending.insert(pid, (head.to_string(), seq));
             continue;
         } else if let Some(tail) = rest.strip_prefix("<... ") {
             let Some((_, after)) = tail.split_once(" resumed>") else {
                 continue;
             };
-            let Some(head) = pending.remove(&pid) else {
+            let Some((head, began)) = pending.remove(&pid) else {
                 continue;
             };
-            format!("{head}{after}")
+            (format!("{head}{after}"), began)
         } else {
-            rest.to_string()
+            (rest.to_string(), seq)
         };
         if let Some(e) = decode_call(&call) {
-            out.entry(pid).or_default().push((seq, e));
+            raw.push((this, seq, began, e));
         }
+    }
+    let mut out: BTreeMap<Proc, Vec<(usize, Event)>> = BTreeMap::new();
+    for (proc_, seq, began, mut e) in raw {
+        if let Event::Spawn { child } = &mut e {
+            // The first life of the child's pid that starts after the call began; a
+            // child that printed nothing yet (a cut trace) gets a life of its own.
+            let lives = starts.get(&child.pid).map(Vec::as_slice).unwrap_or(&[]);
+            let k = lives.partition_point(|&first| first <= began);
+            child.life = u32::try_from(k).unwrap_or(u32::MAX);
+        }
+        out.entry(proc_).or_default().push((seq, e));
     }
     out
 }
@@ -289,10 +338,10 @@ fn exempt_write(path: &str) -> bool {
 /// are the sandbox's PATH entries (to recognise lookup probes). Commands whose marker is
 /// missing get empty facts with status `Ran`; the caller decides what that means.
 pub fn observe(text: &str, count: usize, path_dirs: &[String]) -> Vec<Observed> {
-    let events = events_by_pid(text);
+    let events = events_by_proc(text);
     // Parents from the spawn returns; command roots from the harness' execs.
-    let mut parent: HashMap<u32, u32> = HashMap::new();
-    let mut root_of: HashMap<u32, usize> = HashMap::new();
+    let mut parent: HashMap<Proc, Proc> = HashMap::new();
+    let mut root_of: HashMap<Proc, usize> = HashMap::new();
     for (&pid, evs) in &events {
         for (_, e) in evs {
             match e {
@@ -308,9 +357,9 @@ pub fn observe(text: &str, count: usize, path_dirs: &[String]) -> Vec<Observed> 
             }
         }
     }
-    let command_of = |mut pid: u32| -> Option<usize> {
+    let command_of = |mut pid: Proc| -> Option<usize> {
         // INVARIANT: the walk is bounded by the number of known parents, so a cycle
-        // from pid reuse cannot loop forever.
+        // from a misread trace cannot loop forever.
         for _ in 0..=parent.len() {
             if let Some(&i) = root_of.get(&pid) {
                 return Some(i);
@@ -320,16 +369,8 @@ pub fn observe(text: &str, count: usize, path_dirs: &[String]) -> Vec<Observed> 
         None
     };
 
-    // Cwd per pid: a child starts where its parent was at the spawn. Parents are
-    // processed before children by walking from the pids that have no known parent.
-    let mut children: HashMap<u32, Vec<(usize, u32)>> = HashMap::new();
-    for (&pid, evs) in &events {
-        for (k, (_, e)) in evs.iter().enumerate() {
-            if let Event::Spawn { child } = e {
-                children.entry(pid).or_default().push((k, *child));
-            }
-        }
-    }
+    // Cwd per process: a child starts where its parent was at the spawn. Parents are
+    // processed before children by walking from the processes with no known parent.
     let mut out: Vec<Observed> = (0..count)
         .map(|_| Observed {
             status: RunStatus::Ran,
@@ -340,12 +381,12 @@ pub fn observe(text: &str, count: usize, path_dirs: &[String]) -> Vec<Observed> 
         .collect();
     // Executions in trace order (the walk below visits processes depth first).
     let mut exec_seq: Vec<Vec<(usize, Exec)>> = vec![Vec::new(); count];
-    let mut stack: Vec<(u32, Option<String>)> = events
+    let mut stack: Vec<(Proc, Option<String>)> = events
         .keys()
         .filter(|p| !parent.contains_key(p))
         .map(|p| (*p, None))
         .collect();
-    let mut seen: std::collections::HashSet<u32> = std::collections::HashSet::new();
+    let mut seen: std::collections::HashSet<Proc> = std::collections::HashSet::new();
     while let Some((pid, start_cwd)) = stack.pop() {
         if !seen.insert(pid) {
             continue;
@@ -419,7 +460,7 @@ pub fn observe(text: &str, count: usize, path_dirs: &[String]) -> Vec<Observed> 
 /// The indices whose marker appears in the trace (a command whose marker is missing
 /// never started, e.g. because the batch was cut).
 pub fn started(text: &str) -> Vec<usize> {
-    let mut v: Vec<usize> = events_by_pid(text)
+    let mut v: Vec<usize> = events_by_proc(text)
         .values()
         .flatten()
         .filter_map(|(_, e)| match e {
@@ -500,5 +541,47 @@ mod tests {
         assert_eq!(o.writes, vec!["/p/out".to_string()]);
         assert_eq!(o.searched, vec!["zz".to_string()]);
         assert_eq!(started(&trace), vec![0]);
+    }
+
+    #[test]
+    fn a_reused_pid_is_a_new_process() {
+        // pid 12 runs command 0 and exits; a runaway command 1 later forks a child that
+        // gets pid 12 again, and that child's program is command 1's, not command 0's.
+        let nf = hex("/.oracle/nf");
+        let bash = hex("/bin/bash");
+        let exec_nf = |pid: u32, name: &str| {
+            format!(
+                "{pid} execve(\"{nf}\", [\"{nf}\", \"{}\"], 0x1 /* 1 vars */) = -1 ENOENT (x)",
+                hex(name)
+            )
+        };
+        let marker = |pid: u32, i: usize| {
+            format!(
+                "{pid} execve(\"{bash}\", [\"{}\", \"-c\"], 0x1 /* 1 vars */) = 0",
+                hex(&format!("__khaelor_oracle__:{i}"))
+            )
+        };
+        let trace = [
+            "10 clone(child_stack=NULL, flags=SIGCHLD) = 12".to_string(),
+            marker(12, 0),
+            exec_nf(12, "ls"),
+            "12 +++ exited with 127 +++".to_string(),
+            "10 clone(child_stack=NULL, flags=SIGCHLD) = 20".to_string(),
+            marker(20, 1),
+            "20 clone(child_stack=NULL, flags=SIGCHLD <unfinished ...>".to_string(),
+            // The reused pid prints, and even exits, before its parent's return line.
+            exec_nf(12, "sleep"),
+            "12 +++ exited with 127 +++".to_string(),
+            "20 <... clone resumed>) = 12".to_string(),
+            "20 clone(child_stack=NULL, flags=SIGCHLD) = 12".to_string(),
+            exec_nf(12, "systemctl"),
+        ]
+        .join("\n");
+        let obs = observe(&trace, 2, &[]);
+        let names = |o: &Observed| -> Vec<String> {
+            o.executed.iter().map(|e| e.argv.join(" ")).collect()
+        };
+        assert_eq!(names(&obs[0]), vec!["ls".to_string()]);
+        assert_eq!(names(&obs[1]), vec!["sleep".to_string(), "systemctl".to_string()]);
     }
 }
