@@ -15,7 +15,7 @@ use std::hint::black_box;
 use std::path::Path;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use khaelor_perm::vocab::AnalysisContext;
+use khaelor_perm::model::vocab::AnalysisContext;
 
 mod common;
 

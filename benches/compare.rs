@@ -16,10 +16,10 @@ use std::hint::black_box;
 use std::path::Path;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use khaelor_perm::config::Policy;
-use khaelor_perm::decide::decide;
+use khaelor_perm::model::vocab::AnalysisContext;
+use khaelor_perm::policy::config::Policy;
+use khaelor_perm::policy::decide::decide;
 use khaelor_perm::tools::map_call;
-use khaelor_perm::vocab::AnalysisContext;
 
 mod common;
 

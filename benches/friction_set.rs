@@ -11,12 +11,12 @@
 
 use std::path::{Path, PathBuf};
 
-use khaelor_perm::config::Policy;
-use khaelor_perm::decide::decide;
-use khaelor_perm::presets::Preset;
-use khaelor_perm::rules::{Action, DEFAULT_RULES, PermissionRule, RuleSource};
+use khaelor_perm::model::vocab::{AnalysisContext, CommandClass};
+use khaelor_perm::policy::config::Policy;
+use khaelor_perm::policy::decide::decide;
+use khaelor_perm::policy::presets::Preset;
+use khaelor_perm::policy::rules::{Action, DEFAULT_RULES, PermissionRule, RuleSource};
 use khaelor_perm::tools::map_call;
-use khaelor_perm::vocab::{AnalysisContext, CommandClass};
 use serde::Deserialize;
 
 #[derive(Debug, Clone, Deserialize)]
@@ -116,7 +116,7 @@ pub fn policies(w: &World) -> Vec<(&'static str, Policy)> {
     let mut out = vec![("seed defaults", Policy::from_rules(seed))];
     for p in Preset::ALL {
         let policy =
-            khaelor_perm::config::load_policy_preset(&w.root, &w.home, None, None, Some(p));
+            khaelor_perm::policy::config::load_policy_preset(&w.root, &w.home, None, None, Some(p));
         out.push((p.as_str(), policy));
     }
     out

@@ -1,39 +1,29 @@
 //! khaelor-perm: decides, before an AI coding agent runs a tool, whether the call may run
 //! silently, must ask the user, or is denied.
 //!
-//! Data flows one way: tool call -> capability mapping (`tools`) -> bash analysis
-//! (`analysis`: `ast`, with `lexer` as fail-closed fallback) -> requests -> evaluation
-//! (`rules`, layered by `config`, floored by `hardline`) -> decision -> events and
-//! responses (`session`, `http`). Analysis knows nothing of rules; rules know nothing of
-//! bash; handlers only translate.
+//! Data flows one way, and the layers show as folders:
+//! tool call -> capability mapping (`tools`) -> bash analysis (`analysis`: the AST engine
+//! with the V1 lexer as fail-closed fallback, both reading the one IR in `shell` and the
+//! program table in `programs`; the floor in `floor` reads that IR) -> requests (`model`)
+//! -> decision (`policy`: rules, layered config, decide) -> wording (`presentation`) ->
+//! events and grants (`session`) -> responses (`http`, `cli`, `hosts`, which only
+//! translate). Analysis knows nothing of rules; rules know nothing of bash. `interop`
+//! reads and writes other tools' rule formats; `compare` and `oracle` are the
+//! verification tools (the engines against each other, the analysis against bash).
 #![forbid(unsafe_code)]
 
 pub mod analysis;
-pub mod arity;
 pub mod cli;
-pub mod commands;
 pub mod compare;
-pub mod config;
-pub mod containers;
-pub mod decide;
-pub mod grants;
-pub mod hardline;
+pub mod floor;
 pub mod hosts;
 pub mod http;
 pub mod interop;
-pub mod json;
-pub mod lexer;
-pub mod messages;
+pub mod model;
 pub mod oracle;
-pub mod paths;
-pub mod presets;
+pub mod policy;
+pub mod presentation;
 pub mod programs;
-pub mod protected;
-pub mod reach;
-pub mod rules;
-pub mod schema;
 pub mod session;
 pub mod shell;
 pub mod tools;
-pub mod trust;
-pub mod vocab;

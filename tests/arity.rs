@@ -11,8 +11,9 @@ mod common;
 
 use std::path::Path;
 
-use khaelor_perm::vocab::{AnalysisContext, collapse_whitespace};
-use khaelor_perm::{arity, lexer};
+use khaelor_perm::analysis::arity;
+use khaelor_perm::model::vocab::{AnalysisContext, collapse_whitespace};
+use khaelor_perm::shell::lexer;
 use serde::Deserialize;
 
 #[derive(Debug, Deserialize)]

@@ -12,7 +12,7 @@
 use std::path::Path;
 
 use khaelor_perm::analysis::{analyze, analyze_lexer};
-use khaelor_perm::vocab::{AnalysisContext, CommandClass, EngineKind, FallbackReason};
+use khaelor_perm::model::vocab::{AnalysisContext, CommandClass, EngineKind, FallbackReason};
 
 fn ctx(dir: &tempfile::TempDir) -> AnalysisContext {
     AnalysisContext::new(dir.path(), None, Path::new("/home/tester")).unwrap()

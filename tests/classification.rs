@@ -15,7 +15,9 @@
 mod common;
 
 use khaelor_perm::analysis::{analyze, analyze_lexer};
-use khaelor_perm::vocab::{Analysis, AnalysisContext, CommandClass, EngineKind, FallbackReason};
+use khaelor_perm::model::vocab::{
+    Analysis, AnalysisContext, CommandClass, EngineKind, FallbackReason,
+};
 use serde::Deserialize;
 
 #[derive(Debug, Deserialize)]

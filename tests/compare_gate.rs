@@ -24,7 +24,7 @@ use std::time::Instant;
 use khaelor_perm::compare::{
     self, Comparer, Direction, Example, InputLine, Reason, split_commands,
 };
-use khaelor_perm::vocab::AnalysisContext;
+use khaelor_perm::model::vocab::AnalysisContext;
 use serde::Deserialize;
 
 const FAKE_HOME: &str = "/home/khaelor-gate";

@@ -13,11 +13,11 @@
 mod common;
 
 use khaelor_perm::analysis::analyze;
-use khaelor_perm::config::Policy;
-use khaelor_perm::decide::decide;
-use khaelor_perm::rules::Action;
+use khaelor_perm::model::vocab::AnalysisContext;
+use khaelor_perm::policy::config::Policy;
+use khaelor_perm::policy::decide::decide;
+use khaelor_perm::policy::rules::Action;
 use khaelor_perm::tools::map_call;
-use khaelor_perm::vocab::AnalysisContext;
 use serde::Deserialize;
 
 #[derive(Debug, Deserialize)]

@@ -13,8 +13,8 @@ mod common;
 use std::path::Path;
 
 use khaelor_perm::analysis;
-use khaelor_perm::hardline::{self, HARDLINE_RISK_NOTE};
-use khaelor_perm::vocab::{Analysis, AnalysisContext};
+use khaelor_perm::floor::{self, HARDLINE_RISK_NOTE};
+use khaelor_perm::model::vocab::{Analysis, AnalysisContext};
 use serde::Deserialize;
 
 #[derive(Debug, Deserialize)]
@@ -103,13 +103,13 @@ fn the_floor_on_the_lexer_reading_agrees_with_the_table() {
 fn rendering_is_de_obfuscated() {
     let (_dir, ctx) = ctx();
     let words = |s: &str| -> Vec<String> { s.split(' ').map(String::from).collect() };
-    assert_eq!(hardline::render(&words("rm -rf \"//.\""), &ctx), "rm -rf /");
+    assert_eq!(floor::render(&words("rm -rf \"//.\""), &ctx), "rm -rf /");
     assert_eq!(
-        hardline::render(&words("rm -rf $HOME/"), &ctx),
+        floor::render(&words("rm -rf $HOME/"), &ctx),
         "rm -rf /home/tester"
     );
     assert_eq!(
-        hardline::render(&words("rm  -rf ~/a/../*"), &ctx),
+        floor::render(&words("rm  -rf ~/a/../*"), &ctx),
         "rm -rf /home/tester/*"
     );
     let hit = analysis::lexer::floor("sudo rm -fr //", &ctx).unwrap();
@@ -157,7 +157,7 @@ fn redirect_targets() {
         "/dev/disk3",
         "/dev//sda",
     ] {
-        assert!(hardline::check_redirect_target(t, &ctx).is_some(), "{t}");
+        assert!(floor::check_redirect_target(t, &ctx).is_some(), "{t}");
     }
     for t in [
         "/dev/null",
@@ -168,6 +168,6 @@ fn redirect_targets() {
         "/tmp/sda",
         "$X",
     ] {
-        assert!(hardline::check_redirect_target(t, &ctx).is_none(), "{t}");
+        assert!(floor::check_redirect_target(t, &ctx).is_none(), "{t}");
     }
 }

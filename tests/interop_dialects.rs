@@ -14,9 +14,9 @@ mod common;
 use std::path::Path;
 use std::process::Command;
 
-use khaelor_perm::config::{AlwaysScope, parse_config, parse_config_with_settings};
-use khaelor_perm::rules::{Action, MatchDialect, PermissionRule, RuleSet, RuleSource};
-use khaelor_perm::vocab::Capability;
+use khaelor_perm::model::vocab::Capability;
+use khaelor_perm::policy::config::{AlwaysScope, parse_config, parse_config_with_settings};
+use khaelor_perm::policy::rules::{Action, MatchDialect, PermissionRule, RuleSet, RuleSource};
 use proptest::prelude::*;
 use serde::Deserialize;
 
@@ -99,7 +99,7 @@ proptest! {
     #[test]
     fn glob_targets_are_normalised(segs in prop::collection::vec(prop_oneof![segment(), Just("..".to_string())], 1..7)) {
         let raw = format!("/ws/{}", segs.join("/"));
-        let clean = khaelor_perm::paths::clean(Path::new(&raw)).display().to_string();
+        let clean = khaelor_perm::model::paths::clean(Path::new(&raw)).display().to_string();
         for pattern in ["/ws/**", "/ws/*", "/**", "/etc/*"] {
             prop_assert_eq!(
                 matches(MatchDialect::Glob, Capability::FileRead, pattern, None, &raw),
@@ -114,7 +114,7 @@ proptest! {
     /// subjects and patterns compared with collapsed whitespace.
     #[test]
     fn prefix_is_prefix_or_exact(p in "[ab *]{0,8}", s in "[ab *]{0,10}") {
-        let collapse = khaelor_perm::vocab::collapse_whitespace;
+        let collapse = khaelor_perm::model::vocab::collapse_whitespace;
         let (pc, sc) = (collapse(&p), collapse(&s));
         let want = if pc.is_empty() || pc == "*" {
             true

@@ -12,8 +12,8 @@ mod common;
 
 use std::path::Path;
 
-use khaelor_perm::lexer::{self, LexError};
-use khaelor_perm::vocab::{AnalysisContext, Capability, CommandClass};
+use khaelor_perm::model::vocab::{AnalysisContext, Capability, CommandClass};
+use khaelor_perm::shell::lexer::{self, LexError};
 use serde::Deserialize;
 
 #[derive(Debug, Deserialize)]

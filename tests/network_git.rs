@@ -14,7 +14,7 @@
 mod common;
 
 use khaelor_perm::analysis::{analyze, analyze_lexer};
-use khaelor_perm::vocab::{Analysis, AnalysisContext, Capability};
+use khaelor_perm::model::vocab::{Analysis, AnalysisContext, Capability};
 use serde::Deserialize;
 
 #[derive(Debug, Deserialize)]

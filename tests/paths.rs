@@ -19,7 +19,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use khaelor_perm::analysis::analyze;
-use khaelor_perm::vocab::{Analysis, AnalysisContext, Capability};
+use khaelor_perm::model::vocab::{Analysis, AnalysisContext, Capability};
 use serde::Deserialize;
 
 #[derive(Debug, Default, Deserialize)]

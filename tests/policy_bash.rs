@@ -11,12 +11,12 @@
 
 mod common;
 
-use khaelor_perm::config::Policy;
-use khaelor_perm::decide::decide;
-use khaelor_perm::messages::HARDLINE_NOTE;
-use khaelor_perm::rules::Action;
+use khaelor_perm::model::vocab::AnalysisContext;
+use khaelor_perm::policy::config::Policy;
+use khaelor_perm::policy::decide::decide;
+use khaelor_perm::policy::rules::Action;
+use khaelor_perm::presentation::messages::HARDLINE_NOTE;
 use khaelor_perm::tools::map_call;
-use khaelor_perm::vocab::AnalysisContext;
 use serde::Deserialize;
 
 #[derive(Debug, Deserialize)]
@@ -43,7 +43,11 @@ fn run(allow_all: bool) {
 fn run_preset(allow_all: bool, strict: bool) {
     let w = common::world(allow_all, &[".git/hooks", "src"]);
     let policy: Policy = if strict {
-        common::load_trusted_policy_preset(&w.root, &w.home, khaelor_perm::presets::Preset::Strict)
+        common::load_trusted_policy_preset(
+            &w.root,
+            &w.home,
+            khaelor_perm::policy::presets::Preset::Strict,
+        )
     } else {
         common::load_trusted_policy(&w.root, &w.home, None)
     };

@@ -258,8 +258,10 @@ fn rules_lists_in_order_and_reports_problems() {
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(v["shadowed"].as_array().unwrap().len(), 3);
     // The first project rule comes right after the built-in defaults.
-    let first_project = khaelor_perm::rules::default_rules().len()
-        + khaelor_perm::presets::Preset::Recommended.rules().len();
+    let first_project = khaelor_perm::policy::rules::default_rules().len()
+        + khaelor_perm::policy::presets::Preset::Recommended
+            .rules()
+            .len();
     assert_eq!(v["rules"][first_project]["origin"]["line"], 4);
 
     std::fs::copy(

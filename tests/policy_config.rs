@@ -11,11 +11,11 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use khaelor_perm::config::{ConfigError, Policy, config_files, parse_config};
-use khaelor_perm::decide::decide;
-use khaelor_perm::rules::{Action, RuleSource};
+use khaelor_perm::model::vocab::{AnalysisContext, Capability, CapabilityRequest};
+use khaelor_perm::policy::config::{ConfigError, Policy, config_files, parse_config};
+use khaelor_perm::policy::decide::decide;
+use khaelor_perm::policy::rules::{Action, RuleSource};
 use khaelor_perm::tools::{MappedCall, map_call};
-use khaelor_perm::vocab::{AnalysisContext, Capability, CapabilityRequest};
 use pretty_assertions::assert_eq;
 
 struct World {
@@ -336,7 +336,7 @@ fn managed_deny_and_ask_cannot_be_loosened() {
     assert!(policy.errors().is_empty(), "{:?}", policy.errors());
     let ctx = w.ctx();
     // deny: no later allow lifts it, session grants included.
-    let session = vec![khaelor_perm::rules::PermissionRule::new(
+    let session = vec![khaelor_perm::policy::rules::PermissionRule::new(
         "*",
         "*",
         Action::Allow,

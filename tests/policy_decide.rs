@@ -13,15 +13,17 @@ mod common;
 
 use std::path::PathBuf;
 
-use khaelor_perm::config::Policy;
-use khaelor_perm::decide::{CallDecision, GrantError, available_tools, decide, grant_rules};
-use khaelor_perm::messages::{
+use khaelor_perm::model::vocab::{AnalysisContext, Capability, CapabilityRequest, HardlineHit};
+use khaelor_perm::policy::config::Policy;
+use khaelor_perm::policy::decide::{
+    CallDecision, GrantError, available_tools, decide, grant_rules,
+};
+use khaelor_perm::policy::rules::{Action, PermissionRule, RuleSource};
+use khaelor_perm::presentation::messages::{
     self, NON_INTERACTIVE_MESSAGE, Panel, SELF_PROTECTION_NOTE, panel_keys, render_panel_box,
     user_deny_message,
 };
-use khaelor_perm::rules::{Action, PermissionRule, RuleSource};
 use khaelor_perm::tools::{KNOWN_TOOLS, MappedCall, map_call};
-use khaelor_perm::vocab::{AnalysisContext, Capability, CapabilityRequest, HardlineHit};
 use pretty_assertions::assert_eq;
 use serde_json::json;
 
@@ -568,7 +570,7 @@ fn a_managed_deny_removes_a_tool_whatever_later_layers_say() {
 
 #[test]
 fn caps_carry_typed_reasons() {
-    use khaelor_perm::vocab::Reason;
+    use khaelor_perm::model::vocab::Reason;
     let w = World::new();
     let call = bash_call(
         "npm install",

@@ -11,14 +11,16 @@
 
 use std::path::PathBuf;
 
-use khaelor_perm::config::{ParsedConfig, Policy, parse_config};
-use khaelor_perm::decide::decide;
-use khaelor_perm::messages::HARDLINE_NOTE;
-use khaelor_perm::rules::{Action, PermissionRule, RuleSet, RuleSource, Wildcard, default_rules};
-use khaelor_perm::tools::MappedCall;
-use khaelor_perm::vocab::{
+use khaelor_perm::model::vocab::{
     AnalysisContext, Capability, CapabilityRequest, HardlineHit, collapse_whitespace,
 };
+use khaelor_perm::policy::config::{ParsedConfig, Policy, parse_config};
+use khaelor_perm::policy::decide::decide;
+use khaelor_perm::policy::rules::{
+    Action, PermissionRule, RuleSet, RuleSource, Wildcard, default_rules,
+};
+use khaelor_perm::presentation::messages::HARDLINE_NOTE;
+use khaelor_perm::tools::MappedCall;
 use proptest::prelude::*;
 
 /// The textbook definition: `*` matches any run of characters, everything else itself.
@@ -162,7 +164,7 @@ proptest! {
             .build();
         let mut all = default_rules();
         // Issue 10: the default preset's rules come right after the defaults.
-        all.extend(khaelor_perm::presets::Preset::Recommended.rules());
+        all.extend(khaelor_perm::policy::presets::Preset::Recommended.rules());
         all.extend(user);
         all.extend(project);
         prop_assert_eq!(policy.rules(), &all[..]);

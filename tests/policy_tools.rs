@@ -12,8 +12,8 @@ mod common;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use khaelor_perm::model::vocab::AnalysisContext;
 use khaelor_perm::tools::{MAX_COMMAND_BYTES, ToolError, map_call};
-use khaelor_perm::vocab::AnalysisContext;
 use serde::Deserialize;
 use serde_json::Value;
 

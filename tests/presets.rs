@@ -13,13 +13,13 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use khaelor_perm::config::{Policy, load_policy_preset};
-use khaelor_perm::decide::decide;
-use khaelor_perm::presets::Preset;
-use khaelor_perm::rules::Action;
+use khaelor_perm::model::vocab::AnalysisContext;
+use khaelor_perm::policy::config::{Policy, load_policy_preset};
+use khaelor_perm::policy::decide::decide;
+use khaelor_perm::policy::presets::Preset;
+use khaelor_perm::policy::rules::Action;
+use khaelor_perm::policy::trust::TrustStore;
 use khaelor_perm::tools::map_call;
-use khaelor_perm::trust::TrustStore;
-use khaelor_perm::vocab::AnalysisContext;
 use serde::Deserialize;
 
 #[derive(Debug, Deserialize)]
@@ -128,7 +128,7 @@ fn decisions_under_each_preset() {
 
 fn load(w: &World, managed: Option<&Path>, trust: bool, flag: Option<Preset>) -> Policy {
     let store = TrustStore::new(&w.state);
-    let cfg = khaelor_perm::config::project_config_path(&w.root);
+    let cfg = khaelor_perm::policy::config::project_config_path(&w.root);
     if trust && cfg.exists() {
         store.blocking_trust(&cfg).unwrap();
     }

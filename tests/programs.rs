@@ -15,11 +15,11 @@ mod common;
 use std::path::{Path, PathBuf};
 
 use khaelor_perm::analysis;
-use khaelor_perm::decide::decide;
-use khaelor_perm::messages::HARDLINE_NOTE;
-use khaelor_perm::rules::Action;
+use khaelor_perm::model::vocab::AnalysisContext;
+use khaelor_perm::policy::decide::decide;
+use khaelor_perm::policy::rules::Action;
+use khaelor_perm::presentation::messages::HARDLINE_NOTE;
 use khaelor_perm::tools::map_call;
-use khaelor_perm::vocab::AnalysisContext;
 use serde::Deserialize;
 
 #[derive(Debug, Deserialize)]

@@ -11,8 +11,8 @@
 use std::path::Path;
 
 use khaelor_perm::analysis::{analyze, analyze_lexer};
-use khaelor_perm::lexer;
-use khaelor_perm::vocab::{AnalysisContext, CommandClass};
+use khaelor_perm::model::vocab::{AnalysisContext, CommandClass};
+use khaelor_perm::shell::lexer;
 use proptest::prelude::*;
 
 fn ctx() -> (tempfile::TempDir, AnalysisContext) {

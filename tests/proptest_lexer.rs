@@ -12,8 +12,9 @@
 use std::path::Path;
 use std::sync::OnceLock;
 
-use khaelor_perm::vocab::{AnalysisContext, Capability, CommandClass, collapse_whitespace};
-use khaelor_perm::{arity, lexer};
+use khaelor_perm::analysis::arity;
+use khaelor_perm::model::vocab::{AnalysisContext, Capability, CommandClass, collapse_whitespace};
+use khaelor_perm::shell::lexer;
 use proptest::prelude::*;
 
 /// A project that lives as long as the test binary (the context must outlive cases).

@@ -16,11 +16,11 @@ mod common;
 use std::path::PathBuf;
 
 use khaelor_perm::analysis;
-use khaelor_perm::config::{Policy, load_policy};
-use khaelor_perm::decide::decide;
-use khaelor_perm::rules::Action;
+use khaelor_perm::model::vocab::AnalysisContext;
+use khaelor_perm::policy::config::{Policy, load_policy};
+use khaelor_perm::policy::decide::decide;
+use khaelor_perm::policy::rules::Action;
 use khaelor_perm::tools::map_call;
-use khaelor_perm::vocab::AnalysisContext;
 use proptest::prelude::*;
 use serde::Deserialize;
 

@@ -15,11 +15,11 @@ mod common;
 
 use std::collections::BTreeSet;
 
-use khaelor_perm::decide::decide;
-use khaelor_perm::presets::Preset;
-use khaelor_perm::rules::{Action, RuleSource};
+use khaelor_perm::model::vocab::{AnalysisContext, Capability};
+use khaelor_perm::policy::decide::decide;
+use khaelor_perm::policy::presets::Preset;
+use khaelor_perm::policy::rules::{Action, RuleSource};
 use khaelor_perm::tools::map_call;
-use khaelor_perm::vocab::{AnalysisContext, Capability};
 use serde::Deserialize;
 
 #[derive(Debug, Deserialize)]
@@ -66,7 +66,7 @@ fn verified_programs_safe_and_unsafe_options() {
             .requests
             .iter()
             .filter(|r| r.capability == Capability::ProcessExecute)
-            .all(|r| r.verdict == Some(khaelor_perm::vocab::Verdict::ReadOnly));
+            .all(|r| r.verdict == Some(khaelor_perm::model::vocab::Verdict::ReadOnly));
         if marked != case.verified {
             failures.push(format!(
                 "line {line} `{}`: verified {marked}, want {}",

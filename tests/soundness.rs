@@ -13,11 +13,11 @@
 mod common;
 
 use khaelor_perm::analysis::analyze;
-use khaelor_perm::config::Policy;
-use khaelor_perm::decide::decide;
-use khaelor_perm::rules::Action;
+use khaelor_perm::model::vocab::AnalysisContext;
+use khaelor_perm::policy::config::Policy;
+use khaelor_perm::policy::decide::decide;
+use khaelor_perm::policy::rules::Action;
 use khaelor_perm::tools::map_call;
-use khaelor_perm::vocab::AnalysisContext;
 use serde::Deserialize;
 
 #[derive(Debug, Deserialize)]
@@ -51,7 +51,11 @@ fn run_preset(allow_all: bool, strict: bool) {
     let w = common::world(allow_all, &["src", "build"]);
     // The allow-all project file is the user's own here: trusted (issue 14).
     let policy: Policy = if strict {
-        common::load_trusted_policy_preset(&w.root, &w.home, khaelor_perm::presets::Preset::Strict)
+        common::load_trusted_policy_preset(
+            &w.root,
+            &w.home,
+            khaelor_perm::policy::presets::Preset::Strict,
+        )
     } else {
         common::load_trusted_policy(&w.root, &w.home, None)
     };

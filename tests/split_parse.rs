@@ -13,7 +13,7 @@
 use std::path::{Path, PathBuf};
 
 use khaelor_perm::analysis::{self, ast};
-use khaelor_perm::vocab::AnalysisContext;
+use khaelor_perm::model::vocab::AnalysisContext;
 
 fn corpus_dir() -> PathBuf {
     if let Some(d) = std::env::var_os("KHAELOR_PERM_CORPUS_DIR") {
@@ -200,13 +200,13 @@ fn the_path_memo_resolves_as_the_kernel_does() {
     ];
     let bare: Vec<_> = words
         .iter()
-        .map(|w| khaelor_perm::paths::resolve_word(w, Some(&root), ctx.home()))
+        .map(|w| khaelor_perm::model::paths::resolve_word(w, Some(&root), ctx.home()))
         .collect();
-    let _scope = khaelor_perm::paths::CallScope::new(&root);
+    let _scope = khaelor_perm::model::paths::CallScope::new(&root);
     for (w, want) in words.iter().zip(&bare) {
         // Twice: the second read comes from the memo.
         for _ in 0..2 {
-            let got = khaelor_perm::paths::resolve_word(w, Some(&root), ctx.home());
+            let got = khaelor_perm::model::paths::resolve_word(w, Some(&root), ctx.home());
             assert_eq!(&got, want, "{w}");
         }
     }
@@ -228,7 +228,7 @@ fn a_long_pipeline_is_analyzed_without_falling_back() {
     }
     let a = analysis::analyze(&cmd, &ctx);
     assert!(a.fallback.is_none(), "{:?}", a.fallback);
-    assert_eq!(a.engine, khaelor_perm::vocab::EngineKind::Ast);
+    assert_eq!(a.engine, khaelor_perm::model::vocab::EngineKind::Ast);
 }
 
 /// Found by the differential test: after a pipeline of three stages the grammar can

@@ -2,8 +2,8 @@
 //! and a broken file contributes deny rules only.
 #![no_main]
 
-use khaelor_perm::config::{Policy, parse_config};
-use khaelor_perm::rules::{Action, RuleSource};
+use khaelor_perm::policy::config::{Policy, parse_config};
+use khaelor_perm::policy::rules::{Action, RuleSource};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

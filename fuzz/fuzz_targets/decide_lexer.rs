@@ -2,7 +2,9 @@
 //! the default policy: never a panic, and a hardline hit is always a deny.
 #![no_main]
 
-use khaelor_perm::{analysis, config::Policy, decide, tools, vocab::AnalysisContext};
+use khaelor_perm::model::vocab::AnalysisContext;
+use khaelor_perm::policy::{config::Policy, decide};
+use khaelor_perm::{analysis, tools};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
@@ -17,6 +19,6 @@ fuzz_target!(|data: &[u8]| {
     let call = tools::bash_call(command, a, &ctx, false);
     let d = decide::decide(&Policy::default(), &[], &call, &ctx, true);
     if call.hardline.is_some() {
-        assert_eq!(d.decision, khaelor_perm::rules::Action::Deny, "{command:?}");
+        assert_eq!(d.decision, khaelor_perm::policy::rules::Action::Deny, "{command:?}");
     }
 });

@@ -5,9 +5,9 @@
 
 use std::path::Path;
 
-use khaelor_perm::config::parse_config;
-use khaelor_perm::grants::{PersistedRule, edit_checked};
-use khaelor_perm::rules::RuleSource;
+use khaelor_perm::policy::config::parse_config;
+use khaelor_perm::session::grants::{PersistedRule, edit_checked};
+use khaelor_perm::policy::rules::RuleSource;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

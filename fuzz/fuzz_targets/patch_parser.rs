@@ -2,7 +2,9 @@
 //! resolution behind it) and `decide`: never a panic.
 #![no_main]
 
-use khaelor_perm::{config::Policy, decide, tools, vocab::AnalysisContext};
+use khaelor_perm::model::vocab::AnalysisContext;
+use khaelor_perm::policy::{config::Policy, decide};
+use khaelor_perm::tools;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

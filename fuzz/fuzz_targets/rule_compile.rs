@@ -3,8 +3,8 @@
 //! set built from it evaluates without panicking.
 #![no_main]
 
-use khaelor_perm::rules::{Action, PermissionRule, RuleSet, RuleSource, Wildcard};
-use khaelor_perm::vocab::Capability;
+use khaelor_perm::policy::rules::{Action, PermissionRule, RuleSet, RuleSource, Wildcard};
+use khaelor_perm::model::vocab::Capability;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

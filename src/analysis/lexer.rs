@@ -7,19 +7,19 @@
 //! out` is compound), `cd` is not tracked and wrappers are not unwrapped (the command
 //! word is word 0). It must not know rules and must never panic.
 
-mod lower;
-
 use std::collections::HashSet;
 use std::mem;
 
-use crate::lexer::lex;
-use crate::shell::ir::{Cwd, Plan};
-use crate::shell::join_collapsed;
-use crate::vocab::{
+use crate::analysis::arity;
+use crate::model::paths;
+use crate::model::vocab::{
     Analysis, AnalysisContext, Capability, CapabilityRequest, CommandClass, EngineKind,
     HardlineHit, Part, collapse_whitespace,
 };
-use crate::{arity, commands, hardline, paths};
+use crate::shell::ir::{Cwd, Plan};
+use crate::shell::join_collapsed;
+use crate::shell::lexer::lex;
+use crate::{floor, programs};
 
 /// The risk note of any command with a substitution (seed §3.2, word for word).
 pub const SUBSTITUTION_RISK_NOTE: &str =
@@ -72,7 +72,7 @@ fn smuggles_code(words: &[String]) -> bool {
 /// conservative reading of an obfuscated command (seed §3.2).
 fn mentions_network_command(text: &str) -> bool {
     text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.'))
-        .any(|w| commands::NETWORK_COMMANDS.contains(&w))
+        .any(|w| programs::NETWORK_COMMANDS.contains(&w))
 }
 
 fn display_operator(op: &str) -> &str {
@@ -83,22 +83,22 @@ fn display_operator(op: &str) -> &str {
 /// to a shell, lowered from the lexer's tokens.
 pub(crate) struct Reader;
 
-impl hardline::CodeReader for Reader {
+impl floor::CodeReader for Reader {
     fn read(&self, code: &str, cwd: &Cwd, _: &AnalysisContext) -> Plan {
-        lower::lower_text(code, cwd)
+        crate::shell::lexer::lower::lower_text(code, cwd)
     }
 }
 
-pub(crate) use lower::{lower, lower_text};
+pub(crate) use crate::shell::lexer::lower::{lower, lower_text};
 
 /// Whether the floor could find anything in the lexer's reading, so lowering (a few
 /// allocations per command) is skipped where it cannot: a word naming a floor command,
-/// a shell or a code runner (`hardline::may_fire`), an output-redirection target, a
+/// a shell or a code runner (`floor::may_fire`), an output-redirection target, a
 /// here-document, or a `{` (brace expansion, a function definition). Text the lexer
 /// cannot read always goes to the floor.
 pub(crate) fn floor_relevant(
     text: &str,
-    lexed: &Result<crate::lexer::Tokens, crate::lexer::LexError>,
+    lexed: &Result<crate::shell::lexer::Tokens, crate::shell::lexer::LexError>,
 ) -> bool {
     match lexed {
         Err(_) => true,
@@ -106,7 +106,7 @@ pub(crate) fn floor_relevant(
             text.contains('{')
                 || !t.heredocs.is_empty()
                 || t.commands.iter().any(|c| {
-                    c.after_write_redirect || hardline::may_fire(c.words.iter().map(String::as_str))
+                    c.after_write_redirect || floor::may_fire(c.words.iter().map(String::as_str))
                 })
         }
     }
@@ -122,7 +122,7 @@ pub fn floor_may_fire(text: &str) -> bool {
 /// beside its own reading, and all that is left when it falls back.
 pub fn floor(text: &str, ctx: &AnalysisContext) -> Option<HardlineHit> {
     let cwd = Cwd::Known(ctx.cwd().to_path_buf());
-    hardline::check_plan(&lower_text(text, &cwd), ctx, &Reader)
+    floor::check_plan(&lower_text(text, &cwd), ctx, &Reader)
 }
 
 /// Analyzes one command with the V1 lexer (seed §3). Never panics; an empty command gives
@@ -146,7 +146,7 @@ pub fn analyze(command: &str, ctx: &AnalysisContext) -> Analysis {
     let cwd = Cwd::Known(ctx.cwd().to_path_buf());
     // The words stay here for V1's parts; the plan gets copies.
     let hit = if floor_relevant(command, &lexed) {
-        hardline::check_plan(&lower(command, lexed.clone(), &cwd), ctx, &Reader)
+        floor::check_plan(&lower(command, lexed.clone(), &cwd), ctx, &Reader)
     } else {
         None
     };
@@ -318,10 +318,13 @@ fn add_part_requests(
     push_request(analysis, seen, request);
     for (derived, capability) in [
         (
-            commands::is_network_command(&part.words),
+            programs::is_network_command(&part.words),
             Capability::NetworkAccess,
         ),
-        (commands::is_git_modify(&part.words), Capability::GitModify),
+        (
+            programs::git::is_git_modify(&part.words),
+            Capability::GitModify,
+        ),
     ] {
         if derived {
             let mut r =
@@ -330,7 +333,7 @@ fn add_part_requests(
             push_request(analysis, seen, r);
         }
     }
-    for word in commands::fs_verb_arguments(&part.words) {
+    for word in programs::fs_verb_arguments(&part.words) {
         // A glob or an expansion names a place only known when it runs.
         let pattern = word.contains(['*', '?', '[', '$', '`']);
         let request = match paths::resolve_word(word, Some(ctx.cwd()), ctx.home()) {
@@ -358,7 +361,7 @@ fn add_part_requests(
 /// The floor overrides everything: no "always" pattern anywhere, and the floor's note.
 fn apply_hardline(analysis: &mut Analysis, hit: HardlineHit) {
     analysis.always_patterns.clear();
-    let note = hardline::HARDLINE_RISK_NOTE.to_string();
+    let note = floor::HARDLINE_RISK_NOTE.to_string();
     for r in &mut analysis.requests {
         r.always_patterns.clear();
         if r.capability == Capability::ProcessExecute && !r.risk_notes.contains(&note) {

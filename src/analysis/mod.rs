@@ -4,12 +4,14 @@
 //! both`, `/v1/analyze` and `compare` print. The AST engine lives in `ast`; the V1
 //! lexer engine is `analysis::lexer`, over the tokens of `lexer`.
 
+pub mod arity;
 pub mod ast;
+pub mod containers;
 pub mod lexer;
 
 use serde::Serialize;
 
-use crate::vocab::{Analysis, AnalysisContext};
+use crate::model::vocab::{Analysis, AnalysisContext};
 
 /// Which engine to run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Deserialize, Serialize)]
@@ -26,13 +28,13 @@ pub enum EngineChoice {
 
 /// Analyzes one bash command with the AST engine (falling back to the lexer).
 pub fn analyze(command: &str, ctx: &AnalysisContext) -> Analysis {
-    let _fs = crate::paths::CallScope::new(ctx.root());
+    let _fs = crate::model::paths::CallScope::new(ctx.root());
     ast::analyze(command, ctx)
 }
 
 /// Analyzes one bash command with the V1 lexer only.
 pub fn analyze_lexer(command: &str, ctx: &AnalysisContext) -> Analysis {
-    let _fs = crate::paths::CallScope::new(ctx.root());
+    let _fs = crate::model::paths::CallScope::new(ctx.root());
     lexer::analyze(command, ctx)
 }
 

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use crate::analysis::{self, EngineChoice};
-use crate::vocab::{Analysis, AnalysisContext};
+use crate::model::vocab::{Analysis, AnalysisContext};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum EngineArg {

@@ -13,11 +13,11 @@ use super::print_out;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use crate::decide::{CallDecision, decide};
-use crate::messages::render_panel_box;
-use crate::rules::Action;
+use crate::model::vocab::AnalysisContext;
+use crate::policy::decide::{CallDecision, decide};
+use crate::policy::rules::Action;
+use crate::presentation::messages::render_panel_box;
 use crate::tools::map_call;
-use crate::vocab::AnalysisContext;
 
 /// Exit status for allow.
 pub const EXIT_ALLOW: u8 = 0;
@@ -51,7 +51,7 @@ pub struct Args {
     /// it, an untrusted project file may still narrow it [default: recommended, or
     /// what the configs choose].
     #[arg(long, value_name = "PRESET")]
-    pub preset: Option<crate::presets::Preset>,
+    pub preset: Option<crate::policy::presets::Preset>,
     /// Where the trust records of `khaelor-perm trust` live [default:
     /// $XDG_STATE_HOME/khaelor-perm or $HOME/.local/state/khaelor-perm].
     #[arg(long, env = "KHAELOR_PERM_STATE_DIR", value_name = "DIR")]
@@ -99,7 +99,10 @@ pub fn fail(json: bool, e: &CliError) -> ExitCode {
         print_out(&format!("{v}\n"));
     } else {
         // The message can quote a patch line or a config value: no control codes to a terminal.
-        eprintln!("error: {}", crate::messages::terminal_safe(&e.to_string()));
+        eprintln!(
+            "error: {}",
+            crate::presentation::messages::terminal_safe(&e.to_string())
+        );
     }
     ExitCode::from(EXIT_USAGE)
 }
@@ -116,7 +119,7 @@ pub fn context(
     for (flag, value) in [("--root", root), ("--cwd", cwd), ("--home", home)] {
         let Some(v) = value else { continue };
         let text = v.to_string_lossy();
-        if let Some(c) = crate::paths::control_char(&text) {
+        if let Some(c) = crate::model::paths::control_char(&text) {
             return Err(CliError::new(
                 "controlCharacter",
                 format!(
@@ -125,7 +128,7 @@ pub fn context(
                 ),
             ));
         }
-        if crate::paths::is_process_alias(v) {
+        if crate::model::paths::is_process_alias(v) {
             return Err(CliError::new(
                 "aliasingPath",
                 format!(
@@ -196,7 +199,7 @@ fn decide_from_args(args: &Args) -> Result<CallDecision, CliError> {
         }
         (Some(t), true) => {
             let input = match &args.input {
-                Some(text) => crate::json::from_str(text).map_err(|e| {
+                Some(text) => crate::model::json::from_str(text).map_err(|e| {
                     CliError::new("badInput", format!("`--input` is not valid JSON: {e}"))
                 })?,
                 None => serde_json::json!({}),
@@ -210,7 +213,7 @@ fn decide_from_args(args: &Args) -> Result<CallDecision, CliError> {
         args.home.as_deref(),
     )?;
     let trust = crate::cli::trust::store_from(args.state_dir.as_deref());
-    let policy = crate::config::load_policy_preset(
+    let policy = crate::policy::config::load_policy_preset(
         ctx.root(),
         ctx.home(),
         args.managed_config.as_deref(),
@@ -220,7 +223,7 @@ fn decide_from_args(args: &Args) -> Result<CallDecision, CliError> {
     for e in policy.errors() {
         eprintln!(
             "warning: broken config, every decision is at most ask: {}",
-            crate::messages::terminal_safe(&e.to_string())
+            crate::presentation::messages::terminal_safe(&e.to_string())
         );
     }
     let call = map_call(&tool, &input, &ctx).map_err(|e| CliError::new(e.code(), e.to_string()))?;
@@ -242,7 +245,7 @@ fn print_decision(d: &CallDecision, json: bool) {
             .rule
             .as_ref()
             .map_or_else(|| "no rule matched".to_string(), |x| x.describe());
-        out.push_str(&crate::messages::terminal_safe(&format!(
+        out.push_str(&crate::presentation::messages::terminal_safe(&format!(
             "  {:<5} {} \"{}\"\n        rule: {rule}\n",
             r.decision.as_str(),
             r.request.capability,
@@ -253,7 +256,7 @@ fn print_decision(d: &CallDecision, json: bool) {
         out.push_str(&render_panel_box(p));
     }
     if let Some(m) = &d.message {
-        out.push_str(&crate::messages::terminal_safe(m));
+        out.push_str(&crate::presentation::messages::terminal_safe(m));
         out.push('\n');
     }
     print_out(&out);

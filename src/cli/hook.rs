@@ -18,9 +18,9 @@ use std::time::Duration;
 
 use super::print_out;
 use crate::hosts::{self, HookCall, Host, Rendered};
-use crate::rules::PermissionRule;
+use crate::model::vocab::AnalysisContext;
+use crate::policy::rules::PermissionRule;
 use crate::session::SessionIndex;
-use crate::vocab::AnalysisContext;
 
 /// How long a `--url` round trip may take before the call is denied.
 const SERVICE_TIMEOUT: Duration = Duration::from_secs(10);
@@ -63,7 +63,7 @@ pub struct Args {
     /// it, an untrusted project file may still narrow it [default: recommended, or
     /// what the configs choose].
     #[arg(long, value_name = "PRESET")]
-    pub preset: Option<crate::presets::Preset>,
+    pub preset: Option<crate::policy::presets::Preset>,
     /// A human answers prompts: asks stay asks (the default except for gemini).
     #[arg(long, conflicts_with = "non_interactive")]
     pub interactive: bool,
@@ -121,8 +121,8 @@ fn answer(args: &Args) -> Result<Rendered, String> {
     };
     // The same trust store as `serve` and `khaelor-perm trust`: a project file's allow
     // rules apply only once the user has trusted its current content.
-    let trust = crate::trust::TrustStore::new(&state);
-    let policy = crate::config::load_policy_preset(
+    let trust = crate::policy::trust::TrustStore::new(&state);
+    let policy = crate::policy::config::load_policy_preset(
         ctx.root(),
         ctx.home(),
         args.managed_config.as_deref(),
@@ -132,7 +132,7 @@ fn answer(args: &Args) -> Result<Rendered, String> {
     for e in policy.errors() {
         eprintln!(
             "khaelor-perm: broken config, every decision is at most ask: {}",
-            crate::messages::terminal_safe(&e.to_string())
+            crate::presentation::messages::terminal_safe(&e.to_string())
         );
     }
     let interactive = args.interactive();
@@ -187,11 +187,11 @@ fn blocking_decide_and_record(
         &[PermissionRule],
     ) -> (
         Option<crate::tools::MappedCall>,
-        crate::decide::CallDecision,
+        crate::policy::decide::CallDecision,
     ),
     ctx: &AnalysisContext,
     interactive: bool,
-) -> Result<crate::decide::CallDecision, String> {
+) -> Result<crate::policy::decide::CallDecision, String> {
     // The log's file lock, held until the events are appended (and across a
     // compaction, which must not take it again).
     let _lock = crate::session::lock_log(sessions, &call.session_id).map_err(|e| e.to_string())?;

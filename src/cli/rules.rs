@@ -14,9 +14,9 @@ use std::process::ExitCode;
 use serde::Serialize;
 
 use crate::cli::check::{context, fail};
-use crate::config::{ConfigError, Shadowed};
-use crate::messages::terminal_safe;
-use crate::rules::PermissionRule;
+use crate::policy::config::{ConfigError, Shadowed};
+use crate::policy::rules::PermissionRule;
+use crate::presentation::messages::terminal_safe;
 
 /// Exit status when a config is broken or `--check` finds shadowed rules.
 pub const EXIT_PROBLEMS: u8 = 1;
@@ -43,7 +43,7 @@ pub struct Args {
     /// it, an untrusted project file may still narrow it [default: recommended, or
     /// what the configs choose].
     #[arg(long, value_name = "PRESET")]
-    pub preset: Option<crate::presets::Preset>,
+    pub preset: Option<crate::policy::presets::Preset>,
     /// Where the trust records of `khaelor-perm trust` live [default:
     /// $XDG_STATE_HOME/khaelor-perm or $HOME/.local/state/khaelor-perm].
     #[arg(long, env = "KHAELOR_PERM_STATE_DIR", value_name = "DIR")]
@@ -69,7 +69,7 @@ pub enum RulesAction {
 #[serde(rename_all = "camelCase")]
 struct Listing<'a> {
     /// The active preset (issue 10) and where it was chosen.
-    preset: crate::presets::Preset,
+    preset: crate::policy::presets::Preset,
     preset_source: &'a str,
     files: Vec<String>,
     rules: &'a [PermissionRule],
@@ -79,8 +79,8 @@ struct Listing<'a> {
     /// With `--check`: rules whose `*` is glued to a command name (a warning).
     #[serde(skip_serializing_if = "Option::is_none")]
     glued_wildcards: Option<Vec<&'a PermissionRule>>,
-    ignored: &'a [crate::config::IgnoredAllows],
-    protected: Vec<crate::protected::ProtectedEntry>,
+    ignored: &'a [crate::policy::config::IgnoredAllows],
+    protected: Vec<crate::policy::protected::ProtectedEntry>,
 }
 
 pub fn run(args: Args) -> ExitCode {
@@ -94,7 +94,7 @@ pub fn run(args: Args) -> ExitCode {
         Err(e) => return fail(args.json, &e),
     };
     let trust = crate::cli::trust::store_from(args.state_dir.as_deref());
-    let policy = crate::config::load_policy_preset(
+    let policy = crate::policy::config::load_policy_preset(
         ctx.root(),
         ctx.home(),
         args.managed_config.as_deref(),
@@ -118,7 +118,7 @@ pub fn run(args: Args) -> ExitCode {
             shadowed,
             glued_wildcards: glued,
             ignored: policy.ignored(),
-            protected: crate::protected::table(),
+            protected: crate::policy::protected::table(),
         };
         match serde_json::to_string_pretty(&listing) {
             Ok(s) => print_out(&format!("{s}\n")),
@@ -145,16 +145,16 @@ pub fn run(args: Args) -> ExitCode {
 }
 
 /// The non-default rules whose `*` is glued to a command name.
-fn glued_wildcards(policy: &crate::config::Policy) -> Vec<&PermissionRule> {
+fn glued_wildcards(policy: &crate::policy::config::Policy) -> Vec<&PermissionRule> {
     policy
         .rules()
         .iter()
-        .filter(|r| r.source != crate::rules::RuleSource::Default)
-        .filter(|r| crate::rules::glues_wildcard_to_command(r))
+        .filter(|r| r.source != crate::policy::rules::RuleSource::Default)
+        .filter(|r| crate::policy::rules::glues_wildcard_to_command(r))
         .collect()
 }
 
-fn render(policy: &crate::config::Policy, shadowed: Option<&[Shadowed]>) -> String {
+fn render(policy: &crate::policy::config::Policy, shadowed: Option<&[Shadowed]>) -> String {
     let mut out = format!(
         "Preset: {} (from {}); its rules have source `preset`.\n\n",
         policy.preset(),
@@ -205,18 +205,21 @@ fn render(policy: &crate::config::Policy, shadowed: Option<&[Shadowed]>) -> Stri
             for r in &i.rules {
                 out.push_str(&format!("  {r}\n"));
             }
-            out.push_str(&format!("  {}\n", crate::messages::ignored_allows_note(i)));
+            out.push_str(&format!(
+                "  {}\n",
+                crate::presentation::messages::ignored_allows_note(i)
+            ));
         }
     }
     out.push_str(
         "\nWrites that always ask and never get an \"always\" pattern (any directory, any case):\n",
     );
-    let w = crate::protected::table()
+    let w = crate::policy::protected::table()
         .iter()
         .map(|e| e.path.chars().count())
         .max()
         .unwrap_or(0);
-    for e in crate::protected::table() {
+    for e in crate::policy::protected::table() {
         out.push_str(&format!("  {:<w$}  {}\n", e.path, e.reason));
     }
     out.push_str("  plus every config file listed above and the trust store\n");
@@ -240,10 +243,10 @@ fn render(policy: &crate::config::Policy, shadowed: Option<&[Shadowed]>) -> Stri
 }
 
 /// How `rules` names a preset rule's condition.
-fn verdict_words(v: crate::vocab::Verdict) -> &'static str {
+fn verdict_words(v: crate::model::vocab::Verdict) -> &'static str {
     match v {
-        crate::vocab::Verdict::ReadOnly => "read-only",
-        crate::vocab::Verdict::ProjectBuild => "a project-local build or test",
-        crate::vocab::Verdict::ProjectWrite => "an in-project mkdir/touch/cp/mv",
+        crate::model::vocab::Verdict::ReadOnly => "read-only",
+        crate::model::vocab::Verdict::ProjectBuild => "a project-local build or test",
+        crate::model::vocab::Verdict::ProjectWrite => "an in-project mkdir/touch/cp/mv",
     }
 }

@@ -12,11 +12,11 @@ use std::process::ExitCode;
 
 use super::print_out;
 use crate::cli::check::{context, fail};
-use crate::config::{parse_config, project_config_path, user_config_path};
 use crate::interop::export::{Target, export};
 use crate::interop::{Format, ImportContext, ImportError, import, render};
-use crate::messages::terminal_safe;
-use crate::rules::RuleSource;
+use crate::policy::config::{parse_config, project_config_path, user_config_path};
+use crate::policy::rules::RuleSource;
+use crate::presentation::messages::terminal_safe;
 
 /// `rules import`.
 #[derive(Debug, clap::Args)]
@@ -188,7 +188,7 @@ pub fn run_import(args: ImportArgs) -> ExitCode {
             );
             return ExitCode::from(1);
         }
-        if let Err(e) = crate::grants::blocking_write_atomic(&target, &dir, &text) {
+        if let Err(e) = crate::session::grants::blocking_write_atomic(&target, &dir, &text) {
             report_error(args.json, "writeFailed", &e.to_string());
             return ExitCode::from(1);
         }
@@ -263,7 +263,7 @@ pub fn run_export(args: ExportArgs) -> ExitCode {
         Err(e) => return fail(args.json, &e),
     };
     let trust = super::trust::store_from(args.state_dir.as_deref());
-    let policy = crate::config::load_policy_trusted(
+    let policy = crate::policy::config::load_policy_trusted(
         ctx.root(),
         ctx.home(),
         args.managed_config.as_deref(),

@@ -39,7 +39,7 @@ pub struct Args {
     /// it, an untrusted project file may still narrow it [default: recommended, or
     /// what the configs choose].
     #[arg(long, value_name = "PRESET")]
-    pub preset: Option<crate::presets::Preset>,
+    pub preset: Option<crate::policy::presets::Preset>,
     /// Allow listening beyond loopback without a token.
     #[arg(long)]
     pub insecure_no_auth: bool,
@@ -281,7 +281,7 @@ fn limits(args: &Args) -> http::Limits {
 /// `$XDG_STATE_HOME/khaelor-perm`, else `$HOME/.local/state/khaelor-perm` (shared with
 /// `khaelor-perm trust`, so both find the same trust store).
 pub fn default_state_dir() -> Option<PathBuf> {
-    crate::trust::default_state_dir()
+    crate::policy::trust::default_state_dir()
 }
 
 fn init_logging(format: LogFormat) {

@@ -1,7 +1,7 @@
 //! `khaelor-perm trust [DIR]`: trust (or `--revoke`, or `--list`) the current content of
 //! a project's `.khaelor/config.json`, so its allow rules apply (issue 14 §1).
 //!
-//! Owns the flags and the printing. The store is `crate::trust`; whether the managed
+//! Owns the flags and the printing. The store is `crate::policy::trust`; whether the managed
 //! config forbids trust is read through `config`. Exit statuses: 0 done, 1 the managed
 //! config forbids trusting, 2 usage or input error (no config file, relative path).
 
@@ -10,9 +10,9 @@ use std::process::ExitCode;
 
 use super::print_out;
 use crate::cli::check::{CliError, fail};
-use crate::config::{load_policy_trusted, project_config_path};
-use crate::messages::terminal_safe;
-use crate::trust::{TrustError, TrustStore};
+use crate::policy::config::{load_policy_trusted, project_config_path};
+use crate::policy::trust::{TrustError, TrustStore};
+use crate::presentation::messages::terminal_safe;
 
 /// Exit status when the managed config forbids trusting project configs.
 pub const EXIT_FORBIDDEN: u8 = 1;
@@ -49,7 +49,7 @@ pub struct Args {
 pub fn store_from(state_dir: Option<&Path>) -> Option<TrustStore> {
     state_dir
         .map(Path::to_path_buf)
-        .or_else(crate::trust::default_state_dir)
+        .or_else(crate::policy::trust::default_state_dir)
         .map(|d| TrustStore::new(&d))
 }
 

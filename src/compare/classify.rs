@@ -20,14 +20,14 @@
 //! Owns the split into differences and the attribution rules; the reason names and
 //! their order live in `reasons`. It labels, it never changes a decision.
 
-use crate::commands::basename;
+use crate::programs::basename;
 use std::cell::OnceCell;
 
 use super::reasons::Reason;
 use super::scan::{self, RedirectKind, Scan};
 use super::{Comparer, Comparison, Direction, EngineSide};
-use crate::lexer::{self, LexError, Lexed};
-use crate::vocab::{Capability, CommandClass, Part, collapse_whitespace};
+use crate::model::vocab::{Capability, CommandClass, Part, collapse_whitespace};
+use crate::shell::lexer::{self, LexError, Lexed};
 
 /// One difference between the engines on a command.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -250,7 +250,7 @@ impl<'a> Facts<'a> {
                         && q.words.len() > 1
                         && q.words.first().is_some_and(|w| {
                             let n = basename(w);
-                            crate::commands::WRAPPERS.contains(&n) || n == "find"
+                            crate::programs::WRAPPERS.contains(&n) || n == "find"
                         })
                         && q.words.iter().skip(1).any(|w| w == first)
                 })
@@ -269,7 +269,7 @@ impl<'a> Facts<'a> {
             let cwd = p.cwd.as_deref().map(std::path::Path::new);
             p.words.iter().skip(1).any(|w| {
                 w == subject
-                    || crate::paths::resolve_word(w, cwd, ctx.home())
+                    || crate::model::paths::resolve_word(w, cwd, ctx.home())
                         .is_some_and(|x| x.to_string_lossy() == subject)
             })
         })
@@ -283,7 +283,7 @@ impl<'a> Facts<'a> {
                 return false;
             };
             match name {
-                shell if crate::commands::is_shell(shell) => p.words.iter().skip(1).any(|w| {
+                shell if crate::programs::is_shell(shell) => p.words.iter().skip(1).any(|w| {
                     w.len() > 1 && w.starts_with('-') && !w.starts_with("--") && w.contains('c')
                 }),
                 "eval" | "watch" | "trap" => true,
@@ -308,7 +308,7 @@ impl<'a> Facts<'a> {
                 None => !subject.starts_with('/'),
                 Some(d) => {
                     std::path::Path::new(d) != start
-                        && crate::paths::is_inside(
+                        && crate::model::paths::is_inside(
                             std::path::Path::new(subject),
                             std::path::Path::new(d),
                         )
@@ -363,7 +363,7 @@ impl<'a> Facts<'a> {
             p.words.len() > 1
                 && p.words
                     .first()
-                    .is_some_and(|w| crate::commands::is_assignment(w))
+                    .is_some_and(|w| crate::programs::is_assignment(w))
         })
     }
 
@@ -376,7 +376,7 @@ impl<'a> Facts<'a> {
         };
         let n = words
             .iter()
-            .take_while(|w| crate::commands::is_assignment(w))
+            .take_while(|w| crate::programs::is_assignment(w))
             .count();
         let (assignments, rest) = words.split_at(n.min(words.len()));
         !assignments.is_empty()
@@ -637,7 +637,7 @@ fn accounts(r: Reason, e: &Element, f: &Facts<'_>) -> bool {
                 && f.lexer().analysis.parts.iter().any(|p| {
                     p.words
                         .last()
-                        .is_some_and(|w| w.ends_with('=') && crate::commands::is_assignment(w))
+                        .is_some_and(|w| w.ends_with('=') && crate::programs::is_assignment(w))
                 })
         }
         Reason::TrailingSeparator => {
@@ -690,9 +690,9 @@ fn accounts(r: Reason, e: &Element, f: &Facts<'_>) -> bool {
         },
         Reason::ReadDetected => matches!(e, E::OnlyAst(Capability::FileRead)),
         Reason::VerifiedReadOnly => {
-            let verified = |r: &crate::vocab::CapabilityRequest| {
+            let verified = |r: &crate::model::vocab::CapabilityRequest| {
                 r.capability == Capability::ProcessExecute
-                    && r.verdict == Some(crate::vocab::Verdict::ReadOnly)
+                    && r.verdict == Some(crate::model::vocab::Verdict::ReadOnly)
             };
             let requests = &f.ast().analysis.requests;
             match e {
@@ -840,7 +840,7 @@ fn source_operand(subject: &str, f: &Facts<'_>) -> bool {
         {
             return false;
         }
-        let operands = crate::commands::fs_verb_arguments(&p.words);
+        let operands = crate::programs::fs_verb_arguments(&p.words);
         // `ln -s TARGET` links TARGET into the cwd: its one operand is not written.
         let sources = match operands.split_last() {
             Some((only, [])) if verb == "ln" => std::slice::from_ref(only),
@@ -848,7 +848,7 @@ fn source_operand(subject: &str, f: &Facts<'_>) -> bool {
             None => return false,
         };
         sources.iter().any(|w| {
-            let resolved = crate::paths::resolve_word(w, Some(ctx.cwd()), ctx.home())
+            let resolved = crate::model::paths::resolve_word(w, Some(ctx.cwd()), ctx.home())
                 .map(|x| x.to_string_lossy().into_owned())
                 .unwrap_or_else(|| w.to_string());
             resolved == subject
@@ -898,7 +898,7 @@ pub fn classify(c: &Comparison, comparer: &Comparer) -> Verdict {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::vocab::AnalysisContext;
+    use crate::model::vocab::AnalysisContext;
 
     fn comparer() -> (tempfile::TempDir, Comparer) {
         let root = tempfile::tempdir().unwrap();

@@ -11,8 +11,8 @@ use std::time::Instant;
 use serde::Serialize;
 
 use super::{Comparison, Direction, EngineSide, InputLine, Reason, SourceSummary};
-use crate::rules::Action;
-use crate::vocab::{AnalysisContext, Capability, CommandClass};
+use crate::model::vocab::{AnalysisContext, Capability, CommandClass};
+use crate::policy::rules::Action;
 
 /// Examples kept per reason group.
 pub const EXAMPLES_PER_GROUP: usize = 5;

@@ -10,8 +10,8 @@
 use serde_json::{Map, Value};
 
 use super::{HookCall, HookError, Host, Mapped, Rendered, mcp, pick, split_double_underscore};
-use crate::decide::CallDecision;
-use crate::rules::Action;
+use crate::policy::decide::CallDecision;
+use crate::policy::rules::Action;
 
 /// Claude Code tools with no local effect: they plan, ask the user, or start a
 /// sub-agent whose own tool calls come through this hook again.

@@ -11,8 +11,8 @@
 use serde_json::{Map, Value};
 
 use super::{HookCall, HookError, Host, Mapped, Rendered, mcp, pick, split_double_underscore};
-use crate::decide::CallDecision;
-use crate::rules::Action;
+use crate::policy::decide::CallDecision;
+use crate::policy::rules::Action;
 
 /// Codex tools with no local effect.
 pub const NO_EFFECT_TOOLS: &[&str] = &["update_plan", "view_image_placeholder"];

@@ -9,7 +9,7 @@
 use serde_json::{Map, Value};
 
 use super::{HookCall, HookError, Host, Mapped, Rendered, mcp, pick};
-use crate::decide::CallDecision;
+use crate::policy::decide::CallDecision;
 
 /// Gemini CLI tools with no local effect.
 pub const NO_EFFECT_TOOLS: &[&str] = &["write_todos", "ask_user", "activate_skill"];

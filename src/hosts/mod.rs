@@ -24,12 +24,12 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde_json::{Map, Value};
 
-use crate::decide::{CallDecision, decide};
-use crate::messages;
-use crate::rules::{Action, PermissionRule};
+use crate::model::vocab::AnalysisContext;
+use crate::policy::decide::{CallDecision, decide};
+use crate::policy::rules::{Action, PermissionRule};
+use crate::presentation::messages;
 use crate::session::{ApprovedBy, DeniedBy, EventKind, valid_id};
 use crate::tools::{MappedCall, map_call};
-use crate::vocab::AnalysisContext;
 
 /// Largest hook input read (a `Write` of a large file arrives whole on stdin).
 pub const MAX_HOOK_INPUT_BYTES: usize = 8 * 1024 * 1024;
@@ -299,7 +299,7 @@ pub fn no_effect_decision(call: &HookCall) -> CallDecision {
 /// answers for the rest. Returns the mapped call too (its requests go in the log).
 pub fn decide_hook(
     call: &HookCall,
-    policy: &crate::config::Policy,
+    policy: &crate::policy::config::Policy,
     session_rules: &[PermissionRule],
     ctx: &AnalysisContext,
     interactive: bool,

@@ -7,7 +7,7 @@
 use serde_json::{Map, Value};
 
 use super::{HookCall, HookError, Host, Mapped, Rendered, pick, str_field};
-use crate::decide::CallDecision;
+use crate::policy::decide::CallDecision;
 
 /// OpenCode tools with no local effect.
 pub const NO_EFFECT_TOOLS: &[&str] = &["todowrite", "todoread", "task", "question", "skill"];

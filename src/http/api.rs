@@ -154,7 +154,7 @@ pub struct GrantResponse {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pattern: Option<String>,
     /// The rules an `always` grant added.
-    pub persisted_rules: Vec<crate::grants::PersistedRule>,
+    pub persisted_rules: Vec<crate::session::grants::PersistedRule>,
     /// The config file the rules were appended to.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub config_file: Option<String>,
@@ -229,20 +229,20 @@ pub struct RulesResponse {
     /// Effective rules in evaluation order: defaults, managed, user, project (last
     /// match wins).
     #[schema(value_type = Vec<super::openapi::PermissionRuleSchema>)]
-    pub rules: Vec<crate::rules::PermissionRule>,
+    pub rules: Vec<crate::policy::rules::PermissionRule>,
     /// Config problems (file, line, column); while any exists every decision is at
     /// most ask.
     #[schema(value_type = Vec<super::openapi::ConfigErrorSchema>)]
-    pub errors: Vec<crate::config::ConfigError>,
+    pub errors: Vec<crate::policy::config::ConfigError>,
     /// The config files read, existing or not.
     pub files: Vec<String>,
     /// Project config files whose allows were ignored because they are not trusted
     /// (issue 14 §1); `khaelor-perm trust` or `POST /v1/trust` applies them.
-    #[schema(value_type = Vec<crate::config::IgnoredAllows>)]
-    pub ignored: Vec<crate::config::IgnoredAllows>,
+    #[schema(value_type = Vec<crate::policy::config::IgnoredAllows>)]
+    pub ignored: Vec<crate::policy::config::IgnoredAllows>,
     /// Paths whose writes always ask and never get an "always" pattern, with the
     /// reason for each (issue 14 §2).
-    pub protected: Vec<crate::protected::ProtectedEntry>,
+    pub protected: Vec<crate::policy::protected::ProtectedEntry>,
 }
 
 #[derive(Debug, Deserialize, ToSchema)]
@@ -262,7 +262,7 @@ pub struct TrustResponse {
     /// The project config file.
     pub file: String,
     /// `trusted` after a trust, `untrusted` after a revoke.
-    pub status: crate::trust::TrustStatus,
+    pub status: crate::policy::trust::TrustStatus,
     /// Hex SHA-256 of the content trusted (absent after a revoke).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub sha256: Option<String>,

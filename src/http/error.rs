@@ -131,10 +131,10 @@ where
     }
 }
 
-/// Decodes a JSON body strictly (`crate::json`): one value, no duplicate keys at any
+/// Decodes a JSON body strictly (`crate::model::json`): one value, no duplicate keys at any
 /// depth, the failing field named.
 pub fn from_slice<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
-    crate::json::from_slice(bytes).map_err(|e| {
+    crate::model::json::from_slice(bytes).map_err(|e| {
         let message = if e.0.starts_with("at `") {
             format!("invalid JSON body {}", e.0)
         } else {
@@ -187,7 +187,7 @@ where
             .map_err(|e| {
                 ApiError::bad_request(
                     "invalid_query",
-                    crate::messages::lower_first(&e.body_text()),
+                    crate::presentation::messages::lower_first(&e.body_text()),
                 )
             })
     }
@@ -209,7 +209,10 @@ where
             .await
             .map(|p| ApiPath(p.0))
             .map_err(|e| {
-                ApiError::bad_request("invalid_path", crate::messages::lower_first(&e.body_text()))
+                ApiError::bad_request(
+                    "invalid_path",
+                    crate::presentation::messages::lower_first(&e.body_text()),
+                )
             })
     }
 }

@@ -18,9 +18,9 @@ use super::api::{
 use super::error::{ApiError, ApiJson, ApiQuery, ErrorBody};
 use super::{AppState, MAX_COMMAND_BYTES};
 use crate::analysis;
-use crate::decide::{self, CallDecision};
+use crate::model::vocab::AnalysisContext;
+use crate::policy::decide::{self, CallDecision};
 use crate::tools::{self, MappedCall, ToolError};
-use crate::vocab::AnalysisContext;
 
 /// Liveness: answers as long as the server runs.
 #[utoipa::path(get, path = "/healthz", tag = "service",
@@ -228,7 +228,7 @@ pub async fn rules(
             .map(|f| f.display().to_string())
             .collect(),
         ignored: policy.ignored().to_vec(),
-        protected: crate::protected::table(),
+        protected: crate::policy::protected::table(),
     }))
 }
 
@@ -255,14 +255,14 @@ pub async fn trust(
     state
         .blocking(move || {
             let ctx = st.context(&req.project_root, None, None)?;
-            let file = crate::config::project_config_path(ctx.root());
+            let file = crate::policy::config::project_config_path(ctx.root());
             let store = st.config().trust_store();
             let shown = file.display().to_string();
             if req.revoke.unwrap_or(false) {
                 let was = store.blocking_revoke(&file).map_err(ApiError::internal)?;
                 return Ok(Json(TrustResponse {
                     file: shown,
-                    status: crate::trust::TrustStatus::Untrusted,
+                    status: crate::policy::trust::TrustStatus::Untrusted,
                     sha256: None,
                     was_trusted: Some(was),
                 }));
@@ -270,18 +270,19 @@ pub async fn trust(
             if st.blocking_policy(&ctx).trust_forbidden() {
                 return Err(ApiError::forbidden(
                     "trust_forbidden",
-                    crate::trust::TrustError::Forbidden.to_string(),
+                    crate::policy::trust::TrustError::Forbidden.to_string(),
                 ));
             }
             let record = store.blocking_trust(&file).map_err(|e| match e {
-                crate::trust::TrustError::NoConfig(_) | crate::trust::TrustError::NotAFile(_) => {
+                crate::policy::trust::TrustError::NoConfig(_)
+                | crate::policy::trust::TrustError::NotAFile(_) => {
                     ApiError::not_found("no_project_config", e.to_string())
                 }
                 other => ApiError::internal(other),
             })?;
             Ok(Json(TrustResponse {
                 file: shown,
-                status: crate::trust::TrustStatus::Trusted,
+                status: crate::policy::trust::TrustStatus::Trusted,
                 sha256: Some(record.sha256),
                 was_trusted: None,
             }))

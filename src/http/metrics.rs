@@ -12,7 +12,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
 use std::time::Duration;
 
-use crate::vocab::FallbackReason;
+use crate::model::vocab::FallbackReason;
 
 /// Upper bounds (seconds) of the analysis latency buckets: analysis is sub-millisecond
 /// when all is well, the top buckets catch parse budgets being hit.

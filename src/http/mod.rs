@@ -41,8 +41,8 @@ use tower_http::timeout::RequestBodyTimeoutLayer;
 use tower_http::trace::{DefaultOnResponse, TraceLayer};
 use tracing::Level;
 
-use crate::paths;
-use crate::vocab::{AnalysisContext, ContextError};
+use crate::model::paths;
+use crate::model::vocab::{AnalysisContext, ContextError};
 pub use error::ApiError;
 
 /// Largest request body accepted (413 beyond).
@@ -64,7 +64,7 @@ pub struct ServiceConfig {
     /// An extra, highest-precedence config file set by the operator.
     pub managed_config: Option<PathBuf>,
     /// The preset chosen with `--preset` (issue 10); `None`: what the configs choose.
-    pub preset: Option<crate::presets::Preset>,
+    pub preset: Option<crate::policy::presets::Preset>,
     /// The home used when a request gives none: `--home`, else the server's `$HOME`.
     /// Its `.khaelor/config.json` is the user layer.
     pub default_home: PathBuf,
@@ -80,8 +80,8 @@ pub struct ServiceConfig {
 
 impl ServiceConfig {
     /// The user's trust store of project configs: `<state-dir>/trust/`.
-    pub fn trust_store(&self) -> crate::trust::TrustStore {
-        crate::trust::TrustStore::new(&self.state_dir)
+    pub fn trust_store(&self) -> crate::policy::trust::TrustStore {
+        crate::policy::trust::TrustStore::new(&self.state_dir)
     }
 }
 
@@ -230,7 +230,7 @@ impl AppState {
 
     /// The (cached) policy for a request's project, home and the managed config.
     /// Blocks on the file system: call it inside `blocking`.
-    pub fn blocking_policy(&self, ctx: &AnalysisContext) -> crate::config::Policy {
+    pub fn blocking_policy(&self, ctx: &AnalysisContext) -> crate::policy::config::Policy {
         self.policies().blocking_get_preset(
             ctx.root(),
             ctx.home(),

@@ -46,9 +46,9 @@ use super::sessions;
         api::ToolsAvailableRequest, api::ToolsAvailableResponse, api::RecordCallRequest, sessions::CallResponse,
         api::PendingCall, api::PendingResponse, api::GrantRequest, api::GrantResponse, api::DenyRequest,
         api::DeniedCall, api::DenyResponse, api::EventsResponse, api::TrustRequest, api::TrustResponse,
-        crate::trust::TrustStatus, crate::config::IgnoredAllows, crate::protected::ProtectedEntry,
+        crate::policy::trust::TrustStatus, crate::policy::config::IgnoredAllows, crate::policy::protected::ProtectedEntry,
         crate::session::Event, crate::session::EventKind, crate::session::GrantScope, crate::session::CallStatus,
-        crate::session::ApprovedBy, crate::session::DeniedBy, crate::grants::PersistedRule,
+        crate::session::ApprovedBy, crate::session::DeniedBy, crate::session::grants::PersistedRule,
         ToolNameSchema, CapabilitySchema, CapabilityRequestSchema, CommandClassSchema, EngineKindSchema, PartSchema,
         HardlineHitSchema, FallbackReasonSchema, FallbackSchema, AnalysisSchema, BothAnalysisSchema,
         ActionSchema, RuleSourceSchema, RuleOriginSchema, PermissionRuleSchema, ConfigErrorSchema,
@@ -290,9 +290,9 @@ impl utoipa::Modify for ToolInputs {
     }
 }
 
-// The mirror schemas live in `crate::schema`, which the model layers can name without
+// The mirror schemas live in `crate::model::schema`, which the model layers can name without
 // depending on the service.
-pub use crate::schema::*;
+pub use crate::model::schema::*;
 
 #[cfg(test)]
 mod tests {
@@ -379,12 +379,12 @@ mod tests {
             }
         }
     }
-    use crate::config::{ConfigError, Policy};
-    use crate::rules::{Action, PermissionRule, RuleOrigin, RuleSource};
-    use crate::vocab::{
+    use crate::model::vocab::{
         Analysis, AnalysisContext, Capability, CapabilityRequest, CommandClass, EngineKind,
         Fallback, FallbackReason, HardlineHit, Part,
     };
+    use crate::policy::config::{ConfigError, Policy};
+    use crate::policy::rules::{Action, PermissionRule, RuleOrigin, RuleSource};
 
     /// The properties a schema declares (following `allOf` and `$ref`), and the ones it
     /// requires.
@@ -446,8 +446,8 @@ mod tests {
         r.metadata.insert("cwd".into(), json!("/p"));
         r.via = Some("git diff --ext-diff".into());
         r.unresolved = true;
-        r.verdict = Some(crate::vocab::Verdict::ReadOnly);
-        r.directory_read = Some(crate::vocab::DirectoryRead {
+        r.verdict = Some(crate::model::vocab::Verdict::ReadOnly);
+        r.directory_read = Some(crate::model::vocab::DirectoryRead {
             recursive: true,
             skips_hidden: true,
             glob: Some("*.rs".into()),
@@ -512,15 +512,16 @@ mod tests {
         std::fs::write(root.path().join(".env"), "A=1").unwrap();
         let ctx = AnalysisContext::new(root.path(), None, root.path()).unwrap();
         let call = crate::tools::map_call("read", &json!({"path": ".env"}), &ctx).unwrap();
-        let mut decision = crate::decide::decide(&Policy::default(), &[], &call, &ctx, true);
+        let mut decision =
+            crate::policy::decide::decide(&Policy::default(), &[], &call, &ctx, true);
         assert_eq!(decision.decision, Action::Ask);
         decision.message = Some("m".into());
         decision.config_errors.push(err);
         if let Some(first) = decision.requests.first_mut() {
             first.reasons = vec![
-                crate::vocab::Reason::Obfuscated,
-                crate::vocab::Reason::DirectoryRead { path: "/p".into() },
-                crate::vocab::Reason::Hardline {
+                crate::model::vocab::Reason::Obfuscated,
+                crate::model::vocab::Reason::DirectoryRead { path: "/p".into() },
+                crate::model::vocab::Reason::Hardline {
                     rule: "rm -rf /".into(),
                 },
             ];

@@ -20,8 +20,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::{Duration, SystemTime};
 
-use crate::config::{self, Policy};
-use crate::trust::TrustStore;
+use crate::policy::config::{self, Policy};
+use crate::policy::trust::TrustStore;
 
 /// Above this many (root, home) pairs the cache starts over rather than grow unbounded.
 const MAX_ENTRIES: usize = 512;
@@ -86,7 +86,7 @@ impl PolicyCache {
         home: &Path,
         managed: Option<&Path>,
         trust: Option<&TrustStore>,
-        preset: Option<crate::presets::Preset>,
+        preset: Option<crate::policy::presets::Preset>,
     ) -> Policy {
         self.blocking_get_at(root, home, managed, trust, preset, SystemTime::now())
     }
@@ -98,7 +98,7 @@ impl PolicyCache {
         home: &Path,
         managed: Option<&Path>,
         trust: Option<&TrustStore>,
-        preset: Option<crate::presets::Preset>,
+        preset: Option<crate::policy::presets::Preset>,
         stamped_at: SystemTime,
     ) -> Policy {
         let mut files = config::config_files(root, home, managed);

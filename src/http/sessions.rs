@@ -25,10 +25,10 @@ use super::api::{
 };
 use super::error::{ApiError, ApiJson, ApiPath, ErrorBody};
 use super::handlers::map_call;
-use crate::decide::{self, CallDecision, GrantError};
-use crate::grants::{self, PersistedRule};
-use crate::messages;
-use crate::rules::{Action, PermissionRule};
+use crate::policy::decide::{self, CallDecision, GrantError};
+use crate::policy::rules::{Action, PermissionRule};
+use crate::presentation::messages;
+use crate::session::grants::{self, PersistedRule};
 use crate::session::{
     ApprovedBy, CallRecord, CallStatus, DeniedBy, EventKind, GrantScope, Session, SessionError,
     valid_id,
@@ -632,7 +632,7 @@ pub async fn grant(
     let written = state
         .blocking(move || grants::blocking_append_rules(&root, &to_write, Some(&trust)))
         .await?;
-    let config_file = crate::config::project_config_path(ctx.root())
+    let config_file = crate::policy::config::project_config_path(ctx.root())
         .display()
         .to_string();
     let (persisted, persist_error) = match &written {

@@ -15,7 +15,7 @@ use super::json::{self, Node};
 use super::model::{
     Import, ImportContext, ImportError, SourcePos, anchor, command_prefix, line_of,
 };
-use crate::rules::{Action, MatchDialect};
+use crate::policy::rules::{Action, MatchDialect};
 
 struct Entry {
     action: Action,
@@ -276,7 +276,7 @@ fn bash_patterns(spec: Option<&str>) -> Vec<(String, MatchDialect)> {
         return command_prefix(prefix);
     }
     vec![(
-        crate::vocab::collapse_whitespace(spec),
+        crate::model::vocab::collapse_whitespace(spec),
         MatchDialect::Wildcard,
     )]
 }

@@ -19,7 +19,7 @@ use std::path::Path;
 use super::model::{
     Import, ImportContext, ImportError, SourcePos, command_prefix, line_of, position_of,
 };
-use crate::rules::{Action, example_matches};
+use crate::policy::rules::{Action, example_matches};
 
 /// Most alternatives one pattern may expand to.
 const MAX_EXPANSIONS: usize = 64;
@@ -159,7 +159,7 @@ struct CRule {
 
 fn example(v: &Val) -> Option<String> {
     match v {
-        Val::Str(s) => Some(crate::vocab::collapse_whitespace(s)),
+        Val::Str(s) => Some(crate::model::vocab::collapse_whitespace(s)),
         Val::List(items) => items
             .iter()
             .map(|i| match i {
@@ -272,7 +272,7 @@ fn parse(text: &str, file: &str) -> Result<Vec<CRule>, ImportError> {
         }
         rule.original = text
             .get(start..r.pos)
-            .map(crate::vocab::collapse_whitespace)
+            .map(crate::model::vocab::collapse_whitespace)
             .unwrap_or_default();
         out.push(rule);
     }

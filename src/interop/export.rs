@@ -15,11 +15,11 @@
 //! Each output starts by asking for every shell command, so the host's own defaults
 //! never allow what we did not export.
 
-use crate::config::Policy;
-use crate::decide::decide;
-use crate::rules::{Action, MatchDialect, PermissionRule};
+use crate::model::vocab::AnalysisContext;
+use crate::policy::config::Policy;
+use crate::policy::decide::decide;
+use crate::policy::rules::{Action, MatchDialect, PermissionRule};
 use crate::tools::map_call;
-use crate::vocab::AnalysisContext;
 
 /// A host `rules export --to` writes for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -108,7 +108,7 @@ fn toml_string(s: &str) -> String {
 
 /// The literal pieces of a pattern between its wildcards, in its dialect.
 fn pieces(rule: &PermissionRule) -> Vec<String> {
-    let p = crate::vocab::collapse_whitespace(&rule.pattern);
+    let p = crate::model::vocab::collapse_whitespace(&rule.pattern);
     match rule.dialect {
         MatchDialect::Prefix => match p.strip_suffix('*') {
             Some(pre) => vec![pre.to_string(), String::new()],

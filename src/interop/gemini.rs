@@ -20,7 +20,7 @@ use toml_edit::{Item, Table, Value};
 use super::model::{
     Import, ImportContext, ImportError, SourcePos, command_prefix, line_of, position_of,
 };
-use crate::rules::{Action, MatchDialect};
+use crate::policy::rules::{Action, MatchDialect};
 
 struct GRule {
     priority: i64,
@@ -223,7 +223,7 @@ pub fn import(files: &[&Path], _ctx: &ImportContext) -> Result<Import, ImportErr
                 &text,
                 &file,
                 e.span().map_or(0, |s| s.start),
-                crate::messages::lower_first(e.message()),
+                crate::presentation::messages::lower_first(e.message()),
             )
         })?;
         for (k, item) in doc.iter() {

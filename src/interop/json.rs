@@ -105,7 +105,7 @@ pub fn parse(text: &str, file: &str, json5: bool) -> Result<Node, ImportError> {
             file: file.to_string(),
             line: e.line_display(),
             column: e.column_display(),
-            message: crate::messages::lower_first(&e.kind().to_string()),
+            message: crate::presentation::messages::lower_first(&e.kind().to_string()),
         }),
         Ok(p) => match p.value {
             Some(v) => Ok(convert(&v)),

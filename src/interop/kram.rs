@@ -14,7 +14,7 @@ use std::path::Path;
 
 use super::json::{self, Node};
 use super::model::{Import, ImportContext, ImportError, SourcePos, line_of};
-use crate::rules::{Action, MatchDialect};
+use crate::policy::rules::{Action, MatchDialect};
 
 struct KramRule {
     tool: String,

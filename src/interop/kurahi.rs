@@ -14,7 +14,7 @@ use std::path::Path;
 
 use super::json::{self, Node};
 use super::model::{Import, ImportContext, ImportError, SourcePos, line_of};
-use crate::rules::{Action, MatchDialect};
+use crate::policy::rules::{Action, MatchDialect};
 
 pub fn import(
     files: &[&Path],
@@ -136,7 +136,7 @@ pub fn import(
                 }
                 Some(_) => out.skip(&from, &s, "only `exec:process:*` translates (our background capability has no per-action target); the process tool stays denied"),
                 None => {
-                    out.push_command(&crate::vocab::collapse_whitespace(pattern), MatchDialect::Wildcard, Action::Allow, &from, &s);
+                    out.push_command(&crate::model::vocab::collapse_whitespace(pattern), MatchDialect::Wildcard, Action::Allow, &from, &s);
                 }
             },
             other => out.skip(&from, &s, format!("unknown class `{other}`: skipped, as Kurahi does; it still activates the guard")),

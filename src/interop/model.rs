@@ -7,7 +7,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::rules::{Action, MatchDialect, PermissionRule, RuleSource};
+use crate::policy::rules::{Action, MatchDialect, PermissionRule, RuleSource};
 
 /// Source files larger than this are refused (permission files are a few kilobytes).
 pub const MAX_SOURCE_BYTES: u64 = 4 * 1024 * 1024;
@@ -110,16 +110,16 @@ pub fn read_source(path: &Path) -> Result<String, ImportError> {
         file: file.clone(),
         message,
     };
-    let meta =
-        std::fs::metadata(path).map_err(|e| fail(crate::messages::lower_first(&e.to_string())))?;
+    let meta = std::fs::metadata(path)
+        .map_err(|e| fail(crate::presentation::messages::lower_first(&e.to_string())))?;
     if !meta.is_file() {
         return Err(fail("not a regular file".to_string()));
     }
     if meta.len() > MAX_SOURCE_BYTES {
         return Err(fail(format!("larger than {MAX_SOURCE_BYTES} bytes")));
     }
-    let bytes =
-        std::fs::read(path).map_err(|e| fail(crate::messages::lower_first(&e.to_string())))?;
+    let bytes = std::fs::read(path)
+        .map_err(|e| fail(crate::presentation::messages::lower_first(&e.to_string())))?;
     String::from_utf8(bytes).map_err(|_| fail("not valid UTF-8".to_string()))
 }
 
@@ -194,7 +194,7 @@ impl Import {
 /// it: the bare command and the command followed by arguments. A prefix with a `*` of
 /// its own is written in the prefix dialect so the `*` stays literal.
 pub fn command_prefix(prefix: &str) -> Vec<(String, MatchDialect)> {
-    let p = crate::vocab::collapse_whitespace(prefix);
+    let p = crate::model::vocab::collapse_whitespace(prefix);
     if p.is_empty() {
         return vec![("*".to_string(), MatchDialect::Wildcard)];
     }

@@ -12,7 +12,7 @@ use std::path::Path;
 
 use super::json::{self, Node};
 use super::model::{Import, ImportContext, ImportError, SourcePos, anchor, line_of};
-use crate::rules::{Action, MatchDialect};
+use crate::policy::rules::{Action, MatchDialect};
 
 pub fn import(files: &[&Path], ctx: &ImportContext) -> Result<Import, ImportError> {
     let mut out = Import::default();
@@ -189,7 +189,7 @@ fn permission(
         match k {
             Kind::All => push(out, "*", &pattern),
             Kind::Command => {
-                let p = crate::vocab::collapse_whitespace(&pattern);
+                let p = crate::model::vocab::collapse_whitespace(&pattern);
                 let mut pats = vec![p.clone()];
                 if let Some(bare) = p.strip_suffix(" *")
                     && !bare.contains('*')

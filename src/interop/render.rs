@@ -41,7 +41,7 @@ pub fn render(import: &Import, format: Format, sources: &[String]) -> String {
             format!("\"capability\": {}", quote(&r.rule.capability)),
             format!("\"pattern\": {}", quote(&r.rule.pattern)),
         ];
-        if r.rule.dialect != crate::rules::MatchDialect::Wildcard {
+        if r.rule.dialect != crate::policy::rules::MatchDialect::Wildcard {
             fields.push(format!("\"match\": {}", quote(r.rule.dialect.as_str())));
         }
         fields.push(format!("\"action\": {}", quote(r.rule.action.as_str())));

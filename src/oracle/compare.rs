@@ -28,10 +28,10 @@
 use serde::Serialize;
 
 use super::{Exec, Observed};
-use crate::config::Policy;
-use crate::decide::decide;
-use crate::rules::Action;
-use crate::vocab::{Analysis, AnalysisContext, Capability, CommandClass, Part};
+use crate::model::vocab::{Analysis, AnalysisContext, Capability, CommandClass, Part};
+use crate::policy::config::Policy;
+use crate::policy::decide::decide;
+use crate::policy::rules::Action;
 
 /// Why something bash did is not in the analysis.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
@@ -264,7 +264,7 @@ pub fn judge(
         }
     }
     for w in &observed.writes {
-        let clean = |s: &str| crate::paths::clean(std::path::Path::new(s));
+        let clean = |s: &str| crate::model::paths::clean(std::path::Path::new(s));
         if !writes.iter().any(|s| clean(s) == clean(w)) {
             push(Finding {
                 reason: Reason::WriteNotReported,

@@ -14,9 +14,9 @@ use super::compare::{Reason, Said, judge};
 use super::inputs::Input;
 use super::sandbox::{Sandbox, SandboxError};
 use super::{Observed, RunStatus};
-use crate::config::Policy;
+use crate::model::vocab::AnalysisContext;
+use crate::policy::config::Policy;
 use crate::tools::MAX_COMMAND_BYTES;
-use crate::vocab::AnalysisContext;
 
 /// Examples kept per reason and kind (hard / soft).
 const EXAMPLES: usize = 8;

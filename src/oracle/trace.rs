@@ -307,11 +307,11 @@ fn marker_index(argv: &[String]) -> Option<usize> {
 /// Joins `path` onto `cwd` lexically (`..` and `.` removed) when it is relative.
 fn resolve(cwd: Option<&str>, path: &str) -> String {
     if path.starts_with('/') {
-        crate::paths::clean(std::path::Path::new(path))
+        crate::model::paths::clean(std::path::Path::new(path))
             .display()
             .to_string()
     } else if let Some(c) = cwd {
-        crate::paths::clean(&std::path::Path::new(c).join(path))
+        crate::model::paths::clean(&std::path::Path::new(c).join(path))
             .display()
             .to_string()
     } else {
@@ -578,10 +578,12 @@ mod tests {
         ]
         .join("\n");
         let obs = observe(&trace, 2, &[]);
-        let names = |o: &Observed| -> Vec<String> {
-            o.executed.iter().map(|e| e.argv.join(" ")).collect()
-        };
+        let names =
+            |o: &Observed| -> Vec<String> { o.executed.iter().map(|e| e.argv.join(" ")).collect() };
         assert_eq!(names(&obs[0]), vec!["ls".to_string()]);
-        assert_eq!(names(&obs[1]), vec!["sleep".to_string(), "systemctl".to_string()]);
+        assert_eq!(
+            names(&obs[1]),
+            vec!["sleep".to_string(), "systemctl".to_string()]
+        );
     }
 }

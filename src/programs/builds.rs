@@ -8,7 +8,7 @@
 
 use std::path::Path;
 
-use crate::vocab::{AnalysisContext, Verdict};
+use crate::model::vocab::{AnalysisContext, Verdict};
 
 /// `autonomous`'s verdicts for one literal simple command run in `cwd`: a project-local
 /// build or test, or an in-project file operation. `writes_file`: the command has a
@@ -21,7 +21,7 @@ pub fn autonomous_verdict(
     writes_file: bool,
 ) -> Option<Verdict> {
     let cwd = cwd?;
-    if writes_file || !crate::paths::is_inside(cwd, ctx.root()) {
+    if writes_file || !crate::model::paths::is_inside(cwd, ctx.root()) {
         return None;
     }
     let name = *words.first()?;
@@ -48,7 +48,7 @@ pub fn autonomous_verdict(
 fn manifest_in_project(cwd: &Path, ctx: &AnalysisContext, files: &[&str]) -> bool {
     let mut dir = Some(cwd);
     while let Some(d) = dir {
-        if !crate::paths::is_inside(d, ctx.root()) {
+        if !crate::model::paths::is_inside(d, ctx.root()) {
             return false;
         }
         if files.iter().any(|f| d.join(f).is_file()) {
@@ -314,8 +314,8 @@ fn pytest(rest: &[&str], cwd: &Path, ctx: &AnalysisContext) -> bool {
             i += if w.contains('=') { 1 } else { 2 };
         } else if !w.starts_with('-') {
             let path = w.split("::").next().unwrap_or(w);
-            match crate::paths::resolve_word(path, Some(cwd), ctx.home()) {
-                Some(p) if crate::paths::is_inside(&p, ctx.root()) => i += 1,
+            match crate::model::paths::resolve_word(path, Some(cwd), ctx.home()) {
+                Some(p) if crate::model::paths::is_inside(&p, ctx.root()) => i += 1,
                 _ => return false,
             }
         } else {
@@ -395,8 +395,10 @@ fn file_op(name: &str, rest: &[&str], cwd: &Path, ctx: &AnalysisContext) -> bool
             }
             continue;
         }
-        match crate::paths::resolve_word(w, Some(cwd), ctx.home()) {
-            Some(p) if crate::paths::is_inside(&p, ctx.root()) && p != ctx.root() => paths += 1,
+        match crate::model::paths::resolve_word(w, Some(cwd), ctx.home()) {
+            Some(p) if crate::model::paths::is_inside(&p, ctx.root()) && p != ctx.root() => {
+                paths += 1
+            }
             _ => return false,
         }
     }

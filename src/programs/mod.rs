@@ -163,6 +163,23 @@ pub fn is_wrapper(word: &str) -> bool {
     lookup(word).is_some_and(|p| matches!(p.role, Role::Wrapper { .. }))
 }
 
+/// Every name of a shell in the table (`sh`, `bash`, `zsh`, ...).
+pub static SHELLS: std::sync::LazyLock<Vec<&'static str>> = std::sync::LazyLock::new(|| {
+    shells::PROGRAMS
+        .iter()
+        .flat_map(|p| p.names.iter().copied())
+        .collect()
+});
+
+/// Every name of a program the table knows runs another command or code it is handed
+/// (wrappers and code-operand programs).
+pub static WRAPPERS: std::sync::LazyLock<Vec<&'static str>> = std::sync::LazyLock::new(|| {
+    all()
+        .filter(|p| matches!(p.role, Role::Wrapper { .. } | Role::CodeOperands { .. }))
+        .flat_map(|p| p.names.iter().copied())
+        .collect()
+});
+
 /// The last path component of a command word, so `/usr/bin/curl` is recognized as
 /// `curl` where that only adds scrutiny (network, git, wrappers, the floor). Allow
 /// rules still see the word as written.

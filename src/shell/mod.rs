@@ -9,6 +9,7 @@
 pub mod braces;
 pub mod eval;
 pub(crate) mod ir;
+pub mod lexer;
 pub mod source;
 
 /// `collapse_whitespace(&words.join(" "))` in one allocation: the form command subjects
@@ -17,7 +18,7 @@ pub fn join_collapsed(words: &[String]) -> String {
     let mut out = String::with_capacity(words.iter().map(|w| w.len() + 1).sum());
     for piece in words
         .iter()
-        .flat_map(|w| w.split(crate::vocab::is_bash_blank))
+        .flat_map(|w| w.split(crate::model::vocab::is_bash_blank))
         .filter(|p| !p.is_empty())
     {
         if !out.is_empty() {
@@ -56,7 +57,7 @@ fn shell_quote(w: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::vocab::collapse_whitespace;
+    use crate::model::vocab::collapse_whitespace;
 
     #[test]
     fn several_words_are_requoted() {

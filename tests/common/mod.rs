@@ -44,29 +44,29 @@ pub fn load_trusted_policy(
     root: &Path,
     home: &Path,
     managed: Option<&Path>,
-) -> khaelor_perm::config::Policy {
+) -> khaelor_perm::policy::config::Policy {
     let state = tempfile::tempdir().unwrap();
-    let store = khaelor_perm::trust::TrustStore::new(state.path());
-    let cfg = khaelor_perm::config::project_config_path(root);
+    let store = khaelor_perm::policy::trust::TrustStore::new(state.path());
+    let cfg = khaelor_perm::policy::config::project_config_path(root);
     if cfg.exists() {
         store.blocking_trust(&cfg).unwrap();
     }
-    khaelor_perm::config::load_policy_trusted(root, home, managed, Some(&store))
+    khaelor_perm::policy::config::load_policy_trusted(root, home, managed, Some(&store))
 }
 
 /// As `load_trusted_policy`, with a preset chosen as by `--preset` (issue 10).
 pub fn load_trusted_policy_preset(
     root: &Path,
     home: &Path,
-    preset: khaelor_perm::presets::Preset,
-) -> khaelor_perm::config::Policy {
+    preset: khaelor_perm::policy::presets::Preset,
+) -> khaelor_perm::policy::config::Policy {
     let state = tempfile::tempdir().unwrap();
-    let store = khaelor_perm::trust::TrustStore::new(state.path());
-    let cfg = khaelor_perm::config::project_config_path(root);
+    let store = khaelor_perm::policy::trust::TrustStore::new(state.path());
+    let cfg = khaelor_perm::policy::config::project_config_path(root);
     if cfg.exists() {
         store.blocking_trust(&cfg).unwrap();
     }
-    khaelor_perm::config::load_policy_preset(root, home, None, Some(&store), Some(preset))
+    khaelor_perm::policy::config::load_policy_preset(root, home, None, Some(&store), Some(preset))
 }
 
 /// A project `proj/` (with `dirs` made inside it) and a separate `home/` under one

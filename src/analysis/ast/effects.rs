@@ -12,10 +12,10 @@ use std::path::PathBuf;
 mod programs;
 
 use super::walk::{Cwd, Redirect, RedirectKind, SimpleCommand};
-use crate::hardline;
-use crate::paths;
+use crate::floor;
+use crate::model::paths;
+use crate::model::vocab::{AnalysisContext, Capability, CapabilityRequest, HardlineHit, Part};
 use crate::programs::{self as table, Description, Role, basename};
-use crate::vocab::{AnalysisContext, Capability, CapabilityRequest, HardlineHit, Part};
 use programs::{
     READERS, cp_sources, flag_values, fs_writes, git_effects, reader_effects, sed_effects,
 };
@@ -49,7 +49,7 @@ pub(crate) struct Effects {
     pub functions: Vec<String>,
     /// Per `process.execute` subject, what every command with that text was found to
     /// be (`None`: not verified); applied to the requests by `mark_verified`.
-    pub verdicts: Vec<(String, Option<crate::vocab::Verdict>)>,
+    pub verdicts: Vec<(String, Option<crate::model::vocab::Verdict>)>,
     /// Words of the command being read that hold glob characters only inside quotes
     /// (`cat '/tmp/a*'`): literal names, whose location is known.
     pub literal: Vec<String>,
@@ -206,11 +206,7 @@ pub(crate) fn command_effects(cmd: &SimpleCommand, ctx: &AnalysisContext, fx: &m
         redirect_effects(r, &cwd, ctx, fx);
     }
     stdin_program(cmd, &words, &cwd, fx);
-    fx.hardline(hardline::check(
-        &words,
-        ctx,
-        &crate::analysis::lexer::Reader,
-    ));
+    fx.hardline(floor::check(&words, ctx, &crate::analysis::lexer::Reader));
     let verdict = if fx.verifying && !cmd.text.is_empty() {
         verdict(cmd, ctx, fx)
     } else {
@@ -230,8 +226,8 @@ fn verdict(
     cmd: &SimpleCommand,
     ctx: &AnalysisContext,
     fx: &mut Effects,
-) -> Option<crate::vocab::Verdict> {
-    use crate::vocab::Verdict;
+) -> Option<crate::model::vocab::Verdict> {
+    use crate::model::vocab::Verdict;
     if !cmd.assignments.is_empty() || cmd.words.is_empty() || cmd.words.iter().any(|w| w.dynamic) {
         return None;
     }
@@ -473,7 +469,7 @@ fn recursive_read_request(
         s.clone(),
         format!("Search files under {s}"),
     );
-    r.directory_read = Some(crate::vocab::DirectoryRead {
+    r.directory_read = Some(crate::model::vocab::DirectoryRead {
         recursive: true,
         skips_hidden,
         glob: None,
@@ -579,7 +575,7 @@ pub(crate) fn redirect_effects(r: &Redirect, cwd: &Cwd, ctx: &AnalysisContext, f
                 return;
             }
             if r.kind == RedirectKind::Write {
-                fx.hardline(hardline::check_redirect_target(t, ctx));
+                fx.hardline(floor::check_redirect_target(t, ctx));
                 write_request(t, cwd, ctx, fx);
             } else {
                 read_request(t, cwd, ctx, fx);
@@ -743,7 +739,7 @@ fn apply_description(
         }
     }
     if let Some(canonical) = &d.canonical {
-        fx.hardline(hardline::check(
+        fx.hardline(floor::check(
             canonical,
             ctx,
             &crate::analysis::lexer::Reader,
@@ -797,11 +793,7 @@ fn run_words(words: Vec<String>, cwd: Cwd, ctx: &AnalysisContext, fx: &mut Effec
             text.clone(),
             format!("Run {text}"),
         ));
-        fx.hardline(hardline::check(
-            &inner,
-            ctx,
-            &crate::analysis::lexer::Reader,
-        ));
+        fx.hardline(floor::check(&inner, ctx, &crate::analysis::lexer::Reader));
         cur = inner;
     }
     inner_effects(&cur, &cwd, ctx, fx, depth);
@@ -866,11 +858,7 @@ fn inner_effects(
             itext.clone(),
             format!("Run {itext}"),
         ));
-        fx.hardline(hardline::check(
-            &inner,
-            ctx,
-            &crate::analysis::lexer::Reader,
-        ));
+        fx.hardline(floor::check(&inner, ctx, &crate::analysis::lexer::Reader));
         run_words(inner, cwd.clone(), ctx, fx, depth + 1);
     }
 
@@ -908,8 +896,8 @@ fn inner_effects(
     if name == "git" {
         git_effects(words, &text, cwd, ctx, fx);
     }
-    // Issue 14 §5: containers that get the host, clusters (`crate::containers`).
-    let c = crate::containers::effects(words, cwd.path(), ctx);
+    // Issue 14 §5: containers that get the host, clusters (`crate::analysis::containers`).
+    let c = crate::analysis::containers::effects(words, cwd.path(), ctx);
     c.notes.into_iter().for_each(|n| fx.note(n));
     c.requests.into_iter().for_each(|r| fx.push(r));
     if table::FS_VERBS.contains(&name) {
@@ -1026,7 +1014,7 @@ fn find_effects(
                             text.clone(),
                             format!("Run {text}"),
                         ));
-                        fx.hardline(hardline::check(
+                        fx.hardline(floor::check(
                             &with_dir,
                             ctx,
                             &crate::analysis::lexer::Reader,

@@ -19,13 +19,13 @@ use std::time::{Duration, Instant};
 
 use tree_sitter::{Node, ParseOptions, ParseState, Parser, Tree};
 
-use crate::hardline;
+use crate::floor;
 // How the floor reads code it meets in this engine's commands: through the lexer's
 // lowering. The code loop in `analyze_ast` parses every code string with tree-sitter
 // anyway and puts that plan through the floor too, so a second tree-sitter parse (and
 // evaluation) inside the floor would only repeat it on every call that runs `sh -c`.
 use crate::analysis::lexer::Reader;
-use crate::vocab::{
+use crate::model::vocab::{
     Analysis, AnalysisContext, Capability, CapabilityRequest, CommandClass, EngineKind, Fallback,
     FallbackReason,
 };
@@ -451,7 +451,7 @@ fn analyze_ast(command: &str, ctx: &AnalysisContext) -> Result<Analysis, AstErro
     let mut top = plan(command, ctx, Cwd::Known(ctx.cwd().to_path_buf()))?;
     let mut fx = Effects::default();
     fx.code.append(&mut top.code);
-    fx.hardline = hardline::check_plan(&top, ctx, &Reader);
+    fx.hardline = floor::check_plan(&top, ctx, &Reader);
     // Issue 10: commands of the top-level plan may be verified, unless a statement
     // assigns a variable (`PATH=/tmp/x; ls` changes what `ls` is).
     fx.verifying = top.commands.iter().all(|c| c.assignments.is_empty());
@@ -486,9 +486,9 @@ fn analyze_ast(command: &str, ctx: &AnalysisContext) -> Result<Analysis, AstErro
             }
             // Defence in depth: the lexer's reading of the code goes through the floor too,
             // where it could fire.
-            let lexed = crate::lexer::lex(&code);
+            let lexed = crate::shell::lexer::lex(&code);
             if crate::analysis::lexer::floor_relevant(&code, &lexed)
-                && let Some(hit) = hardline::check_plan(
+                && let Some(hit) = floor::check_plan(
                     &crate::analysis::lexer::lower(&code, lexed, &cwd),
                     ctx,
                     &Reader,
@@ -506,7 +506,7 @@ fn analyze_ast(command: &str, ctx: &AnalysisContext) -> Result<Analysis, AstErro
                 Ok(mut inner) => {
                     fx.code.append(&mut inner.code);
                     take_evaluated(&mut inner, &mut fx);
-                    if let Some(hit) = hardline::check_plan(&inner, ctx, &Reader) {
+                    if let Some(hit) = floor::check_plan(&inner, ctx, &Reader) {
                         fx.hardline.get_or_insert(hit);
                     }
                     for o in inner.obfuscated {
@@ -555,14 +555,14 @@ fn analyze_ast(command: &str, ctx: &AnalysisContext) -> Result<Analysis, AstErro
 
     // The floor also reads the lexer's rendering of the raw text: either hit denies.
     // One lex serves the floor and the second opinion below.
-    let lexed = crate::lexer::lex(command);
+    let lexed = crate::shell::lexer::lex(command);
     // The lexer is a second opinion that can only take generality away: where it sees a
     // substitution marker or cannot read the text, nothing is offered beyond once.
     let lexer_doubts = lexed.as_ref().map_or(true, |t| t.has_substitution);
     if fx.hardline.is_none() && crate::analysis::lexer::floor_relevant(command, &lexed) {
         let cwd = Cwd::Known(ctx.cwd().to_path_buf());
         let lexer_plan = crate::analysis::lexer::lower(command, lexed, &cwd);
-        fx.hardline = hardline::check_plan(&lexer_plan, ctx, &Reader);
+        fx.hardline = floor::check_plan(&lexer_plan, ctx, &Reader);
     }
 
     if top.background {
@@ -648,7 +648,7 @@ fn analyze_ast(command: &str, ctx: &AnalysisContext) -> Result<Analysis, AstErro
         };
     }
     if fx.hardline.is_some() {
-        notes.push(hardline::HARDLINE_RISK_NOTE.to_string());
+        notes.push(floor::HARDLINE_RISK_NOTE.to_string());
     }
     let mut seen = std::collections::HashSet::new();
     notes.retain(|n| seen.insert(n.clone()));
@@ -713,7 +713,7 @@ fn environment_request(cmd: &walk::SimpleCommand, fx: &mut Effects) {
 }
 
 fn fx_background(command: &str, fx: &mut Effects) {
-    let collapsed = crate::vocab::collapse_whitespace(command);
+    let collapsed = crate::model::vocab::collapse_whitespace(command);
     let text = collapsed.trim_end_matches('&').trim_end().to_string();
     if !fx
         .requests
@@ -770,5 +770,5 @@ fn always_patterns(
         return vec![cmd.text.clone()];
     }
     let words: Vec<String> = cmd.words.iter().map(|w| w.text.clone()).collect();
-    crate::arity::suggest(&words, cmd.cwd.path(), ctx)
+    crate::analysis::arity::suggest(&words, cmd.cwd.path(), ctx)
 }

@@ -28,7 +28,7 @@ use std::ops::Range;
 
 use super::walk::{self, Cwd, Limits, Plan};
 use super::{AstError, MAX_DEPTH, MAX_NODES};
-use crate::vocab::AnalysisContext;
+use crate::model::vocab::AnalysisContext;
 
 /// One statement: parts joined by `&&`/`||` (left to right), each part a pipeline of
 /// one or more stages.

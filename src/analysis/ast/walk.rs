@@ -14,7 +14,7 @@ use text::{decode_ansi_c, is_fd_target, unescape_double_quoted, unescape_unquote
 
 use super::AstError;
 use super::kinds as k;
-use crate::vocab::AnalysisContext;
+use crate::model::vocab::AnalysisContext;
 
 pub(crate) use crate::shell::ir::{
     Cwd, Function, InlineInput, Opacity, Plan, Redirect, RedirectKind, SimpleCommand, Word,
@@ -672,7 +672,11 @@ impl<'s> Walker<'s, '_> {
                 Some(w) if w.dynamic && !is_home_word(&w.text) => Cwd::Unknown,
                 Some(w) if w.text == "-" => Cwd::Unknown,
                 Some(w) => {
-                    match crate::paths::resolve_word(&w.text, self.cwd.path(), self.ctx.home()) {
+                    match crate::model::paths::resolve_word(
+                        &w.text,
+                        self.cwd.path(),
+                        self.ctx.home(),
+                    ) {
                         Some(p) => Cwd::Known(p),
                         None => Cwd::Unknown,
                     }
@@ -843,7 +847,7 @@ fn subject(cmd: &SimpleCommand) -> String {
         &cmd.words
     };
     let texts: Vec<&str> = words.iter().map(|w| w.text.as_str()).collect();
-    crate::vocab::collapse_whitespace(&texts.join(" "))
+    crate::model::vocab::collapse_whitespace(&texts.join(" "))
 }
 
 /// The assignments and words back in source order, joined by single spaces: the whole
@@ -852,7 +856,7 @@ pub(crate) fn with_assignments(cmd: &SimpleCommand) -> String {
     let mut all: Vec<&Word> = cmd.assignments.iter().chain(cmd.words.iter()).collect();
     all.sort_by_key(|w| w.start);
     let texts: Vec<&str> = all.iter().map(|w| w.text.as_str()).collect();
-    crate::vocab::collapse_whitespace(&texts.join(" "))
+    crate::model::vocab::collapse_whitespace(&texts.join(" "))
 }
 
 fn is_command_like(kind: &str) -> bool {

@@ -6,8 +6,8 @@
 
 use super::{Effects, escalation, read_request, resolve, write_request};
 use crate::analysis::ast::walk::Cwd;
+use crate::model::vocab::{AnalysisContext, Capability, CapabilityRequest};
 use crate::programs::git::{git_dir_options, git_subcommand, is_git_modify};
-use crate::vocab::{AnalysisContext, Capability, CapabilityRequest};
 
 /// Read-only commands that name files, with their flags that take a value, and whether
 /// the first operand is a pattern/program rather than a file.

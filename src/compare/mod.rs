@@ -22,11 +22,11 @@ use std::time::Instant;
 
 use serde::Serialize;
 
-use crate::config::Policy;
-use crate::decide::decide;
-use crate::rules::Action;
+use crate::model::vocab::{Analysis, AnalysisContext, Capability};
+use crate::policy::config::Policy;
+use crate::policy::decide::decide;
+use crate::policy::rules::Action;
 use crate::tools::MAX_COMMAND_BYTES;
-use crate::vocab::{Analysis, AnalysisContext, Capability};
 pub use reasons::Reason;
 pub use report::{Example, Report, ReportBuilder};
 

@@ -16,7 +16,7 @@ mod patch;
 
 pub use patch::{PatchFile, PatchOp, parse_patch};
 
-use crate::vocab::{
+use crate::model::vocab::{
     Analysis, AnalysisContext, Capability, CapabilityRequest, HardlineHit, collapse_whitespace,
 };
 
@@ -239,7 +239,7 @@ pub fn map_call(tool: &str, input: &Value, ctx: &AnalysisContext) -> Result<Mapp
             }
             let files = parse_patch(patch)?;
             for pf in &files {
-                if let Some(c) = crate::paths::control_char(&pf.path) {
+                if let Some(c) = crate::model::paths::control_char(&pf.path) {
                     return Err(ToolError::ControlChar {
                         tool: tool.into(),
                         field: "patch",
@@ -353,7 +353,7 @@ pub fn map_call(tool: &str, input: &Value, ctx: &AnalysisContext) -> Result<Mapp
             .requests
             .iter()
             .filter(|r| r.subject.starts_with("/dev/"))
-            .find_map(|r| crate::hardline::check_redirect_target(&r.subject, ctx));
+            .find_map(|r| crate::floor::check_redirect_target(&r.subject, ctx));
     }
     Ok(call)
 }
@@ -484,7 +484,7 @@ impl<'a> Fields<'a> {
     }
 
     fn no_control(&self, field: &'static str, value: &str) -> Result<(), ToolError> {
-        match crate::paths::control_char(value) {
+        match crate::model::paths::control_char(value) {
             Some(c) => Err(ToolError::ControlChar {
                 tool: self.tool.to_string(),
                 field,
@@ -614,7 +614,7 @@ pub fn resolve_path(word: &str, cwd: &Path, home: &Path) -> PathBuf {
     } else {
         cwd.join(expanded)
     };
-    crate::paths::resolve_existing_prefix(&absolute)
+    crate::model::paths::resolve_existing_prefix(&absolute)
 }
 
 fn read_request(f: &Fields<'_>, ctx: &AnalysisContext) -> Result<CapabilityRequest, ToolError> {
@@ -656,7 +656,7 @@ fn read_request(f: &Fields<'_>, ctx: &AnalysisContext) -> Result<CapabilityReque
             let first_wild = comps.iter().position(is_wild).unwrap_or(comps.len());
             let literal: PathBuf = comps.iter().take(first_wild).collect();
             if !literal.as_os_str().is_empty() {
-                target = crate::paths::resolve_existing_prefix(&target.join(literal));
+                target = crate::model::paths::resolve_existing_prefix(&target.join(literal));
             }
             // `*/../../etc/*`: where `..` after a wildcard lands depends on the match.
             if comps
@@ -707,7 +707,7 @@ fn read_request(f: &Fields<'_>, ctx: &AnalysisContext) -> Result<CapabilityReque
     }
     if target.is_dir() {
         // `decide` judges what a directory read reaches, not only the directory's name.
-        req.directory_read = Some(crate::vocab::DirectoryRead {
+        req.directory_read = Some(crate::model::vocab::DirectoryRead {
             glob: glob_reach,
             ..Default::default()
         });
@@ -745,7 +745,7 @@ pub fn directory_reach_entries(dir: &Path) -> Vec<(PathBuf, PathBuf)> {
     let resolved = |e: &std::fs::DirEntry| -> PathBuf {
         let p = e.path();
         if e.file_type().is_ok_and(|t| t.is_symlink()) {
-            crate::paths::resolve_existing_prefix(&p)
+            crate::model::paths::resolve_existing_prefix(&p)
         } else {
             p
         }
@@ -770,7 +770,7 @@ pub fn directory_reach_entries(dir: &Path) -> Vec<(PathBuf, PathBuf)> {
 }
 
 fn write_request(resolved: &Path, ctx: &AnalysisContext, verb: &str) -> CapabilityRequest {
-    let inside = crate::paths::is_inside(resolved, ctx.root());
+    let inside = crate::model::paths::is_inside(resolved, ctx.root());
     let cap = if inside {
         Capability::FileWriteProject
     } else {
@@ -844,7 +844,7 @@ fn attach_diff(
     let old = old.unwrap_or_default();
     let name = display_path(resolved, ctx);
     // git's a/ b/ prefixes only for project-relative names; `b//tmp/x` reads badly.
-    let inside = crate::paths::is_inside(resolved, ctx.root());
+    let inside = crate::model::paths::is_inside(resolved, ctx.root());
     let (a, b) = if inside {
         (format!("a/{name}"), format!("b/{name}"))
     } else {

@@ -17,7 +17,7 @@
 
 use std::path::Path;
 
-use crate::vocab::{AnalysisContext, Capability, CapabilityRequest};
+use crate::model::vocab::{AnalysisContext, Capability, CapabilityRequest};
 
 /// Container engines whose `run`/`create`/`exec` this module reads.
 const ENGINES: &[&str] = &["docker", "podman", "nerdctl"];
@@ -269,7 +269,7 @@ pub fn effects(words: &[String], cwd: Option<&Path>, ctx: &AnalysisContext) -> C
         if is_engine_socket(src) {
             escapes.push(format!("the engine socket `{src}`"));
         }
-        let resolved = crate::paths::resolve_word(src, cwd, home);
+        let resolved = crate::model::paths::resolve_word(src, cwd, home);
         let Some(p) = resolved else {
             // `$VAR:/x`: which host directory is only known when it runs.
             out.requests.push(CapabilityRequest::new(
@@ -279,7 +279,7 @@ pub fn effects(words: &[String], cwd: Option<&Path>, ctx: &AnalysisContext) -> C
             ));
             continue;
         };
-        if crate::paths::is_inside(&p, ctx.root()) {
+        if crate::model::paths::is_inside(&p, ctx.root()) {
             continue;
         }
         let shown = p.display().to_string();
@@ -292,10 +292,10 @@ pub fn effects(words: &[String], cwd: Option<&Path>, ctx: &AnalysisContext) -> C
             .is_some_and(|c| c.as_os_str().to_string_lossy().starts_with('.'));
         let system = p == Path::new("/")
             || dotted
-            || crate::paths::is_inside(home, &p)
+            || crate::model::paths::is_inside(home, &p)
             || SYSTEM_DIRS
                 .iter()
-                .any(|d| crate::paths::is_inside(&p, Path::new(d)));
+                .any(|d| crate::model::paths::is_inside(&p, Path::new(d)));
         if system {
             escapes.push(format!("a mount of `{shown}`"));
         }

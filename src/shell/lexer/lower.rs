@@ -12,10 +12,10 @@
 //! The lexer engine's own requests and classes stay V1's (seed §3, `analysis::lexer`);
 //! this lowering serves the consumers that run on the IR.
 
-use crate::lexer::{LexError, Tokens};
 use crate::shell::ir::{
     Cwd, Function, InlineInput, Opacity, Plan, Redirect, RedirectKind, SimpleCommand, Word,
 };
+use crate::shell::lexer::{LexError, Tokens};
 
 /// Words that open or close compound commands: the lexer leaves them in a command's
 /// words (`if rm …`, `{ rm …`), bash does not run them.
@@ -36,7 +36,7 @@ pub(crate) fn lower(text: &str, lexed: Result<Tokens, LexError>, cwd: &Cwd) -> P
 
 /// `lower` for a text the caller has not lexed.
 pub(crate) fn lower_text(text: &str, cwd: &Cwd) -> Plan {
-    lower(text, crate::lexer::lex(text), cwd)
+    lower(text, crate::shell::lexer::lex(text), cwd)
 }
 
 fn word(text: String, start: usize) -> Word {

@@ -189,7 +189,7 @@ pub fn protected_write(path: &Path, extra: &[PathBuf]) -> Option<Hit> {
     }
     extra
         .iter()
-        .find(|d| crate::paths::is_inside(path, d))
+        .find(|d| crate::model::paths::is_inside(path, d))
         .map(|d| Hit {
             pattern: if path == d.as_path() {
                 d.display().to_string()

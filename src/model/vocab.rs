@@ -394,13 +394,13 @@ impl AnalysisContext {
             })?;
         let cwd = match cwd {
             // No lexical clean first: `..` after a symlink is taken physically.
-            Some(c) => crate::paths::resolve_existing_prefix(c),
+            Some(c) => crate::model::paths::resolve_existing_prefix(c),
             None => canon.clone(),
         };
         Ok(AnalysisContext {
             root: canon,
             cwd,
-            home: crate::paths::clean(home),
+            home: crate::model::paths::clean(home),
         })
     }
 

@@ -8,6 +8,8 @@
 //! and the HTTP layer decides which events to record. Functions that touch the disk are
 //! named `blocking_*`.
 
+pub mod grants;
+
 use std::collections::HashMap;
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Read, Seek, SeekFrom, Write};
@@ -17,7 +19,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::grants::PersistedRule;
+use crate::session::grants::PersistedRule;
 
 /// Events a session's log may hold before it is compacted, and past which (compacted)
 /// no new call is recorded: `serve --max-session-events`, and the hook command's budget.
@@ -87,7 +89,7 @@ pub enum EventKind {
         home: String,
         interactive: bool,
         /// The capability requests of the call.
-        #[schema(value_type = Vec<crate::schema::CapabilityRequestSchema>)]
+        #[schema(value_type = Vec<crate::model::schema::CapabilityRequestSchema>)]
         requests: Value,
     },
     #[serde(rename_all = "camelCase")]
@@ -95,7 +97,7 @@ pub enum EventKind {
         call_id: String,
         /// The whole decision: evaluated requests with matched rule and source, always
         /// patterns, panel.
-        #[schema(value_type = crate::schema::CallDecisionSchema)]
+        #[schema(value_type = crate::model::schema::CallDecisionSchema)]
         decision: Value,
     },
     #[serde(rename_all = "camelCase")]
@@ -103,7 +105,7 @@ pub enum EventKind {
         call_id: String,
         by: ApprovedBy,
         /// The evaluated requests (matched rule and source of each).
-        #[schema(value_type = Vec<crate::schema::EvaluatedRequestSchema>)]
+        #[schema(value_type = Vec<crate::model::schema::EvaluatedRequestSchema>)]
         decisions: Value,
         /// For `autoResolve`: the call whose "always" grant resolved this one.
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -133,7 +135,7 @@ pub enum EventKind {
         by: DeniedBy,
         /// For `policy`: the evaluated requests, the denying rule among them.
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        #[schema(value_type = Option<Vec<crate::schema::EvaluatedRequestSchema>>)]
+        #[schema(value_type = Option<Vec<crate::model::schema::EvaluatedRequestSchema>>)]
         decisions: Option<Value>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         feedback: Option<String>,
@@ -942,8 +944,8 @@ impl SessionIndex {
 
 /// Session-only grants as the rules `decide` takes: the allows among them, sourced
 /// `session` (the hook and the service read them the same way).
-pub fn allow_rules(granted: &[PersistedRule]) -> Vec<crate::rules::PermissionRule> {
-    use crate::rules::{Action, PermissionRule, RuleSource};
+pub fn allow_rules(granted: &[PersistedRule]) -> Vec<crate::policy::rules::PermissionRule> {
+    use crate::policy::rules::{Action, PermissionRule, RuleSource};
     granted
         .iter()
         .filter(|r| r.action == "allow")
@@ -965,7 +967,7 @@ fn session_rules_on(rules: &[(Option<String>, PersistedRule)], root: &Path) -> V
         .filter(|(granted_on, _)| {
             granted_on
                 .as_deref()
-                .is_some_and(|g| crate::paths::resolve_existing_prefix(Path::new(g)) == root)
+                .is_some_and(|g| crate::model::paths::resolve_existing_prefix(Path::new(g)) == root)
         })
         .map(|(_, r)| r.clone())
         .collect()

@@ -8,13 +8,14 @@
 //! `echo 'rm -rf /'` is data, not a hit. It must not know rules or configuration, and it
 //! must not grow into a regex armoury (seed §4.2: the list ships short and explicit).
 
-use crate::commands::basename;
+use crate::programs::basename;
 use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 
+use crate::model::paths;
+use crate::model::vocab::{AnalysisContext, HardlineHit, collapse_whitespace};
+use crate::programs;
 use crate::shell::ir::{Cwd, Plan, Redirect, RedirectKind, SimpleCommand};
-use crate::vocab::{AnalysisContext, HardlineHit, collapse_whitespace};
-use crate::{commands, paths, programs};
 
 /// The risk note of every hardline hit (seed §4.2, word for word).
 pub const HARDLINE_RISK_NOTE: &str =
@@ -29,7 +30,7 @@ const RESERVED_PREFIXES: &[&str] = &[
     "{", "}", "(", ")", "!", "if", "then", "else", "elif", "do", "while", "until", "coproc",
 ];
 
-use crate::commands::SHELLS;
+use crate::programs::SHELLS;
 
 /// systemctl options that take a separate value (`systemctl -H host reboot`).
 const SYSTEMCTL_VALUE_OPTIONS: &[&str] = &[
@@ -814,7 +815,7 @@ fn check_dd(
 /// options skipped (`git -C d push -f origin main`).
 fn check_git_push(eff: &[&str], rendering: impl Fn() -> String) -> Option<HardlineHit> {
     let words: Vec<String> = eff.iter().map(|w| (*w).to_string()).collect();
-    let (i, "push") = commands::git_subcommand(&words)? else {
+    let (i, "push") = programs::git::git_subcommand(&words)? else {
         return None;
     };
     let args = words.get(i + 1..).unwrap_or_default();

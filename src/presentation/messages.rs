@@ -7,12 +7,14 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::rules::{Action, PermissionRule};
-pub use crate::vocab::lower_first;
-use crate::vocab::{Capability, CapabilityRequest, HardlineHit, Reason, collapse_whitespace};
+pub use crate::model::vocab::lower_first;
+use crate::model::vocab::{
+    Capability, CapabilityRequest, HardlineHit, Reason, collapse_whitespace,
+};
+use crate::policy::rules::{Action, PermissionRule};
 
 /// The hardline risk note (seed §4.2), owned by the floor; a test pins the text.
-pub const HARDLINE_NOTE: &str = crate::hardline::HARDLINE_RISK_NOTE;
+pub const HARDLINE_NOTE: &str = crate::floor::HARDLINE_RISK_NOTE;
 
 /// A path subject that is not absolute: the analyzer could not resolve it.
 pub const UNKNOWN_PATH_NOTE: &str = "This path is only known when the command runs (a variable or an unknown working directory), so it cannot be allowed silently.";
@@ -27,10 +29,10 @@ pub const SELF_PROTECTION_NOTE: &str =
 
 /// The note for a project config whose allows were ignored (issue 14 §1): what was
 /// ignored, why, and the command that trusts it.
-pub fn ignored_allows_note(ignored: &crate::config::IgnoredAllows) -> String {
+pub fn ignored_allows_note(ignored: &crate::policy::config::IgnoredAllows) -> String {
     let why = match ignored.status {
-        crate::trust::TrustStatus::Changed => "it changed since you trusted it",
-        crate::trust::TrustStatus::Forbidden => {
+        crate::policy::trust::TrustStatus::Changed => "it changed since you trusted it",
+        crate::policy::trust::TrustStatus::Forbidden => {
             "the managed configuration forbids trusting project configs"
         }
         _ => "you have not trusted it",
@@ -41,7 +43,7 @@ pub fn ignored_allows_note(ignored: &crate::config::IgnoredAllows) -> String {
         .parent()
         .and_then(std::path::Path::parent)
         .map_or_else(|| ".".to_string(), |d| d.display().to_string());
-    let fix = if ignored.status == crate::trust::TrustStatus::Forbidden {
+    let fix = if ignored.status == crate::policy::trust::TrustStatus::Forbidden {
         String::new()
     } else {
         format!(" Review it, then run `khaelor-perm trust {dir}` to apply them.")
@@ -446,7 +448,7 @@ pub const BROKEN_CONFIG_NOTE: &str =
 pub fn walk_bound_note(dir: &str) -> String {
     format!(
         "Reads every file under {dir}, more than KHAELOR checks for secrets ({} entries); it cannot vouch for this read.",
-        crate::reach::MAX_WALK_ENTRIES
+        crate::policy::reach::MAX_WALK_ENTRIES
     )
 }
 

@@ -77,17 +77,17 @@ pub enum GrantError {
 pub fn blocking_append_rules(
     root: &Path,
     rules: &[PersistedRule],
-    trust: Option<&crate::trust::TrustStore>,
+    trust: Option<&crate::policy::trust::TrustStore>,
 ) -> Result<AppendOutcome, GrantError> {
-    let file = crate::config::project_config_path(root);
+    let file = crate::policy::config::project_config_path(root);
     let dir = file
         .parent()
         .map(Path::to_path_buf)
         .unwrap_or_else(|| root.to_path_buf());
     fs::create_dir_all(&dir).map_err(|e| io_err("create", &dir, e))?;
-    let target = crate::paths::resolve_existing_prefix(&file);
-    let canonical_root = crate::paths::resolve_existing_prefix(root);
-    if !crate::paths::is_inside(&target, &canonical_root) {
+    let target = crate::model::paths::resolve_existing_prefix(&file);
+    let canonical_root = crate::model::paths::resolve_existing_prefix(root);
+    if !crate::model::paths::is_inside(&target, &canonical_root) {
         return Err(GrantError::Escapes {
             file: file.display().to_string(),
             target: target.display().to_string(),
@@ -112,7 +112,7 @@ pub fn blocking_append_rules(
     remove_stale_temp_files(&dir, &file);
 
     // The loader's own reader: what it refuses, the writer refuses.
-    let text = crate::config::read_config_text(&file)
+    let text = crate::policy::config::read_config_text(&file)
         .map_err(|message| GrantError::Unreadable {
             file: file.display().to_string(),
             message,
@@ -121,9 +121,9 @@ pub fn blocking_append_rules(
     let (new_text, outcome) = edit_checked(&file, &text, rules)?;
     let keep_trust = trust.filter(|t| {
         text.trim().is_empty()
-            || t.status(&file, text.as_bytes()) == crate::trust::TrustStatus::Trusted
+            || t.status(&file, text.as_bytes()) == crate::policy::trust::TrustStatus::Trusted
     });
-    let trust_err = |e: crate::trust::TrustError| GrantError::Io {
+    let trust_err = |e: crate::policy::trust::TrustError| GrantError::Io {
         action: "record trust for",
         path: file.display().to_string(),
         source: io::Error::other(e.to_string()),
@@ -175,7 +175,11 @@ pub fn edit_checked(
 /// finds every rule in it. Otherwise the file is left as it was.
 fn check_effective(file: &Path, text: &str, rules: &[PersistedRule]) -> Result<(), GrantError> {
     let display = file.display().to_string();
-    let parsed = crate::config::parse_config(text, &display, crate::rules::RuleSource::Project);
+    let parsed = crate::policy::config::parse_config(
+        text,
+        &display,
+        crate::policy::rules::RuleSource::Project,
+    );
     if let Some(e) = parsed.errors.first() {
         return Err(GrantError::Malformed {
             file: e.file.clone(),
@@ -216,14 +220,15 @@ fn edit(
     let source = if blank { "{}\n" } else { text };
     let existing = validate_shape(&display, source)?;
 
-    let root = CstRootNode::parse(source, &crate::config::jsonc_options()).map_err(|e| {
-        GrantError::Malformed {
-            file: display.clone(),
-            line: e.line_display(),
-            column: e.column_display(),
-            message: crate::messages::lower_first(&e.kind().to_string()),
-        }
-    })?;
+    let root =
+        CstRootNode::parse(source, &crate::policy::config::jsonc_options()).map_err(|e| {
+            GrantError::Malformed {
+                file: display.clone(),
+                line: e.line_display(),
+                column: e.column_display(),
+                message: crate::presentation::messages::lower_first(&e.kind().to_string()),
+            }
+        })?;
     let top = root.object_value_or_set();
     let permissions = top
         .object_value_or_create("permissions")
@@ -278,13 +283,13 @@ fn validate_shape(file: &str, text: &str) -> Result<Vec<PersistedRule>, GrantErr
     let parsed = jsonc_parser::parse_to_ast(
         text,
         &CollectOptions::default(),
-        &crate::config::jsonc_options(),
+        &crate::policy::config::jsonc_options(),
     )
     .map_err(|e| GrantError::Malformed {
         file: file.to_string(),
         line: e.line_display(),
         column: e.column_display(),
-        message: crate::messages::lower_first(&e.kind().to_string()),
+        message: crate::presentation::messages::lower_first(&e.kind().to_string()),
     })?;
     let at = |offset: usize, message: &str| {
         let (line, column) = line_column(text, offset);
@@ -486,7 +491,8 @@ mod tests {
         let (text, out) = edit(Path::new("c.json"), "", &[rule("npm install *")]).unwrap();
         assert_eq!(out.added.len(), 1);
         let v: serde_json::Value =
-            jsonc_parser::parse_to_serde_value(&text, &crate::config::jsonc_options()).unwrap();
+            jsonc_parser::parse_to_serde_value(&text, &crate::policy::config::jsonc_options())
+                .unwrap();
         assert_eq!(v["permissions"]["rules"][0]["pattern"], "npm install *");
     }
 

@@ -10,9 +10,9 @@
 
 use std::path::Path;
 
-use crate::paths;
+use crate::model::paths;
+use crate::model::vocab::AnalysisContext;
 use crate::programs;
-use crate::vocab::AnalysisContext;
 
 /// How many leading words form a meaningful prefix for a command.
 #[derive(Debug, Clone, Copy)]
@@ -97,7 +97,7 @@ pub fn suggest(words: &[String], cwd: Option<&Path>, ctx: &AnalysisContext) -> V
         // would then describe a different command.
         || words.iter().any(|w| w.trim().is_empty());
     // A container that gets the host (issue 14 §5) is never generalized, nor repeated.
-    if refused || crate::containers::gets_the_host(words, cwd, ctx) {
+    if refused || crate::analysis::containers::gets_the_host(words, cwd, ctx) {
         return Vec::new();
     }
     if runs_inline_code(name, words) {

@@ -15,7 +15,7 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
-use crate::vocab::{Capability, collapse_whitespace};
+use crate::model::vocab::{Capability, collapse_whitespace};
 
 /// What a rule decides (seed §4.1). Ordered by strictness: `Allow < Ask < Deny`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -201,7 +201,7 @@ pub struct PermissionRule {
     /// Matches only a `process.execute` request the analysis gave this verdict
     /// (preset rules, issue 10). Config files cannot set it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub when: Option<crate::vocab::Verdict>,
+    pub when: Option<crate::model::vocab::Verdict>,
     /// A name for a shipped rule (`secret: AWS credentials`), shown by `rules`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
@@ -542,7 +542,7 @@ impl PathGlob {
             format!("{}/{pattern}", base.trim_end_matches('/'))
         };
         // `..` in a pattern is resolved lexically, as targets are: `/ws/../etc/*` is `/etc/*`.
-        let resolved = crate::paths::clean(Path::new(&anchored))
+        let resolved = crate::model::paths::clean(Path::new(&anchored))
             .display()
             .to_string();
         let resolved = if anchored.ends_with('/') && !resolved.ends_with('/') {
@@ -554,7 +554,7 @@ impl PathGlob {
         // even if the directory's name has a `*` or `?` in it.
         let literal_len = match root.filter(|_| !pattern.starts_with('/')) {
             Some(r) => {
-                let r = crate::paths::clean(r).display().to_string();
+                let r = crate::model::paths::clean(r).display().to_string();
                 let r = r.trim_end_matches('/');
                 if resolved == r || resolved.starts_with(&format!("{r}/")) {
                     r.len()
@@ -587,7 +587,7 @@ impl PathGlob {
                 .backslash_escape(false)
                 .build()
                 .map(|g| g.compile_matcher())
-                .map_err(|e| err(crate::vocab::lower_first(&e.kind().to_string())))
+                .map_err(|e| err(crate::model::vocab::lower_first(&e.kind().to_string())))
         };
         let glob = compile(&resolved)?;
         let base = match resolved.strip_suffix("/**") {
@@ -613,7 +613,7 @@ impl PathGlob {
         if !target.starts_with('/') {
             return false;
         }
-        let clean = crate::paths::clean(Path::new(target));
+        let clean = crate::model::paths::clean(Path::new(target));
         self.glob.is_match(&clean) || self.base.as_ref().is_some_and(|b| b.is_match(&clean))
     }
 }
@@ -685,7 +685,7 @@ impl Matcher {
 struct CompiledRule {
     caps: u8,
     /// Matches only requests with this verdict.
-    when: Option<crate::vocab::Verdict>,
+    when: Option<crate::model::vocab::Verdict>,
     subject: Matcher,
     /// The pattern with collapsed whitespace, for command subjects.
     collapsed: Matcher,
@@ -768,7 +768,7 @@ impl RuleSet {
         &self,
         cap: Capability,
         subject: &str,
-        verdict: Option<crate::vocab::Verdict>,
+        verdict: Option<crate::model::vocab::Verdict>,
     ) -> Option<usize> {
         let ci = cap.index();
         let subject = subject_form(cap, subject);
@@ -799,7 +799,7 @@ impl RuleSet {
         &self,
         cap: Capability,
         subject: &str,
-        verdict: Option<crate::vocab::Verdict>,
+        verdict: Option<crate::model::vocab::Verdict>,
     ) -> Evaluation<'_> {
         let rule = self
             .find_verdict(cap, subject, verdict)

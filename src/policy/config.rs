@@ -27,19 +27,21 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-pub use crate::presets::Preset;
-use crate::rules::{Action, Evaluation, PermissionRule, RuleSet, RuleSource, default_rules};
-use crate::trust::{TrustStatus, TrustStore};
-use crate::vocab::Capability;
+use crate::model::vocab::Capability;
+pub use crate::policy::presets::Preset;
+use crate::policy::rules::{
+    Action, Evaluation, PermissionRule, RuleSet, RuleSource, default_rules,
+};
+use crate::policy::trust::{TrustStatus, TrustStore};
 
 mod parse;
 
-use crate::vocab::lower_first;
+use crate::model::vocab::lower_first;
 pub use parse::{jsonc_options, parse_config, parse_config_with_settings};
 
 /// Config files larger than this are refused (a config is a few kilobytes); the trust
 /// store hashes files up to the same bound.
-pub const MAX_CONFIG_BYTES: u64 = crate::trust::MAX_FILE_BYTES;
+pub const MAX_CONFIG_BYTES: u64 = crate::policy::trust::MAX_FILE_BYTES;
 
 /// A config file that could not be (fully) used; `Display` is `file:line:column: message`.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize, thiserror::Error)]
@@ -245,7 +247,7 @@ impl Policy {
         session: Option<&'a RuleSet>,
         cap: Capability,
         subject: &str,
-        verdict: Option<crate::vocab::Verdict>,
+        verdict: Option<crate::model::vocab::Verdict>,
     ) -> Evaluation<'a> {
         let base = match session.and_then(|s| s.matched(cap, subject)) {
             Some(rule) => Evaluation {
@@ -327,7 +329,7 @@ impl PolicyBuilder {
         self
     }
 
-    /// The preset that applies and where it was chosen (see `crate::presets`): the
+    /// The preset that applies and where it was chosen (see `crate::policy::presets`): the
     /// explicit choice is `--preset`, else a trusted project file's, else the user
     /// file's; a managed choice is the default and the most any other may reach; an
     /// untrusted project file's choice only narrows.
@@ -724,7 +726,7 @@ fn check_config_meta(meta: &std::fs::Metadata) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rules::RuleOrigin;
+    use crate::policy::rules::RuleOrigin;
 
     #[test]
     fn forms_expand_in_source_order_with_rules_last() {

@@ -9,6 +9,7 @@
 //! must not know rules, must not recurse on its input (nesting uses an explicit stack
 //! with a depth bound) and must never panic. Dependency-free: std and crate modules.
 
+pub(crate) mod lower;
 mod tokenizer;
 
 /// The seed's lexer output (§3.1): one words list per simple command, the operators met,

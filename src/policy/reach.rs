@@ -45,7 +45,7 @@ pub fn walk(dir: &Path, skip_hidden: bool) -> Result<Vec<PathBuf>, OverBound> {
                 continue;
             };
             if t.is_symlink() {
-                out.push(crate::paths::resolve_existing_prefix(&p));
+                out.push(crate::model::paths::resolve_existing_prefix(&p));
             } else if t.is_dir() {
                 stack.push((p.clone(), depth + 1));
             }

@@ -9,11 +9,11 @@ use jsonc_parser::common::Ranged;
 use jsonc_parser::{CollectOptions, ParseOptions};
 
 use super::{ConfigError, ConfigSettings, ParsedConfig, error_at};
-use crate::rules::{
+use crate::model::vocab::Capability;
+use crate::policy::rules::{
     Action, MatchDialect, PathGlob, PermissionRule, RuleOrigin, RuleSource, capability_mask,
     example_matches,
 };
-use crate::vocab::Capability;
 
 /// Byte offset -> 1-based (line, column in characters), as jsonc-parser counts them
 /// (a line ends at `\n` or at a lone `\r`). Line starts are found once, so positions
@@ -54,7 +54,7 @@ struct Parser<'a> {
     rules: Vec<PermissionRule>,
     errors: Vec<ConfigError>,
     always_scope: Option<super::AlwaysScope>,
-    preset: Option<crate::presets::Preset>,
+    preset: Option<crate::policy::presets::Preset>,
 }
 
 /// The JSONC dialect configs are read (and edited) in: comments and trailing commas,
@@ -104,7 +104,7 @@ pub fn parse_config_with_settings(
                 file,
                 e.line_display(),
                 e.column_display(),
-                crate::vocab::lower_first(&e.kind().to_string()),
+                crate::model::vocab::lower_first(&e.kind().to_string()),
             ));
         }
         Ok(parsed) => match parsed.value {
@@ -280,10 +280,12 @@ impl Parser<'_> {
             if key == "preset" {
                 // Issue 10: `strict`, `recommended` or `autonomous`.
                 match &prop.value {
-                    Value::StringLit(v) => match v.value.parse::<crate::presets::Preset>() {
-                        Ok(p) => self.preset = Some(p),
-                        Err(e) => self.error(v.range.start, e.to_string()),
-                    },
+                    Value::StringLit(v) => {
+                        match v.value.parse::<crate::policy::presets::Preset>() {
+                            Ok(p) => self.preset = Some(p),
+                            Err(e) => self.error(v.range.start, e.to_string()),
+                        }
+                    }
                     other => {
                         let msg = format!("`preset` must be a string, found {}", type_name(other));
                         self.error(other.start(), msg);

@@ -13,7 +13,7 @@
 //!    wins, unmatched asks), then the managed ceiling;
 //! 3. an obfuscated command (seed §3.2) asks unless an exact-subject rule allows it;
 //!    one the AST engine could not parse (fallback) always asks;
-//! 4. protected writes (`crate::protected`: `.git/`, hook managers, `.envrc`,
+//! 4. protected writes (`crate::policy::protected`: `.git/`, hook managers, `.envrc`,
 //!    `.khaelor/` in any case, loaded config files, the trust store), or a command naming
 //!    `.khaelor` or `khaelor-perm`, are at least ask and offer no "always";
 //! 5. a broken config caps allow at ask and offers no "always".
@@ -22,15 +22,15 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::config::{AlwaysScope, ConfigError, Policy};
-use crate::messages::{self, Panel, PanelDetail};
-use crate::protected;
-use crate::rules::{Action, PermissionRule, RuleSet, RuleSource};
-use crate::tools::MappedCall;
-use crate::vocab::{
+use crate::model::vocab::{
     AnalysisContext, Capability, CapabilityRequest, CommandClass, HardlineHit, Reason,
     collapse_whitespace,
 };
+use crate::policy::config::{AlwaysScope, ConfigError, Policy};
+use crate::policy::protected;
+use crate::policy::rules::{Action, PermissionRule, RuleSet, RuleSource};
+use crate::presentation::messages::{self, Panel, PanelDetail};
+use crate::tools::MappedCall;
 
 /// One request of a call with its decision and the rule that decided it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -193,9 +193,9 @@ pub fn decide(
             let dir = Path::new(&subject);
             let mut reach = if reach_of.recursive {
                 // Issue 10: a recursive read (`grep -r`, `rg`) reads every file below.
-                match crate::reach::walk(dir, reach_of.skips_hidden) {
+                match crate::policy::reach::walk(dir, reach_of.skips_hidden) {
                     Ok(all) => all.into_iter().map(|p| (p.clone(), p)).collect(),
-                    Err(crate::reach::OverBound) => {
+                    Err(crate::policy::reach::OverBound) => {
                         if action == Action::Allow {
                             action = Action::Ask;
                             rule = Some(PermissionRule::new(
@@ -213,7 +213,7 @@ pub fn decide(
             } else {
                 crate::tools::directory_reach_entries(dir)
             };
-            if ctx.home() != dir && crate::paths::is_inside(ctx.home(), dir) {
+            if ctx.home() != dir && crate::model::paths::is_inside(ctx.home(), dir) {
                 // `/`, `/home`: a recursive read gets to the user's own secrets too.
                 reach.extend(crate::tools::directory_reach_entries(ctx.home()));
             }
@@ -256,7 +256,7 @@ pub fn decide(
         // this process cannot see: as unknown as a variable (issue 14 §3).
         let unknown_path = req.unresolved
             || !req.subject.starts_with('/')
-            || crate::paths::is_process_alias(Path::new(&req.subject));
+            || crate::model::paths::is_process_alias(Path::new(&req.subject));
         if path_capability && unknown_path && action == Action::Allow {
             // An unresolved path (`cat $F`, a write after `cd "$X"`): its location is only
             // known when it runs, so no rule written for locations can vouch for it.
@@ -431,7 +431,10 @@ fn apply_hardline(evaluated: &mut [EvaluatedRequest], hit: &HardlineHit) {
     });
     let by_word: Vec<usize> = indices(evaluated, |e| {
         is_exec(e)
-            && e.request.subject.split(crate::vocab::is_bash_blank).next()
+            && e.request
+                .subject
+                .split(crate::model::vocab::is_bash_blank)
+                .next()
                 == Some(first_word.as_str())
     });
     let exec: Vec<usize> = indices(evaluated, is_exec);
@@ -508,7 +511,7 @@ fn summarize(call: &MappedCall, evaluated: &[EvaluatedRequest]) -> String {
     }
     let mut parts: Vec<String> = Vec::new();
     for e in evaluated {
-        let d = crate::messages::lower_first(&e.request.display);
+        let d = crate::presentation::messages::lower_first(&e.request.display);
         if !parts.contains(&d) {
             parts.push(d);
         }
@@ -525,7 +528,7 @@ fn protected_paths(policy: &Policy, ctx: &AnalysisContext) -> Vec<PathBuf> {
     v.extend(policy.trust_dir().map(Path::to_path_buf));
     let resolved: Vec<PathBuf> = v
         .iter()
-        .map(|p| crate::paths::resolve_existing_prefix(p))
+        .map(|p| crate::model::paths::resolve_existing_prefix(p))
         .collect();
     v.extend(resolved);
     v.sort();
@@ -533,7 +536,7 @@ fn protected_paths(policy: &Policy, ctx: &AnalysisContext) -> Vec<PathBuf> {
     v
 }
 
-/// The protected-write hit for `req`, if any (`crate::protected` owns the table).
+/// The protected-write hit for `req`, if any (`crate::policy::protected` owns the table).
 fn protected_target(req: &CapabilityRequest, extra: &[PathBuf]) -> Option<protected::Hit> {
     match req.capability {
         Capability::FileWriteProject | Capability::FileWriteOutsideProject => {

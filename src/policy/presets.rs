@@ -20,8 +20,8 @@
 use std::fmt;
 use std::str::FromStr;
 
-use crate::rules::{Action, PermissionRule, RuleSource};
-use crate::vocab::Verdict;
+use crate::model::vocab::Verdict;
+use crate::policy::rules::{Action, PermissionRule, RuleSource};
 
 /// A preset, ordered from the narrowest: `Strict < Recommended < Autonomous`.
 #[derive(

@@ -138,7 +138,7 @@ impl TrustStore {
 
     /// The record file for a config file (whether it exists or not).
     pub fn record_path(&self, config: &Path) -> PathBuf {
-        let key = crate::paths::resolve_existing_prefix(config);
+        let key = crate::model::paths::resolve_existing_prefix(config);
         let name = sha256_hex(key.as_os_str().as_encoded_bytes());
         self.dir.join(format!("{name}.json"))
     }
@@ -168,7 +168,7 @@ impl TrustStore {
         let record: TrustRecord = serde_json::from_slice(&fs::read(&path).ok()?).ok()?;
         // The name is a hash of the path; a record naming another path was not written
         // by us for this file.
-        let resolved = crate::paths::resolve_existing_prefix(config);
+        let resolved = crate::model::paths::resolve_existing_prefix(config);
         (record.path == resolved.display().to_string()).then_some(record)
     }
 
@@ -224,7 +224,7 @@ impl TrustStore {
     ) -> Result<TrustRecord, TrustError> {
         fs::create_dir_all(&self.dir).map_err(|e| io_err("create", &self.dir, e))?;
         let record = TrustRecord {
-            path: crate::paths::resolve_existing_prefix(config)
+            path: crate::model::paths::resolve_existing_prefix(config)
                 .display()
                 .to_string(),
             sha256: sha256_hex(content),
