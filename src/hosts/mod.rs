@@ -28,7 +28,8 @@ use crate::model::vocab::AnalysisContext;
 use crate::policy::decide::{CallDecision, decide};
 use crate::policy::rules::{Action, PermissionRule};
 use crate::presentation::messages;
-use crate::session::{ApprovedBy, DeniedBy, EventKind, valid_id};
+use crate::session::flow;
+use crate::session::{EventKind, valid_id};
 use crate::tools::{MappedCall, map_call};
 
 /// Largest hook input read (a `Write` of a large file arrives whole on stdin).
@@ -352,40 +353,12 @@ pub fn events(
         interactive,
         requests,
     }];
-    match d.decision {
-        Action::Allow => out.push(EventKind::ToolApproved {
-            call_id: call.call_id.clone(),
-            by: ApprovedBy::Policy,
-            decisions: serde_json::to_value(&d.requests)?,
-            resolved_by: None,
-        }),
-        Action::Ask => out.push(EventKind::PermissionRequested {
-            call_id: call.call_id.clone(),
-            decision: serde_json::to_value(d)?,
-        }),
-        Action::Deny => {
-            out.push(EventKind::PermissionDenied {
-                call_id: call.call_id.clone(),
-                by: DeniedBy::Policy,
-                decisions: Some(serde_json::to_value(&d.requests)?),
-                feedback: None,
-                denied_with: None,
-            });
-            out.push(EventKind::ToolFailed {
-                call_id: call.call_id.clone(),
-                message: deny_text(d),
-            });
-        }
-    }
+    out.extend(flow::decided(&call.call_id, d)?.0);
     Ok(out)
 }
 
 /// The model-facing text of a deny (seed §5.4 message, or the user-decline form).
-pub fn deny_text(d: &CallDecision) -> String {
-    d.message
-        .clone()
-        .unwrap_or_else(|| messages::user_deny_message(&d.summary, None))
-}
+pub use crate::session::flow::deny_text;
 
 /// The text a host shows the user for an ask: what the call does, why it asks (the
 /// notes), and the rule behind each request. Hosts draw their own prompt around it.

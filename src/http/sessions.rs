@@ -27,11 +27,10 @@ use super::error::{ApiError, ApiJson, ApiPath, ErrorBody};
 use super::handlers::map_call;
 use crate::policy::decide::{self, CallDecision, GrantError};
 use crate::policy::rules::{Action, PermissionRule};
-use crate::presentation::messages;
+use crate::session::flow;
 use crate::session::grants::{self, PersistedRule};
 use crate::session::{
-    ApprovedBy, CallRecord, CallStatus, DeniedBy, EventKind, GrantScope, Session, SessionError,
-    valid_id,
+    CallRecord, CallStatus, EventKind, GrantScope, Session, SessionError, valid_id,
 };
 
 /// The sessions held in memory, each behind its own async lock: a bounded cache over
@@ -410,42 +409,8 @@ pub async fn record_call(
     if recovering {
         events.clear();
     }
-    let status = match decision.decision {
-        Action::Allow => {
-            events.push(EventKind::ToolApproved {
-                call_id: call_id.clone(),
-                by: ApprovedBy::Policy,
-                decisions: to_value(&decision.requests)?,
-                resolved_by: None,
-            });
-            CallStatus::Approved
-        }
-        Action::Ask => {
-            events.push(EventKind::PermissionRequested {
-                call_id: call_id.clone(),
-                decision: to_value(&decision)?,
-            });
-            CallStatus::Pending
-        }
-        Action::Deny => {
-            events.push(EventKind::PermissionDenied {
-                call_id: call_id.clone(),
-                by: DeniedBy::Policy,
-                decisions: Some(to_value(&decision.requests)?),
-                feedback: None,
-                denied_with: None,
-            });
-            let message = decision
-                .message
-                .clone()
-                .unwrap_or_else(|| messages::user_deny_message(&decision.summary, None));
-            events.push(EventKind::ToolFailed {
-                call_id: call_id.clone(),
-                message,
-            });
-            CallStatus::Denied
-        }
-    };
+    let (outcome, status) = flow::decided(&call_id, &decision).map_err(ApiError::internal)?;
+    events.extend(outcome);
     append_call(&state, guard, events).await?;
     Ok(Json(CallResponse {
         call_id,
@@ -558,12 +523,6 @@ pub async fn grant(
     let guard = state.sessions().lock(&state, &session_id).await?;
     state.sessions().forget_if_empty(&guard);
     let (call, decision) = pending_call(&guard, &session_id, &call_id)?;
-    let approved = EventKind::ToolApproved {
-        call_id: call_id.clone(),
-        by: ApprovedBy::User,
-        decisions: to_value(&decision.requests)?,
-        resolved_by: None,
-    };
 
     if req.scope == GrantScope::Once {
         if req.pattern.is_some() {
@@ -572,16 +531,8 @@ pub async fn grant(
                 "`pattern` is only meaningful with scope `always`",
             ));
         }
-        let granted = EventKind::PermissionGranted {
-            call_id: call_id.clone(),
-            scope: GrantScope::Once,
-            pattern: None,
-            persisted_rules: Vec::new(),
-            persisted: false,
-            config_file: None,
-            persist_error: None,
-        };
-        append(&state, guard, vec![granted, approved]).await?;
+        let events = flow::granted(&call_id, &decision, None).map_err(ApiError::internal)?;
+        append(&state, guard, events).await?;
         return Ok(Json(GrantResponse {
             call_id,
             status: CallStatus::Approved,
@@ -635,23 +586,22 @@ pub async fn grant(
     let config_file = crate::policy::config::project_config_path(ctx.root())
         .display()
         .to_string();
-    let (persisted, persist_error) = match &written {
-        Ok(_) => (true, None),
+    let persist_error = match &written {
+        Ok(_) => None,
         Err(e) => {
             tracing::warn!(error = %e, "always grant not persisted; it applies to this session only");
-            (false, Some(e.to_string()))
+            Some(e.to_string())
         }
     };
-    let granted = EventKind::PermissionGranted {
-        call_id: call_id.clone(),
-        scope: GrantScope::Always,
-        pattern: Some(pattern.clone()),
-        persisted_rules: persisted_rules.clone(),
-        persisted,
-        config_file: Some(config_file.clone()),
-        persist_error: persist_error.clone(),
+    let persisted = flow::Persisted {
+        pattern: pattern.clone(),
+        rules: persisted_rules.clone(),
+        config_file: config_file.clone(),
+        error: persist_error,
     };
-    let guard = append(&state, guard, vec![granted, approved]).await?;
+    let events =
+        flow::granted(&call_id, &decision, Some(&persisted)).map_err(ApiError::internal)?;
+    let guard = append(&state, guard, events).await?;
 
     // Seed §5.2: the grant may settle the session's other pending calls.
     let (guard, auto_approved) = auto_resolve(&state, guard, &call_id).await?;
@@ -727,12 +677,7 @@ async fn auto_resolve(
     let mut events = Vec::new();
     let mut approved = Vec::new();
     for (call_id, d) in found {
-        events.push(EventKind::ToolApproved {
-            call_id: call_id.clone(),
-            by: ApprovedBy::AutoResolve,
-            decisions: to_value(&d.requests)?,
-            resolved_by: Some(granted_id.clone()),
-        });
+        events.push(flow::auto_approved(&call_id, &d, &granted_id).map_err(ApiError::internal)?);
         approved.push(call_id);
     }
     let guard = append(state, guard, events).await?;
@@ -782,60 +727,25 @@ pub async fn deny(
     state.sessions().forget_if_empty(&guard);
     let (call, decision) = pending_call(&guard, &session_id, &call_id)?;
     let feedback = req.feedback.filter(|f| !f.trim().is_empty());
-    let message = messages::user_deny_message(&decision.summary, feedback.as_deref());
-    let mut events = vec![
-        EventKind::PermissionDenied {
-            call_id: call_id.clone(),
-            by: DeniedBy::User,
-            decisions: None,
-            feedback: feedback.clone(),
-            denied_with: None,
-        },
-        EventKind::ToolFailed {
-            call_id: call_id.clone(),
-            message: message.clone(),
-        },
-    ];
-    let mut also_denied = Vec::new();
-    if let Some(turn) = &call.turn_id {
-        let same_turn: Vec<CallRecord> = guard
+    // Every other pending call of the same turn is denied with it (seed §5.2).
+    let same_turn: Vec<CallRecord> = match &call.turn_id {
+        Some(turn) => guard
             .as_ref()
             .map(|s| {
                 s.pending()
-                    .filter(|c| c.call_id != call_id && c.turn_id.as_ref() == Some(turn))
+                    .filter(|c| c.turn_id.as_ref() == Some(turn))
                     .cloned()
                     .collect()
             })
-            .unwrap_or_default();
-        for c in same_turn {
-            let msg = match c
-                .decision
-                .clone()
-                .and_then(|d| serde_json::from_value::<CallDecision>(d).ok())
-            {
-                Some(d) => messages::user_deny_message(&d.summary, None),
-                None => format!(
-                    "The user declined to allow: {}. Continue without it, or propose an alternative.",
-                    c.tool
-                ),
-            };
-            events.push(EventKind::PermissionDenied {
-                call_id: c.call_id.clone(),
-                by: DeniedBy::Turn,
-                decisions: None,
-                feedback: None,
-                denied_with: Some(call_id.clone()),
-            });
-            events.push(EventKind::ToolFailed {
-                call_id: c.call_id.clone(),
-                message: msg.clone(),
-            });
-            also_denied.push(DeniedCall {
-                call_id: c.call_id,
-                message: msg,
-            });
-        }
-    }
+            .unwrap_or_default(),
+        None => Vec::new(),
+    };
+    let (events, message, also) =
+        flow::denied(&call_id, &decision, feedback.as_deref(), &same_turn);
+    let also_denied = also
+        .into_iter()
+        .map(|(call_id, message)| DeniedCall { call_id, message })
+        .collect();
     append(&state, guard, events).await?;
     Ok(Json(DenyResponse {
         call_id,

@@ -8,6 +8,7 @@
 //! and the HTTP layer decides which events to record. Functions that touch the disk are
 //! named `blocking_*`.
 
+pub mod flow;
 pub mod grants;
 
 use std::collections::HashMap;
