@@ -343,6 +343,13 @@ fn misread_construct(root: Node<'_>, src: &str) -> Option<String> {
                     }
                 }
             }
+            kinds::HEREDOC_BODY => {
+                if let Some(at) = unparsed_body_expansion(node, src) {
+                    return Some(format!(
+                        "the expansion at byte {at} of a here-document body was not parsed"
+                    ));
+                }
+            }
             kinds::HEREDOC_END => {
                 // `<<-` strips leading tabs from the end line too.
                 let line_start = bytes
@@ -364,6 +371,59 @@ fn misread_construct(root: Node<'_>, src: &str) -> Option<String> {
         }
         let mut cursor = node.walk();
         stack.extend(node.children(&mut cursor));
+    }
+    None
+}
+
+/// The offset of a `$(`, `${` or `$[` in an unquoted here-document body that no node
+/// of the tree starts at. The grammar leaves a body unparsed when a line starts with a
+/// blank (`<<-E` + `<TAB>$(id)`, or ` $(id)`): the body is one text, while bash runs
+/// the substitution (the oracle found it). Backticks are found by the walk itself.
+fn unparsed_body_expansion(body: Node<'_>, src: &str) -> Option<usize> {
+    let redirect = body.parent()?;
+    let mut cursor = redirect.walk();
+    let quoted = redirect.children(&mut cursor).any(|c| {
+        c.kind() == kinds::HEREDOC_START
+            && src
+                .get(c.byte_range())
+                .is_some_and(|t| t.contains(['\'', '"', '\\']))
+    });
+    if quoted {
+        return None;
+    }
+    // What the tree parsed: every named child but the plain text between expansions.
+    let mut cursor = body.walk();
+    let parsed: Vec<std::ops::Range<usize>> = body
+        .named_children(&mut cursor)
+        .filter(|c| c.kind() != kinds::HEREDOC_CONTENT)
+        .map(|c| c.byte_range())
+        .collect();
+    let bytes = src.as_bytes();
+    let mut i = body.start_byte();
+    let end = body.end_byte().min(bytes.len());
+    while i < end {
+        if let Some(r) = parsed.iter().find(|r| r.start == i) {
+            i = r.end.max(i + 1);
+            continue;
+        }
+        match bytes.get(i) {
+            // In a body a backslash quotes only `$`, a backtick, itself and a newline.
+            Some(b'\\') if matches!(bytes.get(i + 1), Some(b'$' | b'`' | b'\\' | b'\n')) => {
+                i += 2;
+            }
+            // A backtick's code is the walk's (`heredoc_backticks`): skip to its end.
+            Some(b'`') => {
+                i += 1;
+                while i < end && bytes.get(i) != Some(&b'`') {
+                    i += if bytes.get(i) == Some(&b'\\') { 2 } else { 1 };
+                }
+                i += 1;
+            }
+            Some(b'$') if matches!(bytes.get(i + 1), Some(b'(' | b'{' | b'[')) => {
+                return Some(i);
+            }
+            _ => i += 1,
+        }
     }
     None
 }
