@@ -6,6 +6,7 @@
 //! read into the same plan of simple commands; what commands do is `programs`' and the
 //! analysis' concern, not this module's.
 
+pub(crate) mod arith;
 pub mod braces;
 pub mod eval;
 pub(crate) mod ir;

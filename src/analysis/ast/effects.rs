@@ -15,6 +15,7 @@ use super::walk::{Cwd, Redirect, RedirectKind, SimpleCommand};
 use crate::hardline;
 use crate::paths;
 use crate::programs::{self as table, Description, Role, basename};
+use crate::shell::arith;
 use crate::vocab::{AnalysisContext, Capability, CapabilityRequest, HardlineHit, Part};
 use programs::{
     READERS, cp_sources, flag_values, fs_writes, git_effects, reader_effects, sed_effects,
@@ -162,14 +163,6 @@ const ARITHMETIC_NAMES: &[&str] = &[
     "mapfile",
     "readarray",
 ];
-
-/// A word with a subscript holding a command substitution (`a[$(id)]`, ``a[`id`]``).
-fn runs_in_subscript(w: &str) -> bool {
-    w.find('[').is_some_and(|i| {
-        w.get(i..)
-            .is_some_and(|t| t.contains("$(") || t.contains('`'))
-    })
-}
 
 fn join(words: &[String]) -> String {
     words.join(" ")
@@ -824,11 +817,15 @@ fn inner_effects(
     if ARITHMETIC_NAMES.contains(&name) {
         // `test -v 'a[$(id)]'`, `let`, `declare`, `printf -v`, `read`: bash evaluates an
         // array subscript in these names as arithmetic, which runs its substitutions,
-        // quoted or not (checked in bash). The text is only known when it runs.
-        for w in words.iter().skip(1).filter(|w| runs_in_subscript(w)) {
+        // quoted or not (checked in bash). The text is only known when it runs; the
+        // substitutions are read as code, so the floor sees them too.
+        for w in words.iter().skip(1).filter(|w| arith::runs_in_subscript(w)) {
             fx.opaque.push(format!(
                 "`{name}` evaluates the subscript of `{w}`, which runs a command substitution"
             ));
+            for code in arith::substitutions(w) {
+                fx.code.push((code, cwd.clone()));
+            }
         }
     }
     if name == "history" {
