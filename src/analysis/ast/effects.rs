@@ -559,13 +559,15 @@ pub(crate) fn redirect_effects(r: &Redirect, cwd: &Cwd, ctx: &AnalysisContext, f
         RedirectKind::Duplicate | RedirectKind::Inline => {}
         RedirectKind::Write | RedirectKind::Read => {
             let t = target.text.as_str();
-            if t.starts_with("/dev/tcp/") || t.starts_with("/dev/udp/") {
+            if let Some(endpoint) = crate::shell::network_endpoint(t) {
                 fx.push(CapabilityRequest::new(
                     Capability::NetworkAccess,
-                    t,
-                    format!("Connect to {t}"),
+                    endpoint.clone(),
+                    format!("Connect to {endpoint}"),
                 ));
-                fx.note(format!("Redirects to the network device `{t}`"));
+                fx.note(format!(
+                    "Redirects to `{t}`: bash itself connects to `{endpoint}`"
+                ));
                 return;
             }
             if HARMLESS_DEVICES.contains(&t) || t.starts_with("/dev/fd/") {

@@ -194,6 +194,40 @@ fn is_folded_control(b: u8) -> bool {
     matches!(b, b'\r' | 0x0b | 0x0c)
 }
 
+/// Whether every error in the tree is the grammar's reading of `<>`: tree-sitter-bash
+/// 0.25.1 has no read-write redirect, so `exec 3<>/dev/tcp/h/80` parses as a `<`
+/// redirect with an ERROR `>` right after the operator, inside the redirect. Bash reads
+/// `N<>FILE` (open FILE read-write on N), which the walk takes as a write
+/// (`walk::operator_of` sees `<>`); any other error still falls back.
+fn only_read_write_redirects(root: Node<'_>) -> bool {
+    let mut stack = vec![root];
+    while let Some(node) = stack.pop() {
+        if node.is_missing() {
+            return false;
+        }
+        if node.is_error() {
+            let after_lt = node.prev_sibling().is_some_and(|p| {
+                !p.is_named() && p.kind() == "<" && p.end_byte() == node.start_byte()
+            });
+            let in_redirect = node
+                .parent()
+                .is_some_and(|p| p.kind() == kinds::FILE_REDIRECT);
+            let just_gt = node.end_byte() == node.start_byte() + 1
+                && node.child_count() == 1
+                && node.child(0).is_some_and(|c| c.kind() == ">");
+            if !(after_lt && in_redirect && just_gt) {
+                return false;
+            }
+            continue;
+        }
+        if node.has_error() {
+            let mut cursor = node.walk();
+            stack.extend(node.children(&mut cursor));
+        }
+    }
+    true
+}
+
 /// The first ERROR or MISSING node, as `kind at line:column`.
 fn first_error(root: Node<'_>) -> String {
     let mut cursor = root.walk();
@@ -453,7 +487,7 @@ fn plan(src: &str, ctx: &AnalysisContext, cwd: Cwd) -> Result<Plan, AstError> {
     }
     let tree = parse(src)?;
     let root = tree.root_node();
-    if root.has_error() {
+    if root.has_error() && !only_read_write_redirects(root) {
         return Err(AstError::Parse(first_error(root)));
     }
     if let Some(at) = skipped_backslash(root, src) {

