@@ -25,6 +25,16 @@ struct Case {
     git: bool,
     lexer_network: bool,
     lexer_git: bool,
+    /// The `host:port` a bash network device (`/dev/tcp/HOST/PORT`) connects to: the
+    /// subject of a network request on each engine that carries one.
+    #[serde(default)]
+    endpoint: Option<String>,
+}
+
+fn names_endpoint(a: &Analysis, endpoint: &str) -> bool {
+    a.requests
+        .iter()
+        .any(|r| r.capability == Capability::NetworkAccess && r.subject == endpoint)
 }
 
 /// Runs an engine, turning a panic into a failure of this case so one panicking case
@@ -87,11 +97,21 @@ fn network_and_git_table() {
                 case.lexer_git,
             ),
         ];
-        let problems: Vec<String> = checks
+        let mut problems: Vec<String> = checks
             .iter()
             .filter(|(_, got, want)| got != want)
             .map(|(what, got, want)| format!("{what}: got {got}, want {want}"))
             .collect();
+        if let Some(endpoint) = &case.endpoint {
+            for (engine, a, carries) in [
+                ("ast", &ast, case.network),
+                ("lexer", &lexer, case.lexer_network),
+            ] {
+                if carries && !names_endpoint(a, endpoint) {
+                    problems.push(format!("{engine}: no network.access naming `{endpoint}`"));
+                }
+            }
+        }
         if !problems.is_empty() {
             failures.push(format!(
                 "fixtures/network_git.jsonl:{line}: `{}`\n  - {}\nast analysis: {ast:#?}\nlexer analysis: {lexer:#?}\n",

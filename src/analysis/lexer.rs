@@ -303,6 +303,24 @@ fn add_obfuscated_requests(analysis: &mut Analysis, seen: &mut Seen, command: &s
         );
         push_request(analysis, seen, r);
     }
+    // `exec 3<>/dev/tcp/h/80`: bash connects by itself, whatever the text around it.
+    for word in command.split(|c: char| c.is_whitespace() || "<>&;|()'\"".contains(c)) {
+        network_device_request(analysis, seen, word);
+    }
+}
+
+/// A `network.access` request naming `host:port` when `word` is one of bash's network
+/// devices (`/dev/tcp/HOST/PORT`): V1 splits at redirection operators, so a redirect
+/// target is the first word of a part of its own.
+fn network_device_request(analysis: &mut Analysis, seen: &mut Seen, word: &str) {
+    if let Some(endpoint) = crate::shell::network_endpoint(word) {
+        let r = CapabilityRequest::new(
+            Capability::NetworkAccess,
+            endpoint.clone(),
+            format!("Connect to {endpoint}"),
+        );
+        push_request(analysis, seen, r);
+    }
 }
 
 /// One part of a simple or compound command: its `process.execute` and the requests
@@ -316,6 +334,9 @@ fn add_part_requests(
 ) {
     let request = run_request(&part.text, patterns, &analysis.risk_notes);
     push_request(analysis, seen, request);
+    if let Some(first) = part.words.first() {
+        network_device_request(analysis, seen, first);
+    }
     for (derived, capability) in [
         (
             programs::is_network_command(&part.words),

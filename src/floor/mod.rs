@@ -620,7 +620,9 @@ fn classify_target(word: &str, ctx: &AnalysisContext) -> Option<Target> {
     if glob && path == ctx.home() {
         return Some(Target::Home);
     }
-    let home_like = path == ctx.home()
+    // An ancestor of the home takes the home with it (`rm -rf ~/..` with the home
+    // at `/var/lib/jenkins` removes `/var/lib`).
+    let home_like = ctx.home().starts_with(&path)
         || path == Path::new("/home")
         || path == Path::new("/root")
         || path == Path::new("/Users")

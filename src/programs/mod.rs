@@ -9,6 +9,7 @@
 //! knows nothing of bash syntax, requests or rules.
 
 pub mod builds;
+pub mod builtins;
 pub mod environment;
 pub mod git;
 pub mod git_readonly;
@@ -118,6 +119,7 @@ pub fn all() -> impl Iterator<Item = &'static Program> {
         .chain(wrappers::PROGRAMS)
         .chain(git::PROGRAMS)
         .chain(tools::PROGRAMS)
+        .chain(builtins::PROGRAMS)
 }
 
 /// The entry for a command word (by basename), if the table has one.

@@ -6,7 +6,7 @@
 //! and the same code.
 
 use super::options::{Does, Parsed};
-use super::{Role, basename, git, lookup, shells, tools, wrappers};
+use super::{Role, basename, builtins, git, lookup, shells, tools, wrappers};
 
 /// Where a code string is in the words: from byte `offset` of word `word`, and with
 /// `join_rest` every later word too, joined by spaces (`eval a b`, `watch a b`).
@@ -178,6 +178,7 @@ pub fn describe(words: &[&str]) -> Description {
         Role::Shell => shells::describe(p, words, &mut d),
         Role::Wrapper { .. } | Role::CodeOperands { .. } => wrappers::describe(p, words, &mut d),
         Role::Git => git::describe(p, words, &mut d),
+        Role::Tool if builtins::owns(p) => builtins::describe(p, words, &mut d),
         Role::Tool => tools::describe(p, words, &mut d),
         Role::Opaque(why) => d.opaque.push(format!("`{}`, which {why}", basename(first))),
     }

@@ -667,6 +667,75 @@ const PARALLEL: &[Opt] = &[
     l("tag", N, NO),
 ];
 
+/// numactl: every option but the flags takes a value (`-N 0`, `--cpunodebind=0`).
+const NUMACTL: &[Opt] = &[
+    sl('a', "all", N, NO),
+    sl('i', "interleave", V, NO),
+    sl('w', "weighted-interleave", V, NO),
+    sl('p', "preferred", V, NO),
+    sl('P', "preferred-many", V, NO),
+    sl('m', "membind", V, NO),
+    sl('N', "cpunodebind", V, NO),
+    sl('C', "physcpubind", V, NO),
+    sl('l', "localalloc", N, NO),
+    sl('b', "balancing", N, NO),
+    sl('s', "show", N, Does::Ends),
+    sl('H', "hardware", N, Does::Ends),
+    sl('S', "shm", V, NO),
+    sl('f', "file", V, NO),
+    sl('L', "length", V, NO),
+    sl('o', "offset", V, NO),
+    sl('M', "shmmode", V, NO),
+    sl('I', "shmid", V, NO),
+    sl('T', "touch", N, NO),
+    sl('t', "strict", N, NO),
+    sl('d', "dump", N, NO),
+    sl('D', "dump-nodes", N, NO),
+    sl('u', "huge", N, NO),
+    sl('V', "version", N, Does::Ends),
+    sl('h', "help", N, Does::Ends),
+];
+
+/// xvfb-run (a script over `getopt +ade:f:hn:lp:s:w:`).
+const XVFB_RUN: &[Opt] = &[
+    sl('a', "auto-servernum", N, NO),
+    sl('d', "auto-display", N, NO),
+    sl('e', "error-file", V, Does::Writes),
+    sl('f', "auth-file", V, NO),
+    sl('h', "help", N, Does::Ends),
+    sl('n', "server-num", V, NO),
+    sl('l', "listen-tcp", N, NO),
+    sl('p', "xauth-protocol", V, NO),
+    sl('s', "server-args", V, NO),
+    sl('w', "wait", V, NO),
+];
+
+/// `ssh-agent [-c|-s] [-Dd] [-a SOCK] [-E HASH] [-O OPT] [-P PROVIDERS] [-t LIFE] [cmd …]`.
+const SSH_AGENT: &[Opt] = &[
+    s('c', N, NO),
+    s('s', N, NO),
+    s('D', N, NO),
+    s('d', N, NO),
+    s('k', N, Does::Ends),
+    s('a', V, NO),
+    s('E', V, NO),
+    s('O', V, NO),
+    s('P', V, NO),
+    s('t', V, NO),
+];
+
+/// `entr [-acdnprsz] utility [args]`; with `-s` the utility is code for `$SHELL -c`.
+const ENTR: &[Opt] = &[
+    s('a', N, NO),
+    s('c', N, NO),
+    s('d', N, NO),
+    s('n', N, NO),
+    s('p', N, NO),
+    s('r', N, NO),
+    s('s', N, NO),
+    s('z', N, NO),
+];
+
 const fn wrapper(
     names: &'static [&'static str],
     opts: &'static [Opt],
@@ -952,20 +1021,23 @@ pub const PROGRAMS: &[Program] = &[
             Example::new("sg adm x").code("x"),
         ],
     },
-    wrapper(
-        &["script"],
-        SCRIPT,
-        U,
-        0,
-        &[
+    // util-linux's getopt_long permutes: `script -q /dev/null -c x` still runs x.
+    Program {
+        names: &["script"],
+        grammar: Grammar::new(SCRIPT, U),
+        role: Role::Wrapper { skip: 0 },
+        examples: &[
             Example::new("script -q -c x log")
                 .code("x")
                 .writes(&["log"]),
             Example::new("script --comm=x /dev/null")
                 .code("x")
                 .writes(&["/dev/null"]),
+            Example::new("script -q /dev/null -c x")
+                .code("x")
+                .writes(&["/dev/null"]),
         ],
-    ),
+    },
     wrapper(
         &["systemd-run"],
         SYSTEMD_RUN,
@@ -1043,6 +1115,63 @@ pub const PROGRAMS: &[Program] = &[
             Example::new("busybox --list"),
         ],
     },
+    wrapper(
+        &["numactl"],
+        NUMACTL,
+        U,
+        0,
+        &[
+            Example::new("numactl --cpunodebind=0 rm -rf /").inner("rm -rf /"),
+            Example::new("numactl -N 0 -m 0 ls").inner("ls"),
+            Example::new("numactl --hardware"),
+        ],
+    ),
+    wrapper(
+        &["xvfb-run"],
+        XVFB_RUN,
+        U,
+        0,
+        &[
+            Example::new("xvfb-run -a -s -ac npm test").inner("npm test"),
+            Example::new("xvfb-run --server-args=-ac ls").inner("ls"),
+        ],
+    ),
+    wrapper(
+        &["ssh-agent"],
+        SSH_AGENT,
+        X,
+        0,
+        &[
+            Example::new("ssh-agent -t 60 bash -c x").inner("bash -c x"),
+            Example::new("ssh-agent -s"),
+        ],
+    ),
+    wrapper(
+        &["entr"],
+        ENTR,
+        X,
+        0,
+        &[
+            Example::new("entr -r make test").inner("make test"),
+            Example::new("entr -s x").code("x"),
+        ],
+    ),
+    Program {
+        names: &["perf"],
+        grammar: Grammar::wrapper(&[], X),
+        role: Role::Wrapper { skip: 0 },
+        examples: &[
+            Example::new("perf record -g -- rm -rf /").inner("rm -rf /"),
+            Example::new("perf stat -e cycles ls").opaque(),
+            Example::new("perf report"),
+        ],
+    },
+    Program {
+        names: &["expect"],
+        grammar: Grammar::new(&[], X),
+        role: Role::Opaque("runs Tcl code, which spawns and drives programs"),
+        examples: &[Example::new("expect -c x").opaque()],
+    },
     Program {
         names: &["gdb", "lldb"],
         grammar: Grammar::new(&[], X),
@@ -1066,6 +1195,10 @@ pub fn describe(p: &'static Program, words: &[&str], d: &mut Description) {
             su(p, words, d);
             return;
         }
+        "perf" => {
+            perf(words, d);
+            return;
+        }
         _ => {}
     }
     let parsed = parse(&p.grammar, words, 1);
@@ -1084,6 +1217,17 @@ pub fn describe(p: &'static Program, words: &[&str], d: &mut Description) {
         return;
     }
     if d.ends || (!parsed.unknown.is_empty() && name != "parallel") {
+        return;
+    }
+    if name == "script" {
+        // `script [options] [FILE] [options]`: the operand is the typescript it writes;
+        // without `-c` it starts an interactive shell.
+        if let Some(f) = parsed.operands.first().and_then(|&i| words.get(i)) {
+            d.writes.push((*f).to_string());
+        }
+        if d.code.is_empty() {
+            d.stdin_code = true;
+        }
         return;
     }
     let mut i = parsed.end;
@@ -1148,11 +1292,13 @@ pub fn describe(p: &'static Program, words: &[&str], d: &mut Description) {
         });
         return;
     }
-    if name == "script" {
-        // `script [FILE]`: the operand is the typescript it writes.
-        if let Some(f) = words.get(i) {
-            d.writes.push((*f).to_string());
-        }
+    if name == "entr" && parsed.has_short('s') {
+        // `entr -s CODE`: the utility is a string for `$SHELL -c`.
+        d.code.push(CodeArg {
+            word: i,
+            offset: 0,
+            join_rest: false,
+        });
         return;
     }
     if name == "parallel" {
@@ -1162,6 +1308,41 @@ pub fn describe(p: &'static Program, words: &[&str], d: &mut Description) {
         );
     }
     d.inner = Some(i);
+}
+
+/// `perf record|stat|trace|… [options] [--] cmd…`: each subcommand has its own large
+/// grammar, whose values (`-e EVENT`, `-o FILE`) cannot be told from the command without
+/// it. After `--` the command is certain; without it the call is opaque (fail closed).
+fn perf(words: &[&str], d: &mut Description) {
+    let runs = matches!(
+        words.get(1).copied(),
+        Some(
+            "record"
+                | "stat"
+                | "trace"
+                | "ftrace"
+                | "mem"
+                | "c2c"
+                | "kmem"
+                | "lock"
+                | "sched"
+                | "kvm"
+                | "top"
+                | "kwork"
+        )
+    );
+    if !runs {
+        return;
+    }
+    match words.iter().position(|w| *w == "--") {
+        Some(dd) if dd + 1 < words.len() => d.inner = Some(dd + 1),
+        Some(_) => {}
+        None if words.len() > 2 => d.opaque.push(
+            "`perf` running a command after options KHAELOR does not read (write `--` before it)"
+                .to_string(),
+        ),
+        None => {}
+    }
 }
 
 /// `su [-] [USER] [-c CODE]`, `runuser -u USER [--] cmd…`: options and operands mix;

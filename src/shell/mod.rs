@@ -6,6 +6,7 @@
 //! read into the same plan of simple commands; what commands do is `programs`' and the
 //! analysis' concern, not this module's.
 
+pub(crate) mod arith;
 pub mod braces;
 pub mod eval;
 pub(crate) mod ir;
@@ -27,6 +28,21 @@ pub fn join_collapsed(words: &[String]) -> String {
         out.push_str(piece);
     }
     out
+}
+
+/// The endpoint a path names when bash opens it as a socket itself: `/dev/tcp/HOST/PORT`
+/// and `/dev/udp/HOST/PORT` are not files, bash connects to `HOST:PORT` (its
+/// `redir_special_open`), whichever command or `exec` the redirect belongs to. `None` for
+/// any other path. A malformed one (`/dev/tcp/h`) is still a connection attempt: its
+/// endpoint is what follows the device.
+pub fn network_endpoint(path: &str) -> Option<String> {
+    let rest = path
+        .strip_prefix("/dev/tcp/")
+        .or_else(|| path.strip_prefix("/dev/udp/"))?;
+    Some(match rest.split_once('/') {
+        Some((host, port)) if !host.is_empty() && !port.is_empty() => format!("{host}:{port}"),
+        _ => rest.to_string(),
+    })
 }
 
 /// Words to one command (`check -- …`, Codex's argv): a single word is the command
@@ -58,6 +74,21 @@ fn shell_quote(w: &str) -> String {
 mod tests {
     use super::*;
     use crate::model::vocab::collapse_whitespace;
+
+    #[test]
+    fn bash_network_devices_name_their_endpoint() {
+        assert_eq!(
+            network_endpoint("/dev/tcp/example.com/80").as_deref(),
+            Some("example.com:80")
+        );
+        assert_eq!(
+            network_endpoint("/dev/udp/8.8.8.8/53").as_deref(),
+            Some("8.8.8.8:53")
+        );
+        assert_eq!(network_endpoint("/dev/tcp/h").as_deref(), Some("h"));
+        assert_eq!(network_endpoint("/dev/tty"), None);
+        assert_eq!(network_endpoint("/tmp/dev/tcp/h/1"), None);
+    }
 
     #[test]
     fn several_words_are_requoted() {

@@ -16,6 +16,7 @@ use crate::floor;
 use crate::model::paths;
 use crate::model::vocab::{AnalysisContext, Capability, CapabilityRequest, HardlineHit, Part};
 use crate::programs::{self as table, Description, Role, basename};
+use crate::shell::arith;
 use programs::{
     READERS, cp_sources, flag_values, fs_writes, git_effects, reader_effects, sed_effects,
 };
@@ -162,14 +163,6 @@ const ARITHMETIC_NAMES: &[&str] = &[
     "mapfile",
     "readarray",
 ];
-
-/// A word with a subscript holding a command substitution (`a[$(id)]`, ``a[`id`]``).
-fn runs_in_subscript(w: &str) -> bool {
-    w.find('[').is_some_and(|i| {
-        w.get(i..)
-            .is_some_and(|t| t.contains("$(") || t.contains('`'))
-    })
-}
 
 fn join(words: &[String]) -> String {
     words.join(" ")
@@ -562,13 +555,15 @@ pub(crate) fn redirect_effects(r: &Redirect, cwd: &Cwd, ctx: &AnalysisContext, f
         RedirectKind::Duplicate | RedirectKind::Inline => {}
         RedirectKind::Write | RedirectKind::Read => {
             let t = target.text.as_str();
-            if t.starts_with("/dev/tcp/") || t.starts_with("/dev/udp/") {
+            if let Some(endpoint) = crate::shell::network_endpoint(t) {
                 fx.push(CapabilityRequest::new(
                     Capability::NetworkAccess,
-                    t,
-                    format!("Connect to {t}"),
+                    endpoint.clone(),
+                    format!("Connect to {endpoint}"),
                 ));
-                fx.note(format!("Redirects to the network device `{t}`"));
+                fx.note(format!(
+                    "Redirects to `{t}`: bash itself connects to `{endpoint}`"
+                ));
                 return;
             }
             if HARMLESS_DEVICES.contains(&t) || t.starts_with("/dev/fd/") {
@@ -816,11 +811,15 @@ fn inner_effects(
     if ARITHMETIC_NAMES.contains(&name) {
         // `test -v 'a[$(id)]'`, `let`, `declare`, `printf -v`, `read`: bash evaluates an
         // array subscript in these names as arithmetic, which runs its substitutions,
-        // quoted or not (checked in bash). The text is only known when it runs.
-        for w in words.iter().skip(1).filter(|w| runs_in_subscript(w)) {
+        // quoted or not (checked in bash). The text is only known when it runs; the
+        // substitutions are read as code, so the floor sees them too.
+        for w in words.iter().skip(1).filter(|w| arith::runs_in_subscript(w)) {
             fx.opaque.push(format!(
                 "`{name}` evaluates the subscript of `{w}`, which runs a command substitution"
             ));
+            for code in arith::substitutions(w) {
+                fx.code.push((code, cwd.clone()));
+            }
         }
     }
     if name == "history" {

@@ -194,6 +194,40 @@ fn is_folded_control(b: u8) -> bool {
     matches!(b, b'\r' | 0x0b | 0x0c)
 }
 
+/// Whether every error in the tree is the grammar's reading of `<>`: tree-sitter-bash
+/// 0.25.1 has no read-write redirect, so `exec 3<>/dev/tcp/h/80` parses as a `<`
+/// redirect with an ERROR `>` right after the operator, inside the redirect. Bash reads
+/// `N<>FILE` (open FILE read-write on N), which the walk takes as a write
+/// (`walk::operator_of` sees `<>`); any other error still falls back.
+fn only_read_write_redirects(root: Node<'_>) -> bool {
+    let mut stack = vec![root];
+    while let Some(node) = stack.pop() {
+        if node.is_missing() {
+            return false;
+        }
+        if node.is_error() {
+            let after_lt = node.prev_sibling().is_some_and(|p| {
+                !p.is_named() && p.kind() == "<" && p.end_byte() == node.start_byte()
+            });
+            let in_redirect = node
+                .parent()
+                .is_some_and(|p| p.kind() == kinds::FILE_REDIRECT);
+            let just_gt = node.end_byte() == node.start_byte() + 1
+                && node.child_count() == 1
+                && node.child(0).is_some_and(|c| c.kind() == ">");
+            if !(after_lt && in_redirect && just_gt) {
+                return false;
+            }
+            continue;
+        }
+        if node.has_error() {
+            let mut cursor = node.walk();
+            stack.extend(node.children(&mut cursor));
+        }
+    }
+    true
+}
+
 /// The first ERROR or MISSING node, as `kind at line:column`.
 fn first_error(root: Node<'_>) -> String {
     let mut cursor = root.walk();
@@ -343,6 +377,13 @@ fn misread_construct(root: Node<'_>, src: &str) -> Option<String> {
                     }
                 }
             }
+            kinds::HEREDOC_BODY => {
+                if let Some(at) = unparsed_body_expansion(node, src) {
+                    return Some(format!(
+                        "the expansion at byte {at} of a here-document body was not parsed"
+                    ));
+                }
+            }
             kinds::HEREDOC_END => {
                 // `<<-` strips leading tabs from the end line too.
                 let line_start = bytes
@@ -364,6 +405,59 @@ fn misread_construct(root: Node<'_>, src: &str) -> Option<String> {
         }
         let mut cursor = node.walk();
         stack.extend(node.children(&mut cursor));
+    }
+    None
+}
+
+/// The offset of a `$(`, `${` or `$[` in an unquoted here-document body that no node
+/// of the tree starts at. The grammar leaves a body unparsed when a line starts with a
+/// blank (`<<-E` + `<TAB>$(id)`, or ` $(id)`): the body is one text, while bash runs
+/// the substitution (the oracle found it). Backticks are found by the walk itself.
+fn unparsed_body_expansion(body: Node<'_>, src: &str) -> Option<usize> {
+    let redirect = body.parent()?;
+    let mut cursor = redirect.walk();
+    let quoted = redirect.children(&mut cursor).any(|c| {
+        c.kind() == kinds::HEREDOC_START
+            && src
+                .get(c.byte_range())
+                .is_some_and(|t| t.contains(['\'', '"', '\\']))
+    });
+    if quoted {
+        return None;
+    }
+    // What the tree parsed: every named child but the plain text between expansions.
+    let mut cursor = body.walk();
+    let parsed: Vec<std::ops::Range<usize>> = body
+        .named_children(&mut cursor)
+        .filter(|c| c.kind() != kinds::HEREDOC_CONTENT)
+        .map(|c| c.byte_range())
+        .collect();
+    let bytes = src.as_bytes();
+    let mut i = body.start_byte();
+    let end = body.end_byte().min(bytes.len());
+    while i < end {
+        if let Some(r) = parsed.iter().find(|r| r.start == i) {
+            i = r.end.max(i + 1);
+            continue;
+        }
+        match bytes.get(i) {
+            // In a body a backslash quotes only `$`, a backtick, itself and a newline.
+            Some(b'\\') if matches!(bytes.get(i + 1), Some(b'$' | b'`' | b'\\' | b'\n')) => {
+                i += 2;
+            }
+            // A backtick's code is the walk's (`heredoc_backticks`): skip to its end.
+            Some(b'`') => {
+                i += 1;
+                while i < end && bytes.get(i) != Some(&b'`') {
+                    i += if bytes.get(i) == Some(&b'\\') { 2 } else { 1 };
+                }
+                i += 1;
+            }
+            Some(b'$') if matches!(bytes.get(i + 1), Some(b'(' | b'{' | b'[')) => {
+                return Some(i);
+            }
+            _ => i += 1,
+        }
     }
     None
 }
@@ -393,7 +487,7 @@ fn plan(src: &str, ctx: &AnalysisContext, cwd: Cwd) -> Result<Plan, AstError> {
     }
     let tree = parse(src)?;
     let root = tree.root_node();
-    if root.has_error() {
+    if root.has_error() && !only_read_write_redirects(root) {
         return Err(AstError::Parse(first_error(root)));
     }
     if let Some(at) = skipped_backslash(root, src) {

