@@ -1004,6 +1004,27 @@ pub const SECRET_RULES: &[(&str, &str)] = &[
     ("secret: system password hashes", "/etc/shadow*"),
     ("secret: system password hashes", "/etc/gshadow*"),
     ("secret: a process's environment", "/proc/*/environ"),
+    // A raw disk or memory device holds every file and secret on it: `cat /dev/sda |
+    // strings` reads `~/.ssh/id_rsa` past the rules above. Unresolved aliases
+    // (`/dev/disk/by-uuid/…`, `/dev/block/8:0`) count as what they name.
+    ("secret: raw disk (every file on it)", "/dev/sd*"),
+    ("secret: raw disk (every file on it)", "/dev/hd*"),
+    ("secret: raw disk (every file on it)", "/dev/vd*"),
+    ("secret: raw disk (every file on it)", "/dev/xvd*"),
+    ("secret: raw disk (every file on it)", "/dev/nvme*"),
+    ("secret: raw disk (every file on it)", "/dev/mmcblk*"),
+    ("secret: raw disk (every file on it)", "/dev/dm-*"),
+    ("secret: raw disk (every file on it)", "/dev/mapper/*"),
+    ("secret: raw disk (every file on it)", "/dev/md*"),
+    ("secret: raw disk (every file on it)", "/dev/loop*"),
+    ("secret: raw disk (every file on it)", "/dev/zram*"),
+    ("secret: raw disk (every file on it)", "/dev/disk/*"),
+    ("secret: raw disk (every file on it)", "/dev/block/*"),
+    ("secret: raw memory (every process's secrets)", "/dev/mem"),
+    ("secret: raw memory (every process's secrets)", "/dev/kmem"),
+    ("secret: raw memory (every process's secrets)", "/dev/port"),
+    ("secret: raw memory (every process's secrets)", "/proc/kcore"),
+    ("secret: a process's memory", "/proc/*/mem"),
 ];
 
 /// The defaults as rules with source `default`: seed §4.5 with the credential stores
