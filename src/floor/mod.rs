@@ -321,6 +321,43 @@ fn check_words(
                     rendering: rendering(),
                 })
         }
+        // Erasing a disk's partition table loses every file on it, as `mkfs` does:
+        // `sgdisk --zap-all`/`-Z`, `--zap`/`-z`, `--clear`/`-o`, and `parted DEV
+        // mklabel`. sgdisk's other options (`-n 1:0:0`, `-c1:boot`) edit one entry and
+        // ask; only an option whose own letter zaps counts, since values hold letters.
+        "sgdisk" => {
+            let (options, operands) = split_options(args);
+            let zaps = options.iter().any(|o| match o.strip_prefix("--") {
+                Some(long) => matches!(long, "zap-all" | "zap" | "clear"),
+                None => o
+                    .chars()
+                    .nth(1)
+                    .is_some_and(|c| matches!(c, 'Z' | 'z' | 'o')),
+            });
+            (zaps
+                && operands
+                    .iter()
+                    .any(|w| normalize_path(w, ctx).is_some_and(|p| is_disk_device(&p))))
+            .then(|| HardlineHit {
+                rule: "mkfs*".to_string(),
+                rendering: rendering(),
+            })
+        }
+        "parted" => {
+            let (_, operands) = split_options(args);
+            let device = operands
+                .first()
+                .is_some_and(|w| normalize_path(w, ctx).is_some_and(|p| is_disk_device(&p)));
+            (device
+                && operands
+                    .iter()
+                    .skip(1)
+                    .any(|w| matches!(*w, "mklabel" | "mktable")))
+            .then(|| HardlineHit {
+                rule: "mkfs*".to_string(),
+                rendering: rendering(),
+            })
+        }
         // `cp image /dev/sda` is `dd of=/dev/sda`.
         "cp" => {
             let (_, operands) = split_options(args);
@@ -443,6 +480,8 @@ const FLOOR_COMMANDS: &[&str] = &[
     "wipefs",
     "shred",
     "blkdiscard",
+    "sgdisk",
+    "parted",
     "cp",
     "find",
     "kill",

@@ -1023,7 +1023,10 @@ pub const SECRET_RULES: &[(&str, &str)] = &[
     ("secret: raw memory (every process's secrets)", "/dev/mem"),
     ("secret: raw memory (every process's secrets)", "/dev/kmem"),
     ("secret: raw memory (every process's secrets)", "/dev/port"),
-    ("secret: raw memory (every process's secrets)", "/proc/kcore"),
+    (
+        "secret: raw memory (every process's secrets)",
+        "/proc/kcore",
+    ),
     ("secret: a process's memory", "/proc/*/mem"),
 ];
 
