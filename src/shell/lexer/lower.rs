@@ -231,14 +231,17 @@ fn definition_at<'t>(t: &[(usize, &'t str)], k: usize) -> Option<(&'t str, usize
     if !is_name(name) {
         return None;
     }
-    // The name must start a command: after nothing, a separator or a group.
-    if !keyword
-        && k > 0
-        && !matches!(
-            tok(k - 1),
-            Some(";" | "&" | "|" | "(" | ")" | "{" | "}" | "\n")
-        )
-    {
+    // The name must start a command: after nothing, a separator, a group, or a
+    // reserved word that a command may follow (bash runs `! f(){ …; }; f` and
+    // `time -p f(){ …; }; f` as definitions; tree-sitter cannot parse them, so this
+    // reading is the floor's only one).
+    let starts_command = |i: usize| match tok(i) {
+        Some(";" | "&" | "|" | "(" | ")" | "{" | "}" | "\n") => true,
+        Some("!" | "time" | "then" | "do" | "else" | "elif" | "if" | "while" | "until") => true,
+        Some("-p") => i > 0 && tok(i - 1) == Some("time"),
+        _ => false,
+    };
+    if !keyword && k > 0 && !starts_command(k - 1) {
         return None;
     }
     let mut i = name_i + 1;
@@ -473,6 +476,14 @@ mod tests {
                 .is_empty()
         );
         assert!(plan("ls # :(){ :|:& };:").functions.is_empty());
+        // After a reserved word a command may follow, a definition is one.
+        for code in [
+            "! :(){ :|:& };:",
+            "time -p f(){ f|f& };f",
+            "if true; then f(){ f; }; fi",
+        ] {
+            assert_eq!(plan(code).functions.len(), 1, "{code}");
+        }
     }
 
     #[test]
