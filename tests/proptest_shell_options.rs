@@ -3,7 +3,9 @@
 //! random mix of options bash knows (`+o history`, `-O nullglob`, `--init-file F`, `-e`,
 //! `-x`, `--norc`, `-o posix`, …), is still denied by the floor under a project config
 //! that allows everything; with options bash does not know mixed in, the command is never
-//! allowed and never offered an always pattern.
+//! allowed and never offered an always pattern. And every such command behind every
+//! prefix in `WRAPPERS` (`sudo`, `nice -n 5`, `time -p`, `!`, `{ …; }`, `if`, `f(){ …; }; f`,
+//! `trap … EXIT`, …) is still denied by the floor under that config.
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -29,7 +31,6 @@ struct Row {
     command: String,
     hit: bool,
     #[serde(default)]
-    #[allow(dead_code)]
     rule: Option<String>,
 }
 
@@ -107,6 +108,90 @@ fn floor_commands() -> Vec<String> {
         .collect();
     assert!(out.len() >= 40, "only {} floor rows", out.len());
     out
+}
+
+/// Prefixes and constructs around a floor command, `{c}` the command and `{q}` it as one
+/// quoted word. `simple` ones make the command an argument of a program or builtin,
+/// where bash rejects a function definition (`sudo :(){ …` is a syntax error).
+const WRAPPERS: &[(&str, bool)] = &[
+    ("sudo {c}", true),
+    ("sudo -u root {c}", true),
+    ("env {c}", true),
+    ("env -i {c}", true),
+    ("nice -n 5 {c}", true),
+    ("timeout 5 {c}", true),
+    ("nohup {c}", true),
+    ("command {c}", true),
+    ("builtin {c}", true),
+    ("exec {c}", true),
+    ("ionice -c3 {c}", true),
+    ("taskset 1 {c}", true),
+    ("stdbuf -o0 {c}", true),
+    ("setsid {c}", true),
+    ("doas {c}", true),
+    ("flock /tmp/l {c}", true),
+    ("strace -o /dev/null {c}", true),
+    ("x=1 {c}", true),
+    ("coproc {c}", true),
+    ("time {c}", false),
+    ("time -p {c}", false),
+    ("! {c}", false),
+    ("{{ {c}; }}", false),
+    ("( {c} )", false),
+    ("if true; then {c}; fi", false),
+    ("for i in 1; do {c}; done", false),
+    ("while true; do {c}; break; done", false),
+    ("until false; do {c}; break; done", false),
+    ("case x in x) {c};; esac", false),
+    ("f(){{ {c}; }}; f", false),
+    ("true && {c}", false),
+    ("false || {c}", false),
+    ("{c} &", false),
+    ("echo | {c}", false),
+    ("{c} | cat", false),
+    ("cd . && {c}", false),
+    ("bash -c {q}", false),
+    ("sh -c {q}", false),
+    ("bash -lc {q}", false),
+    ("eval {q}", false),
+    ("su -c {q}", false),
+    ("sudo sh -c {q}", false),
+    ("watch {q}", false),
+    ("trap {q} EXIT", false),
+    ("busybox sh -c {q}", false),
+];
+
+#[test]
+fn every_floor_row_behind_every_wrapper_keeps_the_floor() {
+    let w = world();
+    let rows: Vec<(usize, Row)> = common::load_table("hardline.jsonl");
+    let mut failures = Vec::new();
+    let mut n = 0;
+    for (_, r) in rows
+        .iter()
+        .filter(|(_, r)| r.hit && !r.command.contains('\n'))
+    {
+        let definition = r.rule.as_deref() == Some(":(){ :|:& };:");
+        for (wrapper, simple) in WRAPPERS {
+            if definition && *simple {
+                continue;
+            }
+            let wrapped = wrapper
+                .replace("{{", "\u{1}")
+                .replace("}}", "\u{2}")
+                .replace("{c}", &r.command)
+                .replace("{q}", &single_quoted(&r.command))
+                .replace('\u{1}', "{")
+                .replace('\u{2}', "}");
+            n += 1;
+            let (got, floored) = decision(&w, &wrapped);
+            if got != Action::Deny || !floored {
+                failures.push(format!("`{wrapped}`: {got} (floor: {floored})"));
+            }
+        }
+    }
+    assert!(n > 3000, "only {n} wrapped commands");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
 /// `cmd` as one single-quoted bash word.
