@@ -159,7 +159,8 @@ fn check_plan_at(
         .find_map(|c| {
             let words: Vec<String> = c.words.iter().map(|w| w.text.clone()).collect();
             let here = in_cwd(&c.cwd);
-            check_at(&words, &here, reader, depth)
+            check_environment(c, &words, &here, reader, depth)
+                .or_else(|| check_at(&words, &here, reader, depth))
                 .or_else(|| c.redirects.iter().find_map(|r| redirect(r, &c.cwd, &words)))
         })
         .or_else(|| {
@@ -167,6 +168,27 @@ fn check_plan_at(
                 .iter()
                 .find_map(|(r, cwd)| redirect(r, cwd, &[]))
         })
+}
+
+/// Assignment prefixes whose value is a command the programs run
+/// (`GIT_SSH_COMMAND='rm -rf /' git fetch`, `X=… git --config-env=core.pager=X log`),
+/// read as code. Assignments a wrapper sets (`env PAGER=… git log`) are read by
+/// `skip_prefixes`.
+fn check_environment(
+    c: &SimpleCommand,
+    words: &[String],
+    ctx: &AnalysisContext,
+    reader: &dyn CodeReader,
+    depth: usize,
+) -> Option<HardlineHit> {
+    if c.assignments.is_empty() {
+        return None;
+    }
+    let assignments: Vec<&str> = c.assignments.iter().map(|a| a.text.as_str()).collect();
+    let words: Vec<&str> = words.iter().map(String::as_str).collect();
+    programs::environment::environment_code(&assignments, &words)
+        .iter()
+        .find_map(|code| check_code(code, ctx, reader, depth))
 }
 
 /// The fork bomb as the IR shows it: a function whose body runs the function itself
@@ -212,7 +234,7 @@ fn feeds_a_shell(
     let stripped: Vec<Cow<'_, str>> = owner.iter().map(|w| strip_quotes(w)).collect();
     let all: Vec<&str> = stripped.iter().map(|w| w.as_ref()).collect();
     let raw: Vec<&str> = owner.iter().map(String::as_str).collect();
-    let Prefix::Command(start) = skip_prefixes(&all, &raw, ctx, reader, depth) else {
+    let Prefix::Command(start, _) = skip_prefixes(&all, &raw, ctx, reader, depth) else {
         return false;
     };
     let cmd = all.get(start..).unwrap_or_default();
@@ -267,10 +289,14 @@ fn check_words(
     let all: Vec<&str> = stripped.iter().map(|w| w.as_ref()).collect();
     // Code strings are taken from the words as the engine gave them, for its reader.
     let raw: Vec<&str> = words.iter().map(String::as_str).collect();
-    let start = match skip_prefixes(&all, &raw, ctx, reader, depth) {
-        Prefix::Command(i) => i,
+    let (start, moved) = match skip_prefixes(&all, &raw, ctx, reader, depth) {
+        Prefix::Command(i, moved) => (i, moved),
         Prefix::Hit(h) => return Some(h),
     };
+    // A wrapper that moved the working directory (`env -C / rm -rf .`): the command's
+    // paths resolve there.
+    let moved_ctx = moved.map(|dir| ctx.with_cwd(dir));
+    let ctx = moved_ctx.as_ref().unwrap_or(ctx);
     let eff = all.get(start..).unwrap_or_default();
     let (&cmd_word, args) = eff.split_first()?;
     let name = basename(cmd_word);
@@ -488,14 +514,16 @@ const FLOOR_COMMANDS: &[&str] = &[
 ];
 
 /// Whether a word names a command the floor acts on. A word may hold code that some
-/// wrapper hands to a shell (`flock F -c 'rm -rf /'`, `sg adm -c …`), so each piece
-/// between blanks and operator characters counts, not only the whole word.
+/// wrapper hands to a shell (`flock F -c 'rm -rf /'`, `sg adm -c …`), an option value
+/// that is a command (`--to-command=rm …`, `core.pager=rm …`, `PAGER=rm …`), or one
+/// inside another language (vim's `:!rm …`), so each piece between blanks, operator
+/// characters, `=`, `!` and `:` counts, not only the whole word.
 fn names_floor_command(word: &str) -> bool {
     word.split(|c: char| {
         c.is_whitespace()
             || matches!(
                 c,
-                ';' | '&' | '|' | '(' | ')' | '`' | '\'' | '"' | '{' | '}'
+                ';' | '&' | '|' | '(' | ')' | '`' | '\'' | '"' | '{' | '}' | '=' | '!' | ':'
             )
     })
     .any(|piece| {
@@ -513,8 +541,9 @@ pub(crate) fn may_fire<'w>(mut words: impl Iterator<Item = &'w str>) -> bool {
 }
 
 enum Prefix {
-    /// The index of the effective command word.
-    Command(usize),
+    /// The index of the effective command word, and the directory a wrapper moved it
+    /// to (`env -C DIR`, `sudo -D DIR`), when one did.
+    Command(usize, Option<PathBuf>),
     /// A wrapper's own code string hit the floor (`env -S 'rm -rf /'`).
     Hit(HardlineHit),
 }
@@ -531,9 +560,21 @@ fn skip_prefixes(
     reader: &dyn CodeReader,
     depth: usize,
 ) -> Prefix {
+    // Variables the command's wrappers or `export` set to a command some program runs
+    // (`env GIT_SSH_COMMAND='rm -rf /' git fetch`): read as code.
+    let (assignments, _) = programs::environment::assignment_words(raw);
+    if !assignments.is_empty() {
+        let codes = programs::environment::environment_code(&assignments, raw);
+        if let Some(h) = codes.iter().find_map(|c| check_code(c, ctx, reader, depth)) {
+            return Prefix::Hit(h);
+        }
+    }
     let mut i = 0;
     let mut layers = 0;
+    let mut moved: Option<PathBuf> = None;
     while let Some(&w) = words.get(i) {
+        let here_ctx = moved.as_ref().map(|dir| ctx.with_cwd(dir.clone()));
+        let ctx = here_ctx.as_ref().unwrap_or(ctx);
         if RESERVED_PREFIXES.contains(&w) || programs::is_assignment(w) {
             i += 1;
             continue;
@@ -557,21 +598,60 @@ fn skip_prefixes(
             {
                 return Prefix::Hit(h);
             }
+            // Code a program's options or program text run (`tar -I CODE`, `git -c
+            // core.pager=CODE`, awk's `system("…")`), read like `sh -c`'s. Shells,
+            // `eval` and `trap` are read by name in `check_words`.
+            let by_name = SHELLS.contains(&basename(w)) || matches!(basename(w), "eval" | "trap");
+            if !by_name {
+                // The program's text as the engine gave it: quote characters inside it
+                // are its own (awk's `system("…")`), not bash's.
+                let raw_d;
+                let code_d = if raw_here == here {
+                    &d
+                } else {
+                    raw_d = programs::describe(raw_here);
+                    &raw_d
+                };
+                if let Some(h) = table_code(code_d, raw_here, ctx, reader, depth) {
+                    return Prefix::Hit(h);
+                }
+            }
             break;
         }
         layers += 1;
-        for c in &d.code {
-            let code = programs::code_text(c, raw_here);
-            if let Some(h) = check_code(&code, ctx, reader, depth) {
-                return Prefix::Hit(h);
-            }
+        // The wrapper's own code and its command run where it moved to.
+        let moved_here = d.chdir.as_deref().and_then(|dir| normalize_path(dir, ctx));
+        let ctx = match &moved_here {
+            Some(dir) => Cow::Owned(ctx.with_cwd(dir.clone())),
+            None => Cow::Borrowed(ctx),
+        };
+        if let Some(h) = table_code(&d, raw_here, &ctx, reader, depth) {
+            return Prefix::Hit(h);
+        }
+        if moved_here.is_some() {
+            moved = moved_here;
         }
         match d.inner {
             Some(k) if k > 0 => i += k,
-            _ => return Prefix::Command(words.len()),
+            _ => return Prefix::Command(words.len(), moved),
         }
     }
-    Prefix::Command(i)
+    Prefix::Command(i, moved)
+}
+
+/// The code strings the table found in one program's words, each checked as code.
+fn table_code(
+    d: &programs::Description,
+    raw: &[&str],
+    ctx: &AnalysisContext,
+    reader: &dyn CodeReader,
+    depth: usize,
+) -> Option<HardlineHit> {
+    d.code
+        .iter()
+        .map(|c| programs::code_text(c, raw))
+        .chain(d.option_code.iter().cloned())
+        .find_map(|code| check_code(&code, ctx, reader, depth))
 }
 
 /// The index after a run of options starting at `i`; `--` ends the run.

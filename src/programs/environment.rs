@@ -3,7 +3,10 @@
 //! these (`PATH=/tmp/x make`, `LD_PRELOAD=/tmp/x.so ls`) is a request of its own, which
 //! no rule written for the command (`make *`, `ls *`) covers.
 //!
-//! Owns only the table, each entry with the reason it is there.
+//! Owns only the tables, each entry with the reason it is there, and which variables
+//! hold a command (`GIT_SSH_COMMAND`, `PAGER`): their values are read as code.
+
+use super::options::Value;
 
 /// Exact names, with why each changes what runs.
 const NAMES: &[(&str, &str)] = &[
@@ -77,6 +80,157 @@ const PREFIXES: &[(&str, &str)] = &[
     ("NPM_CONFIG_", "changes what npm runs"),
 ];
 
+/// Variables whose value is a command some program runs (a subset of `NAMES` and the
+/// `GIT_` family): what kind of command text it is, and who runs it. Checked with
+/// markers where a program here runs it (git 2.47, man-db): git runs its pagers,
+/// editors and `GIT_SSH_COMMAND` with `sh -c`, and `GIT_SSH` as a program.
+const CODE_VARS: &[(&str, Value, &str)] = &[
+    (
+        "GIT_SSH_COMMAND",
+        Value::Shell,
+        "git runs it to reach ssh remotes",
+    ),
+    ("GIT_PAGER", Value::Shell, "git pipes its output through it"),
+    // man-db splits `PAGER` into words itself; git gives it to `sh -c`.
+    (
+        "PAGER",
+        Value::Shell,
+        "git, man and others pipe their output through it",
+    ),
+    ("MANPAGER", Value::Words, "man pipes pages through it"),
+    ("GIT_EDITOR", Value::Shell, "git starts it for messages"),
+    (
+        "GIT_SEQUENCE_EDITOR",
+        Value::Shell,
+        "`git rebase -i` starts it on its todo list",
+    ),
+    (
+        "EDITOR",
+        Value::Shell,
+        "git and others start it to edit files",
+    ),
+    (
+        "VISUAL",
+        Value::Shell,
+        "git and others start it to edit files",
+    ),
+    (
+        "GIT_EXTERNAL_DIFF",
+        Value::Shell,
+        "git runs it instead of its diff",
+    ),
+    (
+        "PROMPT_COMMAND",
+        Value::Shell,
+        "an interactive bash runs it before each prompt",
+    ),
+    (
+        "LESSOPEN",
+        Value::Shell,
+        "less runs it through a shell on every file",
+    ),
+    (
+        "LESSCLOSE",
+        Value::Shell,
+        "less runs it through a shell after every file",
+    ),
+];
+
+/// The shell code assigning `value` to `name` hands to the programs that read it:
+/// `None` for other variables and for a bare program name.
+pub fn code_value(name: &str, value: &str) -> Option<String> {
+    let (_, kind, _) = CODE_VARS.iter().find(|(n, _, _)| *n == name)?;
+    // `LESSOPEN='|cmd %s'` pipes the command's output; `||` also for empty output.
+    let value = if name == "LESSOPEN" {
+        value.trim_start_matches('|')
+    } else {
+        value
+    };
+    let start = kind.code_start(value)?;
+    value.get(start..).map(str::to_string)
+}
+
+/// Shell code the environment of one command hands on: `assignments` are its
+/// assignment words (prefixes, and those a wrapper sets: `env X=v cmd`, `export X=v`),
+/// `words` the command it runs, in which git's `--config-env=KEY=VAR` takes KEY's value
+/// from VAR, and `GIT_CONFIG_KEY_n`/`GIT_CONFIG_VALUE_n` pairs set configuration.
+pub fn environment_code(assignments: &[&str], words: &[&str]) -> Vec<String> {
+    let split = |a: &&str| -> Option<(String, String)> {
+        let (lhs, value) = a.split_once('=')?;
+        (!lhs.ends_with('+')).then(|| (assigned_name(a).to_string(), value.to_string()))
+    };
+    let pairs: Vec<(String, String)> = assignments.iter().filter_map(split).collect();
+    let value_of = |name: &str| {
+        pairs
+            .iter()
+            .rev()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_str())
+    };
+    let mut out: Vec<String> = pairs.iter().filter_map(|(n, v)| code_value(n, v)).collect();
+    for (n, key) in &pairs {
+        let Some(index) = n.strip_prefix("GIT_CONFIG_KEY_") else {
+            continue;
+        };
+        if let Some(value) = value_of(&format!("GIT_CONFIG_VALUE_{index}"))
+            && let Some(code) = super::git::config_code(key, value)
+        {
+            out.push(code);
+        }
+    }
+    let (_, git) = assignment_words(words);
+    for (_, key, var) in super::git::config_env(words.get(git..).unwrap_or_default()) {
+        if let Some(code) = value_of(&var).and_then(|v| super::git::config_code(&key, v)) {
+            out.push(code);
+        }
+    }
+    out
+}
+
+/// The assignment words a command sets for what it runs, and the index of the command
+/// that really runs: leading assignments, those a wrapper sets (`env A=1 cmd`, `sudo
+/// A=1 cmd`), and the arguments of `export`/`declare`/`typeset`/`local`/`readonly`
+/// (which set variables of the shell, exported or already in the environment). Other
+/// words holding `=` are data (`echo PAGER=x`).
+pub fn assignment_words<'w>(words: &[&'w str]) -> (Vec<&'w str>, usize) {
+    let mut out = Vec::new();
+    let mut i = 0;
+    let mut sets_environment = true;
+    let mut layers = 0;
+    while let Some(&w) = words.get(i) {
+        if super::is_assignment(w) {
+            if sets_environment {
+                out.push(w);
+            }
+            i += 1;
+            continue;
+        }
+        let name = super::basename(w);
+        if matches!(
+            name,
+            "export" | "declare" | "typeset" | "local" | "readonly"
+        ) {
+            let rest = words.get(i + 1..).unwrap_or_default();
+            out.extend(rest.iter().copied().filter(|w| super::is_assignment(w)));
+            break;
+        }
+        let here = words.get(i..).unwrap_or_default();
+        let d = super::describe(here);
+        let next = match d.inner {
+            Some(k) if k > 0 && layers < super::unwrap::MAX_LAYERS => i + k,
+            _ => break,
+        };
+        sets_environment = matches!(name, "env" | "sudo" | "doas");
+        if sets_environment {
+            let between = words.get(i + 1..next).unwrap_or_default();
+            out.extend(between.iter().copied().filter(|w| super::is_assignment(w)));
+        }
+        layers += 1;
+        i = next;
+    }
+    (out, i)
+}
+
 /// Why assigning `name` changes what a command runs, or `None`.
 pub fn changes_what_runs(name: &str) -> Option<&'static str> {
     NAMES
@@ -96,6 +250,44 @@ pub fn assigned_name(word: &str) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn values_that_are_commands() {
+        let code = |a: &[&str], w: &str| {
+            let words: Vec<&str> = w.split_whitespace().collect();
+            environment_code(a, &words)
+        };
+        assert_eq!(code(&["GIT_SSH_COMMAND=x y"], "git fetch"), vec!["x y"]);
+        assert!(code(&["GIT_SSH_COMMAND=ssh"], "git fetch").is_empty());
+        assert!(code(&["GIT_SSH=x y"], "git fetch").is_empty());
+        assert_eq!(code(&["LESSOPEN=|x %s"], "less f"), vec!["x %s"]);
+        assert_eq!(
+            code(&["X=x y"], "git --config-env=core.pager=X log"),
+            vec!["x y"]
+        );
+        assert!(code(&["X=x y"], "git --config-env=user.name=X log").is_empty());
+        assert_eq!(
+            code(
+                &[
+                    "GIT_CONFIG_COUNT=1",
+                    "GIT_CONFIG_KEY_0=core.pager",
+                    "GIT_CONFIG_VALUE_0=x;y"
+                ],
+                "git log"
+            ),
+            vec!["x;y"]
+        );
+        let words: Vec<&str> = "env A=1 PAGER=x sudo B=2 git log"
+            .split_whitespace()
+            .collect();
+        assert_eq!(assignment_words(&words), (vec!["A=1", "PAGER=x", "B=2"], 5));
+        let words: Vec<&str> = "echo PAGER=x".split_whitespace().collect();
+        assert!(assignment_words(&words).0.is_empty());
+        assert_eq!(
+            code(&["X=x y"], "sudo git --config-env=core.pager=X log"),
+            vec!["x y"]
+        );
+    }
 
     #[test]
     fn names_and_families() {

@@ -6,7 +6,9 @@
 //! `rebase --exec`, `grep -O`, global `-c`/`--config-env`/`--exec-path`/`-p`), what
 //! `clone` writes, and which subcommands modify the repository (seed §3.4).
 
-use super::options::{Abbrev, Arg, Does, Grammar, Opt, l, parse, s, sl};
+use super::options::{
+    Abbrev, Arg, Does, Grammar, Opt, Parsed, Value, is_program_word, l, parse, s, sl,
+};
 use super::unwrap::{CodeArg, Description};
 use super::{Example, Program, Role, basename};
 
@@ -18,7 +20,276 @@ const NO: Does = Does::Nothing;
 const CONFIG_RUNS: Does = Does::Runs(
     "sets configuration, which can name programs git runs (core.pager, core.sshCommand, diff.external, alias.*)",
 );
-const REMOTE_RUNS: Does = Does::Runs("names the program git runs to talk to the other repository");
+/// git runs `--upload-pack`/`--receive-pack`/`--exec` through `sh -c` for a local
+/// repository (checked: `push --receive-pack='touch m' /path` touches `m`), and hands
+/// it to the remote's shell otherwise.
+const REMOTE_RUNS: Does = Does::RunsCode(
+    Value::Shell,
+    "names the command git runs to talk to the other repository",
+);
+
+/// What the value of a configuration key that runs something is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ConfigValue {
+    /// Shell code: git runs it with `sh -c` when it holds shell syntax, and as a
+    /// program otherwise (run-command's `use_shell`).
+    Shell,
+    /// `alias.NAME`: with a leading `!` shell code, otherwise the words of a git command
+    /// (`git VALUE ARGS…`).
+    Alias,
+    /// `credential.helper`: `!CMD` and an absolute path are shell code, any other value
+    /// NAME is run by the shell as `git credential-NAME` (checked: `x; touch m` touches
+    /// `m`).
+    CredentialHelper,
+    /// A program run directly, or a directory of hooks: it runs something, but the
+    /// value is no command text.
+    Program,
+}
+
+/// A configuration key whose value makes git run something. `*` stands for one
+/// subsection (`diff.*.command` is `diff.<driver>.command`); keys compare ignoring
+/// case, as git's section and variable names do.
+#[derive(Debug, Clone, Copy)]
+pub struct ConfigKey {
+    pub key: &'static str,
+    pub value: ConfigValue,
+    pub why: &'static str,
+}
+
+const fn key(key: &'static str, value: ConfigValue, why: &'static str) -> ConfigKey {
+    ConfigKey { key, value, why }
+}
+
+/// The configuration keys whose values run commands (checked with markers where the
+/// key could be exercised here, git 2.47: core.pager, pager.*, core.editor,
+/// sequence.editor, core.sshCommand, core.fsmonitor, diff.external, alias.*,
+/// credential.helper run shell code; gpg.program is run as a program).
+pub const CONFIG_KEYS: &[ConfigKey] = &[
+    key(
+        "core.pager",
+        ConfigValue::Shell,
+        "is the pager git pipes its output through",
+    ),
+    key(
+        "pager.*",
+        ConfigValue::Shell,
+        "is the pager of one git command (or a boolean)",
+    ),
+    key(
+        "core.editor",
+        ConfigValue::Shell,
+        "is the editor git starts for messages",
+    ),
+    key(
+        "sequence.editor",
+        ConfigValue::Shell,
+        "is the editor of `rebase -i`'s todo list",
+    ),
+    key(
+        "core.sshcommand",
+        ConfigValue::Shell,
+        "is the command git runs to reach ssh remotes",
+    ),
+    key(
+        "core.fsmonitor",
+        ConfigValue::Shell,
+        "is the hook git runs to learn what changed",
+    ),
+    key(
+        "core.alternaterefscommand",
+        ConfigValue::Shell,
+        "is run to list an alternate's refs",
+    ),
+    key(
+        "diff.external",
+        ConfigValue::Shell,
+        "is the command git runs instead of its diff",
+    ),
+    key(
+        "diff.*.command",
+        ConfigValue::Shell,
+        "is a diff driver's command",
+    ),
+    key(
+        "diff.*.textconv",
+        ConfigValue::Shell,
+        "converts files before they are diffed",
+    ),
+    key(
+        "filter.*.clean",
+        ConfigValue::Shell,
+        "filters files as they are staged",
+    ),
+    key(
+        "filter.*.smudge",
+        ConfigValue::Shell,
+        "filters files as they are checked out",
+    ),
+    key(
+        "filter.*.process",
+        ConfigValue::Shell,
+        "is a long-running filter process",
+    ),
+    key(
+        "merge.*.driver",
+        ConfigValue::Shell,
+        "is a merge driver's command",
+    ),
+    key(
+        "difftool.*.cmd",
+        ConfigValue::Shell,
+        "is the command `git difftool` runs",
+    ),
+    key(
+        "mergetool.*.cmd",
+        ConfigValue::Shell,
+        "is the command `git mergetool` runs",
+    ),
+    key(
+        "browser.*.cmd",
+        ConfigValue::Shell,
+        "is the browser `git web--browse` runs",
+    ),
+    key(
+        "tar.*.command",
+        ConfigValue::Shell,
+        "is the compressor `git archive` runs",
+    ),
+    key(
+        "remote.*.uploadpack",
+        ConfigValue::Shell,
+        "is the upload-pack command of a remote",
+    ),
+    key(
+        "remote.*.receivepack",
+        ConfigValue::Shell,
+        "is the receive-pack command of a remote",
+    ),
+    key(
+        "uploadpack.packobjectshook",
+        ConfigValue::Shell,
+        "runs in place of pack-objects (honoured from `-c`)",
+    ),
+    key(
+        "alias.*",
+        ConfigValue::Alias,
+        "defines a git command, or with `!` a shell command",
+    ),
+    key(
+        "credential.helper",
+        ConfigValue::CredentialHelper,
+        "is the credential helper git runs",
+    ),
+    key(
+        "credential.*.helper",
+        ConfigValue::CredentialHelper,
+        "is the credential helper for one URL",
+    ),
+    key(
+        "core.hookspath",
+        ConfigValue::Program,
+        "is the directory whose hooks git runs",
+    ),
+    key(
+        "init.templatedir",
+        ConfigValue::Program,
+        "is the directory whose hooks new repositories get",
+    ),
+    key(
+        "core.gitproxy",
+        ConfigValue::Program,
+        "is the program git runs to reach git:// hosts",
+    ),
+    key(
+        "core.askpass",
+        ConfigValue::Program,
+        "is the program git runs to ask for a password",
+    ),
+    key(
+        "gpg.program",
+        ConfigValue::Program,
+        "is the program git runs to sign and verify",
+    ),
+    key(
+        "gpg.*.program",
+        ConfigValue::Program,
+        "is the program git runs to sign and verify",
+    ),
+    key(
+        "protocol.ext.allow",
+        ConfigValue::Program,
+        "lets `ext::` URLs run the command they hold",
+    ),
+];
+
+/// The entry of a configuration key, if its value runs something.
+pub fn config_key(name: &str) -> Option<&'static ConfigKey> {
+    let name = name.to_ascii_lowercase();
+    CONFIG_KEYS.iter().find(|k| match k.key.split_once('*') {
+        Some((pre, post)) => {
+            name.len() > pre.len() + post.len() && name.starts_with(pre) && name.ends_with(post)
+        }
+        None => name == k.key,
+    })
+}
+
+/// The shell code a configuration value runs, when its key's value is a command and
+/// the value is more than a bare program name (`core.pager=less` runs `less`, which
+/// the `-c` request already names).
+pub fn config_code(name: &str, value: &str) -> Option<String> {
+    let code = match config_key(name)?.value {
+        ConfigValue::Shell => value.to_string(),
+        ConfigValue::Alias => match value.strip_prefix('!') {
+            Some(shell) => shell.to_string(),
+            None => format!("git {value}"),
+        },
+        ConfigValue::CredentialHelper => match value.strip_prefix('!') {
+            Some(shell) => shell.to_string(),
+            None if value.starts_with('/') => value.to_string(),
+            None => format!("git credential-{value}"),
+        },
+        ConfigValue::Program => return None,
+    };
+    (!is_program_word(&code)).then_some(code)
+}
+
+/// `-c KEY=VALUE` options whose value is shell code (an alias's as `git …`).
+fn config_options(parsed: &Parsed, d: &mut Description) {
+    for f in &parsed.found {
+        // Global `-c`, and `clone -c`/`--config`.
+        if f.opt.short != Some('c') {
+            continue;
+        }
+        let Some(kv) = &f.value else {
+            continue;
+        };
+        let Some((name, value)) = kv.split_once('=') else {
+            continue;
+        };
+        let Some(code) = config_code(name, value) else {
+            continue;
+        };
+        d.option_code.push(code);
+    }
+}
+
+/// git's `--config-env=KEY=VAR` options whose key runs its value: the key and the
+/// variable it takes the value from (`X='…' git --config-env=core.pager=X log`).
+pub fn config_env(words: &[&str]) -> Vec<(&'static ConfigKey, String, String)> {
+    if words.first().map(|w| basename(w)) != Some("git") {
+        return Vec::new();
+    }
+    let g = Grammar::wrapper(GLOBAL, Abbrev::None);
+    parse(&g, words, 1)
+        .found
+        .iter()
+        .filter(|f| f.opt.long == Some("config-env"))
+        .filter_map(|f| {
+            let (name, var) = f.value.as_deref()?.split_once('=')?;
+            Some((config_key(name)?, name.to_string(), var.to_string()))
+        })
+        .collect()
+}
 
 /// git's global options (`git --help`); git accepts no abbreviations of these.
 const GLOBAL: &[Opt] = &[
@@ -178,7 +449,11 @@ const REBASE: &[Opt] = &[
         'x',
         "exec",
         V,
-        Does::Runs("runs the command after each commit it replays"),
+        // Run with `sh -c` (checked: `--exec 'touch m; true'` touches `m`).
+        Does::RunsCode(
+            Value::Shell,
+            "runs the command after each commit it replays",
+        ),
     ),
     l("onto", V, NO),
     sl('s', "strategy", V, NO),
@@ -250,9 +525,30 @@ pub const PROGRAMS: &[Program] = &[Program {
         Example::new("git pull --upl x").runs(),
         Example::new("git ls-remote --exec=x origin").runs(),
         Example::new("git -c core.pager=x log").runs(),
+        Example::new("git -c core.pager=x;y log").runs().code("x;y"),
+        Example::new("git -c CORE.sshCommand=x;y fetch")
+            .runs()
+            .code("x;y"),
+        Example::new("git -c alias.a=!x;y a").runs().code("x;y"),
+        Example::new("git -c alias.a=push;x a")
+            .runs()
+            .code("git push;x"),
+        Example::new("git -c credential.helper=x;y fetch")
+            .runs()
+            .code("git credential-x;y"),
+        Example::new("git -c gpg.program=x;y log").runs(),
+        Example::new("git -c pager.log=false log").runs(),
+        Example::new("git clone -c diff.x.textconv=x;y r d")
+            .runs()
+            .code("x;y")
+            .writes(&["d"]),
+        Example::new("git push --receive-pack=x;y o")
+            .runs()
+            .code("x;y"),
         Example::new("git --exec-path=/x log").runs(),
         Example::new("git -C /x status"),
         Example::new("git rebase -x x main").runs(),
+        Example::new("git rebase -x x;y main").runs().code("x;y"),
         Example::new("git grep -Ox pat").runs(),
         Example::new("git archive -o out.tar HEAD").writes(&["out.tar"]),
         Example::new("git bisect run make test").inner("make test"),
@@ -265,6 +561,7 @@ pub const PROGRAMS: &[Program] = &[Program {
 pub fn describe(p: &'static Program, words: &[&str], d: &mut Description) {
     let globals = parse(&p.grammar, words, 1);
     d.apply_options(&globals, words, "git");
+    config_options(&globals, d);
     let sub_index = globals.end;
     let Some(&sub_name) = words.get(sub_index) else {
         return;
@@ -273,6 +570,7 @@ pub fn describe(p: &'static Program, words: &[&str], d: &mut Description) {
     if let Some(g) = sub_grammar(sub_name) {
         let parsed = parse(&g, words, sub_index + 1);
         d.apply_options(&parsed, words, &shown);
+        config_options(&parsed, d);
         if sub_name == "clone" {
             // The destination is written: the second operand, or the repository's
             // "humanish" name (`host:a/b.git` -> `b`) in the cwd.

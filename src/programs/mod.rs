@@ -13,6 +13,7 @@ pub mod builtins;
 pub mod environment;
 pub mod git;
 pub mod git_readonly;
+pub mod languages;
 pub mod options;
 pub mod readonly;
 pub mod shells;
@@ -20,7 +21,7 @@ pub mod tools;
 pub mod unwrap;
 pub mod wrappers;
 
-pub use options::{Abbrev, Arg, Does, Grammar, Opt};
+pub use options::{Abbrev, Arg, Does, Grammar, Opt, Value};
 pub use tools::{FS_VERBS, NETWORK_COMMANDS, fs_verb_arguments, is_network_command};
 pub use unwrap::{CodeArg, Description, code_text, describe, innermost};
 
@@ -120,6 +121,7 @@ pub fn all() -> impl Iterator<Item = &'static Program> {
         .chain(git::PROGRAMS)
         .chain(tools::PROGRAMS)
         .chain(builtins::PROGRAMS)
+        .chain(languages::PROGRAMS)
 }
 
 /// The entry for a command word (by basename), if the table has one.

@@ -31,15 +31,60 @@ pub enum Does {
     Reads,
     /// Its value is a file that is written.
     Writes,
-    /// It makes the program run another program (the value, a configured one, or its
-    /// own command language); the text says how.
+    /// It makes the program run another program: one the value names and the program
+    /// runs directly, without a shell (`sort --compress-program`, `tar --rsh-command`),
+    /// a configured one, or its own command language; the text says how.
     Runs(&'static str),
+    /// It makes the program run its value as a command (`tar -I`, `zip -TT`): the value
+    /// is read as code the way `sh -c`'s string is (floor included), and the option is
+    /// a request of its own, like `Runs`. What kind of command text it is, and the why.
+    RunsCode(Value, &'static str),
     /// Its value is shell code run by `sh -c`.
     Code,
     /// Its value is a file whose commands run (`bash --rcfile F`): read and run.
     RunsFile(&'static str),
     /// With it the program runs no inner command (`taskset -p`, `command -v`).
     Ends,
+}
+
+/// What the value of a `Does::RunsCode` option is, as the program reads it (checked
+/// against the real programs on this machine with harmless markers).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Value {
+    /// Shell code the program hands to `/bin/sh -c` (`tar -I`, `--to-command`, `zip
+    /// -TT`, git's `--upload-pack`).
+    Shell,
+    /// Shell code after a fixed prefix; a value without the prefix is data
+    /// (`tar --checkpoint-action=exec=CMD`, while `=dot` runs nothing).
+    ShellAfter(&'static str),
+    /// A command line the program splits into words itself, quotes honoured but no
+    /// shell operators (`rsync -e`, man-db's `man -P`). It is read as shell code: bash's
+    /// reading finds the same first command and words, and can only add commands.
+    Words,
+}
+
+impl Value {
+    /// The byte in `value` where the command starts, or `None` when the value is no
+    /// command (a `ShellAfter` value without its prefix) or is a bare program name
+    /// (`tar -I gzip`): `sh -c gzip` runs the program `gzip` and nothing else, which the
+    /// option's own request already names.
+    pub fn code_start(self, value: &str) -> Option<usize> {
+        let start = match self {
+            Value::Shell | Value::Words => 0,
+            Value::ShellAfter(prefix) => value.strip_prefix(prefix).map(|_| prefix.len())?,
+        };
+        let code = value.get(start..)?;
+        (!is_program_word(code)).then_some(start)
+    }
+}
+
+/// Whether a text is one bare program name or path with no shell syntax: run by a
+/// shell it runs that program with no arguments.
+pub fn is_program_word(text: &str) -> bool {
+    !text.is_empty()
+        && text.chars().all(|c| {
+            c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '/' | '+' | '-' | ',' | '@')
+        })
 }
 
 /// One option of a program: its short letter and/or long name (without dashes).

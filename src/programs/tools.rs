@@ -6,7 +6,7 @@
 //! whose long options the floor must see spelled out (`rm --rec
 //! --for`).
 
-use super::options::{Abbrev, Arg, Does, Grammar, Opt, l, parse, s, sl};
+use super::options::{Abbrev, Arg, Does, Grammar, Opt, Value, l, parse, s, sl};
 use super::unwrap::{Description, Via};
 use super::{Example, Program, Role, basename};
 
@@ -188,6 +188,8 @@ const SORT: &[Opt] = &[
     l("batch-size", V, NO),
     sl('c', "check", OPT, NO),
     s('C', N, NO),
+    // A program name: sort runs it directly, with no arguments and no shell
+    // (`--compress-program='touch m'` runs nothing, checked).
     l(
         "compress-program",
         V,
@@ -209,9 +211,14 @@ const SORT: &[Opt] = &[
     l("version", N, NO),
 ];
 
-const TAR_RUNS_COMPRESSOR: Does = Does::Runs("runs the program to compress or decompress");
+const TAR_RUNS_COMPRESSOR: Does =
+    Does::RunsCode(Value::Shell, "runs the command to compress or decompress");
 
 /// GNU tar (partial: tar has many more options; a prefix of a listed one counts as it).
+/// tar hands `-I`, `--to-command`, `--checkpoint-action=exec=`, `-F` and
+/// `--new-volume-script` to `/bin/sh -c`, in the directory tar started in (`-C`
+/// does not move them), and runs `--rsh-command`/`--rmt-command` directly as
+/// programs (all checked with markers, GNU tar 1.34).
 const TAR: &[Opt] = &[
     sl('f', "file", V, NO),
     sl('C', "directory", V, Does::Chdir),
@@ -220,12 +227,15 @@ const TAR: &[Opt] = &[
     l(
         "to-command",
         V,
-        Does::Runs("pipes each extracted file to the command"),
+        Does::RunsCode(Value::Shell, "pipes each extracted file to the command"),
     ),
     l(
         "checkpoint-action",
         V,
-        Does::Runs("runs `exec=` actions at each checkpoint"),
+        Does::RunsCode(
+            Value::ShellAfter("exec="),
+            "runs `exec=` actions at each checkpoint",
+        ),
     ),
     sl('I', "use-compress-program", V, TAR_RUNS_COMPRESSOR),
     l(
@@ -242,12 +252,12 @@ const TAR: &[Opt] = &[
         'F',
         "info-script",
         V,
-        Does::Runs("runs the script at the end of each volume"),
+        Does::RunsCode(Value::Shell, "runs the command at the end of each volume"),
     ),
     l(
         "new-volume-script",
         V,
-        Does::Runs("runs the script at the end of each volume"),
+        Does::RunsCode(Value::Shell, "runs the command at the end of each volume"),
     ),
     sl('x', "extract", N, NO),
     l("get", N, NO),
@@ -285,18 +295,22 @@ const TAR: &[Opt] = &[
     l("mtime", V, NO),
 ];
 
-/// rsync (partial).
+/// rsync (partial). `-e` is split into words by rsync itself (quotes honoured, no
+/// shell); `--rsync-path` is put into the command line the remote shell runs.
 const RSYNC: &[Opt] = &[
     sl(
         'e',
         "rsh",
         V,
-        Does::Runs("runs the command as the remote shell"),
+        Does::RunsCode(Value::Words, "runs the command as the remote shell"),
     ),
     l(
         "rsync-path",
         V,
-        Does::Runs("runs the command as the remote rsync"),
+        Does::RunsCode(
+            Value::Shell,
+            "runs the command as the remote rsync, through the remote's shell",
+        ),
     ),
     l("files-from", V, Does::Reads),
     l("exclude-from", V, Does::Reads),
@@ -314,11 +328,12 @@ const RSYNC: &[Opt] = &[
     l("include", V, NO),
 ];
 
-/// zip (partial): `-TT CMD` is a two-letter option, handled in `describe`.
+/// zip (partial): `-TT CMD` is a two-letter option, handled in `describe`. zip hands
+/// the command to the shell (`-T -TT 'touch m; true'` runs `touch`, checked).
 const ZIP: &[Opt] = &[l(
     "unzip-command",
     V,
-    Does::Runs("runs the command to test the archive"),
+    Does::RunsCode(Value::Shell, "runs the command to test the archive"),
 )];
 
 /// systemctl (partial): the options that take a value, so that an abbreviated one
@@ -347,9 +362,15 @@ const SYSTEMCTL: &[Opt] = &[
     l("drop-in", V, NO),
 ];
 
-/// man (partial).
+/// man (partial). man-db splits the pager's command line into words itself (`-P
+/// 'touch m; cat'` touches `m;` and `cat`, checked).
 const MAN: &[Opt] = &[
-    sl('P', "pager", V, Does::Runs("runs the pager it names")),
+    sl(
+        'P',
+        "pager",
+        V,
+        Does::RunsCode(Value::Words, "runs the pager it names"),
+    ),
     sl('H', "html", OPT, Does::Runs("runs the browser it names")),
     sl('C', "config-file", V, Does::Reads),
 ];
@@ -431,6 +452,21 @@ pub const PROGRAMS: &[Program] = &[
             Example::new("tar -xPf a.tar")
                 .reads(&["a.tar"])
                 .writes(&["/"]),
+            Example::new("tar -I x;y -cf a.tar f")
+                .runs()
+                .code("x;y")
+                .writes(&["a.tar"]),
+            Example::new("tar cIf x;y a.tar f")
+                .runs()
+                .code("x;y")
+                .writes(&["a.tar"]),
+            Example::new("tar --checkpoint-action=exec=x;y -cf a.tar f")
+                .runs()
+                .code("x;y")
+                .writes(&["a.tar"]),
+            Example::new("tar --checkpoint-action=dot;x -cf a.tar f")
+                .runs()
+                .writes(&["a.tar"]),
         ],
     ),
     tool(
@@ -438,6 +474,7 @@ pub const PROGRAMS: &[Program] = &[
         Grammar::new(RSYNC, U).partial(),
         &[
             Example::new("rsync -e x a h:b").runs(),
+            Example::new("rsync -e x;y a h:b").runs().code("x;y"),
             Example::new("rsync --rsync-path=x a h:b").runs(),
             Example::new("rsync -a src/ dst/"),
         ],
@@ -447,6 +484,7 @@ pub const PROGRAMS: &[Program] = &[
         Grammar::new(ZIP, U).partial(),
         &[
             Example::new("zip -T -TT x a.zip").runs(),
+            Example::new("zip -T -TT=x;y a.zip").runs().code("x;y"),
             Example::new("zip -T --unzip-com=x a.zip").runs(),
             Example::new("zip -r a.zip src"),
         ],
@@ -454,7 +492,11 @@ pub const PROGRAMS: &[Program] = &[
     tool(
         &["man"],
         Grammar::new(MAN, U).partial(),
-        &[Example::new("man -P x ls").runs(), Example::new("man ls")],
+        &[
+            Example::new("man -P x ls").runs(),
+            Example::new("man -Px;y ls").runs().code("x;y"),
+            Example::new("man ls"),
+        ],
     ),
     tool(
         &["systemctl"],
@@ -479,6 +521,7 @@ pub const PROGRAMS: &[Program] = &[
         Grammar::new(&[], Abbrev::None).partial(),
         &[
             Example::new("less +!x a").runs(),
+            Example::new("less +!x;y a").runs().code("x;y"),
             Example::new("less +G a"),
             Example::new("less -N a"),
         ],
@@ -495,17 +538,26 @@ pub fn describe(p: &'static Program, words: &[&str], d: &mut Description) {
             less(words, d);
             return;
         }
-        // `-TT CMD` (also `-TT=CMD`): zip's two-letter option.
-        "zip"
-            if words
-                .iter()
-                .skip(1)
-                .any(|w| *w == "-TT" || w.starts_with("-TT=")) =>
-        {
-            d.runs.push(Via {
-                what: "zip -TT".to_string(),
-                why: "runs the command to test the archive",
-            });
+        // `-TT CMD` (also `-TT=CMD`): zip's two-letter option, shell code.
+        "zip" => {
+            for (i, w) in words.iter().enumerate().skip(1) {
+                let at = match *w {
+                    "-TT" => Some((i + 1, 0)),
+                    w if w.starts_with("-TT=") => Some((i, 4)),
+                    _ => None,
+                };
+                let Some((word, offset)) = at else { continue };
+                d.runs.push(Via {
+                    what: "zip -TT".to_string(),
+                    why: "runs the command to test the archive",
+                });
+                let value = words.get(word).and_then(|v| v.get(offset..));
+                if let Some(v) = value
+                    && let Some(code) = Value::Shell.code_start(v).and_then(|at| v.get(at..))
+                {
+                    d.option_code.push(code.to_string());
+                }
+            }
         }
         _ => {}
     }
@@ -535,13 +587,20 @@ fn ip_netns(words: &[&str], d: &mut Description) {
     }
 }
 
-/// `less +CMD`: the command runs at startup; `!` there runs a shell command and `|`
-/// pipes to one. Searches and motions (`+G`, `+/x`, `+42`) run nothing.
+/// `less +CMD`: the command runs at startup; `!` there runs a shell command (read as
+/// code) and `|` pipes to one. Searches and motions (`+G`, `+/x`, `+42`) run nothing.
 fn less(words: &[&str], d: &mut Description) {
     for w in words.iter().skip(1) {
         let Some(cmd) = w.strip_prefix('+') else {
             continue;
         };
+        // `++CMD` runs CMD on every file.
+        let cmd = cmd.strip_prefix('+').unwrap_or(cmd);
+        if let Some(shell) = cmd.strip_prefix('!')
+            && Value::Shell.code_start(shell).is_some()
+        {
+            d.option_code.push(shell.to_string());
+        }
         let harmless = cmd.is_empty()
             || cmd.starts_with('/')
             || cmd.starts_with('?')

@@ -6,7 +6,7 @@
 //! and the same code.
 
 use super::options::{Does, Parsed};
-use super::{Role, basename, builtins, git, lookup, shells, tools, wrappers};
+use super::{Role, basename, builtins, git, languages, lookup, shells, tools, wrappers};
 
 /// Where a code string is in the words: from byte `offset` of word `word`, and with
 /// `join_rest` every later word too, joined by spaces (`eval a b`, `watch a b`).
@@ -34,6 +34,14 @@ pub struct Description {
     pub inner: Option<usize>,
     /// Code strings the program runs through a shell.
     pub code: Vec<CodeArg>,
+    /// Shell code a known program runs for one of its options or from its own program
+    /// text: an option's value (`tar -I CMD`, `rsync -e CMD`), a configuration value
+    /// (`git -c core.pager=CMD`, `PAGER=CMD`, with git's `git credential-` prefix where
+    /// git adds it), a literal command inside another language (vim's `:!cmd`, awk's
+    /// `system("…")`, sed's `e`). Read like `code` (requests, floor), but it does not by
+    /// itself make the command obfuscated: the program is known, and the option's own
+    /// request (`runs`) already asks; code that cannot be read still makes it so.
+    pub option_code: Vec<String>,
     /// The program reads shell code from stdin (a bare shell, `chroot DIR`).
     pub stdin_code: bool,
     /// The program runs a script file whose commands are not analyzed.
@@ -69,6 +77,14 @@ impl Description {
                 (Does::Reads, Some(v)) => self.reads.push(v.clone()),
                 (Does::Writes, Some(v)) => self.writes.push(v.clone()),
                 (Does::Runs(why), _) => self.runs.push(Via { what: shown, why }),
+                (Does::RunsCode(kind, why), value) => {
+                    self.runs.push(Via { what: shown, why });
+                    if let Some(v) = value
+                        && let Some(code) = kind.code_start(v).and_then(|at| v.get(at..))
+                    {
+                        self.option_code.push(code.to_string());
+                    }
+                }
                 (Does::Code, Some(_)) => {
                     if let Some((word, offset)) = f.value_at {
                         self.code.push(CodeArg {
@@ -134,6 +150,7 @@ impl Description {
     pub fn runs_something(&self) -> bool {
         self.inner.is_some()
             || !self.code.is_empty()
+            || !self.option_code.is_empty()
             || self.stdin_code
             || self.script.is_some()
             || !self.runs.is_empty()
@@ -179,6 +196,7 @@ pub fn describe(words: &[&str]) -> Description {
         Role::Wrapper { .. } | Role::CodeOperands { .. } => wrappers::describe(p, words, &mut d),
         Role::Git => git::describe(p, words, &mut d),
         Role::Tool if builtins::owns(p) => builtins::describe(p, words, &mut d),
+        Role::Tool if languages::owns(p) => languages::describe(p, words, &mut d),
         Role::Tool => tools::describe(p, words, &mut d),
         Role::Opaque(why) => d.opaque.push(format!("`{}`, which {why}", basename(first))),
     }
@@ -292,7 +310,11 @@ mod tests {
                 let words: Vec<&str> = ex.command.split_whitespace().collect();
                 let d = describe(&words);
                 let inner = d.inner.map(|i| join(&words, i));
-                let code = d.code.first().map(|c| code_text(c, &words));
+                let code = d
+                    .code
+                    .first()
+                    .map(|c| code_text(c, &words))
+                    .or_else(|| d.option_code.first().cloned());
                 let got = (
                     inner.as_deref(),
                     code.as_deref(),

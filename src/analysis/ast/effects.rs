@@ -30,6 +30,10 @@ pub(crate) struct Effects {
     pub hardline: Option<HardlineHit>,
     /// Code strings to parse again (`sh -c '…'`, `eval '…'`), with the cwd they run in.
     pub code: Vec<(String, Cwd)>,
+    /// Code a known program runs for an option, a configuration value or a variable
+    /// (`tar -I CMD`, `git -c core.pager=CMD`, `PAGER=CMD git log`): parsed again like
+    /// `code`, after the class is decided (the option's own request already asks).
+    pub option_code: Vec<(String, Cwd)>,
     /// Code that could not be read (dynamic `-c` strings, `source FILE`, too deep).
     pub opaque: Vec<String>,
     /// A wrapper was looked through, or a path word holds a literal wildcard: no always
@@ -199,6 +203,7 @@ pub(crate) fn command_effects(cmd: &SimpleCommand, ctx: &AnalysisContext, fx: &m
         redirect_effects(r, &cwd, ctx, fx);
     }
     stdin_program(cmd, &words, &cwd, fx);
+    environment_code(cmd, &words, &cwd, fx);
     fx.hardline(floor::check(&words, ctx, &crate::analysis::lexer::Reader));
     let verdict = if fx.verifying && !cmd.text.is_empty() {
         verdict(cmd, ctx, fx)
@@ -209,6 +214,24 @@ pub(crate) fn command_effects(cmd: &SimpleCommand, ctx: &AnalysisContext, fx: &m
         fx.verdicts.push((cmd.text.clone(), verdict));
     }
     run_words(words, cwd, ctx, fx, 0);
+}
+
+/// Variables the command sets to a command some program runs (`GIT_SSH_COMMAND=CMD git
+/// fetch`, `env PAGER=CMD git log`, `export EDITOR=CMD`, git's `--config-env`): the
+/// command is read as code. The assignment's own request is `environment_request`'s.
+fn environment_code(cmd: &SimpleCommand, words: &[String], cwd: &Cwd, fx: &mut Effects) {
+    let refs: Vec<&str> = words.iter().map(String::as_str).collect();
+    let (mut assignments, _) = table::environment::assignment_words(&refs);
+    assignments.extend(cmd.assignments.iter().map(|a| a.text.as_str()));
+    if assignments.is_empty() {
+        return;
+    }
+    for code in table::environment::environment_code(&assignments, &refs) {
+        fx.note(format!(
+            "Sets a variable to `{code}`, a command the programs it starts run"
+        ));
+        fx.option_code.push((code, cwd.clone()));
+    }
 }
 
 /// Whether one simple command is verified read-only (issue 10 §1) or, for the
@@ -505,7 +528,10 @@ fn stdin_program(cmd: &SimpleCommand, words: &[String], cwd: &Cwd, fx: &mut Effe
     let Some(first) = words.first() else { return };
     let name = basename(first);
     let shell = table::is_shell(name);
-    if !shell && !INTERPRETERS.contains(&name) {
+    let refs: Vec<&str> = words.iter().map(String::as_str).collect();
+    // `make -f -`, `awk -f /dev/stdin`: the program file is the input, redirected or not.
+    let from_input = table::languages::program_from_input(&refs);
+    if !shell && !INTERPRETERS.contains(&name) && !from_input {
         return;
     }
     // Bash applies redirects in order: the last one to the input is what is read.
@@ -515,6 +541,18 @@ fn stdin_program(cmd: &SimpleCommand, words: &[String], cwd: &Cwd, fx: &mut Effe
         .rev()
         .find(|r| matches!(r.kind, RedirectKind::Read | RedirectKind::Inline))
     else {
+        if from_input {
+            fx.stdin_program = true;
+            fx.inline_code = true;
+            fx.push(CapabilityRequest::new(
+                Capability::ProcessExecute,
+                format!("{} < its input", cmd.text),
+                format!("Run {} with a program read from its input", cmd.text),
+            ));
+            fx.note(format!(
+                "`{name}` runs a program read from its input, which is not analyzed"
+            ));
+        }
         return;
     };
     let source = match (&input.kind, &input.target) {
@@ -533,7 +571,6 @@ fn stdin_program(cmd: &SimpleCommand, words: &[String], cwd: &Cwd, fx: &mut Effe
         subject,
         format!("Run {} with a program read from {source}", cmd.text),
     ));
-    let refs: Vec<&str> = words.iter().map(String::as_str).collect();
     let reads_script = shell && table::describe(&refs).stdin_code;
     match &input.input {
         Some(i) if reads_script && !i.dynamic => {
@@ -715,6 +752,9 @@ fn apply_description(
     for c in &d.code {
         fx.code.push((table::code_text(c, words), cwd.clone()));
     }
+    for t in &d.option_code {
+        fx.option_code.push((t.clone(), cwd.clone()));
+    }
     if let Some(i) = d.script {
         fx.inline_code = true;
         let script = words.get(i).copied().unwrap_or_default();
@@ -759,14 +799,25 @@ fn run_words(words: Vec<String>, cwd: Cwd, ctx: &AnalysisContext, fx: &mut Effec
         fx.wrapped = true;
         let refs: Vec<&str> = cur.iter().map(String::as_str).collect();
         let d = table::describe(&refs);
-        // The wrapper opens its own files (`time -o F`) where it starts.
-        apply_description(&name, &d, &refs, &cwd, ctx, fx);
+        let start = cwd.clone();
         if let Some(dir) = &d.chdir {
             cwd = match resolve(dir, &cwd, ctx) {
                 Some(p) => Cwd::Known(p),
                 None => Cwd::Unknown,
             };
         }
+        // The wrapper opens its own files (`time -o F`) where it starts; its code
+        // string runs where it moved to (`env -C DIR -S CODE`).
+        let mut here = d.clone();
+        here.code.clear();
+        here.option_code.clear();
+        apply_description(&name, &here, &refs, &start, ctx, fx);
+        let code_only = Description {
+            code: d.code.clone(),
+            option_code: d.option_code.clone(),
+            ..Description::default()
+        };
+        apply_description(&name, &code_only, &refs, &cwd, ctx, fx);
         let Some(inner) = d.inner.and_then(|k| cur.get(k..)).map(<[String]>::to_vec) else {
             return;
         };
@@ -788,7 +839,13 @@ fn run_words(words: Vec<String>, cwd: Cwd, ctx: &AnalysisContext, fx: &mut Effec
             text.clone(),
             format!("Run {text}"),
         ));
-        fx.hardline(floor::check(&inner, ctx, &crate::analysis::lexer::Reader));
+        // The floor resolves the inner command's paths where it runs (`env -C / rm -rf .`).
+        let moved = cwd.path().map(|p| ctx.with_cwd(p.to_path_buf()));
+        fx.hardline(floor::check(
+            &inner,
+            moved.as_ref().unwrap_or(ctx),
+            &crate::analysis::lexer::Reader,
+        ));
         cur = inner;
     }
     inner_effects(&cur, &cwd, ctx, fx, depth);

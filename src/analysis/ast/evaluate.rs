@@ -1013,27 +1013,15 @@ impl<'s> Evaluator<'s, '_> {
         }
     }
 
-    /// `producer | xargs [-r] cmd args`: the command with the produced items.
+    /// `producer | xargs [options] cmd args`: the commands xargs runs with the produced
+    /// items (`crate::shell::eval::xargs`, its options from the program table).
     fn xargs(&mut self, node: Node<'s>, args: &[String], stdin: Option<&str>) {
         let Some(input) = stdin else { return };
-        let rest = match args.split_first() {
-            Some((f, rest)) if f == "-r" || f == "--no-run-if-empty" => rest,
-            _ => args,
-        };
-        if rest.first().is_some_and(|a| a.starts_with('-')) || input.contains(['\'', '"', '\\']) {
+        let Some(commands) = crate::shell::eval::xargs::commands(args, input) else {
             return;
-        }
-        let items: Vec<String> = input.split_whitespace().map(str::to_string).collect();
-        if items.is_empty() {
-            return;
-        }
-        let mut cmd: Vec<String> = if rest.is_empty() {
-            vec!["echo".to_string()]
-        } else {
-            rest.to_vec()
         };
-        cmd.extend(items);
-        let code = fields::quote_words(&cmd);
+        let lines: Vec<String> = commands.iter().map(|c| fields::quote_words(c)).collect();
+        let code = lines.join("\n");
         self.push_code(
             code.clone(),
             node,

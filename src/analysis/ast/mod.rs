@@ -566,6 +566,9 @@ fn analyze_ast(command: &str, ctx: &AnalysisContext) -> Result<Analysis, AstErro
     // Code strings or opaque code (`source f`) found at the top level; the loop below
     // only ever runs when this is already true.
     let code_runner = !fx.code.is_empty() || !fx.opaque.is_empty();
+    // Code of options and variables (`tar -I CMD`) is read from here on, like code
+    // strings, but does not make the command a code runner.
+    fx.code.append(&mut fx.option_code);
     // Issue 9: evaluated code only adds (read like a code string, after the class).
     take_evaluated(&mut top, &mut fx);
     let mut seen_code: std::collections::HashSet<String> = std::collections::HashSet::new();
@@ -634,9 +637,16 @@ fn analyze_ast(command: &str, ctx: &AnalysisContext) -> Result<Analysis, AstErro
                     fx.opaque.push(format!(
                         "an inner command string KHAELOR could not parse ({e})"
                     ));
+                    // Code read after the class was decided (an option's, an
+                    // evaluated one) must not leave the command readable.
+                    let why = Opacity::Other("holds code KHAELOR could not parse".to_string());
+                    if !obfuscated.contains(&why) {
+                        obfuscated.push(why);
+                    }
                 }
             }
         }
+        fx.code.append(&mut fx.option_code);
     }
 
     let class = if !obfuscated.is_empty() || code_runner {

@@ -15,6 +15,7 @@ pub mod fields;
 pub mod interp;
 pub mod params;
 pub mod producers;
+pub mod xargs;
 
 /// Bounds of one evaluation: a budget hit makes the value unknown (opaque, asks).
 #[derive(Debug, Clone)]
