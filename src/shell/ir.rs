@@ -134,6 +134,11 @@ pub(crate) struct Plan {
 pub(crate) struct Evaluation {
     pub code: Vec<(String, Cwd)>,
     pub notes: Vec<String>,
+    /// Which entry of `code` is the residual (the command itself with known values in
+    /// place): it runs whenever the command runs, unlike code fed to a shell, a
+    /// function or `xargs`, which runs only if they do. The oracle's strict check needs
+    /// the difference (`analysis::ast::evaluated_code`).
+    pub residual: Option<usize>,
 }
 
 impl Plan {

@@ -142,6 +142,7 @@ pub(crate) fn evaluate(root: Node<'_>, src: &str, cwd: &Cwd, plan: &mut Plan) {
     ev.block(root, None);
     let replacements = std::mem::take(&mut ev.replacements);
     if let Some(code) = residual(src, root.byte_range(), replacements) {
+        ev.out.residual = Some(ev.out.code.len());
         ev.out.code.push((code, cwd.clone()));
     }
     let out = std::mem::take(&mut ev.out);

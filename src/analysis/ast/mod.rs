@@ -428,6 +428,130 @@ pub fn analyze(command: &str, ctx: &AnalysisContext) -> Analysis {
     }
 }
 
+/// One piece of the code the static evaluator computed for a command (issue 9), read
+/// by the same engine, for the oracle's strict check (`oracle::compare::strict`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EvaluatedCode {
+    pub code: String,
+    /// The entry of the list this code was computed from (`None`: the command itself).
+    pub parent: Option<usize>,
+    /// It runs whenever its parent runs: the parent's residual (the parent with known
+    /// values in place), or the command itself when the evaluator replaced nothing.
+    /// Otherwise it was fed to a shell, a function, `xargs` or an interpreter, or is
+    /// one of the programs a glob may name, and runs only if that happens.
+    pub runs_with_parent: bool,
+    /// Every simple command of it runs whenever it runs: no `&&`, `||`, `&`, `if`,
+    /// loop, `case` or function definition in it.
+    pub straight: bool,
+    pub commands: Vec<EvaluatedCommand>,
+    /// Functions it defines and aliases it sets: names that never reach `execve`.
+    pub defines: Vec<String>,
+}
+
+/// One simple command of evaluated code.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EvaluatedCommand {
+    /// The words after the assignments, quotes removed; an unknown word as written.
+    pub words: Vec<String>,
+    /// Whether each word is a literal (no unknown expansion, no glob, no brace).
+    pub literal: Vec<bool>,
+}
+
+/// The code the static evaluator computed for `command` and for the code computed from
+/// it, level by level (at most `MAX_CODE_DEPTH`), each parsed by the same engine; `None`
+/// when the evaluator computed nothing or the command does not parse. The first entry
+/// is the command as it runs (its residual, or itself when the evaluator replaced no
+/// word but found code fed somewhere). Pure; does not change any analysis.
+pub fn evaluated_code(command: &str, ctx: &AnalysisContext) -> Option<Vec<EvaluatedCode>> {
+    let top = plan(command, ctx, Cwd::Known(ctx.cwd().to_path_buf())).ok()?;
+    if top.evaluated.code.is_empty() {
+        return None;
+    }
+    let mut out: Vec<EvaluatedCode> = Vec::new();
+    // (code, cwd, parent, runs with parent, level)
+    let mut queue: std::collections::VecDeque<(String, Cwd, Option<usize>, bool, usize)> =
+        std::collections::VecDeque::new();
+    let enqueue = |queue: &mut std::collections::VecDeque<_>,
+                   ev: &crate::shell::ir::Evaluation,
+                   parent: Option<usize>,
+                   level: usize| {
+        for (i, (code, cwd)) in ev.code.iter().enumerate() {
+            queue.push_back((
+                code.clone(),
+                cwd.clone(),
+                parent,
+                ev.residual == Some(i),
+                level,
+            ));
+        }
+    };
+    if top.evaluated.residual.is_none() {
+        // Nothing replaced: the command itself is what runs.
+        queue.push_back((
+            command.to_string(),
+            Cwd::Known(ctx.cwd().to_path_buf()),
+            None,
+            true,
+            1,
+        ));
+    }
+    enqueue(&mut queue, &top.evaluated, None, 1);
+    let mut seen: std::collections::HashSet<String> = std::collections::HashSet::new();
+    while let Some((code, cwd, parent, runs_with_parent, level)) = queue.pop_front() {
+        if level > MAX_CODE_DEPTH || !seen.insert(code.clone()) {
+            continue;
+        }
+        let Ok(p) = plan(&code, ctx, cwd) else {
+            continue;
+        };
+        let straight = p
+            .compound
+            .iter()
+            .all(|c| matches!(*c, "|" | "|&" | "heredoc pipeline" | "{ }" | "( )"));
+        let mut defines: Vec<String> = p.functions.iter().map(|f| f.name.clone()).collect();
+        let commands: Vec<EvaluatedCommand> = p
+            .commands
+            .iter()
+            .filter(|c| !c.words.is_empty())
+            .map(|c| EvaluatedCommand {
+                words: c.words.iter().map(|w| w.text.clone()).collect(),
+                // A leading `~` is kept as written (quoted or not, the text cannot
+                // tell), so its value is unknown here.
+                literal: c
+                    .words
+                    .iter()
+                    .map(|w| !w.dynamic && !w.pattern && !w.text.starts_with('~'))
+                    .collect(),
+            })
+            .collect();
+        for c in &commands {
+            if c.words.first().is_some_and(|w| w == "alias") {
+                defines.extend(
+                    c.words
+                        .iter()
+                        .skip(1)
+                        .filter_map(|w| w.split_once('=').map(|(n, _)| n.to_string())),
+                );
+            }
+        }
+        let index = out.len();
+        out.push(EvaluatedCode {
+            code,
+            parent,
+            runs_with_parent,
+            straight,
+            commands,
+            defines,
+        });
+        // The code strings this code passes to shells (`sh -c '…'`) run only if they do.
+        for (c, cw) in &p.code {
+            queue.push_back((c.clone(), cw.clone(), Some(index), false, level + 1));
+        }
+        enqueue(&mut queue, &p.evaluated, Some(index), level + 1);
+    }
+    (!out.is_empty()).then_some(out)
+}
+
 /// The lexer's analysis, marked as a fallback: obfuscated, no always patterns.
 pub fn fallback(command: &str, ctx: &AnalysisContext, e: &AstError) -> Analysis {
     let mut a = crate::analysis::lexer::analyze(command, ctx);
