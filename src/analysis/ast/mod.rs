@@ -97,6 +97,8 @@ thread_local! {
     static PARSER: RefCell<Option<Parser>> = const { RefCell::new(None) };
     /// Whether `plan` may parse proven parts alone (see `split`); on by default.
     static SPLIT: Cell<bool> = const { Cell::new(true) };
+    /// Whether `plan` runs the static evaluator (issue 9); on by default.
+    static EVALUATE: Cell<bool> = const { Cell::new(true) };
 }
 
 /// Runs `f` with the split-before-parse off on this thread: every text is parsed
@@ -110,6 +112,21 @@ pub fn with_whole_parse<R>(f: impl FnOnce() -> R) -> R {
         }
     }
     let _restore = Restore(SPLIT.with(|s| s.replace(false)));
+    f()
+}
+
+/// Runs `f` with the static evaluator off on this thread: commands are read as they
+/// were before issue 9 (nothing computed, nothing fed on). For measuring what the
+/// evaluator adds (`oracle::report`'s "opened" count); the engine itself never turns
+/// it off.
+pub fn without_evaluator<R>(f: impl FnOnce() -> R) -> R {
+    struct Restore(bool);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            EVALUATE.with(|s| s.set(self.0));
+        }
+    }
+    let _restore = Restore(EVALUATE.with(|s| s.replace(false)));
     f()
 }
 
@@ -416,7 +433,9 @@ fn plan(src: &str, ctx: &AnalysisContext, cwd: Cwd) -> Result<Plan, AstError> {
         },
     )?;
     // Issue 9: what the command computes from its own text, as code to read again.
-    evaluate::evaluate(root, src, &start, &mut plan);
+    if EVALUATE.with(Cell::get) {
+        evaluate::evaluate(root, src, &start, &mut plan);
+    }
     Ok(plan)
 }
 
@@ -428,24 +447,44 @@ pub fn analyze(command: &str, ctx: &AnalysisContext) -> Analysis {
     }
 }
 
+pub use crate::shell::ir::Feed;
+
 /// One piece of the code the static evaluator computed for a command (issue 9), read
 /// by the same engine, for the oracle's strict check (`oracle::compare::strict`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct EvaluatedCode {
     pub code: String,
-    /// The entry of the list this code was computed from (`None`: the command itself).
+    /// The piece this one was computed from (`None` for the first piece).
     pub parent: Option<usize>,
-    /// It runs whenever its parent runs: the parent's residual (the parent with known
-    /// values in place), or the command itself when the evaluator replaced nothing.
-    /// Otherwise it was fed to a shell, a function, `xargs` or an interpreter, or is
-    /// one of the programs a glob may name, and runs only if that happens.
-    pub runs_with_parent: bool,
+    /// How it comes to run.
+    pub entry: Entry,
     /// Every simple command of it runs whenever it runs: no `&&`, `||`, `&`, `if`,
     /// loop, `case` or function definition in it.
     pub straight: bool,
     pub commands: Vec<EvaluatedCommand>,
     /// Functions it defines and aliases it sets: names that never reach `execve`.
     pub defines: Vec<String>,
+    /// A redirect on a compound statement (`{ a; b; } > dir/f`) may fail, and then
+    /// none of the statement runs.
+    pub loose_redirect_may_fail: bool,
+    /// Why the engine could not read it (it does not parse, or it is nested deeper
+    /// than the analysis reads code): its commands are unknown.
+    pub unread: Option<String>,
+}
+
+/// How a piece of evaluated code comes to run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Entry {
+    /// The command as it runs: its residual (the command with every known value in
+    /// place), or the command itself when the evaluator replaced no word but computed
+    /// code it feeds somewhere.
+    Command,
+    /// Computed by the evaluator from its parent, and run as `Feed` says.
+    Fed(Feed),
+    /// A code string its parent passes to a program (`sh -c '…'`, `find -exec sh -c
+    /// '…'`): it runs if that program does.
+    CodeString,
 }
 
 /// One simple command of evaluated code.
@@ -455,78 +494,101 @@ pub struct EvaluatedCommand {
     pub words: Vec<String>,
     /// Whether each word is a literal (no unknown expansion, no glob, no brace).
     pub literal: Vec<bool>,
+    /// A redirect of it may fail, and bash then does not run it: a file read, a write
+    /// anywhere but a plain name in the cwd or a `/dev` stream, a target that is only
+    /// known when it runs (`> {a,b}` is ambiguous), a here-document or here-string
+    /// whose text expands (an expansion error skips the command).
+    pub redirect_may_fail: bool,
+    /// An assignment, word or redirect target holds a `${…}` or `$((…))` whose value
+    /// is unknown: bash may fail on it (`${x:?}`, a bad arithmetic expression), which
+    /// ends a non-interactive shell.
+    pub may_abort: bool,
+    /// Its input is a here-document or here-string whose text is static (a shell reads
+    /// it as its script, which the analysis reads as a code string).
+    pub static_input: bool,
 }
 
-/// The code the static evaluator computed for `command` and for the code computed from
-/// it, level by level (at most `MAX_CODE_DEPTH`), each parsed by the same engine; `None`
-/// when the evaluator computed nothing or the command does not parse. The first entry
-/// is the command as it runs (its residual, or itself when the evaluator replaced no
-/// word but found code fed somewhere). Pure; does not change any analysis.
+/// The code the static evaluator computed for `command` and the code read from it,
+/// level by level (at most `MAX_CODE_DEPTH`, as the analysis reads it), each piece
+/// parsed by the same engine; `None` when the evaluator computed nothing or the command
+/// does not parse. The first piece is the command as it runs (`Entry::Command`); each
+/// piece's evaluated code and code strings follow as its children. A code text met a
+/// second time is not a piece again (the analysis reads it once too). Pure; does not
+/// change any analysis.
 pub fn evaluated_code(command: &str, ctx: &AnalysisContext) -> Option<Vec<EvaluatedCode>> {
-    let top = plan(command, ctx, Cwd::Known(ctx.cwd().to_path_buf())).ok()?;
+    let here = Cwd::Known(ctx.cwd().to_path_buf());
+    let top = plan(command, ctx, here.clone()).ok()?;
     if top.evaluated.code.is_empty() {
         return None;
     }
-    let mut out: Vec<EvaluatedCode> = Vec::new();
-    // (code, cwd, parent, runs with parent, level)
-    let mut queue: std::collections::VecDeque<(String, Cwd, Option<usize>, bool, usize)> =
+    // (code, cwd, parent, entry, level)
+    let mut queue: std::collections::VecDeque<(String, Cwd, Option<usize>, Entry, usize)> =
         std::collections::VecDeque::new();
-    let enqueue = |queue: &mut std::collections::VecDeque<_>,
-                   ev: &crate::shell::ir::Evaluation,
-                   parent: Option<usize>,
-                   level: usize| {
-        for (i, (code, cwd)) in ev.code.iter().enumerate() {
-            queue.push_back((
-                code.clone(),
-                cwd.clone(),
-                parent,
-                ev.residual == Some(i),
-                level,
-            ));
+    let residual = top
+        .evaluated
+        .code
+        .iter()
+        .find(|(_, _, f)| *f == Feed::Residual);
+    match residual {
+        Some((code, cwd, _)) => {
+            queue.push_back((code.clone(), cwd.clone(), None, Entry::Command, 1))
         }
-    };
-    if top.evaluated.residual.is_none() {
-        // Nothing replaced: the command itself is what runs.
-        queue.push_back((
-            command.to_string(),
-            Cwd::Known(ctx.cwd().to_path_buf()),
-            None,
-            true,
-            1,
-        ));
+        None => queue.push_back((command.to_string(), here, None, Entry::Command, 1)),
     }
-    enqueue(&mut queue, &top.evaluated, None, 1);
+    for (code, cwd, feed) in &top.evaluated.code {
+        if *feed != Feed::Residual {
+            queue.push_back((code.clone(), cwd.clone(), Some(0), Entry::Fed(*feed), 1));
+        }
+    }
+    let mut out: Vec<EvaluatedCode> = Vec::new();
     let mut seen: std::collections::HashSet<String> = std::collections::HashSet::new();
-    while let Some((code, cwd, parent, runs_with_parent, level)) = queue.pop_front() {
-        if level > MAX_CODE_DEPTH || !seen.insert(code.clone()) {
+    while let Some((code, cwd, parent, entry, level)) = queue.pop_front() {
+        if !seen.insert(code.clone()) {
             continue;
         }
-        let Ok(p) = plan(&code, ctx, cwd) else {
-            continue;
+        let mut piece = EvaluatedCode {
+            code,
+            parent,
+            entry,
+            straight: false,
+            commands: Vec::new(),
+            defines: Vec::new(),
+            loose_redirect_may_fail: false,
+            unread: None,
         };
-        let straight = p
+        if level > MAX_CODE_DEPTH {
+            piece.unread = Some(format!("nested more than {MAX_CODE_DEPTH} levels deep"));
+            out.push(piece);
+            continue;
+        }
+        let p = match plan(&piece.code, ctx, cwd) {
+            Ok(p) => p,
+            Err(e) => {
+                piece.unread = Some(e.to_string());
+                out.push(piece);
+                continue;
+            }
+        };
+        piece.straight = p
             .compound
             .iter()
             .all(|c| matches!(*c, "|" | "|&" | "heredoc pipeline" | "{ }" | "( )"));
-        let mut defines: Vec<String> = p.functions.iter().map(|f| f.name.clone()).collect();
-        let commands: Vec<EvaluatedCommand> = p
+        piece.defines = p.functions.iter().map(|f| f.name.clone()).collect();
+        piece.loose_redirect_may_fail = p.loose_redirects.iter().any(|(r, _)| may_fail(r));
+        // Word offsets are in the text as the parser read it (line continuations
+        // spliced out).
+        let spliced = crate::shell::source::splice(&piece.code)
+            .map(|s| s.into_owned())
+            .unwrap_or_default();
+        piece.commands = p
             .commands
             .iter()
             .filter(|c| !c.words.is_empty())
-            .map(|c| EvaluatedCommand {
-                words: c.words.iter().map(|w| w.text.clone()).collect(),
-                // A leading `~` is kept as written (quoted or not, the text cannot
-                // tell), so its value is unknown here.
-                literal: c
-                    .words
-                    .iter()
-                    .map(|w| !w.dynamic && !w.pattern && !w.text.starts_with('~'))
-                    .collect(),
-            })
+            .map(|c| evaluated_command(c, &spliced))
             .collect();
-        for c in &commands {
+        for c in &piece.commands {
             if c.words.first().is_some_and(|w| w == "alias") {
-                defines.extend(
+                piece.defines.extend(
                     c.words
                         .iter()
                         .skip(1)
@@ -535,21 +597,146 @@ pub fn evaluated_code(command: &str, ctx: &AnalysisContext) -> Option<Vec<Evalua
             }
         }
         let index = out.len();
-        out.push(EvaluatedCode {
-            code,
-            parent,
-            runs_with_parent,
-            straight,
-            commands,
-            defines,
-        });
-        // The code strings this code passes to shells (`sh -c '…'`) run only if they do.
-        for (c, cw) in &p.code {
-            queue.push_back((c.clone(), cw.clone(), Some(index), false, level + 1));
+        out.push(piece);
+        // The code strings its commands pass on (`sh -c '…'`), found as the analysis
+        // finds them, and the code the walk found in here-document bodies.
+        let mut fx = Effects::default();
+        for cmd in &p.commands {
+            effects::command_effects(cmd, ctx, &mut fx);
         }
-        enqueue(&mut queue, &p.evaluated, Some(index), level + 1);
+        for (c, cw) in fx.code.into_iter().chain(p.code) {
+            queue.push_back((c, cw, Some(index), Entry::CodeString, level + 1));
+        }
+        for (c, cw, feed) in p.evaluated.code {
+            queue.push_back((c, cw, Some(index), Entry::Fed(feed), level + 1));
+        }
     }
-    (!out.is_empty()).then_some(out)
+    Some(out)
+}
+
+/// A simple command of a piece (`src`: the piece as parsed), as the strict check sees
+/// it.
+fn evaluated_command(c: &walk::SimpleCommand, src: &str) -> EvaluatedCommand {
+    let aborts = |w: &crate::shell::ir::Word| {
+        w.dynamic && (w.text.contains("${") || w.text.contains("$((") || w.text.contains("$["))
+    };
+    EvaluatedCommand {
+        words: c.words.iter().map(|w| w.text.clone()).collect(),
+        // A leading `~` is kept as written (quoted or not, the text cannot tell), so
+        // its value is unknown here; so is a brace expansion the grammar reads as a
+        // plain word (`{a,b}`, `r{m,}`), found in the source.
+        literal: c
+            .words
+            .iter()
+            .map(|w| {
+                let unknown = w.dynamic
+                    || w.pattern
+                    || w.text.starts_with('~')
+                    || (w.text.contains('{') && unquoted_brace(src, w.start));
+                !unknown
+            })
+            .collect(),
+        redirect_may_fail: c.redirects.iter().any(may_fail),
+        may_abort: c
+            .assignments
+            .iter()
+            .chain(&c.words)
+            .chain(c.redirects.iter().filter_map(|r| r.target.as_ref()))
+            .any(aborts),
+        static_input: c.redirects.iter().any(|r| {
+            r.kind == crate::shell::ir::RedirectKind::Inline
+                && r.input.as_ref().is_some_and(|i| !i.dynamic)
+        }),
+    }
+}
+
+/// Whether the word at byte `start` of `src` holds a brace bash expands: an unquoted
+/// `{`, then an unquoted `,` or `..`, then an unquoted `}`, before the word ends (an
+/// unquoted blank or operator). A word the scan cannot follow counts as one.
+fn unquoted_brace(src: &str, start: usize) -> bool {
+    let Some(word) = src.get(start..) else {
+        return true;
+    };
+    let mut quote: Option<char> = None;
+    let mut chars = word.chars().peekable();
+    // For each unquoted `{` still open: whether a `,` or `..` followed it.
+    let mut open: Vec<bool> = Vec::new();
+    while let Some(c) = chars.next() {
+        match (quote, c) {
+            (Some('\''), '\'') => quote = None,
+            (Some('\''), _) => {}
+            (Some(_), '"') => quote = None,
+            (Some(_), '\\') => {
+                chars.next();
+            }
+            (Some(_), _) => {}
+            (None, '\\') => {
+                chars.next();
+            }
+            (None, '\'' | '"') => quote = Some(c),
+            (None, '$') if chars.peek() == Some(&'\'') => {
+                chars.next();
+                // `$'…'`: backslash escapes inside.
+                let mut closed = false;
+                while let Some(d) = chars.next() {
+                    match d {
+                        '\\' => {
+                            chars.next();
+                        }
+                        '\'' => {
+                            closed = true;
+                            break;
+                        }
+                        _ => {}
+                    }
+                }
+                if !closed {
+                    return true;
+                }
+            }
+            (None, '{') => open.push(false),
+            (None, ',') => {
+                if let Some(last) = open.last_mut() {
+                    *last = true;
+                }
+            }
+            (None, '.') if chars.peek() == Some(&'.') => {
+                if let Some(last) = open.last_mut() {
+                    *last = true;
+                }
+            }
+            (None, '}') => {
+                if open.pop() == Some(true) {
+                    return true;
+                }
+            }
+            (None, c) if c.is_whitespace() || ";|&<>()".contains(c) => return false,
+            (None, _) => {}
+        }
+    }
+    // The word ran to the end of the text inside quotes: the scan lost it.
+    quote.is_some()
+}
+
+/// Whether bash may fail to apply a redirect (and then skips its command).
+fn may_fail(r: &crate::shell::ir::Redirect) -> bool {
+    use crate::shell::ir::RedirectKind;
+    let stream = |t: &str| matches!(t, "/dev/null" | "/dev/stdout" | "/dev/stderr" | "/dev/tty");
+    match r.kind {
+        RedirectKind::Duplicate => false,
+        RedirectKind::Inline => r.input.as_ref().is_none_or(|i| i.dynamic),
+        RedirectKind::Read => r
+            .target
+            .as_ref()
+            .is_none_or(|t| t.dynamic || t.pattern || !stream(&t.text)),
+        RedirectKind::Write => r.target.as_ref().is_none_or(|t| {
+            t.dynamic
+                || t.pattern
+                || t.text.is_empty()
+                || t.text.contains(['{', '~'])
+                || (t.text.contains('/') && !stream(&t.text))
+        }),
+    }
 }
 
 /// The lexer's analysis, marked as a fallback: obfuscated, no always patterns.
@@ -794,7 +981,8 @@ fn analyze_ast(command: &str, ctx: &AnalysisContext) -> Result<Analysis, AstErro
 /// the notes (issue 9). Never into the plan's own code: that would change the class.
 fn take_evaluated(plan: &mut Plan, fx: &mut Effects) {
     let ev = std::mem::take(&mut plan.evaluated);
-    fx.code.extend(ev.code);
+    fx.code
+        .extend(ev.code.into_iter().map(|(code, cwd, _)| (code, cwd)));
     for n in ev.notes {
         if !fx.notes.contains(&n) {
             fx.notes.push(n);
@@ -895,4 +1083,59 @@ fn always_patterns(
     }
     let words: Vec<String> = cmd.words.iter().map(|w| w.text.clone()).collect();
     crate::arity::suggest(&words, cmd.cwd.path(), ctx)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The brace scan behind `EvaluatedCommand::literal`: the grammar reads `{a,b}` as
+    /// a plain word, so quoting is found in the source.
+    #[test]
+    fn unquoted_braces_are_found_in_the_source() {
+        assert!(unquoted_brace("echo {a,b}", 5));
+        assert!(unquoted_brace("r{m,} -rf /", 0));
+        assert!(unquoted_brace("echo x{1..3}y", 5));
+        assert!(!unquoted_brace("echo '{a,b}'", 5));
+        assert!(!unquoted_brace("echo '{'a,b'}'", 5));
+        assert!(!unquoted_brace("echo \"{a,b}\"", 5));
+        assert!(!unquoted_brace("echo \\{a,b}", 5));
+        assert!(!unquoted_brace("find . -exec rm {} ;", 14));
+        assert!(!unquoted_brace("echo {a} ,b}", 5));
+        assert!(!unquoted_brace("echo $'{a,b}'", 5));
+        // A word the scan loses (an unclosed quote) counts as a brace.
+        assert!(unquoted_brace("echo '{a,b}", 5));
+    }
+
+    /// The pieces of evaluated code, how each comes to run, and the facts the strict
+    /// check needs about their commands.
+    #[test]
+    fn evaluated_code_lists_pieces_with_how_they_run() {
+        let dir = std::env::temp_dir();
+        let ctx = AnalysisContext::new(&dir, None, &dir).unwrap_or_else(|e| panic!("{e}"));
+        let pieces = |c: &str| evaluated_code(c, &ctx).unwrap_or_default();
+        assert!(evaluated_code("ls -la", &ctx).is_none());
+        let p = pieces("c=ch; ${c}mod -R 777 / > out");
+        assert_eq!(p.len(), 1);
+        assert_eq!(p[0].entry, Entry::Command);
+        assert_eq!(p[0].commands[0].words, ["chmod", "-R", "777", "/"]);
+        assert!(p[0].commands[0].literal.iter().all(|l| *l));
+        assert!(!p[0].commands[0].redirect_may_fail, "a plain name in the cwd");
+        let p = pieces("echo aWQ= | base64 -d | bash > sub/x");
+        assert_eq!(p[1].entry, Entry::Fed(Feed::Shell));
+        assert_eq!(p[1].parent, Some(0));
+        assert_eq!(p[1].commands[0].words, ["id"]);
+        assert!(
+            p[0].commands.iter().any(|c| c.redirect_may_fail) || p[0].loose_redirect_may_fail,
+            "{p:#?}"
+        );
+        // `> {a,b}` is ambiguous for bash: the residual keeps it, `b` is no argument.
+        let p = pieces("x=1; ls $x > {a,b}");
+        assert_eq!(p[0].commands[0].words, ["ls", "1"]);
+        assert!(p[0].commands[0].redirect_may_fail);
+        // A code string is a piece of its own; an unknown `${…}` may end the shell.
+        let p = pieces("x=id; sh -c \"$x\"; echo ${y:?}");
+        assert!(p.iter().any(|c| c.entry == Entry::CodeString && c.code == "id"));
+        assert!(p[0].commands.iter().any(|c| c.may_abort));
+    }
 }
