@@ -84,7 +84,7 @@ fn bash_runs_nothing_the_default_policy_lets_through_unreported() {
         Err(e) => panic!("{e} (run `bash tests/setup/oracle.sh`)"),
     };
     let all = gate_inputs();
-    let r = report::run(&sandbox, &all, &|_| {}).expect("oracle run");
+    let r = report::run(&sandbox, &all, &|_, _| {}).expect("oracle run");
     println!("{}", r.text());
     assert_eq!(r.commands, all.len());
     assert!(

@@ -230,6 +230,8 @@ fn the_producer_layout_runs_what_producers_compute() {
         "eval \"$(printf 'hostname\\nnever\\n' | head -n 1)\"",
         "$(/bin/echo tty)",
         "for f in /bin/* /usr/bin/* /sbin/* /usr/sbin/* /usr/local/bin/*; do [ -x \"$f\" ] && : > \"$HOME/exe-${f##*/}\"; done",
+        // The grammar reads this; bash does not (`;;` outside a `case`).
+        "coproc { id; whoami;; }",
     ]
     .iter()
     .map(|c| c.to_string())
@@ -258,6 +260,13 @@ fn the_producer_layout_runs_what_producers_compute() {
     assert!(!executed(&with[7], &["never"]), "{:?}", with[7]);
     assert!(executed(&with[8], &["/bin/echo", "tty"]), "{:?}", with[8]);
     assert!(executed(&with[8], &["tty"]), "{:?}", with[8]);
+    // Each command is parsed by `bash -n` first: only the last one is rejected.
+    assert!(
+        with[10].syntax_error && with[10].executed.is_empty(),
+        "{:?}",
+        with[10]
+    );
+    assert!(with.iter().take(10).all(|o| !o.syntax_error), "{with:?}");
     // Bash and the producers, nothing else.
     let home = sb.home().display().to_string();
     let mut exes = with[9].writes.clone();
@@ -280,5 +289,61 @@ fn the_producer_layout_runs_what_producers_compute() {
         !executed(&without[1], &["whoami", "-u"]),
         "{:?}",
         without[1]
+    );
+}
+
+/// The strict check on real runs in the producers' layout: what the evaluator computes
+/// is what bash executes, and an evaluation that is deliberately made wrong (the same
+/// run, against code saying `base64` printed `whoami`) is caught in both directions.
+#[test]
+fn the_strict_check_agrees_with_bash_and_catches_a_wrong_evaluation() {
+    use khaelor_perm::analysis::ast::{Entry, Feed, evaluated_code};
+    use khaelor_perm::oracle::compare::{StrictReason, strict};
+    use khaelor_perm::vocab::AnalysisContext;
+
+    let sb = sandbox(Limits::default());
+    let ctx = AnalysisContext::new(sb.root(), None, sb.home()).expect("context");
+    let commands: Vec<String> = [
+        "echo aWQ= | base64 -d | bash",
+        "c=ch; ${c}mod -R 777 /",
+        "x=$(cat <<'EOF'\nwhoami\nEOF\n); $x -u",
+        "printf 'uname -a' | bash",
+        "f() { id \"$1\"; }; f root",
+        "echo 'hostname -f' > s.sh; bash s.sh",
+    ]
+    .iter()
+    .map(|c| c.to_string())
+    .collect();
+    let obs = sb
+        .run_with_producers(&commands, &|_| {})
+        .expect("producer run");
+    for (c, o) in commands.iter().zip(&obs) {
+        let codes = evaluated_code(c, &ctx).unwrap_or_else(|| panic!("{c}: not evaluated"));
+        let parts = khaelor_perm::analysis::analyze(c, &ctx).parts;
+        let v = strict(&codes, o, &parts);
+        assert!(v.findings.is_empty(), "{c}: {v:?}\n{codes:#?}\n{o:?}");
+        assert!(v.confirmed > 0, "{c}: nothing confirmed: {v:?} {o:?}");
+    }
+
+    let c = &commands[0];
+    let mut wrong = evaluated_code(c, &ctx).expect("evaluated");
+    let fed = wrong
+        .iter_mut()
+        .find(|p| p.entry == Entry::Fed(Feed::Shell))
+        .expect("code fed to bash");
+    fed.commands[0].words = vec!["whoami".to_string()];
+    let parts = khaelor_perm::analysis::analyze(c, &ctx).parts;
+    let v = strict(&wrong, &obs[0], &parts);
+    let found: Vec<(StrictReason, &str)> = v
+        .findings
+        .iter()
+        .map(|f| (f.reason, f.what.as_str()))
+        .collect();
+    assert_eq!(
+        found,
+        vec![
+            (StrictReason::NotExecuted, "whoami"),
+            (StrictReason::ExecutedNotEvaluated, "id"),
+        ]
     );
 }

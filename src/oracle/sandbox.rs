@@ -32,6 +32,8 @@ pub const NOT_FOUND_PATH: &str = "/.oracle/nf";
 /// command's index (`__khaelor_oracle__:17`): the marker that starts a command's process
 /// tree, at no extra fork.
 pub const HARNESS_ARGV0: &str = "__khaelor_oracle__:";
+/// `argv[0]` of the producers' layout's `bash -n` of each command (`__khaelor_syntax__:17`).
+pub const SYNTAX_ARGV0: &str = "__khaelor_syntax__:";
 /// The sandbox PATH, a usual Debian one, so lookups probe the usual places.
 pub const SANDBOX_PATH: &str = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
 /// The setup script that installs the tools.
@@ -219,13 +221,19 @@ fn io_err(path: &Path) -> impl Fn(std::io::Error) -> SandboxError + '_ {
 
 /// The driver: reads NUL-separated commands and runs each in its own child and process
 /// group, marked, limited, with stdin from /dev/null, in the project dir.
-const DRIVER: &str = r#"# khaelor-perm oracle driver: $1 = project dir, $2 = CPU seconds per command.
+/// With `$3` = `syntax` (the producers' layout), each command is first parsed by
+/// `bash -n` under its own marker (`SYNTAX_ARGV0`), whose exit status the trace shows:
+/// bash runs nothing of a text it rejects, which the strict check must know.
+const DRIVER: &str = r#"# khaelor-perm oracle driver: $1 = project dir, $2 = CPU seconds per command, $3 = syntax to parse each first.
 set -m
 ulimit -u 128 2>/dev/null
 ulimit -f 2048 2>/dev/null
 ulimit -v 1048576 2>/dev/null
 i=0
 while IFS= read -r -d '' cmd; do
+  if [ "$3" = syntax ]; then
+    ( ulimit -t "$2"; exec -a "__khaelor_syntax__:$i" /bin/bash -n -c "$cmd" bash ) </dev/null >/dev/null 2>&1
+  fi
   ( ulimit -t "$2"; cd "$1" || exit 99
     exec -a "__khaelor_oracle__:$i" /bin/bash -c "$cmd" bash ) </dev/null >/dev/null 2>&1 &
   pid=$!
@@ -493,6 +501,10 @@ impl Sandbox {
         .args(["/bin/bash", "/.oracle/driver"])
         .arg(&self.root)
         .arg(self.limits.cpu_seconds.to_string())
+        .arg(match layout {
+            Layout::BashOnly => "",
+            Layout::Producers => "syntax",
+        })
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::null());
@@ -623,6 +635,7 @@ impl Sandbox {
                     executed: Vec::new(),
                     searched: Vec::new(),
                     writes: Vec::new(),
+                    syntax_error: false,
                 })
             })
             .collect())
