@@ -545,14 +545,25 @@ fn producer(argv: &[String]) -> bool {
 /// Commands that may end the shell (or the rest of the piece) before the commands
 /// after them run: `exit`, `exec` of a command, `return`, a `trap`, `eval`/`source`
 /// (their code runs in this shell), `set -e`/`-u`/`-o` (in the sandbox every program
-/// fails or is missing, so `errexit` stops at the first one).
+/// fails or is missing, so `errexit` stops at the first one); and `coproc`, whose
+/// command runs in the background, where the shell may end first (the grammar reads
+/// `coproc NAME { …; }` as a command, not as `&`).
 fn stops(c: &EvaluatedCommand) -> bool {
     let Some((w0, args)) = c.words.split_first() else {
         return false;
     };
     matches!(
         w0.as_str(),
-        "exit" | "return" | "logout" | "trap" | "eval" | "source" | "." | "kill" | "suspend"
+        "exit"
+            | "return"
+            | "logout"
+            | "trap"
+            | "eval"
+            | "source"
+            | "."
+            | "kill"
+            | "suspend"
+            | "coproc"
     ) || (w0 == "exec" && !args.is_empty())
         || (w0 == "set" && args.iter().any(|a| stopping_option(a)))
 }
@@ -1077,6 +1088,11 @@ mod tests {
             &["shutdown", "-h", "now"],
         ];
         assert!(reasons(&codes_e, &observed(first, &[]), &[]).is_empty());
+        // What may stop the shell, or runs in the background, ends straight code.
+        let bg = code(None, Entry::Command, &[&["coproc", "{", "a"], &["b"]]);
+        assert!(reasons(&[bg], &observed(&[], &[]), &[]).is_empty());
+        assert!(stops(&command(&["exec", "id"])) && !stops(&command(&["exec"])));
+        assert!(stops(&command(&["set", "-eu"])) && !stops(&command(&["set", "-x"])));
         // A conditional code (`a && b`) holds no command to having run.
         let mut cond = code(None, Entry::Command, &[&["a"], &["b"]]);
         cond.straight = false;

@@ -69,6 +69,14 @@ pub struct StrictCount {
     pub examples: Vec<StrictExample>,
 }
 
+/// Commands opaque without the evaluator, and of those read with it, of one source.
+#[derive(Debug, Clone, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Opened {
+    pub plain_opaque: usize,
+    pub opened: usize,
+}
+
 /// The strict check of the static evaluator (issue 9, `compare::strict`), on the runs
 /// in the sandbox layout that holds the evaluator's pure producers.
 #[derive(Debug, Clone, Default, Serialize)]
@@ -97,6 +105,8 @@ pub struct StrictStats {
     /// no piece is open: `compare::unaccountable` is empty).
     pub opened: usize,
     pub opened_examples: Vec<StrictExample>,
+    /// `plain_opaque` and `opened` per input file (or generator seed).
+    pub opened_by_source: BTreeMap<String, Opened>,
     /// Wall-clock seconds of the producers' layout run.
     pub sandbox_seconds: f64,
 }
@@ -223,9 +233,12 @@ fn add(
     if plain.class == CommandClass::Obfuscated || plain.fallback.is_some() {
         let st = &mut report.strict;
         st.plain_opaque += 1;
+        let by_source = st.opened_by_source.entry(input.source.clone()).or_default();
+        by_source.plain_opaque += 1;
         if let Some((codes, _)) = strict
             && unaccountable(codes).is_empty()
         {
+            by_source.opened += 1;
             st.opened += 1;
             if st.opened_examples.len() < EXAMPLES {
                 st.opened_examples.push(StrictExample {

@@ -1120,7 +1120,10 @@ mod tests {
         assert_eq!(p[0].entry, Entry::Command);
         assert_eq!(p[0].commands[0].words, ["chmod", "-R", "777", "/"]);
         assert!(p[0].commands[0].literal.iter().all(|l| *l));
-        assert!(!p[0].commands[0].redirect_may_fail, "a plain name in the cwd");
+        assert!(
+            !p[0].commands[0].redirect_may_fail,
+            "a plain name in the cwd"
+        );
         let p = pieces("echo aWQ= | base64 -d | bash > sub/x");
         assert_eq!(p[1].entry, Entry::Fed(Feed::Shell));
         assert_eq!(p[1].parent, Some(0));
@@ -1135,7 +1138,10 @@ mod tests {
         assert!(p[0].commands[0].redirect_may_fail);
         // A code string is a piece of its own; an unknown `${…}` may end the shell.
         let p = pieces("x=id; sh -c \"$x\"; echo ${y:?}");
-        assert!(p.iter().any(|c| c.entry == Entry::CodeString && c.code == "id"));
+        assert!(
+            p.iter()
+                .any(|c| c.entry == Entry::CodeString && c.code == "id")
+        );
         assert!(p[0].commands.iter().any(|c| c.may_abort));
     }
 }
