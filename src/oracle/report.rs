@@ -75,6 +75,7 @@ pub struct StrictCount {
 pub struct Opened {
     pub plain_opaque: usize,
     pub opened: usize,
+    pub opened_obfuscated: usize,
 }
 
 /// The strict check of the static evaluator (issue 9, `compare::strict`), on the runs
@@ -97,13 +98,18 @@ pub struct StrictStats {
     /// What the check did not hold commands to, by kind (a command counts once per
     /// kind); none is a disagreement.
     pub exclusions: BTreeMap<StrictExclusion, StrictCount>,
-    /// Commands run whose analysis with the evaluator switched off
-    /// (`analysis::ast::without_evaluator`) is opaque: obfuscated, or a fallback.
+    /// Commands run that are opaque without the evaluator
+    /// (`analysis::ast::without_evaluator`): the plain reading does not parse, or
+    /// cannot show everything the command can run (`compare::unaccountable` of
+    /// `analysis::ast::read_code`: a command name or code word only known when it
+    /// runs, a shell reading input nobody computed, …).
     pub plain_opaque: usize,
     /// Of those, commands the evaluator turns from opaque into read: it computed code
-    /// for them, and that code names every program it can run (every piece parses,
-    /// no piece is open: `compare::unaccountable` is empty).
+    /// for them that shows everything it can run (`compare::unaccountable` is empty).
     pub opened: usize,
+    /// Of `opened`, those whose plain analysis is of class obfuscated (the rest are
+    /// mostly code piped into a shell, which the class does not mark).
+    pub opened_obfuscated: usize,
     pub opened_examples: Vec<StrictExample>,
     /// `plain_opaque` and `opened` per input file (or generator seed).
     pub opened_by_source: BTreeMap<String, Opened>,
@@ -228,9 +234,12 @@ fn add(
         RunStatus::Ran => report.ran += 1,
     }
     let analysis = crate::analysis::analyze(&input.command, ctx);
-    let plain =
-        crate::analysis::ast::without_evaluator(|| crate::analysis::analyze(&input.command, ctx));
-    if plain.class == CommandClass::Obfuscated || plain.fallback.is_some() {
+    // Opaque without the evaluator: the plain reading does not parse, or cannot show
+    // everything the command can run (the strict check's own criterion).
+    let plain = crate::analysis::ast::without_evaluator(|| {
+        crate::analysis::ast::read_code(&input.command, ctx)
+    });
+    if plain.is_none_or(|p| !unaccountable(&p).is_empty()) {
         let st = &mut report.strict;
         st.plain_opaque += 1;
         let by_source = st.opened_by_source.entry(input.source.clone()).or_default();
@@ -240,6 +249,15 @@ fn add(
         {
             by_source.opened += 1;
             st.opened += 1;
+            let obfuscated = crate::analysis::ast::without_evaluator(|| {
+                crate::analysis::analyze(&input.command, ctx)
+            })
+            .class
+                == CommandClass::Obfuscated;
+            if obfuscated {
+                by_source.opened_obfuscated += 1;
+                st.opened_obfuscated += 1;
+            }
             if st.opened_examples.len() < EXAMPLES {
                 st.opened_examples.push(StrictExample {
                     source: input.source.clone(),
@@ -383,13 +401,13 @@ impl Report {
         };
         s.push_str(&if markdown {
             format!(
-                "\nOpaque without the evaluator: {}; of those read with it (computed code that names every program it can run): {}\n",
-                st.plain_opaque, st.opened
+                "\nOpaque without the evaluator: {}; of those read with it (computed code that shows everything it can run): {} ({} of class obfuscated without it)\n",
+                st.plain_opaque, st.opened, st.opened_obfuscated
             )
         } else {
             format!(
-                "  opaque without the evaluator: {}, of those read with it: {}\n",
-                st.plain_opaque, st.opened
+                "  opaque without the evaluator: {}, of those read with it: {} ({} of class obfuscated without it)\n",
+                st.plain_opaque, st.opened, st.opened_obfuscated
             )
         });
         let groups = st

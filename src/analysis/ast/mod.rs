@@ -517,10 +517,26 @@ pub struct EvaluatedCommand {
 /// change any analysis.
 pub fn evaluated_code(command: &str, ctx: &AnalysisContext) -> Option<Vec<EvaluatedCode>> {
     let here = Cwd::Known(ctx.cwd().to_path_buf());
-    let top = plan(command, ctx, here.clone()).ok()?;
+    let top = plan(command, ctx, here).ok()?;
     if top.evaluated.code.is_empty() {
         return None;
     }
+    Some(pieces(command, ctx, top))
+}
+
+/// The code the engine reads for `command`, as the same tree of pieces as
+/// `evaluated_code`, whether or not the evaluator computed anything; `None` when the
+/// command does not parse. Under `without_evaluator` this is the plain reading: the
+/// command and its code strings, level by level.
+pub fn read_code(command: &str, ctx: &AnalysisContext) -> Option<Vec<EvaluatedCode>> {
+    let here = Cwd::Known(ctx.cwd().to_path_buf());
+    let top = plan(command, ctx, here).ok()?;
+    Some(pieces(command, ctx, top))
+}
+
+/// The pieces of `command`, whose plan is `top`.
+fn pieces(command: &str, ctx: &AnalysisContext, top: Plan) -> Vec<EvaluatedCode> {
+    let here = Cwd::Known(ctx.cwd().to_path_buf());
     // (code, cwd, parent, entry, level)
     let mut queue: std::collections::VecDeque<(String, Cwd, Option<usize>, Entry, usize)> =
         std::collections::VecDeque::new();
@@ -611,7 +627,7 @@ pub fn evaluated_code(command: &str, ctx: &AnalysisContext) -> Option<Vec<Evalua
             queue.push_back((c, cw, Some(index), Entry::Fed(feed), level + 1));
         }
     }
-    Some(out)
+    out
 }
 
 /// A simple command of a piece (`src`: the piece as parsed), as the strict check sees
