@@ -1190,7 +1190,9 @@ impl<'s> Evaluator<'s, '_> {
             ),
             k::ANSI_C_STRING => {
                 let mut s = String::new();
-                decode_ansi_c(raw, &mut s);
+                if !decode_ansi_c(raw, &mut s) {
+                    return None;
+                }
                 push_str(out, &s, Quoting::Quoted);
             }
             k::STRING_CONTENT => {
