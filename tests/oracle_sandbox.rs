@@ -320,7 +320,10 @@ fn the_strict_check_agrees_with_bash_and_catches_a_wrong_evaluation() {
     for (c, o) in commands.iter().zip(&obs) {
         let codes = evaluated_code(c, &ctx).unwrap_or_else(|| panic!("{c}: not evaluated"));
         let parts = khaelor_perm::analysis::analyze(c, &ctx).parts;
-        let v = strict(&codes, o, &parts);
+        let texts: Vec<String> = codes.iter().map(|p| p.code.clone()).collect();
+        let parsed = sb.parse_with_bash(&texts).expect("bash -n");
+        assert!(parsed.iter().all(|p| *p == Some(true)), "{c}: {parsed:?}");
+        let v = strict(&codes, o, &parts, &parsed);
         assert!(v.findings.is_empty(), "{c}: {v:?}\n{codes:#?}\n{o:?}");
         assert!(v.confirmed > 0, "{c}: nothing confirmed: {v:?} {o:?}");
     }
@@ -333,7 +336,7 @@ fn the_strict_check_agrees_with_bash_and_catches_a_wrong_evaluation() {
         .expect("code fed to bash");
     fed.commands[0].words = vec!["whoami".to_string()];
     let parts = khaelor_perm::analysis::analyze(c, &ctx).parts;
-    let v = strict(&wrong, &obs[0], &parts);
+    let v = strict(&wrong, &obs[0], &parts, &[]);
     let found: Vec<(StrictReason, &str)> = v
         .findings
         .iter()
@@ -346,4 +349,14 @@ fn the_strict_check_agrees_with_bash_and_catches_a_wrong_evaluation() {
             (StrictReason::ExecutedNotEvaluated, "id"),
         ]
     );
+    // Bash itself says which texts it parses: a residual it rejects would be code
+    // the evaluator wrote wrong, fed text it rejects is not run at all.
+    let parsed = sb
+        .parse_with_bash(&[
+            "id; whoami".to_string(),
+            "busybox { head -5 notes.txt; }".to_string(),
+            "echo x\0y".to_string(),
+        ])
+        .expect("bash -n");
+    assert_eq!(parsed[..2], [Some(true), Some(false)]);
 }

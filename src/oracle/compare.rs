@@ -382,11 +382,16 @@ const BUILTINS: &[&str] = &[
 #[serde(rename_all = "camelCase")]
 pub enum StrictReason {
     /// An evaluated command that must have run (see `strict`) was not executed.
+    #[serde(rename = "evaluatedNotExecuted")]
     NotExecuted,
     /// Bash executed an argv no evaluated command stands for (and it is not a producer
     /// the analysis reports as a part), in evaluated code that shows everything it
     /// can run.
     ExecutedNotEvaluated,
+    /// Code the evaluator wrote (a residual, a called body) is rejected by `bash -n`
+    /// while the command itself is not.
+    #[serde(rename = "evaluatedNotBash")]
+    NotBash,
 }
 
 impl StrictReason {
@@ -394,6 +399,7 @@ impl StrictReason {
         match self {
             StrictReason::NotExecuted => "evaluatedNotExecuted",
             StrictReason::ExecutedNotEvaluated => "executedNotEvaluated",
+            StrictReason::NotBash => "evaluatedNotBash",
         }
     }
 }
@@ -409,8 +415,10 @@ pub enum StrictExclusion {
     /// `;;` outside a `case`): bash runs nothing after the error, so a command not
     /// executed is no evidence.
     BashSyntaxError,
-    /// A piece of the evaluated code does not parse or is nested deeper than the
-    /// analysis reads: what it runs is unknown, so executions are not held to it.
+    /// A piece of the evaluated code does not parse (for the engine, or for `bash -n`),
+    /// the grammar skipped a word of it, or it is nested deeper than the analysis
+    /// reads: what it runs is unknown, so executions are not held to it.
+    #[serde(rename = "unreadPiece")]
     Unread,
     /// The evaluated code itself runs code it does not show (a command name or a code
     /// word only known when it runs, a shell reading input the evaluator did not
@@ -452,14 +460,17 @@ pub struct StrictVerdict {
 }
 
 /// Bash's own prefixes that run the rest of the words as the command (`time -p`,
-/// `command`, `exec` without options): bash executes what follows them.
+/// `command`, `exec` without options): bash executes what follows them. `time` is a
+/// keyword only at the start (`X=1 time pwd` runs the program `time`).
 fn run_words(c: &EvaluatedCommand) -> (&[String], &[bool]) {
     let mut words: &[String] = &c.words;
     let mut literal: &[bool] = &c.literal;
+    let mut first = !c.prefixed;
     loop {
+        let keyword = std::mem::replace(&mut first, false);
         let skip = match words {
-            [t, p, ..] if t == "time" && p == "-p" => 2,
-            [t, next, ..] if t == "time" && !next.starts_with('-') => 1,
+            [t, p, ..] if keyword && t == "time" && p == "-p" => 2,
+            [t, next, ..] if keyword && t == "time" && !next.starts_with('-') => 1,
             [t, p, next, ..] if t == "command" && p == "-p" && !next.starts_with('-') => 2,
             [t, next, ..] if (t == "command" || t == "exec") && !next.starts_with('-') => 1,
             _ => 0,
@@ -773,7 +784,9 @@ pub fn unaccountable(codes: &[EvaluatedCode]) -> Vec<(StrictExclusion, String)> 
 ///   all its checked commands are certain (so the feeding one ran). Any other piece
 ///   (fed to `xargs`, an interpreter, a glob's names, a code string) needs a program
 ///   the sandbox may lack: it is entered when bash executed one of its checked
-///   commands.
+///   commands that no earlier piece also stands for.
+/// - A piece `bash -n` rejects (`parsed`, per piece) is unread; if the evaluator wrote
+///   it (`written`) while bash parses the command, that is `NotBash`.
 /// - `NotExecuted`: bash ran the command to its end (and `bash -n` accepts it), a
 ///   piece was entered and is
 ///   straight, and one of its certain commands was not executed (same basename, same
@@ -783,7 +796,30 @@ pub fn unaccountable(codes: &[EvaluatedCode]) -> Vec<(StrictExclusion, String)> 
 ///   the analysis reports as a part (a `$(cat <<'EOF' …)` the evaluator replaced by its
 ///   value no longer names `cat`, but bash still runs it), while no piece that may run
 ///   is unread or open (`open`). Holds on time-outs too: an executed argv is a fact.
-pub fn strict(codes: &[EvaluatedCode], observed: &Observed, parts: &[Part]) -> StrictVerdict {
+pub fn strict(
+    codes: &[EvaluatedCode],
+    observed: &Observed,
+    parts: &[Part],
+    parsed: &[Option<bool>],
+) -> StrictVerdict {
+    let mut v = StrictVerdict::default();
+    // What bash does not parse is not run: code fed on from a producer may be any
+    // text (an unread piece), but code the evaluator wrote must parse whenever the
+    // command does.
+    let mut pieces: Vec<EvaluatedCode> = codes.to_vec();
+    for (piece, parsed) in pieces.iter_mut().zip(parsed) {
+        if *parsed != Some(false) || piece.unread.is_some() {
+            continue;
+        }
+        if piece.written && !observed.syntax_error {
+            v.findings.push(StrictFinding {
+                reason: StrictReason::NotBash,
+                what: show_argv(std::slice::from_ref(&piece.code)),
+            });
+        }
+        piece.unread = Some("bash -n rejects it".to_string());
+    }
+    let codes: &[EvaluatedCode] = &pieces;
     let executed = |c: &EvaluatedCommand| {
         observed
             .executed
@@ -793,14 +829,17 @@ pub fn strict(codes: &[EvaluatedCode], observed: &Observed, parts: &[Part]) -> S
     // Every name any code defines: a function defined in the residual is called from
     // code fed elsewhere.
     let defines: Vec<String> = codes.iter().flat_map(|c| c.defines.clone()).collect();
+    // A process substitution runs in the background: bash need not have started its
+    // command when the rest ends, so a piece holding one is not straight.
     let straight = |code: &EvaluatedCode| {
         code.straight
+            && !code.code.contains("<(")
+            && !code.code.contains(">(")
             && code.unread.is_none()
             && !code.loose_redirect_may_fail
             && !code.commands.iter().any(stops)
     };
     let mut entered: Vec<bool> = Vec::with_capacity(codes.len());
-    let mut v = StrictVerdict::default();
     let push = |v: &mut StrictVerdict, f: StrictFinding| {
         if !v.findings.contains(&f) {
             v.findings.push(f);
@@ -819,13 +858,24 @@ pub fn strict(codes: &[EvaluatedCode], observed: &Observed, parts: &[Part]) -> S
             "bash -n rejects the text; not held to having run".to_string(),
         ));
     }
-    for code in codes {
+    for (i, code) in codes.iter().enumerate() {
         let checked: Vec<&EvaluatedCommand> = code
             .commands
             .iter()
             .filter(|c| external(c, &defines).is_some() && c.literal.iter().all(|l| *l))
             .collect();
         let seen = checked.iter().filter(|c| executed(c)).count();
+        // Evidence that the piece ran: an execution of one of its commands that no
+        // earlier piece (its parents, the command itself) also stands for (`echo … |
+        // bash` runs `bash` whether or not a code string naming `bash` ever ran).
+        let earlier = codes.get(..i).unwrap_or_default();
+        let own = observed.executed.iter().any(|e| {
+            checked.iter().any(|c| evaluated_matches(c, &e.argv))
+                && !earlier
+                    .iter()
+                    .flat_map(|p| &p.commands)
+                    .any(|c| evaluated_matches(c, &e.argv))
+        });
         let parent = code
             .parent
             .and_then(|p| Some((*entered.get(p)?, codes.get(p)?)));
@@ -846,7 +896,7 @@ pub fn strict(codes: &[EvaluatedCode], observed: &Observed, parts: &[Part]) -> S
         // everything but bash and the producers fails.
         let stopped_feeder = code.entry == Entry::Fed(Feed::Shell)
             && parent.is_some_and(|(_, p)| p.commands.iter().any(stopping_shell));
-        let is_entered = structural || seen > 0;
+        let is_entered = structural || own;
         entered.push(is_entered);
         v.confirmed += seen;
         if is_entered && straight(code) && !stopped_feeder && ran {
@@ -946,6 +996,7 @@ mod tests {
             searched: Vec::new(),
             writes: writes.iter().map(|w| w.to_string()).collect(),
             syntax_error: false,
+            parsed: None,
         }
     }
 
@@ -956,6 +1007,7 @@ mod tests {
             redirect_may_fail: false,
             may_abort: false,
             static_input: false,
+            prefixed: false,
         }
     }
 
@@ -964,6 +1016,7 @@ mod tests {
             code: String::new(),
             parent,
             entry,
+            written: false,
             straight: true,
             commands: cmds.iter().map(|c| command(c)).collect(),
             defines: Vec::new(),
@@ -974,7 +1027,7 @@ mod tests {
 
     /// The reasons of the findings, each once, in order.
     fn reasons(codes: &[EvaluatedCode], o: &Observed, parts: &[Part]) -> Vec<StrictReason> {
-        let mut r: Vec<StrictReason> = strict(codes, o, parts)
+        let mut r: Vec<StrictReason> = strict(codes, o, parts, &[])
             .findings
             .iter()
             .map(|f| f.reason)
@@ -998,7 +1051,7 @@ mod tests {
         // The residual `rm -rf /` ran as computed: agrees and is confirmed.
         let top = code(None, Entry::Command, &[&["rm", "-rf", "/"]]);
         let one = std::slice::from_ref(&top);
-        let v = strict(one, &observed(&[&["rm", "-rf", "/"]], &[]), &[]);
+        let v = strict(one, &observed(&[&["rm", "-rf", "/"]], &[]), &[], &[]);
         assert!(v.findings.is_empty() && v.confirmed == 1, "{v:?}");
         // The evaluator said `rm -rf /`, bash ran `rX -rf /`: both directions disagree.
         assert_eq!(
@@ -1019,13 +1072,13 @@ mod tests {
         // Cut by the time limit: a missing execution is no evidence, a wrong one is.
         let mut cut = observed(&[], &[]);
         cut.status = RunStatus::TimedOut;
-        let v = strict(one, &cut, &[]);
+        let v = strict(one, &cut, &[], &[]);
         assert!(v.findings.is_empty(), "{v:?}");
         assert_eq!(v.exclusions[0].0, StrictExclusion::TimedOut);
         // A text bash rejects runs nothing after the error: no evidence either.
         let mut rejected = observed(&[], &[]);
         rejected.syntax_error = true;
-        let v = strict(one, &rejected, &[]);
+        let v = strict(one, &rejected, &[], &[]);
         assert!(v.findings.is_empty(), "{v:?}");
         assert_eq!(v.exclusions[0].0, StrictExclusion::BashSyntaxError);
         cut.executed = observed(&[&["rm", "/x"]], &[]).executed;
@@ -1043,6 +1096,18 @@ mod tests {
         // `time` and `command` are bash's: the program is what follows.
         let t = code(None, Entry::Command, &[&["time", "-p", "git", "diff"]]);
         assert!(reasons(&[t], &observed(&[&["git", "diff"]], &[]), &[]).is_empty());
+        // After an assignment `time` is the program.
+        let mut t = code(None, Entry::Command, &[&["time", "pwd"]]);
+        t.commands[0].prefixed = true;
+        assert!(reasons(&[t], &observed(&[&["time", "pwd"]], &[]), &[]).is_empty());
+        // A process substitution may not have run when the rest ended.
+        let mut ps = code(
+            None,
+            Entry::Command,
+            &[&["git", "x", "/dev/fd/63"], &["curl"]],
+        );
+        ps.code = "git x <(curl)".to_string();
+        assert!(reasons(&[ps], &observed(&[&["git", "x", "/dev/fd/63"]], &[]), &[]).is_empty());
     }
 
     /// Code fed to a shell must run when the feeding command did; a producer the
@@ -1077,7 +1142,7 @@ mod tests {
         let mut failing = top.clone();
         failing.commands[1].redirect_may_fail = true;
         let codes_f = [failing, fed.clone()];
-        let v = strict(&codes_f, &observed(&[&["base64", "-d"]], &[]), &[]);
+        let v = strict(&codes_f, &observed(&[&["base64", "-d"]], &[]), &[], &[]);
         assert!(v.findings.is_empty(), "{v:?}");
         // Code fed to `bash -e` stops at the first failure: only what ran is held.
         let errexit = code(None, Entry::Command, &[&["base64", "-d"], &["bash", "-e"]]);
@@ -1115,6 +1180,42 @@ mod tests {
         );
     }
 
+    /// Which texts bash parses, and evidence that a piece ran.
+    #[test]
+    fn bash_parses_what_the_evaluator_wrote() {
+        let mut top = code(None, Entry::Command, &[&["id"]]);
+        top.written = true;
+        let ran = observed(&[&["id"]], &[]);
+        // A residual bash rejects while the command parses: the evaluator wrote it wrong.
+        assert_eq!(
+            strict(std::slice::from_ref(&top), &ran, &[], &[Some(false)])
+                .findings
+                .iter()
+                .map(|f| f.reason)
+                .collect::<Vec<_>>(),
+            vec![StrictReason::NotBash]
+        );
+        // Fed text bash rejects is not run: unread, no disagreement.
+        let fed = code(Some(0), Entry::Fed(Feed::Shell), &[&["busybox", "{", "x"]]);
+        let codes = [code(None, Entry::Command, &[&["bash"]]), fed];
+        let v = strict(
+            &codes,
+            &observed(&[&["bash"]], &[]),
+            &[],
+            &[Some(true), Some(false)],
+        );
+        assert!(v.findings.is_empty(), "{v:?}");
+        assert_eq!(v.exclusions[0].0, StrictExclusion::Unread);
+        // `echo '… bash …' | bash`: the outer `bash` ran, which is no evidence that a
+        // code string naming `bash` (given to a program the sandbox lacks) ran too.
+        let mut outer = code(None, Entry::Command, &[&["dash", "-c", "x"], &["bash"]]);
+        outer.straight = false;
+        let string = code(Some(0), Entry::CodeString, &[&["echo", "y"], &["bash"]]);
+        let inner = code(Some(1), Entry::Fed(Feed::Shell), &[&["head", "-5"]]);
+        let ran = observed(&[&["bash"], &["dash", "-c", "x"]], &[]);
+        assert!(reasons(&[outer, string, inner], &ran, &[]).is_empty());
+    }
+
     /// What stops the accounting of executions, typed: unread pieces and open code.
     #[test]
     fn exclusions_are_typed() {
@@ -1125,6 +1226,7 @@ mod tests {
             &[top.clone(), unread],
             &observed(&[&["bash"], &["ls"]], &[]),
             &[],
+            &[],
         );
         assert!(v.findings.is_empty(), "{v:?}");
         assert_eq!(v.exclusions[0].0, StrictExclusion::Unread);
@@ -1133,12 +1235,13 @@ mod tests {
             std::slice::from_ref(&top),
             &observed(&[&["bash"], &["ls"]], &[]),
             &[],
+            &[],
         );
         assert!(v.findings.is_empty(), "{v:?}");
         assert_eq!(v.exclusions[0].0, StrictExclusion::OpenCode);
         // A command name only known when it runs.
         let name = code(None, Entry::Command, &[&["$c", "x"]]);
-        let v = strict(&[name], &observed(&[&["ls"]], &[]), &[]);
+        let v = strict(&[name], &observed(&[&["ls"]], &[]), &[], &[]);
         assert_eq!(v.exclusions[0].0, StrictExclusion::OpenCode);
         // Options that take an argument do not hide `-c`.
         assert_eq!(

@@ -73,4 +73,7 @@ pub struct Observed {
     /// commands before it and none after). Only the producers' layout parses each
     /// command first; elsewhere this is false.
     pub syntax_error: bool,
+    /// What `bash -n` said of the text, where the driver parsed it first: `Some(true)`
+    /// exit 0, `Some(false)` any other end, `None` not parsed (or not seen).
+    pub parsed: Option<bool>,
 }

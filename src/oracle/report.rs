@@ -146,6 +146,10 @@ pub struct Report {
     pub throughput: f64,
 }
 
+/// One command's strict-check inputs: the evaluated code, bash's run with the
+/// producers, and whether bash parses each piece.
+type Strict = (Vec<EvaluatedCode>, Observed, Vec<Option<bool>>);
+
 /// Runs every input and judges it: each runnable input in the bash-only sandbox for
 /// the oracle's property, then each one the static evaluator computed code for in the
 /// layout that holds the evaluator's pure producers, for the strict check.
@@ -193,16 +197,32 @@ pub fn run(
     let with_producers = sandbox.run_with_producers(&strict_commands, &|done| {
         progress(runnable.len() + done, total)
     })?;
+    // Whether bash parses each piece of evaluated code (`bash -n`, nothing run).
+    let mut texts: Vec<String> = evaluated
+        .iter()
+        .flat_map(|(_, codes)| codes.iter().map(|c| c.code.clone()))
+        .collect();
+    texts.sort();
+    texts.dedup();
+    let parsed: std::collections::HashMap<String, Option<bool>> = texts
+        .iter()
+        .cloned()
+        .zip(sandbox.parse_with_bash(&texts)?)
+        .collect();
     let strict_time = t.elapsed();
     let t = Instant::now();
     let mut report = Report {
         commands: inputs.len(),
         ..Report::default()
     };
-    let mut strict_of: Vec<Option<(Vec<EvaluatedCode>, Observed)>> = vec![None; inputs.len()];
+    let mut strict_of: Vec<Option<Strict>> = vec![None; inputs.len()];
     for ((i, codes), obs) in evaluated.into_iter().zip(with_producers) {
+        let bash_parses: Vec<Option<bool>> = codes
+            .iter()
+            .map(|c| parsed.get(&c.code).copied().flatten())
+            .collect();
         if let Some(slot) = strict_of.get_mut(i) {
-            *slot = Some((codes, obs));
+            *slot = Some((codes, obs, bash_parses));
         }
     }
     for ((input, obs), strict) in inputs.iter().zip(&observed).zip(&strict_of) {
@@ -221,7 +241,7 @@ fn add(
     report: &mut Report,
     input: &Input,
     obs: &Observed,
-    strict: Option<&(Vec<EvaluatedCode>, Observed)>,
+    strict: Option<&Strict>,
     ctx: &AnalysisContext,
     policy: &Policy,
 ) {
@@ -244,7 +264,7 @@ fn add(
         st.plain_opaque += 1;
         let by_source = st.opened_by_source.entry(input.source.clone()).or_default();
         by_source.plain_opaque += 1;
-        if let Some((codes, _)) = strict
+        if let Some((codes, _, _)) = strict
             && unaccountable(codes).is_empty()
         {
             by_source.opened += 1;
@@ -269,8 +289,15 @@ fn add(
             }
         }
     }
-    if let Some((codes, with_producers)) = strict {
-        add_strict(report, input, codes, with_producers, &analysis.parts);
+    if let Some((codes, with_producers, bash_parses)) = strict {
+        add_strict(
+            report,
+            input,
+            codes,
+            with_producers,
+            &analysis.parts,
+            bash_parses,
+        );
     }
     let v = judge(&input.command, analysis, obs, ctx, policy);
     if v.findings.is_empty() {
@@ -322,13 +349,14 @@ fn add_strict(
     codes: &[EvaluatedCode],
     obs: &Observed,
     parts: &[Part],
+    bash_parses: &[Option<bool>],
 ) {
     if obs.status == RunStatus::Unrunnable {
         return;
     }
     let st = &mut report.strict;
     st.evaluated += 1;
-    let v = strict(codes, obs, parts);
+    let v = strict(codes, obs, parts, bash_parses);
     let example = |what: Vec<String>| StrictExample {
         source: input.source.clone(),
         line: input.line,

@@ -49,14 +49,18 @@ pub const PRODUCERS: &[&str] = &[
     "cat", "base64", "base32", "xxd", "rev", "tr", "sed", "head", "tail", "printf", "echo",
 ];
 
-/// Which programs a run's sandbox holds.
+/// Which programs a run's sandbox holds, and what the driver does with each text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Layout {
     /// Only bash: every other execution attempt fails and is recorded (the oracle's
     /// property, `run`).
     BashOnly,
-    /// Bash and `PRODUCERS` (the strict check of the evaluator, `run_with_producers`).
+    /// Bash and `PRODUCERS` (the strict check of the evaluator, `run_with_producers`);
+    /// each command is parsed by `bash -n` first.
     Producers,
+    /// Only bash, which parses each text with `bash -n` and runs none
+    /// (`parse_with_bash`).
+    ParseOnly,
 }
 
 /// Sandbox uids start here. Each (process, sandbox, worker) gets its own uid, so
@@ -223,7 +227,8 @@ fn io_err(path: &Path) -> impl Fn(std::io::Error) -> SandboxError + '_ {
 /// group, marked, limited, with stdin from /dev/null, in the project dir.
 /// With `$3` = `syntax` (the producers' layout), each command is first parsed by
 /// `bash -n` under its own marker (`SYNTAX_ARGV0`), whose exit status the trace shows:
-/// bash runs nothing of a text it rejects, which the strict check must know.
+/// bash runs nothing of a text it rejects, which the strict check must know. With
+/// `parse`, each text is only parsed.
 const DRIVER: &str = r#"# khaelor-perm oracle driver: $1 = project dir, $2 = CPU seconds per command, $3 = syntax to parse each first.
 set -m
 ulimit -u 128 2>/dev/null
@@ -231,9 +236,10 @@ ulimit -f 2048 2>/dev/null
 ulimit -v 1048576 2>/dev/null
 i=0
 while IFS= read -r -d '' cmd; do
-  if [ "$3" = syntax ]; then
+  if [ "$3" = syntax ] || [ "$3" = parse ]; then
     ( ulimit -t "$2"; exec -a "__khaelor_syntax__:$i" /bin/bash -n -c "$cmd" bash ) </dev/null >/dev/null 2>&1
   fi
+  if [ "$3" = parse ]; then i=$((i+1)); continue; fi
   ( ulimit -t "$2"; cd "$1" || exit 99
     exec -a "__khaelor_oracle__:$i" /bin/bash -c "$cmd" bash ) </dev/null >/dev/null 2>&1 &
   pid=$!
@@ -504,6 +510,7 @@ impl Sandbox {
         .arg(match layout {
             Layout::BashOnly => "",
             Layout::Producers => "syntax",
+            Layout::ParseOnly => "parse",
         })
         .stdin(Stdio::null())
         .stdout(Stdio::null())
@@ -578,6 +585,15 @@ impl Sandbox {
         self.run_in(Layout::Producers, commands, progress)
     }
 
+    /// Whether bash parses each text (`bash -n -c TEXT` in the bash-only sandbox,
+    /// nothing run): `Some(true)` accepted, `Some(false)` rejected, `None` not seen
+    /// (a text with a NUL byte, a cut batch). The strict check asks it about the code
+    /// the evaluator computed, which bash may not read at all.
+    pub fn parse_with_bash(&self, texts: &[String]) -> Result<Vec<Option<bool>>, SandboxError> {
+        let obs = self.run_in(Layout::ParseOnly, texts, &|_| {})?;
+        Ok(obs.iter().map(|o| o.parsed).collect())
+    }
+
     fn run_in(
         &self,
         layout: Layout,
@@ -636,6 +652,7 @@ impl Sandbox {
                     searched: Vec::new(),
                     writes: Vec::new(),
                     syntax_error: false,
+                    parsed: None,
                 })
             })
             .collect())

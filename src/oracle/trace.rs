@@ -393,6 +393,7 @@ pub fn observe(text: &str, count: usize, path_dirs: &[String]) -> Vec<Observed> 
             searched: Vec::new(),
             writes: Vec::new(),
             syntax_error: false,
+            parsed: None,
         })
         .collect();
     // `bash -n` of a command: its process' exit status says whether bash parses it.
@@ -410,6 +411,7 @@ pub fn observe(text: &str, count: usize, path_dirs: &[String]) -> Vec<Observed> 
         if let Some(o) = out.get_mut(i) {
             // Not seen to exit 0 (a syntax error, a signal, a cut trace): rejected.
             o.syntax_error = code != Some(Some(0));
+            o.parsed = code.map(|c| c == Some(0));
         }
     }
     // Executions in trace order (the walk below visits processes depth first).

@@ -458,6 +458,10 @@ pub struct EvaluatedCode {
     pub parent: Option<usize>,
     /// How it comes to run.
     pub entry: Entry,
+    /// The evaluator wrote this text (a residual, a function body or alias value where
+    /// it is called): bash must parse it whenever it parses the command. Code fed on
+    /// from a producer's output or a code string may be anything.
+    pub written: bool,
     /// Every simple command of it runs whenever it runs: no `&&`, `||`, `&`, `if`,
     /// loop, `case` or function definition in it.
     pub straight: bool,
@@ -506,6 +510,8 @@ pub struct EvaluatedCommand {
     /// Its input is a here-document or here-string whose text is static (a shell reads
     /// it as its script, which the analysis reads as a code string).
     pub static_input: bool,
+    /// It has `NAME=value` prefixes (then `time` is no keyword but a program).
+    pub prefixed: bool,
 }
 
 /// The code the static evaluator computed for `command` and the code read from it,
@@ -545,6 +551,7 @@ fn pieces(command: &str, ctx: &AnalysisContext, top: Plan) -> Vec<EvaluatedCode>
         .code
         .iter()
         .find(|(_, _, f)| *f == Feed::Residual);
+    let written_top = residual.is_some();
     match residual {
         Some((code, cwd, _)) => {
             queue.push_back((code.clone(), cwd.clone(), None, Entry::Command, 1))
@@ -562,10 +569,16 @@ fn pieces(command: &str, ctx: &AnalysisContext, top: Plan) -> Vec<EvaluatedCode>
         if !seen.insert(code.clone()) {
             continue;
         }
+        let written = match entry {
+            Entry::Command => written_top,
+            Entry::Fed(feed) => matches!(feed, Feed::Residual | Feed::Call),
+            Entry::CodeString => false,
+        };
         let mut piece = EvaluatedCode {
             code,
             parent,
             entry,
+            written,
             straight: false,
             commands: Vec::new(),
             defines: Vec::new(),
@@ -602,6 +615,11 @@ fn pieces(command: &str, ctx: &AnalysisContext, top: Plan) -> Vec<EvaluatedCode>
             .filter(|c| !c.words.is_empty())
             .map(|c| evaluated_command(c, &spliced))
             .collect();
+        // The grammar can drop a word without an error (`python3 - <<'EOF'` reads as
+        // `python3`); then the plan misses what bash runs, and the piece is not read.
+        if let Some(skipped) = skipped_word(&spliced) {
+            piece.unread = Some(skipped);
+        }
         for c in &piece.commands {
             if c.words.first().is_some_and(|w| w == "alias") {
                 piece.defines.extend(
@@ -663,6 +681,7 @@ fn evaluated_command(c: &walk::SimpleCommand, src: &str) -> EvaluatedCommand {
             r.kind == crate::shell::ir::RedirectKind::Inline
                 && r.input.as_ref().is_some_and(|i| !i.dynamic)
         }),
+        prefixed: !c.assignments.is_empty(),
     }
 }
 
@@ -732,6 +751,35 @@ fn unquoted_brace(src: &str, start: usize) -> bool {
     }
     // The word ran to the end of the text inside quotes: the scan lost it.
     quote.is_some()
+}
+
+/// Text of a command or redirected statement that no node of the tree covers (the
+/// grammar skipped it): the description, or `None` when every non-blank byte of every
+/// command is some child's.
+fn skipped_word(src: &str) -> Option<String> {
+    let tree = parse(src).ok()?;
+    let bytes = src.as_bytes();
+    let mut stack = vec![tree.root_node()];
+    while let Some(node) = stack.pop() {
+        let mut cursor = node.walk();
+        let kids: Vec<Node<'_>> = node.children(&mut cursor).collect();
+        if matches!(node.kind(), kinds::COMMAND | kinds::REDIRECTED_STATEMENT) {
+            for pair in kids.windows(2) {
+                if let [a, b] = pair
+                    && let Some(gap) = bytes.get(a.end_byte()..b.start_byte())
+                    && gap.iter().any(|c| !c.is_ascii_whitespace())
+                {
+                    return Some(format!(
+                        "the grammar skips `{}` at byte {}",
+                        String::from_utf8_lossy(gap).trim(),
+                        a.end_byte()
+                    ));
+                }
+            }
+        }
+        stack.extend(kids);
+    }
+    None
 }
 
 /// Whether bash may fail to apply a redirect (and then skips its command).
@@ -1134,6 +1182,7 @@ mod tests {
         let p = pieces("c=ch; ${c}mod -R 777 / > out");
         assert_eq!(p.len(), 1);
         assert_eq!(p[0].entry, Entry::Command);
+        assert!(p[0].written, "the residual is the evaluator's text");
         assert_eq!(p[0].commands[0].words, ["chmod", "-R", "777", "/"]);
         assert!(p[0].commands[0].literal.iter().all(|l| *l));
         assert!(
@@ -1142,6 +1191,10 @@ mod tests {
         );
         let p = pieces("echo aWQ= | base64 -d | bash > sub/x");
         assert_eq!(p[1].entry, Entry::Fed(Feed::Shell));
+        assert!(
+            !p[0].written && !p[1].written,
+            "the command's and base64's text"
+        );
         assert_eq!(p[1].parent, Some(0));
         assert_eq!(p[1].commands[0].words, ["id"]);
         assert!(
@@ -1152,6 +1205,13 @@ mod tests {
         let p = pieces("x=1; ls $x > {a,b}");
         assert_eq!(p[0].commands[0].words, ["ls", "1"]);
         assert!(p[0].commands[0].redirect_may_fail);
+        // A word the grammar drops makes the piece unread.
+        let p = pieces("x=1; echo $x | python3 - <<'EOF'\nprint(1)\nEOF");
+        assert!(
+            p.iter()
+                .any(|c| c.unread.as_deref().is_some_and(|u| u.contains("skips `-`"))),
+            "{p:#?}"
+        );
         // A code string is a piece of its own; an unknown `${…}` may end the shell.
         let p = pieces("x=id; sh -c \"$x\"; echo ${y:?}");
         assert!(
