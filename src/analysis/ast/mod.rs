@@ -330,6 +330,23 @@ fn misread_construct(root: Node<'_>, src: &str) -> Option<String> {
             // Two arguments with nothing between them are one word for bash
             // (`"./d/*"\)` is `./d/*)`), which the grammar split.
             kinds::COMMAND => {
+                // A lone `$` is a word for bash (`ls $ x` lists `$` and `x`); the
+                // grammar makes it an anonymous token the walk does not read as one.
+                // Glued to what follows, it is part of a word (`$"x"`, a translated
+                // string).
+                let mut cursor = node.walk();
+                let all: Vec<Node<'_>> = node.children(&mut cursor).collect();
+                let lone = all.iter().enumerate().find(|(i, c)| {
+                    !c.is_named()
+                        && c.kind() == "$"
+                        && all.get(i + 1).is_none_or(|n| n.start_byte() > c.end_byte())
+                });
+                if let Some((_, dollar)) = lone {
+                    return Some(format!(
+                        "the lone `$` at byte {} is a word for bash, which the grammar drops",
+                        dollar.start_byte()
+                    ));
+                }
                 let mut cursor = node.walk();
                 let kids: Vec<Node<'_>> = node.named_children(&mut cursor).collect();
                 // A newline between two words ends the command for bash; after a
@@ -358,6 +375,31 @@ fn misread_construct(root: Node<'_>, src: &str) -> Option<String> {
                             a.start_byte()
                         ));
                     }
+                }
+            }
+            // `a | b > out x`: bash gives `x` to `b`, the command the redirect is
+            // written on (`echo hi | cat > out /etc/shadow` reads /etc/shadow); the
+            // grammar hangs the redirect, extra words and all, on the whole pipeline or
+            // list, where the walk has no command to give them to.
+            kinds::REDIRECTED_STATEMENT
+                if node
+                    .child_by_field_name("body")
+                    .is_some_and(|b| b.kind() != kinds::COMMAND) =>
+            {
+                let mut cursor = node.walk();
+                let extra = node.named_children(&mut cursor).find(|r| {
+                    let mut c = r.walk();
+                    matches!(r.kind(), kinds::FILE_REDIRECT | kinds::HERESTRING_REDIRECT)
+                        && r.named_children(&mut c)
+                            .filter(|w| w.kind() != kinds::FILE_DESCRIPTOR)
+                            .count()
+                            > 1
+                });
+                if let Some(r) = extra {
+                    return Some(format!(
+                        "the words after the redirect target at byte {} are arguments for bash, which the grammar hangs on the redirect",
+                        r.start_byte()
+                    ));
                 }
             }
             kinds::HEREDOC_END => {
@@ -1169,6 +1211,32 @@ mod tests {
         assert!(!unquoted_brace("echo $'{a,b}'", 5));
         // A word the scan loses (an unclosed quote) counts as a brace.
         assert!(unquoted_brace("echo '{a,b}", 5));
+    }
+
+    /// Words the grammar loses fall back (the oracle found both allowed): a lone `$`
+    /// (`ls $ x` read as `ls x`; `$"x"` stays a word), and words after a redirect
+    /// target on a pipeline's last command.
+    #[test]
+    fn words_the_grammar_loses_fall_back() {
+        let dir = std::env::temp_dir();
+        let ctx = AnalysisContext::new(&dir, None, &dir).unwrap_or_else(|e| panic!("{e}"));
+        for c in ["ls $ x", "echo $", "ls a $ b"] {
+            let a = analyze(c, &ctx);
+            assert!(a.fallback.is_some(), "{c}: {a:?}");
+        }
+        let a = analyze("echo $\"x\" b", &ctx);
+        assert!(a.fallback.is_none(), "{a:?}");
+        // Words after a redirect target on a pipeline's last command are its arguments.
+        for c in ["echo hi | cat > out /etc/shadow", "true && cat > out /etc/shadow"] {
+            let a = analyze(c, &ctx);
+            assert!(a.fallback.is_some(), "{c}: {a:?}");
+        }
+        for c in ["cat > out /etc/shadow", "echo hi | cat > out", "a | b 2> err > out"] {
+            let a = analyze(c, &ctx);
+            assert!(a.fallback.is_none(), "{c}: {a:?}");
+        }
+        let a = analyze("cat > out /etc/shadow", &ctx);
+        assert_eq!(a.parts[0].words, ["cat", "/etc/shadow"]);
     }
 
     /// The pieces of evaluated code, how each comes to run, and the facts the strict
