@@ -699,6 +699,16 @@ fn open(code: &EvaluatedCode, codes: &[EvaluatedCode], index: usize) -> Option<S
                 "the command name `{w0}` is only known when it runs"
             ));
         }
+        if let Some((w, _)) = words
+            .iter()
+            .zip(literal)
+            .find(|(w, lit)| !**lit && w.contains('\n'))
+        {
+            return Some(format!(
+                "`{}` holds a line break, where bash may end the command",
+                w.escape_debug()
+            ));
+        }
         if let Some(w) = words.iter().find(|w| w.contains("${") && w.contains('`')) {
             return Some(format!(
                 "`{w}` holds a backtick inside `${{…}}`, which the grammar does not read as a command"
@@ -840,6 +850,9 @@ pub fn strict(
             && !code.commands.iter().any(stops)
     };
     let mut entered: Vec<bool> = Vec::with_capacity(codes.len());
+    // Whether a piece or one of its parents runs something in the background: code
+    // fed from there may be cut anywhere when the command ends.
+    let mut behind: Vec<bool> = Vec::with_capacity(codes.len());
     let push = |v: &mut StrictVerdict, f: StrictFinding| {
         if !v.findings.contains(&f) {
             v.findings.push(f);
@@ -894,12 +907,17 @@ pub fn strict(
         };
         // A shell given `-e`/`-u`/`-o` stops at the first failure, and in the sandbox
         // everything but bash and the producers fails.
-        let stopped_feeder = code.entry == Entry::Fed(Feed::Shell)
+        let stopped_feeder = matches!(code.entry, Entry::Fed(Feed::Shell) | Entry::CodeString)
             && parent.is_some_and(|(_, p)| p.commands.iter().any(stopping_shell));
+        let background = code.background
+            || code
+                .parent
+                .is_some_and(|p| behind.get(p).copied().unwrap_or(true));
+        behind.push(background);
         let is_entered = structural || own;
         entered.push(is_entered);
         v.confirmed += seen;
-        if is_entered && straight(code) && !stopped_feeder && ran {
+        if is_entered && straight(code) && !stopped_feeder && !background && ran {
             for c in checked
                 .iter()
                 .filter(|c| certain(c, &defines) && !executed(c))
@@ -1021,6 +1039,7 @@ mod tests {
             commands: cmds.iter().map(|c| command(c)).collect(),
             defines: Vec::new(),
             loose_redirect_may_fail: false,
+            background: false,
             unread: None,
         }
     }
@@ -1158,6 +1177,22 @@ mod tests {
         assert!(reasons(&[bg], &observed(&[], &[]), &[]).is_empty());
         assert!(stops(&command(&["exec", "id"])) && !stops(&command(&["exec"])));
         assert!(stops(&command(&["set", "-eu"])) && !stops(&command(&["set", "-x"])));
+        // Code fed from a background job may be cut when the command ends.
+        let mut bg_top = code(None, Entry::Command, &[&["bash"]]);
+        bg_top.background = true;
+        bg_top.straight = false;
+        let bg_fed = code(Some(0), Entry::Fed(Feed::Shell), &[&["wc", "-l"], &["id"]]);
+        let first = &[&["bash"][..], &["wc", "-l"]];
+        assert!(reasons(&[bg_top, bg_fed], &observed(first, &[]), &[]).is_empty());
+        // A code string given to `bash -e -c` stops at the first failure too.
+        let e = code(None, Entry::Command, &[&["bash", "-e", "-c", "x"]]);
+        let s = code(
+            Some(0),
+            Entry::CodeString,
+            &[&["head", "-5"], &["wc", "-l"]],
+        );
+        let ran = &[&["bash", "-e", "-c", "x"][..], &["head", "-5"]];
+        assert!(reasons(&[e, s], &observed(ran, &[]), &[]).is_empty());
         // A conditional code (`a && b`) holds no command to having run.
         let mut cond = code(None, Entry::Command, &[&["a"], &["b"]]);
         cond.straight = false;
@@ -1242,6 +1277,12 @@ mod tests {
         // A command name only known when it runs.
         let name = code(None, Entry::Command, &[&["$c", "x"]]);
         let v = strict(&[name], &observed(&[&["ls"]], &[]), &[], &[]);
+        assert_eq!(v.exclusions[0].0, StrictExclusion::OpenCode);
+        // An unknown word across a line break (`[[\<CR><LF> -n $(x) ]]`: bash ends
+        // the command at the break and runs `-n`).
+        let broken = code(None, Entry::Command, &[&["[[", "$\r\n -n", "]]"]]);
+        let v = strict(&[broken], &observed(&[&["-n", "]]"]], &[]), &[], &[]);
+        assert!(v.findings.is_empty(), "{v:?}");
         assert_eq!(v.exclusions[0].0, StrictExclusion::OpenCode);
         // Options that take an argument do not hide `-c`.
         assert_eq!(

@@ -513,6 +513,9 @@ pub struct EvaluatedCode {
     /// A redirect on a compound statement (`{ a; b; } > dir/f`) may fail, and then
     /// none of the statement runs.
     pub loose_redirect_may_fail: bool,
+    /// Something of it runs in the background (`&`): the command may end, and the
+    /// sandbox kill it, before that has run to its end.
+    pub background: bool,
     /// Why the engine could not read it (it does not parse, or it is nested deeper
     /// than the analysis reads code): its commands are unknown.
     pub unread: Option<String>,
@@ -625,6 +628,7 @@ fn pieces(command: &str, ctx: &AnalysisContext, top: Plan) -> Vec<EvaluatedCode>
             commands: Vec::new(),
             defines: Vec::new(),
             loose_redirect_may_fail: false,
+            background: false,
             unread: None,
         };
         if level > MAX_CODE_DEPTH {
@@ -646,6 +650,7 @@ fn pieces(command: &str, ctx: &AnalysisContext, top: Plan) -> Vec<EvaluatedCode>
             .all(|c| matches!(*c, "|" | "|&" | "heredoc pipeline" | "{ }" | "( )"));
         piece.defines = p.functions.iter().map(|f| f.name.clone()).collect();
         piece.loose_redirect_may_fail = p.loose_redirects.iter().any(|(r, _)| may_fail(r));
+        piece.background = p.background || p.compound.contains(&"&");
         // Word offsets are in the text as the parser read it (line continuations
         // spliced out).
         let spliced = crate::shell::source::splice(&piece.code)
@@ -1227,11 +1232,18 @@ mod tests {
         let a = analyze("echo $\"x\" b", &ctx);
         assert!(a.fallback.is_none(), "{a:?}");
         // Words after a redirect target on a pipeline's last command are its arguments.
-        for c in ["echo hi | cat > out /etc/shadow", "true && cat > out /etc/shadow"] {
+        for c in [
+            "echo hi | cat > out /etc/shadow",
+            "true && cat > out /etc/shadow",
+        ] {
             let a = analyze(c, &ctx);
             assert!(a.fallback.is_some(), "{c}: {a:?}");
         }
-        for c in ["cat > out /etc/shadow", "echo hi | cat > out", "a | b 2> err > out"] {
+        for c in [
+            "cat > out /etc/shadow",
+            "echo hi | cat > out",
+            "a | b 2> err > out",
+        ] {
             let a = analyze(c, &ctx);
             assert!(a.fallback.is_none(), "{c}: {a:?}");
         }
