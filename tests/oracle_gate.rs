@@ -4,7 +4,10 @@
 //! the loaded 2-core machine, where 3,033 commands took 195 s). Each runs in real bash
 //! inside the sandbox and is judged against the analysis under the default policy. The
 //! gate: no hard violation (bash ran a program or wrote a file the analysis did not
-//! report while the default policy allowed the call or offered an always pattern).
+//! report while the default policy allowed the call or offered an always pattern), and
+//! no strict disagreement: each command the static evaluator computed code for runs
+//! again in the layout that holds the evaluator's pure producers, and bash must run
+//! what the evaluator computed (`oracle::compare::strict`).
 //!
 //! On since the soundness fixes of issue 8 landed (0 hard violations);
 //! `cargo test --test oracle_gate -- --nocapture` prints the report. Needs `bwrap`,
@@ -84,7 +87,7 @@ fn bash_runs_nothing_the_default_policy_lets_through_unreported() {
         Err(e) => panic!("{e} (run `bash tests/setup/oracle.sh`)"),
     };
     let all = gate_inputs();
-    let r = report::run(&sandbox, &all, &|_| {}).expect("oracle run");
+    let r = report::run(&sandbox, &all, &|_, _| {}).expect("oracle run");
     println!("{}", r.text());
     assert_eq!(r.commands, all.len());
     assert!(
@@ -92,7 +95,16 @@ fn bash_runs_nothing_the_default_policy_lets_through_unreported() {
         "most commands must run: {}",
         r.text()
     );
-    assert!(r.passes(), "hard violations:\n{}", r.text());
+    assert!(
+        r.strict.evaluated > 100,
+        "the strict check must see the evaluated commands: {}",
+        r.text()
+    );
+    assert!(
+        r.passes(),
+        "hard violations or strict disagreements:\n{}",
+        r.text()
+    );
 }
 
 /// The inputs themselves are checked without the sandbox: every source contributes and

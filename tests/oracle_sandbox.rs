@@ -212,3 +212,151 @@ fn the_cli_reports_and_sets_its_exit_status() {
     assert_eq!(missing.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&missing.stderr).contains("cannot read"));
 }
+
+/// The strict check's layout (`run_with_producers`): the evaluator's pure producers are
+/// real, so bash computes what they print and runs it, and that is recorded; the
+/// producers' own executions are seen too. The main layout still holds only bash.
+#[test]
+fn the_producer_layout_runs_what_producers_compute() {
+    let sb = sandbox(Limits::default());
+    let commands: Vec<String> = [
+        "echo aWQ= | base64 -d | bash",
+        "x=$(cat <<'EOF'\nwhoami -u\nEOF\n); $x",
+        "echo 6964 | xxd -r -p | sh",
+        "echo NFSA==== | base32 -d | bash",
+        "echo di | rev | bash",
+        "echo ID | tr A-Z a-z | bash",
+        "echo 'uname -X' | sed 's/X/a/' | bash",
+        "eval \"$(printf 'hostname\\nnever\\n' | head -n 1)\"",
+        "$(/bin/echo tty)",
+        "for f in /bin/* /usr/bin/* /sbin/* /usr/sbin/* /usr/local/bin/*; do [ -x \"$f\" ] && : > \"$HOME/exe-${f##*/}\"; done",
+        // The grammar reads this; bash does not (`;;` outside a `case`).
+        "coproc { id; whoami;; }",
+    ]
+    .iter()
+    .map(|c| c.to_string())
+    .collect();
+    let with = sb
+        .run_with_producers(&commands, &|_| {})
+        .expect("producer run");
+    let executed = |o: &Observed, argv: &[&str]| o.executed.iter().any(|e| e.argv == v(argv));
+    let via = |o: &Observed, program: &str| {
+        o.executed
+            .iter()
+            .find(|e| e.argv.first().is_some_and(|a| a == program))
+            .map(|e| e.via)
+    };
+    assert!(executed(&with[0], &["base64", "-d"]), "{:?}", with[0]);
+    assert_eq!(via(&with[0], "base64"), Some(ExecVia::Execve));
+    assert!(executed(&with[0], &["id"]), "{:?}", with[0]);
+    assert!(executed(&with[1], &["cat"]), "{:?}", with[1]);
+    assert!(executed(&with[1], &["whoami", "-u"]), "{:?}", with[1]);
+    assert!(executed(&with[2], &["id"]), "{:?}", with[2]);
+    assert!(executed(&with[3], &["id"]), "{:?}", with[3]);
+    assert!(executed(&with[4], &["id"]), "{:?}", with[4]);
+    assert!(executed(&with[5], &["id"]), "{:?}", with[5]);
+    assert!(executed(&with[6], &["uname", "-a"]), "{:?}", with[6]);
+    assert!(executed(&with[7], &["hostname"]), "{:?}", with[7]);
+    assert!(!executed(&with[7], &["never"]), "{:?}", with[7]);
+    assert!(executed(&with[8], &["/bin/echo", "tty"]), "{:?}", with[8]);
+    assert!(executed(&with[8], &["tty"]), "{:?}", with[8]);
+    // Each command is parsed by `bash -n` first: only the last one is rejected.
+    assert!(
+        with[10].syntax_error && with[10].executed.is_empty(),
+        "{:?}",
+        with[10]
+    );
+    assert!(with.iter().take(10).all(|o| !o.syntax_error), "{with:?}");
+    // Bash and the producers, nothing else.
+    let home = sb.home().display().to_string();
+    let mut exes = with[9].writes.clone();
+    exes.sort();
+    exes.dedup();
+    let mut wanted: Vec<String> = ["bash", "sh"]
+        .iter()
+        .chain(khaelor_perm::oracle::sandbox::PRODUCERS)
+        .map(|n| format!("{home}/exe-{n}"))
+        .collect();
+    wanted.sort();
+    assert_eq!(exes, wanted);
+    // The oracle's own layout is unchanged: the producers do not exist, so bash reads
+    // nothing from them and runs none of what they would print.
+    let without = sb.run(&commands, &|_| {}).expect("bash-only run");
+    assert!(executed(&without[0], &["base64", "-d"]));
+    assert_eq!(via(&without[0], "base64"), Some(ExecVia::NotFound));
+    assert!(!executed(&without[0], &["id"]), "{:?}", without[0]);
+    assert!(
+        !executed(&without[1], &["whoami", "-u"]),
+        "{:?}",
+        without[1]
+    );
+}
+
+/// The strict check on real runs in the producers' layout: what the evaluator computes
+/// is what bash executes, and an evaluation that is deliberately made wrong (the same
+/// run, against code saying `base64` printed `whoami`) is caught in both directions.
+#[test]
+fn the_strict_check_agrees_with_bash_and_catches_a_wrong_evaluation() {
+    use khaelor_perm::analysis::ast::{Entry, Feed, evaluated_code};
+    use khaelor_perm::model::vocab::AnalysisContext;
+    use khaelor_perm::oracle::compare::{StrictReason, strict};
+
+    let sb = sandbox(Limits::default());
+    let ctx = AnalysisContext::new(sb.root(), None, sb.home()).expect("context");
+    let commands: Vec<String> = [
+        "echo aWQ= | base64 -d | bash",
+        "c=ch; ${c}mod -R 777 /",
+        "x=$(cat <<'EOF'\nwhoami\nEOF\n); $x -u",
+        "printf 'uname -a' | bash",
+        "f() { id \"$1\"; }; f root",
+        "echo 'hostname -f' > s.sh; bash s.sh",
+    ]
+    .iter()
+    .map(|c| c.to_string())
+    .collect();
+    let obs = sb
+        .run_with_producers(&commands, &|_| {})
+        .expect("producer run");
+    for (c, o) in commands.iter().zip(&obs) {
+        let codes = evaluated_code(c, &ctx).unwrap_or_else(|| panic!("{c}: not evaluated"));
+        let parts = khaelor_perm::analysis::analyze(c, &ctx).parts;
+        let texts: Vec<String> = codes.iter().map(|p| p.code.clone()).collect();
+        let parsed = sb.parse_with_bash(&texts).expect("bash -n");
+        assert!(parsed.iter().all(|p| *p == Some(true)), "{c}: {parsed:?}");
+        let v = strict(&codes, o, &parts, &parsed);
+        assert!(v.findings.is_empty(), "{c}: {v:?}\n{codes:#?}\n{o:?}");
+        assert!(v.confirmed > 0, "{c}: nothing confirmed: {v:?} {o:?}");
+    }
+
+    let c = &commands[0];
+    let mut wrong = evaluated_code(c, &ctx).expect("evaluated");
+    let fed = wrong
+        .iter_mut()
+        .find(|p| p.entry == Entry::Fed(Feed::Shell))
+        .expect("code fed to bash");
+    fed.commands[0].words = vec!["whoami".to_string()];
+    let parts = khaelor_perm::analysis::analyze(c, &ctx).parts;
+    let v = strict(&wrong, &obs[0], &parts, &[]);
+    let found: Vec<(StrictReason, &str)> = v
+        .findings
+        .iter()
+        .map(|f| (f.reason, f.what.as_str()))
+        .collect();
+    assert_eq!(
+        found,
+        vec![
+            (StrictReason::NotExecuted, "whoami"),
+            (StrictReason::ExecutedNotEvaluated, "id"),
+        ]
+    );
+    // Bash itself says which texts it parses: a residual it rejects would be code
+    // the evaluator wrote wrong, fed text it rejects is not run at all.
+    let parsed = sb
+        .parse_with_bash(&[
+            "id; whoami".to_string(),
+            "busybox { head -5 notes.txt; }".to_string(),
+            "echo x\0y".to_string(),
+        ])
+        .expect("bash -n");
+    assert_eq!(parsed[..2], [Some(true), Some(false)]);
+}

@@ -2,10 +2,12 @@
 //! analysis against what bash did (`crate::oracle`).
 //!
 //! Owns the flags, the progress bar and the exit status; the harness is
-//! `crate::oracle`. Exit statuses: 0 no hard violation, 1 at least one (bash ran a
-//! program or wrote a file the analysis did not report while the default policy allowed
-//! the call or offered an always pattern), 2 usage error, unreadable file, or a sandbox
-//! that cannot be set up.
+//! `crate::oracle`. Exit statuses: 0 no hard violation and no evaluator disagreement,
+//! 1 at least one hard violation (bash ran a program or wrote a file the analysis did
+//! not report while the default policy allowed the call or offered an always pattern)
+//! or strict disagreement (in the sandbox that holds the evaluator's pure producers,
+//! bash did not run what the static evaluator computed, `oracle::compare::strict`),
+//! 2 usage error, unreadable file, or a sandbox that cannot be set up.
 
 use std::io::IsTerminal;
 use std::process::ExitCode;
@@ -16,8 +18,9 @@ use crate::oracle::{generate, report};
 
 #[derive(Debug, clap::Args)]
 #[command(
-    after_help = "Exit status: 0 no hard violation, 1 hard violations, 2 usage error, \
-unreadable file or no working sandbox.\n\n\
+    after_help = "Exit status: 0 no hard violation and no evaluator disagreement, 1 hard \
+violations or strict evaluator disagreements, 2 usage error, unreadable file or no working \
+sandbox.\n\n\
 Files: a `.jsonl` fixture table (its `command` fields), a `grammars-tests/*.txt` pin file \
 (its snippets) or a list of commands, one per line.\n\n\
 Example:\n  khaelor-perm oracle --generate 100000 --seed 1 ../shared/corpus/tldr.txt ../shared/corpus/nl2bash.txt"
@@ -95,8 +98,10 @@ pub fn run(args: Args) -> ExitCode {
         }
         bar
     });
-    let progress = |done: usize| {
+    // The total grows by the commands the strict check runs again with the producers.
+    let progress = |done: usize, total: usize| {
         if let Some(b) = &bar {
+            b.set_length(total as u64);
             b.set_position(done as u64);
         }
     };

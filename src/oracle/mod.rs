@@ -1,6 +1,9 @@
 //! Bash as the oracle: runs commands in a real bash inside a sandbox where nothing but
 //! bash can run, records what bash tried to execute and which files it opened for
-//! writing, and checks that against the analysis and the default-policy decision.
+//! writing, and checks that against the analysis and the default-policy decision. The
+//! commands the static evaluator computed code for run a second time in a layout of
+//! the sandbox that also holds the evaluator's pure producers (`cat`, `base64`, …), and
+//! what bash executed there is held to the evaluated code (`compare::strict`).
 //!
 //! Owns the pieces of that harness, one file each: `sandbox` (bubblewrap + strace, the
 //! driver script, batches, time limits), `trace` (strace output -> per-command facts),
@@ -66,4 +69,11 @@ pub struct Observed {
     /// Files opened for writing (absolute, resolved against the opener's cwd; a path
     /// relative to an unknown directory keeps a `?/` prefix).
     pub writes: Vec<String>,
+    /// `bash -n` rejected the text (a syntax error somewhere in it: bash runs the
+    /// commands before it and none after). Only the producers' layout parses each
+    /// command first; elsewhere this is false.
+    pub syntax_error: bool,
+    /// What `bash -n` said of the text, where the driver parsed it first: `Some(true)`
+    /// exit 0, `Some(false)` any other end, `None` not parsed (or not seen).
+    pub parsed: Option<bool>,
 }

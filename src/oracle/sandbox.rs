@@ -2,6 +2,9 @@
 //! (as `/bin/bash`, `/bin/sh`, `/usr/bin/bash`, `/usr/bin/sh`) and the libraries it links,
 //! every namespace unshared (no network), an unprivileged uid, a fake project dir and
 //! HOME at the same absolute paths the analysis context uses, all traced by strace.
+//! A second layout of the same sandbox, for the strict check of the static evaluator
+//! (`run_with_producers`), also holds the evaluator's pure producers (`PRODUCERS`), so
+//! that bash computes what `$(cat <<'EOF' …)` or `… | base64 -d | bash` really yield.
 //!
 //! Owns finding the tools, setting the sandbox up (and refusing to run when it cannot:
 //! a probe command must be seen), the driver script that runs a batch of commands each
@@ -29,10 +32,36 @@ pub const NOT_FOUND_PATH: &str = "/.oracle/nf";
 /// command's index (`__khaelor_oracle__:17`): the marker that starts a command's process
 /// tree, at no extra fork.
 pub const HARNESS_ARGV0: &str = "__khaelor_oracle__:";
+/// `argv[0]` of the producers' layout's `bash -n` of each command (`__khaelor_syntax__:17`).
+pub const SYNTAX_ARGV0: &str = "__khaelor_syntax__:";
 /// The sandbox PATH, a usual Debian one, so lookups probe the usual places.
 pub const SANDBOX_PATH: &str = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
 /// The setup script that installs the tools.
 pub const SETUP_SCRIPT: &str = "tests/setup/oracle.sh";
+
+/// The pure producers the strict check's layout holds besides bash (the host's
+/// binaries, read-only, as `/usr/bin/NAME` and `/bin/NAME`, with the libraries `ldd`
+/// lists): the programs whose output the static evaluator computes
+/// (`shell::eval::producers`), and `head`/`tail`, which scripts use to cut such output.
+/// None of them runs another program (GNU `sed`'s `e` command would, through
+/// `/bin/sh`, which is bash here and traced like any other).
+pub const PRODUCERS: &[&str] = &[
+    "cat", "base64", "base32", "xxd", "rev", "tr", "sed", "head", "tail", "printf", "echo",
+];
+
+/// Which programs a run's sandbox holds, and what the driver does with each text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Layout {
+    /// Only bash: every other execution attempt fails and is recorded (the oracle's
+    /// property, `run`).
+    BashOnly,
+    /// Bash and `PRODUCERS` (the strict check of the evaluator, `run_with_producers`);
+    /// each command is parsed by `bash -n` first.
+    Producers,
+    /// Only bash, which parses each text with `bash -n` and runs none
+    /// (`parse_with_bash`).
+    ParseOnly,
+}
 
 /// Sandbox uids start here. Each (process, sandbox, worker) gets its own uid, so
 /// `ulimit -u` counts only that worker's processes and the sweep after a batch
@@ -44,6 +73,10 @@ const UID_BASE: u32 = 1_000_000;
 pub enum SandboxError {
     #[error("`{tool}` not found on PATH; install it with `bash {SETUP_SCRIPT}`")]
     MissingTool { tool: &'static str },
+    #[error(
+        "producer `{tool}` not found on PATH (the strict evaluator check needs it); install it with `bash {SETUP_SCRIPT}`"
+    )]
+    MissingProducer { tool: &'static str },
     #[error("cannot list the libraries of `{bash}`: {message}")]
     Libraries { bash: String, message: String },
     #[error("cannot prepare `{path}`: {message}")]
@@ -91,6 +124,10 @@ pub struct Sandbox {
     bwrap: PathBuf,
     bash: PathBuf,
     libs: Vec<PathBuf>,
+    /// Each producer's host binary (canonical), for the `Producers` layout.
+    producers: Vec<(&'static str, PathBuf)>,
+    /// The libraries the producers link that bash does not.
+    producer_libs: Vec<PathBuf>,
     /// Host scratch directory (removed on drop).
     scratch: PathBuf,
     root: PathBuf,
@@ -111,6 +148,18 @@ fn which(tool: &'static str) -> Result<PathBuf, SandboxError> {
 
 /// The shared libraries `bash` loads, from `ldd` (the loader included).
 fn libraries(bash: &Path) -> Result<Vec<PathBuf>, SandboxError> {
+    let libs = linked(bash)?;
+    if libs.is_empty() {
+        return Err(SandboxError::Libraries {
+            bash: bash.display().to_string(),
+            message: "no libraries listed".to_string(),
+        });
+    }
+    Ok(libs)
+}
+
+/// The shared libraries a program loads, from `ldd` (none for a static binary).
+fn linked(bash: &Path) -> Result<Vec<PathBuf>, SandboxError> {
     let err = |message: String| SandboxError::Libraries {
         bash: bash.display().to_string(),
         message,
@@ -119,10 +168,15 @@ fn libraries(bash: &Path) -> Result<Vec<PathBuf>, SandboxError> {
         .arg(bash)
         .output()
         .map_err(|e| err(e.to_string()))?;
-    if !out.status.success() {
-        return Err(err(String::from_utf8_lossy(&out.stderr).trim().to_string()));
-    }
     let text = String::from_utf8_lossy(&out.stdout);
+    if !out.status.success() {
+        let why = String::from_utf8_lossy(&out.stderr).trim().to_string();
+        // A static binary loads nothing; glibc's ldd says so on either stream.
+        if why.contains("not a dynamic executable") || text.contains("not a dynamic executable") {
+            return Ok(Vec::new());
+        }
+        return Err(err(why));
+    }
     let mut libs = Vec::new();
     for line in text.lines() {
         // `libc.so.6 => /lib/x86_64-linux-gnu/libc.so.6 (0x...)` or `/lib64/ld-linux... (0x...)`.
@@ -136,11 +190,31 @@ fn libraries(bash: &Path) -> Result<Vec<PathBuf>, SandboxError> {
             libs.push(PathBuf::from(candidate));
         }
     }
-    if libs.is_empty() {
-        return Err(err("no libraries listed".to_string()));
-    }
     Ok(libs)
 }
+
+/// Finds every producer (canonical host path) and the libraries they need beyond
+/// `bash_libs`. A missing producer is an error: without it bash would compute ""
+/// where the evaluator computes the producer's output, and the strict check would
+/// blame the evaluator for the sandbox.
+fn producers(bash_libs: &[PathBuf]) -> Result<ProducerBinaries, SandboxError> {
+    let mut bins = Vec::new();
+    let mut libs: Vec<PathBuf> = Vec::new();
+    for &name in PRODUCERS {
+        let found = which(name).map_err(|_| SandboxError::MissingProducer { tool: name })?;
+        let bin = std::fs::canonicalize(&found).map_err(io_err(&found))?;
+        for lib in linked(&bin)? {
+            if !bash_libs.contains(&lib) && !libs.contains(&lib) {
+                libs.push(lib);
+            }
+        }
+        bins.push((name, bin));
+    }
+    Ok((bins, libs))
+}
+
+/// Each producer's binary, and the extra libraries.
+type ProducerBinaries = (Vec<(&'static str, PathBuf)>, Vec<PathBuf>);
 
 fn io_err(path: &Path) -> impl Fn(std::io::Error) -> SandboxError + '_ {
     move |e| SandboxError::Io {
@@ -151,13 +225,21 @@ fn io_err(path: &Path) -> impl Fn(std::io::Error) -> SandboxError + '_ {
 
 /// The driver: reads NUL-separated commands and runs each in its own child and process
 /// group, marked, limited, with stdin from /dev/null, in the project dir.
-const DRIVER: &str = r#"# khaelor-perm oracle driver: $1 = project dir, $2 = CPU seconds per command.
+/// With `$3` = `syntax` (the producers' layout), each command is first parsed by
+/// `bash -n` under its own marker (`SYNTAX_ARGV0`), whose exit status the trace shows:
+/// bash runs nothing of a text it rejects, which the strict check must know. With
+/// `parse`, each text is only parsed.
+const DRIVER: &str = r#"# khaelor-perm oracle driver: $1 = project dir, $2 = CPU seconds per command, $3 = syntax to parse each first.
 set -m
 ulimit -u 128 2>/dev/null
 ulimit -f 2048 2>/dev/null
 ulimit -v 1048576 2>/dev/null
 i=0
 while IFS= read -r -d '' cmd; do
+  if [ "$3" = syntax ] || [ "$3" = parse ]; then
+    ( ulimit -t "$2"; exec -a "__khaelor_syntax__:$i" /bin/bash -n -c "$cmd" bash ) </dev/null >/dev/null 2>&1
+  fi
+  if [ "$3" = parse ]; then i=$((i+1)); continue; fi
   ( ulimit -t "$2"; cd "$1" || exit 99
     exec -a "__khaelor_oracle__:$i" /bin/bash -c "$cmd" bash ) </dev/null >/dev/null 2>&1 &
   pid=$!
@@ -166,6 +248,45 @@ while IFS= read -r -d '' cmd; do
   i=$((i+1))
 done </.oracle/commands
 "#;
+
+/// One probe per producer: the producer itself (named by path for `printf` and `echo`,
+/// which are bash builtins otherwise) must turn its input into
+/// `khaelor_oracle_probe_NAME`, which bash then runs (and the not-found handler shows).
+/// The encoded forms were made with the same GNU tools (`base64`, `base32`, `xxd -p`).
+const PRODUCER_PROBES: &[(&str, &str)] = &[
+    ("cat", "echo khaelor_oracle_probe_cat | cat | bash"),
+    (
+        "base64",
+        "echo a2hhZWxvcl9vcmFjbGVfcHJvYmVfYmFzZTY0Cg== | base64 -d | bash",
+    ),
+    (
+        "base32",
+        "echo NNUGCZLMN5ZF633SMFRWYZK7OBZG6YTFL5RGC43FGMZAU=== | base32 -d | bash",
+    ),
+    (
+        "xxd",
+        "echo 6b6861656c6f725f6f7261636c655f70726f62655f7878640a | xxd -r -p | bash",
+    ),
+    ("rev", "echo ver_eborp_elcaro_roleahk | rev | bash"),
+    ("tr", "echo KHAELOR_ORACLE_PROBE_TR | tr A-Z a-z | bash"),
+    (
+        "sed",
+        "echo khaelor_oracle_probe_XXX | sed s/XXX/sed/ | bash",
+    ),
+    (
+        "head",
+        "printf 'khaelor_oracle_probe_head\\nnever\\n' | head -n 1 | bash",
+    ),
+    (
+        "tail",
+        "printf 'never\\nkhaelor_oracle_probe_tail\\n' | tail -n 1 | bash",
+    ),
+    (
+        "printf",
+        "/usr/bin/printf 'khaelor_oracle_probe_printf\\n' | bash",
+    ),
+    ("echo", "/bin/echo khaelor_oracle_probe_echo | bash"),
+];
 
 static SCRATCH_COUNTER: AtomicUsize = AtomicUsize::new(0);
 
@@ -179,6 +300,7 @@ impl Sandbox {
         let bash = which("bash")?;
         let bash = std::fs::canonicalize(&bash).map_err(io_err(&bash))?;
         let libs = libraries(&bash)?;
+        let (producers, producer_libs) = producers(&libs)?;
         let n = SCRATCH_COUNTER.fetch_add(1, Ordering::Relaxed);
         let tmp = std::env::temp_dir();
         let tmp = std::fs::canonicalize(&tmp).map_err(io_err(&tmp))?;
@@ -196,6 +318,8 @@ impl Sandbox {
             bwrap,
             bash,
             libs,
+            producers,
+            producer_libs,
             scratch,
             root,
             home,
@@ -229,10 +353,11 @@ impl Sandbox {
         SANDBOX_PATH.split(':').map(str::to_string).collect()
     }
 
-    /// A command that cannot run must be seen as not run, and a plain one as run.
+    /// A command that cannot run must be seen as not run, and a plain one as run; in
+    /// the producers' layout, each producer must compute the name bash then runs.
     fn probe(&self) -> Result<(), SandboxError> {
         let cmds = vec!["khaelor_oracle_probe arg > probe.out".to_string()];
-        let (obs, cut) = self.run_batch(0, &cmds, self.limits.command_wall)?;
+        let (obs, cut) = self.run_batch(Layout::BashOnly, 0, &cmds, self.limits.command_wall)?;
         let seen = obs.first().is_some_and(|o| {
             o.executed
                 .iter()
@@ -245,6 +370,23 @@ impl Sandbox {
                     "a probe command was not observed (cut: {cut}, observed: {:?})",
                     obs.first()
                 ),
+            });
+        }
+        let probes: Vec<String> = PRODUCER_PROBES.iter().map(|(_, c)| c.to_string()).collect();
+        let (obs, cut) = self.run_batch(Layout::Producers, 0, &probes, self.limits.command_wall)?;
+        for ((name, command), o) in PRODUCER_PROBES.iter().zip(&obs) {
+            let wanted = format!("khaelor_oracle_probe_{name}");
+            if cut || !o.executed.iter().any(|e| e.argv == [wanted.as_str()]) {
+                return Err(SandboxError::Probe {
+                    message: format!(
+                        "producer `{name}` did not compute its output in the sandbox (`{command}`, cut: {cut}, observed: {o:?})"
+                    ),
+                });
+            }
+        }
+        if obs.len() != PRODUCER_PROBES.len() {
+            return Err(SandboxError::Probe {
+                message: "the producer probes were not all observed".to_string(),
             });
         }
         Ok(())
@@ -272,7 +414,13 @@ impl Sandbox {
             .status();
     }
 
-    fn command(&self, worker: usize, commands_file: &Path, trace_file: &Path) -> Command {
+    fn command(
+        &self,
+        layout: Layout,
+        worker: usize,
+        commands_file: &Path,
+        trace_file: &Path,
+    ) -> Command {
         let uid = self.uid(worker);
         let mut c = Command::new(&self.strace);
         c.env_clear()
@@ -311,6 +459,17 @@ impl Sandbox {
         for lib in &self.libs {
             c.arg("--ro-bind").arg(lib).arg(lib);
         }
+        if layout == Layout::Producers {
+            // Where a Debian PATH lookup finds them first, and where scripts name them.
+            for (name, bin) in &self.producers {
+                for dir in ["/usr/bin", "/bin"] {
+                    c.arg("--ro-bind").arg(bin).arg(format!("{dir}/{name}"));
+                }
+            }
+            for lib in &self.producer_libs {
+                c.arg("--ro-bind").arg(lib).arg(lib);
+            }
+        }
         // /proc is the host's, read-only (a new proc needs a pid namespace): bash needs
         // /dev/fd for `<( )`; it shows process names, and signals reach only the
         // sandbox uid's own processes.
@@ -348,6 +507,11 @@ impl Sandbox {
         .args(["/bin/bash", "/.oracle/driver"])
         .arg(&self.root)
         .arg(self.limits.cpu_seconds.to_string())
+        .arg(match layout {
+            Layout::BashOnly => "",
+            Layout::Producers => "syntax",
+            Layout::ParseOnly => "parse",
+        })
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::null());
@@ -358,6 +522,7 @@ impl Sandbox {
     /// wall clock cut the batch.
     fn run_batch(
         &self,
+        layout: Layout,
         worker: usize,
         commands: &[String],
         wall: Duration,
@@ -375,7 +540,7 @@ impl Sandbox {
             }
         }
         let mut child = self
-            .command(worker, &commands_file, &trace_file)
+            .command(layout, worker, &commands_file, &trace_file)
             .spawn()
             .map_err(|e| SandboxError::Spawn {
                 message: e.to_string(),
@@ -406,6 +571,35 @@ impl Sandbox {
         commands: &[String],
         progress: &(dyn Fn(usize) + Sync),
     ) -> Result<Vec<Observed>, SandboxError> {
+        self.run_in(Layout::BashOnly, commands, progress)
+    }
+
+    /// `run` in the layout that also holds the evaluator's pure producers
+    /// (`PRODUCERS`), for the strict check of the static evaluator: bash computes what
+    /// the producers print and runs that. Everything else is as in `run`.
+    pub fn run_with_producers(
+        &self,
+        commands: &[String],
+        progress: &(dyn Fn(usize) + Sync),
+    ) -> Result<Vec<Observed>, SandboxError> {
+        self.run_in(Layout::Producers, commands, progress)
+    }
+
+    /// Whether bash parses each text (`bash -n -c TEXT` in the bash-only sandbox,
+    /// nothing run): `Some(true)` accepted, `Some(false)` rejected, `None` not seen
+    /// (a text with a NUL byte, a cut batch). The strict check asks it about the code
+    /// the evaluator computed, which bash may not read at all.
+    pub fn parse_with_bash(&self, texts: &[String]) -> Result<Vec<Option<bool>>, SandboxError> {
+        let obs = self.run_in(Layout::ParseOnly, texts, &|_| {})?;
+        Ok(obs.iter().map(|o| o.parsed).collect())
+    }
+
+    fn run_in(
+        &self,
+        layout: Layout,
+        commands: &[String],
+        progress: &(dyn Fn(usize) + Sync),
+    ) -> Result<Vec<Observed>, SandboxError> {
         let runnable: Vec<usize> = (0..commands.len())
             .filter(|&i| commands.get(i).is_some_and(|c| !c.contains('\0')))
             .collect();
@@ -423,7 +617,7 @@ impl Sandbox {
                     loop {
                         let k = next.fetch_add(1, Ordering::Relaxed);
                         let Some(chunk) = chunks.get(k) else { break };
-                        match self.run_chunk(w, commands, chunk) {
+                        match self.run_chunk(layout, w, commands, chunk) {
                             Ok(v) => {
                                 if let Ok(mut r) = results.lock() {
                                     r.extend(v);
@@ -457,6 +651,8 @@ impl Sandbox {
                     executed: Vec::new(),
                     searched: Vec::new(),
                     writes: Vec::new(),
+                    syntax_error: false,
+                    parsed: None,
                 })
             })
             .collect())
@@ -464,6 +660,7 @@ impl Sandbox {
 
     fn run_chunk(
         &self,
+        layout: Layout,
         worker: usize,
         commands: &[String],
         chunk: &[usize],
@@ -474,7 +671,7 @@ impl Sandbox {
             .collect();
         let wall = self.limits.command_wall
             + self.limits.per_command_wall * u32::try_from(batch.len()).unwrap_or(u32::MAX);
-        let (obs, cut) = self.run_batch(worker, &batch, wall)?;
+        let (obs, cut) = self.run_batch(layout, worker, &batch, wall)?;
         let mut out: Vec<(usize, Observed)> = chunk.iter().copied().zip(obs).collect();
         if cut {
             for (i, o) in out.iter_mut() {
@@ -482,7 +679,8 @@ impl Sandbox {
                     continue;
                 }
                 let one = vec![commands.get(*i).cloned().unwrap_or_default()];
-                let (mut single, _) = self.run_batch(worker, &one, self.limits.command_wall)?;
+                let (mut single, _) =
+                    self.run_batch(layout, worker, &one, self.limits.command_wall)?;
                 if let Some(s) = single.pop() {
                     *o = s;
                 }

@@ -9,7 +9,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use super::sandbox::{HARNESS_ARGV0, NOT_FOUND_PATH};
+use super::sandbox::{HARNESS_ARGV0, NOT_FOUND_PATH, SYNTAX_ARGV0};
 use super::{Exec, ExecVia, Observed, RunStatus};
 
 /// One system call of interest, decoded.
@@ -37,6 +37,10 @@ enum Event {
     /// knows only the pid (life 0); `events_by_proc` binds it to the child's life.
     Spawn {
         child: Proc,
+    },
+    /// The process ended: `+++ exited with N +++` (`None`: killed by a signal).
+    Exited {
+        code: Option<i32>,
     },
 }
 
@@ -265,6 +269,11 @@ fn events_by_proc(text: &str) -> BTreeMap<Proc, Vec<(usize, Event)>> {
         if rest.starts_with("+++ exited") || rest.starts_with("+++ killed") {
             pending.remove(&pid);
             life.insert(pid, current + 1);
+            let code = rest
+                .strip_prefix("+++ exited with ")
+                .and_then(|r| r.strip_suffix(" +++"))
+                .and_then(|n| n.trim().parse().ok());
+            raw.push((this, seq, seq, Event::Exited { code }));
             continue;
         }
         let (call, began) = if let Some(head) = rest.strip_suffix(" <unfinished ...>") {
@@ -302,6 +311,12 @@ fn events_by_proc(text: &str) -> BTreeMap<Proc, Vec<(usize, Event)>> {
 /// The command index a harness exec names (`argv[0]` `__khaelor_oracle__:17` -> 17).
 fn marker_index(argv: &[String]) -> Option<usize> {
     argv.first()?.strip_prefix(HARNESS_ARGV0)?.parse().ok()
+}
+
+/// The command index the driver's `bash -n` of a command names
+/// (`__khaelor_syntax__:17` -> 17).
+fn syntax_index(argv: &[String]) -> Option<usize> {
+    argv.first()?.strip_prefix(SYNTAX_ARGV0)?.parse().ok()
 }
 
 /// Joins `path` onto `cwd` lexically (`..` and `.` removed) when it is relative.
@@ -377,8 +392,28 @@ pub fn observe(text: &str, count: usize, path_dirs: &[String]) -> Vec<Observed> 
             executed: Vec::new(),
             searched: Vec::new(),
             writes: Vec::new(),
+            syntax_error: false,
+            parsed: None,
         })
         .collect();
+    // `bash -n` of a command: its process' exit status says whether bash parses it.
+    for evs in events.values() {
+        let Some(i) = evs.iter().find_map(|(_, e)| match e {
+            Event::Execve { argv, .. } => syntax_index(argv),
+            _ => None,
+        }) else {
+            continue;
+        };
+        let code = evs.iter().find_map(|(_, e)| match e {
+            Event::Exited { code } => Some(*code),
+            _ => None,
+        });
+        if let Some(o) = out.get_mut(i) {
+            // Not seen to exit 0 (a syntax error, a signal, a cut trace): rejected.
+            o.syntax_error = code != Some(Some(0));
+            o.parsed = code.map(|c| c == Some(0));
+        }
+    }
     // Executions in trace order (the walk below visits processes depth first).
     let mut exec_seq: Vec<Vec<(usize, Exec)>> = vec![Vec::new(); count];
     let mut stack: Vec<(Proc, Option<String>)> = events
@@ -398,9 +433,10 @@ pub fn observe(text: &str, count: usize, path_dirs: &[String]) -> Vec<Observed> 
             match e {
                 Event::Chdir { path } => cwd = Some(resolve(cwd.as_deref(), path)),
                 Event::Fchdir => cwd = None,
+                Event::Exited { .. } => {}
                 Event::Spawn { child } => stack.push((*child, cwd.clone())),
                 Event::Execve { path, argv } => {
-                    if marker_index(argv).is_some() {
+                    if marker_index(argv).is_some() || syntax_index(argv).is_some() {
                         continue;
                     }
                     let exec = if path == NOT_FOUND_PATH {

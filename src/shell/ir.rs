@@ -132,8 +132,28 @@ pub(crate) struct Plan {
 /// hits and notes; the notes say where each value came from.
 #[derive(Debug, Default)]
 pub(crate) struct Evaluation {
-    pub code: Vec<(String, Cwd)>,
+    /// Each piece of code, the cwd it runs in, and how it comes to run.
+    pub code: Vec<(String, Cwd, Feed)>,
     pub notes: Vec<String>,
+}
+
+/// How a piece of evaluated code comes to run. The analysis reads every piece alike;
+/// the oracle's strict check (`analysis::ast::evaluated_code`) needs to know which
+/// pieces bash must have entered when the command ran.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Feed {
+    /// The command itself with known values in place: it runs whenever the command does.
+    Residual,
+    /// Fed to a shell or to `source`, as its input or as the script it runs: it runs
+    /// when that command does (and a shell exists wherever bash does).
+    Shell,
+    /// The body of a function, or an alias's value, where the command calls it.
+    Call,
+    /// Handed to a program that must exist to run it (`xargs`, an interpreter, a
+    /// script run by its path, a name a glob may stand for) or run in the background
+    /// (`coproc`): it runs only if that program does.
+    Program,
 }
 
 impl Plan {

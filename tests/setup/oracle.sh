@@ -1,16 +1,26 @@
 #!/usr/bin/env bash
 # The bash oracle (tests/oracle_*.rs, `khaelor-perm oracle`): bubblewrap for the sandbox,
 # strace to record what bash executes and writes, setpriv (util-linux) to run the sandbox
-# under an unprivileged uid. Idempotent: returns at once when all three are installed.
+# under an unprivileged uid, and the static evaluator's pure producers, which the strict
+# check's sandbox layout holds besides bash (`oracle::sandbox::PRODUCERS`): cat, base64,
+# base32, tr, head, tail, printf, echo (coreutils), sed, rev (util-linux), xxd.
+# Idempotent: returns at once when everything is installed.
 set -euo pipefail
 
 missing=()
-command -v bwrap >/dev/null 2>&1 || missing+=(bubblewrap)
-command -v strace >/dev/null 2>&1 || missing+=(strace)
-command -v setpriv >/dev/null 2>&1 || missing+=(util-linux)
+need() { command -v "$1" >/dev/null 2>&1 || missing+=("$2"); }
+need bwrap bubblewrap
+need strace strace
+need setpriv util-linux
+for p in cat base64 base32 tr head tail printf echo; do need "$p" coreutils; done
+need sed sed
+need rev util-linux
+need xxd xxd
 if [ "${#missing[@]}" -eq 0 ]; then
   exit 0
 fi
+# One package may be missing for several programs.
+mapfile -t missing < <(printf '%s\n' "${missing[@]}" | sort -u)
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
 apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

@@ -22,7 +22,7 @@ use super::kinds as k;
 use super::walk::text::{decode_ansi_c, unescape_double_quoted};
 use crate::shell::eval::fields::{self, Chars, DEFAULT_IFS, Quoting, push_str};
 use crate::shell::eval::{Budget, arith, interp, params, producers};
-use crate::shell::ir::{Cwd, Evaluation, Plan};
+use crate::shell::ir::{Cwd, Evaluation, Feed, Plan};
 
 /// How many risk notes one evaluation adds at most.
 const MAX_NOTES: usize = 6;
@@ -142,7 +142,7 @@ pub(crate) fn evaluate(root: Node<'_>, src: &str, cwd: &Cwd, plan: &mut Plan) {
     ev.block(root, None);
     let replacements = std::mem::take(&mut ev.replacements);
     if let Some(code) = residual(src, root.byte_range(), replacements) {
-        ev.out.code.push((code, cwd.clone()));
+        ev.out.code.push((code, cwd.clone(), Feed::Residual));
     }
     let out = std::mem::take(&mut ev.out);
     plan.evaluated = out;
@@ -156,6 +156,10 @@ pub(crate) fn worth_evaluating(plan: &Plan) -> bool {
     }
     plan.commands.iter().any(|c| {
         c.words.iter().any(|w| w.dynamic || w.pattern)
+            // A command name the grammar reads as a plain word but bash brace-expands
+            // (`r{m,} -rf /`). Not an argument: `echo {a,b}` is allowed as read-only,
+            // and a request the evaluator adds is never verified, so it would ask.
+            || c.words.first().is_some_and(|w| may_brace(&w.text))
             || c.redirects
                 .iter()
                 .any(|r| r.target.as_ref().is_some_and(|t| t.dynamic))
@@ -169,6 +173,20 @@ pub(crate) fn worth_evaluating(plan: &Plan) -> bool {
                         "xargs" | "eval" | "source" | "." | "alias" | "exec" | "coproc"
                     )
             })
+    })
+}
+
+/// Whether a word's text may hold a brace expansion the walk does not flag: the
+/// grammar reads `{a,b}` and `r{m,}` as plain words (only `{1..3}` is a brace node),
+/// so a `{` followed by a `,` or `..` and then a `}` is worth the evaluator's look (it
+/// reads the tree, where quoting shows).
+fn may_brace(text: &str) -> bool {
+    text.find('{').is_some_and(|open| {
+        let rest = text.get(open + 1..).unwrap_or("");
+        rest.find('}').is_some_and(|close| {
+            let inner = rest.get(..close).unwrap_or("");
+            inner.contains(',') || inner.contains("..")
+        })
     })
 }
 
@@ -253,14 +271,14 @@ impl<'s> Evaluator<'s, '_> {
             .map_or(Cwd::Unknown, |c| c.cwd.clone())
     }
 
-    fn push_code(&mut self, code: String, at: Node<'_>, why: String) {
+    fn push_code(&mut self, code: String, at: Node<'_>, feed: Feed, why: String) {
         if code.trim().is_empty() || code.len() > self.budget.max_bytes {
             return;
         }
         self.note(why);
         let cwd = self.cwd_at(at);
-        if !self.out.code.iter().any(|(c, _)| *c == code) {
-            self.out.code.push((code, cwd));
+        if !self.out.code.iter().any(|(c, _, _)| *c == code) {
+            self.out.code.push((code, cwd, feed));
         }
     }
 
@@ -584,11 +602,14 @@ impl<'s> Evaluator<'s, '_> {
                     let dest = r.child_by_field_name(k::FIELD_DESTINATION);
                     let target = dest.and_then(|d| {
                         let e = self.expand(d, false)?;
+                        // `> {a,b}` is an ambiguous redirect for bash (the command
+                        // does not run): the residual must keep it as written, not
+                        // make `b` an argument of the command.
+                        let [one] = e.fields.as_slice() else {
+                            return None;
+                        };
                         self.record(d, &e);
-                        match e.fields.as_slice() {
-                            [one] if !fields::has_active_glob(one) => Some(fields::text(one)),
-                            _ => None,
-                        }
+                        (!fields::has_active_glob(one)).then(|| fields::text(one))
                     });
                     match (op.as_str(), fd) {
                         ("<", None | Some("0")) => {
@@ -837,6 +858,7 @@ impl<'s> Evaluator<'s, '_> {
             self.push_code(
                 code.trim_end().to_string(),
                 node,
+                Feed::Call,
                 format!("`{name}` is an alias defined in this command for `{value}`."),
             );
             self.forget_all();
@@ -878,6 +900,7 @@ impl<'s> Evaluator<'s, '_> {
                     self.push_code(
                         code,
                         node,
+                        Feed::Program,
                         format!(
                             "`coproc` runs `{}` in the background.",
                             short(&rest.join(" "))
@@ -919,6 +942,7 @@ impl<'s> Evaluator<'s, '_> {
                         self.push_code(
                             code.to_string(),
                             node,
+                            Feed::Shell,
                             format!("`{base}` reads its commands from its input, which this command computes: they are analysed as code."),
                         );
                     }
@@ -936,6 +960,7 @@ impl<'s> Evaluator<'s, '_> {
                         self.push_code(
                             code,
                             node,
+                            Feed::Shell,
                             format!("`{base}` runs a script whose text this command computes: it is analysed as code."),
                         );
                     }
@@ -954,6 +979,7 @@ impl<'s> Evaluator<'s, '_> {
             self.push_code(
                 code,
                 node,
+                Feed::Program,
                 format!("`{name}` is a script this command writes: it is analysed as code."),
             );
             return None;
@@ -966,6 +992,7 @@ impl<'s> Evaluator<'s, '_> {
             self.push_code(
                 code,
                 node,
+                Feed::Program,
                 format!("`{base}` runs a literal shell command from its inline program: it is analysed as code."),
             );
         }
@@ -1008,6 +1035,7 @@ impl<'s> Evaluator<'s, '_> {
             self.push_code(
                 code,
                 node,
+                Feed::Call,
                 format!("`{name}` runs a function defined in this command: its body is analysed with the arguments it gets."),
             );
         }
@@ -1025,6 +1053,7 @@ impl<'s> Evaluator<'s, '_> {
         self.push_code(
             code.clone(),
             node,
+            Feed::Program,
             format!(
                 "`xargs` gets its arguments from output this command computes: it runs `{}`.",
                 short(&code)
@@ -1053,6 +1082,7 @@ impl<'s> Evaluator<'s, '_> {
             self.push_code(
                 code.trim_end().to_string(),
                 node,
+                Feed::Program,
                 format!("The command name `{pattern}` is a pattern that may name `{n}`."),
             );
         }
@@ -1148,7 +1178,9 @@ impl<'s> Evaluator<'s, '_> {
             ),
             k::ANSI_C_STRING => {
                 let mut s = String::new();
-                decode_ansi_c(raw, &mut s);
+                if !decode_ansi_c(raw, &mut s) {
+                    return None;
+                }
                 push_str(out, &s, Quoting::Quoted);
             }
             k::STRING_CONTENT => {

@@ -97,6 +97,8 @@ thread_local! {
     static PARSER: RefCell<Option<Parser>> = const { RefCell::new(None) };
     /// Whether `plan` may parse proven parts alone (see `split`); on by default.
     static SPLIT: Cell<bool> = const { Cell::new(true) };
+    /// Whether `plan` runs the static evaluator (issue 9); on by default.
+    static EVALUATE: Cell<bool> = const { Cell::new(true) };
 }
 
 /// Runs `f` with the split-before-parse off on this thread: every text is parsed
@@ -110,6 +112,21 @@ pub fn with_whole_parse<R>(f: impl FnOnce() -> R) -> R {
         }
     }
     let _restore = Restore(SPLIT.with(|s| s.replace(false)));
+    f()
+}
+
+/// Runs `f` with the static evaluator off on this thread: commands are read as they
+/// were before issue 9 (nothing computed, nothing fed on). For measuring what the
+/// evaluator adds (`oracle::report`'s "opened" count); the engine itself never turns
+/// it off.
+pub fn without_evaluator<R>(f: impl FnOnce() -> R) -> R {
+    struct Restore(bool);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            EVALUATE.with(|s| s.set(self.0));
+        }
+    }
+    let _restore = Restore(EVALUATE.with(|s| s.replace(false)));
     f()
 }
 
@@ -347,6 +364,23 @@ fn misread_construct(root: Node<'_>, src: &str) -> Option<String> {
             // Two arguments with nothing between them are one word for bash
             // (`"./d/*"\)` is `./d/*)`), which the grammar split.
             kinds::COMMAND => {
+                // A lone `$` is a word for bash (`ls $ x` lists `$` and `x`); the
+                // grammar makes it an anonymous token the walk does not read as one.
+                // Glued to what follows, it is part of a word (`$"x"`, a translated
+                // string).
+                let mut cursor = node.walk();
+                let all: Vec<Node<'_>> = node.children(&mut cursor).collect();
+                let lone = all.iter().enumerate().find(|(i, c)| {
+                    !c.is_named()
+                        && c.kind() == "$"
+                        && all.get(i + 1).is_none_or(|n| n.start_byte() > c.end_byte())
+                });
+                if let Some((_, dollar)) = lone {
+                    return Some(format!(
+                        "the lone `$` at byte {} is a word for bash, which the grammar drops",
+                        dollar.start_byte()
+                    ));
+                }
                 let mut cursor = node.walk();
                 let kids: Vec<Node<'_>> = node.named_children(&mut cursor).collect();
                 // A newline between two words ends the command for bash; after a
@@ -381,6 +415,31 @@ fn misread_construct(root: Node<'_>, src: &str) -> Option<String> {
                 if let Some(at) = unparsed_body_expansion(node, src) {
                     return Some(format!(
                         "the expansion at byte {at} of a here-document body was not parsed"
+                    ));
+                }
+            }
+            // `a | b > out x`: bash gives `x` to `b`, the command the redirect is
+            // written on (`echo hi | cat > out /etc/shadow` reads /etc/shadow); the
+            // grammar hangs the redirect, extra words and all, on the whole pipeline or
+            // list, where the walk has no command to give them to.
+            kinds::REDIRECTED_STATEMENT
+                if node
+                    .child_by_field_name("body")
+                    .is_some_and(|b| b.kind() != kinds::COMMAND) =>
+            {
+                let mut cursor = node.walk();
+                let extra = node.named_children(&mut cursor).find(|r| {
+                    let mut c = r.walk();
+                    matches!(r.kind(), kinds::FILE_REDIRECT | kinds::HERESTRING_REDIRECT)
+                        && r.named_children(&mut c)
+                            .filter(|w| w.kind() != kinds::FILE_DESCRIPTOR)
+                            .count()
+                            > 1
+                });
+                if let Some(r) = extra {
+                    return Some(format!(
+                        "the words after the redirect target at byte {} are arguments for bash, which the grammar hangs on the redirect",
+                        r.start_byte()
                     ));
                 }
             }
@@ -510,7 +569,9 @@ fn plan(src: &str, ctx: &AnalysisContext, cwd: Cwd) -> Result<Plan, AstError> {
         },
     )?;
     // Issue 9: what the command computes from its own text, as code to read again.
-    evaluate::evaluate(root, src, &start, &mut plan);
+    if EVALUATE.with(Cell::get) {
+        evaluate::evaluate(root, src, &start, &mut plan);
+    }
     Ok(plan)
 }
 
@@ -519,6 +580,367 @@ pub fn analyze(command: &str, ctx: &AnalysisContext) -> Analysis {
     match analyze_ast(command, ctx) {
         Ok(a) => a,
         Err(e) => fallback(command, ctx, &e),
+    }
+}
+
+pub use crate::shell::ir::Feed;
+
+/// One piece of the code the static evaluator computed for a command (issue 9), read
+/// by the same engine, for the oracle's strict check (`oracle::compare::strict`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EvaluatedCode {
+    pub code: String,
+    /// The piece this one was computed from (`None` for the first piece).
+    pub parent: Option<usize>,
+    /// How it comes to run.
+    pub entry: Entry,
+    /// The evaluator wrote this text (a residual, a function body or alias value where
+    /// it is called): bash must parse it whenever it parses the command. Code fed on
+    /// from a producer's output or a code string may be anything.
+    pub written: bool,
+    /// Every simple command of it runs whenever it runs: no `&&`, `||`, `&`, `if`,
+    /// loop, `case` or function definition in it.
+    pub straight: bool,
+    pub commands: Vec<EvaluatedCommand>,
+    /// Functions it defines and aliases it sets: names that never reach `execve`.
+    pub defines: Vec<String>,
+    /// A redirect on a compound statement (`{ a; b; } > dir/f`) may fail, and then
+    /// none of the statement runs.
+    pub loose_redirect_may_fail: bool,
+    /// Something of it runs in the background (`&`): the command may end, and the
+    /// sandbox kill it, before that has run to its end.
+    pub background: bool,
+    /// Why the engine could not read it (it does not parse, or it is nested deeper
+    /// than the analysis reads code): its commands are unknown.
+    pub unread: Option<String>,
+}
+
+/// How a piece of evaluated code comes to run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Entry {
+    /// The command as it runs: its residual (the command with every known value in
+    /// place), or the command itself when the evaluator replaced no word but computed
+    /// code it feeds somewhere.
+    Command,
+    /// Computed by the evaluator from its parent, and run as `Feed` says.
+    Fed(Feed),
+    /// A code string its parent passes to a program (`sh -c '…'`, `find -exec sh -c
+    /// '…'`): it runs if that program does.
+    CodeString,
+}
+
+/// One simple command of evaluated code.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EvaluatedCommand {
+    /// The words after the assignments, quotes removed; an unknown word as written.
+    pub words: Vec<String>,
+    /// Whether each word is a literal (no unknown expansion, no glob, no brace).
+    pub literal: Vec<bool>,
+    /// A redirect of it may fail, and bash then does not run it: a file read, a write
+    /// anywhere but a plain name in the cwd or a `/dev` stream, a target that is only
+    /// known when it runs (`> {a,b}` is ambiguous), a here-document or here-string
+    /// whose text expands (an expansion error skips the command).
+    pub redirect_may_fail: bool,
+    /// An assignment, word or redirect target holds a `${…}` or `$((…))` whose value
+    /// is unknown: bash may fail on it (`${x:?}`, a bad arithmetic expression), which
+    /// ends a non-interactive shell.
+    pub may_abort: bool,
+    /// Its input is a here-document or here-string whose text is static (a shell reads
+    /// it as its script, which the analysis reads as a code string).
+    pub static_input: bool,
+    /// It has `NAME=value` prefixes (then `time` is no keyword but a program).
+    pub prefixed: bool,
+}
+
+/// The code the static evaluator computed for `command` and the code read from it,
+/// level by level (at most `MAX_CODE_DEPTH`, as the analysis reads it), each piece
+/// parsed by the same engine; `None` when the evaluator computed nothing or the command
+/// does not parse. The first piece is the command as it runs (`Entry::Command`); each
+/// piece's evaluated code and code strings follow as its children. A code text met a
+/// second time is not a piece again (the analysis reads it once too). Pure; does not
+/// change any analysis.
+pub fn evaluated_code(command: &str, ctx: &AnalysisContext) -> Option<Vec<EvaluatedCode>> {
+    let here = Cwd::Known(ctx.cwd().to_path_buf());
+    let top = plan(command, ctx, here).ok()?;
+    if top.evaluated.code.is_empty() {
+        return None;
+    }
+    Some(pieces(command, ctx, top))
+}
+
+/// The code the engine reads for `command`, as the same tree of pieces as
+/// `evaluated_code`, whether or not the evaluator computed anything; `None` when the
+/// command does not parse. Under `without_evaluator` this is the plain reading: the
+/// command and its code strings, level by level.
+pub fn read_code(command: &str, ctx: &AnalysisContext) -> Option<Vec<EvaluatedCode>> {
+    let here = Cwd::Known(ctx.cwd().to_path_buf());
+    let top = plan(command, ctx, here).ok()?;
+    Some(pieces(command, ctx, top))
+}
+
+/// The pieces of `command`, whose plan is `top`.
+fn pieces(command: &str, ctx: &AnalysisContext, top: Plan) -> Vec<EvaluatedCode> {
+    let here = Cwd::Known(ctx.cwd().to_path_buf());
+    // (code, cwd, parent, entry, level)
+    let mut queue: std::collections::VecDeque<(String, Cwd, Option<usize>, Entry, usize)> =
+        std::collections::VecDeque::new();
+    let residual = top
+        .evaluated
+        .code
+        .iter()
+        .find(|(_, _, f)| *f == Feed::Residual);
+    let written_top = residual.is_some();
+    match residual {
+        Some((code, cwd, _)) => {
+            queue.push_back((code.clone(), cwd.clone(), None, Entry::Command, 1))
+        }
+        None => queue.push_back((command.to_string(), here, None, Entry::Command, 1)),
+    }
+    for (code, cwd, feed) in &top.evaluated.code {
+        if *feed != Feed::Residual {
+            queue.push_back((code.clone(), cwd.clone(), Some(0), Entry::Fed(*feed), 1));
+        }
+    }
+    let mut out: Vec<EvaluatedCode> = Vec::new();
+    let mut seen: std::collections::HashSet<String> = std::collections::HashSet::new();
+    while let Some((code, cwd, parent, entry, level)) = queue.pop_front() {
+        if !seen.insert(code.clone()) {
+            continue;
+        }
+        let written = match entry {
+            Entry::Command => written_top,
+            Entry::Fed(feed) => matches!(feed, Feed::Residual | Feed::Call),
+            Entry::CodeString => false,
+        };
+        let mut piece = EvaluatedCode {
+            code,
+            parent,
+            entry,
+            written,
+            straight: false,
+            commands: Vec::new(),
+            defines: Vec::new(),
+            loose_redirect_may_fail: false,
+            background: false,
+            unread: None,
+        };
+        if level > MAX_CODE_DEPTH {
+            piece.unread = Some(format!("nested more than {MAX_CODE_DEPTH} levels deep"));
+            out.push(piece);
+            continue;
+        }
+        let p = match plan(&piece.code, ctx, cwd) {
+            Ok(p) => p,
+            Err(e) => {
+                piece.unread = Some(e.to_string());
+                out.push(piece);
+                continue;
+            }
+        };
+        piece.straight = p
+            .compound
+            .iter()
+            .all(|c| matches!(*c, "|" | "|&" | "heredoc pipeline" | "{ }" | "( )"));
+        piece.defines = p.functions.iter().map(|f| f.name.clone()).collect();
+        piece.loose_redirect_may_fail = p.loose_redirects.iter().any(|(r, _)| may_fail(r));
+        piece.background = p.background || p.compound.contains(&"&");
+        // Word offsets are in the text as the parser read it (line continuations
+        // spliced out).
+        let spliced = crate::shell::source::splice(&piece.code)
+            .map(|s| s.into_owned())
+            .unwrap_or_default();
+        piece.commands = p
+            .commands
+            .iter()
+            .filter(|c| !c.words.is_empty())
+            .map(|c| evaluated_command(c, &spliced))
+            .collect();
+        // The grammar can drop a word without an error (`python3 - <<'EOF'` reads as
+        // `python3`); then the plan misses what bash runs, and the piece is not read.
+        if let Some(skipped) = skipped_word(&spliced) {
+            piece.unread = Some(skipped);
+        }
+        for c in &piece.commands {
+            if c.words.first().is_some_and(|w| w == "alias") {
+                piece.defines.extend(
+                    c.words
+                        .iter()
+                        .skip(1)
+                        .filter_map(|w| w.split_once('=').map(|(n, _)| n.to_string())),
+                );
+            }
+        }
+        let index = out.len();
+        out.push(piece);
+        // The code strings its commands pass on (`sh -c '…'`), found as the analysis
+        // finds them, and the code the walk found in here-document bodies.
+        let mut fx = Effects::default();
+        for cmd in &p.commands {
+            effects::command_effects(cmd, ctx, &mut fx);
+        }
+        for (c, cw) in fx.code.into_iter().chain(p.code) {
+            queue.push_back((c, cw, Some(index), Entry::CodeString, level + 1));
+        }
+        for (c, cw, feed) in p.evaluated.code {
+            queue.push_back((c, cw, Some(index), Entry::Fed(feed), level + 1));
+        }
+    }
+    out
+}
+
+/// A simple command of a piece (`src`: the piece as parsed), as the strict check sees
+/// it.
+fn evaluated_command(c: &walk::SimpleCommand, src: &str) -> EvaluatedCommand {
+    let aborts = |w: &crate::shell::ir::Word| {
+        w.dynamic && (w.text.contains("${") || w.text.contains("$((") || w.text.contains("$["))
+    };
+    EvaluatedCommand {
+        words: c.words.iter().map(|w| w.text.clone()).collect(),
+        // A leading `~` is kept as written (quoted or not, the text cannot tell), so
+        // its value is unknown here; so is a brace expansion the grammar reads as a
+        // plain word (`{a,b}`, `r{m,}`), found in the source.
+        literal: c
+            .words
+            .iter()
+            .map(|w| {
+                let unknown = w.dynamic
+                    || w.pattern
+                    || w.text.starts_with('~')
+                    || (w.text.contains('{') && unquoted_brace(src, w.start));
+                !unknown
+            })
+            .collect(),
+        redirect_may_fail: c.redirects.iter().any(may_fail),
+        may_abort: c
+            .assignments
+            .iter()
+            .chain(&c.words)
+            .chain(c.redirects.iter().filter_map(|r| r.target.as_ref()))
+            .any(aborts),
+        static_input: c.redirects.iter().any(|r| {
+            r.kind == crate::shell::ir::RedirectKind::Inline
+                && r.input.as_ref().is_some_and(|i| !i.dynamic)
+        }),
+        prefixed: !c.assignments.is_empty(),
+    }
+}
+
+/// Whether the word at byte `start` of `src` holds a brace bash expands: an unquoted
+/// `{`, then an unquoted `,` or `..`, then an unquoted `}`, before the word ends (an
+/// unquoted blank or operator). A word the scan cannot follow counts as one.
+fn unquoted_brace(src: &str, start: usize) -> bool {
+    let Some(word) = src.get(start..) else {
+        return true;
+    };
+    let mut quote: Option<char> = None;
+    let mut chars = word.chars().peekable();
+    // For each unquoted `{` still open: whether a `,` or `..` followed it.
+    let mut open: Vec<bool> = Vec::new();
+    while let Some(c) = chars.next() {
+        match (quote, c) {
+            (Some('\''), '\'') => quote = None,
+            (Some('\''), _) => {}
+            (Some(_), '"') => quote = None,
+            (Some(_), '\\') => {
+                chars.next();
+            }
+            (Some(_), _) => {}
+            (None, '\\') => {
+                chars.next();
+            }
+            (None, '\'' | '"') => quote = Some(c),
+            (None, '$') if chars.peek() == Some(&'\'') => {
+                chars.next();
+                // `$'…'`: backslash escapes inside.
+                let mut closed = false;
+                while let Some(d) = chars.next() {
+                    match d {
+                        '\\' => {
+                            chars.next();
+                        }
+                        '\'' => {
+                            closed = true;
+                            break;
+                        }
+                        _ => {}
+                    }
+                }
+                if !closed {
+                    return true;
+                }
+            }
+            (None, '{') => open.push(false),
+            (None, ',') => {
+                if let Some(last) = open.last_mut() {
+                    *last = true;
+                }
+            }
+            (None, '.') if chars.peek() == Some(&'.') => {
+                if let Some(last) = open.last_mut() {
+                    *last = true;
+                }
+            }
+            (None, '}') => {
+                if open.pop() == Some(true) {
+                    return true;
+                }
+            }
+            (None, c) if c.is_whitespace() || ";|&<>()".contains(c) => return false,
+            (None, _) => {}
+        }
+    }
+    // The word ran to the end of the text inside quotes: the scan lost it.
+    quote.is_some()
+}
+
+/// Text of a command or redirected statement that no node of the tree covers (the
+/// grammar skipped it): the description, or `None` when every non-blank byte of every
+/// command is some child's.
+fn skipped_word(src: &str) -> Option<String> {
+    let tree = parse(src).ok()?;
+    let bytes = src.as_bytes();
+    let mut stack = vec![tree.root_node()];
+    while let Some(node) = stack.pop() {
+        let mut cursor = node.walk();
+        let kids: Vec<Node<'_>> = node.children(&mut cursor).collect();
+        if matches!(node.kind(), kinds::COMMAND | kinds::REDIRECTED_STATEMENT) {
+            for pair in kids.windows(2) {
+                if let [a, b] = pair
+                    && let Some(gap) = bytes.get(a.end_byte()..b.start_byte())
+                    && gap.iter().any(|c| !c.is_ascii_whitespace())
+                {
+                    return Some(format!(
+                        "the grammar skips `{}` at byte {}",
+                        String::from_utf8_lossy(gap).trim(),
+                        a.end_byte()
+                    ));
+                }
+            }
+        }
+        stack.extend(kids);
+    }
+    None
+}
+
+/// Whether bash may fail to apply a redirect (and then skips its command).
+fn may_fail(r: &crate::shell::ir::Redirect) -> bool {
+    use crate::shell::ir::RedirectKind;
+    let stream = |t: &str| matches!(t, "/dev/null" | "/dev/stdout" | "/dev/stderr" | "/dev/tty");
+    match r.kind {
+        RedirectKind::Duplicate => false,
+        RedirectKind::Inline => r.input.as_ref().is_none_or(|i| i.dynamic),
+        RedirectKind::Read => r
+            .target
+            .as_ref()
+            .is_none_or(|t| t.dynamic || t.pattern || !stream(&t.text)),
+        RedirectKind::Write => r.target.as_ref().is_none_or(|t| {
+            t.dynamic
+                || t.pattern
+                || t.text.is_empty()
+                || t.text.contains(['{', '~'])
+                || (t.text.contains('/') && !stream(&t.text))
+        }),
     }
 }
 
@@ -774,7 +1196,8 @@ fn analyze_ast(command: &str, ctx: &AnalysisContext) -> Result<Analysis, AstErro
 /// the notes (issue 9). Never into the plan's own code: that would change the class.
 fn take_evaluated(plan: &mut Plan, fx: &mut Effects) {
     let ev = std::mem::take(&mut plan.evaluated);
-    fx.code.extend(ev.code);
+    fx.code
+        .extend(ev.code.into_iter().map(|(code, cwd, _)| (code, cwd)));
     for n in ev.notes {
         if !fx.notes.contains(&n) {
             fx.notes.push(n);
@@ -875,4 +1298,110 @@ fn always_patterns(
     }
     let words: Vec<String> = cmd.words.iter().map(|w| w.text.clone()).collect();
     crate::analysis::arity::suggest(&words, cmd.cwd.path(), ctx)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The brace scan behind `EvaluatedCommand::literal`: the grammar reads `{a,b}` as
+    /// a plain word, so quoting is found in the source.
+    #[test]
+    fn unquoted_braces_are_found_in_the_source() {
+        assert!(unquoted_brace("echo {a,b}", 5));
+        assert!(unquoted_brace("r{m,} -rf /", 0));
+        assert!(unquoted_brace("echo x{1..3}y", 5));
+        assert!(!unquoted_brace("echo '{a,b}'", 5));
+        assert!(!unquoted_brace("echo '{'a,b'}'", 5));
+        assert!(!unquoted_brace("echo \"{a,b}\"", 5));
+        assert!(!unquoted_brace("echo \\{a,b}", 5));
+        assert!(!unquoted_brace("find . -exec rm {} ;", 14));
+        assert!(!unquoted_brace("echo {a} ,b}", 5));
+        assert!(!unquoted_brace("echo $'{a,b}'", 5));
+        // A word the scan loses (an unclosed quote) counts as a brace.
+        assert!(unquoted_brace("echo '{a,b}", 5));
+    }
+
+    /// Words the grammar loses fall back (the oracle found both allowed): a lone `$`
+    /// (`ls $ x` read as `ls x`; `$"x"` stays a word), and words after a redirect
+    /// target on a pipeline's last command.
+    #[test]
+    fn words_the_grammar_loses_fall_back() {
+        let dir = std::env::temp_dir();
+        let ctx = AnalysisContext::new(&dir, None, &dir).unwrap_or_else(|e| panic!("{e}"));
+        for c in ["ls $ x", "echo $", "ls a $ b"] {
+            let a = analyze(c, &ctx);
+            assert!(a.fallback.is_some(), "{c}: {a:?}");
+        }
+        let a = analyze("echo $\"x\" b", &ctx);
+        assert!(a.fallback.is_none(), "{a:?}");
+        // Words after a redirect target on a pipeline's last command are its arguments.
+        for c in [
+            "echo hi | cat > out /etc/shadow",
+            "true && cat > out /etc/shadow",
+        ] {
+            let a = analyze(c, &ctx);
+            assert!(a.fallback.is_some(), "{c}: {a:?}");
+        }
+        for c in [
+            "cat > out /etc/shadow",
+            "echo hi | cat > out",
+            "a | b 2> err > out",
+        ] {
+            let a = analyze(c, &ctx);
+            assert!(a.fallback.is_none(), "{c}: {a:?}");
+        }
+        let a = analyze("cat > out /etc/shadow", &ctx);
+        assert_eq!(a.parts[0].words, ["cat", "/etc/shadow"]);
+    }
+
+    /// The pieces of evaluated code, how each comes to run, and the facts the strict
+    /// check needs about their commands.
+    #[test]
+    fn evaluated_code_lists_pieces_with_how_they_run() {
+        let dir = std::env::temp_dir();
+        let ctx = AnalysisContext::new(&dir, None, &dir).unwrap_or_else(|e| panic!("{e}"));
+        let pieces = |c: &str| evaluated_code(c, &ctx).unwrap_or_default();
+        assert!(evaluated_code("ls -la", &ctx).is_none());
+        let p = pieces("c=ch; ${c}mod -R 777 / > out");
+        assert_eq!(p.len(), 1);
+        assert_eq!(p[0].entry, Entry::Command);
+        assert!(p[0].written, "the residual is the evaluator's text");
+        assert_eq!(p[0].commands[0].words, ["chmod", "-R", "777", "/"]);
+        assert!(p[0].commands[0].literal.iter().all(|l| *l));
+        assert!(
+            !p[0].commands[0].redirect_may_fail,
+            "a plain name in the cwd"
+        );
+        let p = pieces("echo aWQ= | base64 -d | bash > sub/x");
+        assert_eq!(p[1].entry, Entry::Fed(Feed::Shell));
+        assert!(
+            !p[0].written && !p[1].written,
+            "the command's and base64's text"
+        );
+        assert_eq!(p[1].parent, Some(0));
+        assert_eq!(p[1].commands[0].words, ["id"]);
+        assert!(
+            p[0].commands.iter().any(|c| c.redirect_may_fail) || p[0].loose_redirect_may_fail,
+            "{p:#?}"
+        );
+        // `> {a,b}` is ambiguous for bash: the residual keeps it, `b` is no argument.
+        let p = pieces("x=1; ls $x > {a,b}");
+        assert_eq!(p[0].commands[0].words, ["ls", "1"]);
+        assert!(p[0].commands[0].redirect_may_fail);
+        // A word the grammar drops makes the piece unread.
+        let p = pieces("x=1; echo $x | python3 - <<'EOF'\nprint(1)\nEOF");
+        assert!(
+            p.iter()
+                .any(|c| c.unread.as_deref().is_some_and(|u| u.contains("skips `-`"))),
+            "{p:#?}"
+        );
+        // A code string is a piece of its own; an unknown `${…}` may end the shell.
+        let p = pieces("x=id; sh -c \"$x\"; echo ${y:?}");
+        assert!(
+            p.iter()
+                .any(|c| c.entry == Entry::CodeString && c.code == "id")
+        );
+        assert!(p[0].commands.iter().any(|c| c.may_abort));
+    }
 }

@@ -928,7 +928,17 @@ impl<'s> Walker<'s, '_> {
                     .and_then(|r| r.strip_suffix('\''))
                     .unwrap_or(raw),
             ),
-            k::ANSI_C_STRING => decode_ansi_c(raw, &mut out.text),
+            k::ANSI_C_STRING => {
+                // A value the text cannot hold (bytes that are no UTF-8, a
+                // locale-dependent `\u`) is unknown, like an expansion.
+                if !decode_ansi_c(raw, &mut out.text) {
+                    out.dynamic = true;
+                    self.plan.obfuscated(Opacity::Other(
+                        "holds a `$'…'` string whose value depends on the locale or is not text"
+                            .to_string(),
+                    ));
+                }
+            }
             k::STRING_CONTENT => unescape_double_quoted(raw, &mut out.text),
             k::SIMPLE_EXPANSION => {
                 out.text.push_str(raw);

@@ -55,44 +55,56 @@ fn echo(args: &[String]) -> Option<String> {
         rest = tail;
     }
     let joined = rest.join(" ");
-    let mut out = String::new();
+    let mut out: Vec<u8> = Vec::new();
     if escapes {
         if backslash_escapes(&joined, &mut out, true) {
-            return Some(out);
+            return text(out);
         }
     } else {
-        out = joined;
+        out = joined.into_bytes();
     }
     if newline {
-        out.push('\n');
+        out.push(b'\n');
     }
-    Some(out)
+    text(out)
+}
+
+/// Output bytes as text: an escape may print any byte (`\xef` is the byte 0xEF, not
+/// the character U+00EF), and bytes that are no UTF-8 text make the output unknown.
+fn text(out: Vec<u8>) -> Option<String> {
+    String::from_utf8(out).ok()
+}
+
+fn push_char(out: &mut Vec<u8>, c: char) {
+    let mut buf = [0u8; 4];
+    out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
 }
 
 /// The escapes of `echo -e` and `printf %b` (`octal_zero`: `\0nnn`) or of a printf
-/// format (`\nnn`). Returns true when `\c` stopped the output.
-fn backslash_escapes(s: &str, out: &mut String, octal_zero: bool) -> bool {
+/// format (`\nnn`), as the bytes bash prints. Returns true when `\c` stopped the
+/// output.
+fn backslash_escapes(s: &str, out: &mut Vec<u8>, octal_zero: bool) -> bool {
     let mut cs = s.chars().peekable();
     while let Some(c) = cs.next() {
         if c != '\\' {
-            out.push(c);
+            push_char(out, c);
             continue;
         }
         let Some(n) = cs.next() else {
-            out.push('\\');
+            out.push(b'\\');
             break;
         };
         match n {
-            'a' => out.push('\x07'),
-            'b' => out.push('\x08'),
+            'a' => out.push(0x07),
+            'b' => out.push(0x08),
             'c' => return true,
-            'e' | 'E' => out.push('\x1b'),
-            'f' => out.push('\x0c'),
-            'n' => out.push('\n'),
-            'r' => out.push('\r'),
-            't' => out.push('\t'),
-            'v' => out.push('\x0b'),
-            '\\' => out.push('\\'),
+            'e' | 'E' => out.push(0x1b),
+            'f' => out.push(0x0c),
+            'n' => out.push(b'\n'),
+            'r' => out.push(b'\r'),
+            't' => out.push(b'\t'),
+            'v' => out.push(0x0b),
+            '\\' => out.push(b'\\'),
             'x' => {
                 let mut v = 0u32;
                 let mut any = false;
@@ -107,17 +119,17 @@ fn backslash_escapes(s: &str, out: &mut String, octal_zero: bool) -> bool {
                     }
                 }
                 if any {
-                    out.push(char::from_u32(v).unwrap_or('\u{fffd}'));
+                    out.push(u8::try_from(v).unwrap_or(0xff));
                 } else {
-                    out.push_str("\\x");
+                    out.extend_from_slice(b"\\x");
                 }
             }
             d @ '0'..='7' => {
                 let (mut v, max) = if octal_zero && d == '0' {
                     (0, 3)
                 } else if octal_zero {
-                    out.push('\\');
-                    out.push(d);
+                    out.push(b'\\');
+                    push_char(out, d);
                     continue;
                 } else {
                     (d.to_digit(8).unwrap_or(0), 2)
@@ -131,13 +143,13 @@ fn backslash_escapes(s: &str, out: &mut String, octal_zero: bool) -> bool {
                         None => break,
                     }
                 }
-                out.push(char::from_u32(v & 0xff).unwrap_or('\u{fffd}'));
+                out.push(u8::try_from(v & 0xff).unwrap_or(0xff));
             }
-            '"' if !octal_zero => out.push('"'),
-            '\'' if !octal_zero => out.push('\''),
+            '"' if !octal_zero => out.push(b'"'),
+            '\'' if !octal_zero => out.push(b'\''),
             other => {
-                out.push('\\');
-                out.push(other);
+                out.push(b'\\');
+                push_char(out, other);
             }
         }
     }
@@ -155,7 +167,7 @@ fn printf(args: &[String]) -> Option<String> {
     if format.starts_with('-') {
         return None;
     }
-    let mut out = String::new();
+    let mut out: Vec<u8> = Vec::new();
     loop {
         let consumed = printf_once(format, rest, &mut out)?;
         rest = rest.get(consumed..).unwrap_or_default();
@@ -163,11 +175,11 @@ fn printf(args: &[String]) -> Option<String> {
             break;
         }
     }
-    Some(out)
+    text(out)
 }
 
 /// One pass of the format; how many arguments it consumed.
-fn printf_once(format: &str, args: &[String], out: &mut String) -> Option<usize> {
+fn printf_once(format: &str, args: &[String], out: &mut Vec<u8>) -> Option<usize> {
     let mut used = 0;
     let mut cs = format.chars().peekable();
     let mut literal = String::new();
@@ -201,32 +213,36 @@ fn printf_once(format: &str, args: &[String], out: &mut String) -> Option<usize>
         }
         let conv = cs.next()?;
         let arg = args.get(used).map(String::as_str);
-        let text = match conv {
-            '%' => "%".to_string(),
+        let text: Vec<u8> = match conv {
+            '%' => b"%".to_vec(),
             's' => {
                 used += 1;
-                arg.unwrap_or("").to_string()
+                arg.unwrap_or("").as_bytes().to_vec()
             }
             'b' => {
                 used += 1;
-                let mut t = String::new();
+                let mut t = Vec::new();
                 if backslash_escapes(arg.unwrap_or(""), &mut t, true) {
-                    out.push_str(&t);
+                    out.extend_from_slice(&t);
                     return Some(args.len().max(used));
                 }
                 t
             }
             'c' => {
                 used += 1;
-                arg.and_then(|a| a.chars().next())
-                    .map(String::from)
-                    .unwrap_or_default()
+                match arg.and_then(|a| a.chars().next()) {
+                    // Past ASCII, one character is one byte or several depending on
+                    // the locale.
+                    Some(c) if !c.is_ascii() => return None,
+                    Some(c) => vec![u8::try_from(c).ok()?],
+                    None => Vec::new(),
+                }
             }
             'd' | 'i' => {
                 used += 1;
                 let a = arg.unwrap_or("0").trim();
                 let v: i64 = if a.is_empty() { 0 } else { a.parse().ok()? };
-                v.to_string()
+                v.to_string().into_bytes()
             }
             _ => return None,
         };
@@ -235,16 +251,17 @@ fn printf_once(format: &str, args: &[String], out: &mut String) -> Option<usize>
         } else {
             width.parse().ok()?
         };
-        if w > 4096 {
+        if w > 4096 || (w > 0 && !text.is_ascii()) {
+            // A width counts bytes or characters depending on the locale.
             return None;
         }
-        let pad = w.saturating_sub(text.chars().count());
+        let pad = w.saturating_sub(text.len());
         if left {
-            out.push_str(&text);
-            out.extend(std::iter::repeat_n(' ', pad));
+            out.extend_from_slice(&text);
+            out.extend(std::iter::repeat_n(b' ', pad));
         } else {
-            out.extend(std::iter::repeat_n(' ', pad));
-            out.push_str(&text);
+            out.extend(std::iter::repeat_n(b' ', pad));
+            out.extend_from_slice(&text);
         }
     }
     backslash_escapes(&literal, out, false);
@@ -474,6 +491,31 @@ mod tests {
     fn p(argv: &[&str], stdin: Option<&str>) -> Option<String> {
         let argv: Vec<String> = argv.iter().map(|s| s.to_string()).collect();
         produce(&argv, stdin, 1 << 16)
+    }
+
+    /// An escape prints a byte, as bash does: `\xef\xbb\xbf` is the UTF-8 of U+FEFF (the
+    /// oracle's strict check found the evaluator computing U+00EF U+00BB U+00BF), and
+    /// bytes that are no UTF-8 make the output unknown.
+    #[test]
+    fn escapes_print_bytes() {
+        assert_eq!(
+            p(&["printf", "^\\xef\\xbb\\xbf"], None).as_deref(),
+            Some("^\u{feff}")
+        );
+        assert_eq!(
+            p(&["echo", "-e", "\\xc3\\xa9"], None).as_deref(),
+            Some("\u{e9}\n")
+        );
+        assert_eq!(
+            p(&["printf", "%b", "\\0303\\0251"], None).as_deref(),
+            Some("\u{e9}")
+        );
+        assert_eq!(p(&["printf", "\\351"], None), None);
+        assert_eq!(p(&["printf", "\\xff"], None), None);
+        // Locale-dependent: a width or `%c` past ASCII.
+        assert_eq!(p(&["printf", "%5s", "\u{e9}"], None), None);
+        assert_eq!(p(&["printf", "%c", "\u{e9}t\u{e9}"], None), None);
+        assert_eq!(p(&["printf", "%-3s|", "ab"], None).as_deref(), Some("ab |"));
     }
 
     #[test]

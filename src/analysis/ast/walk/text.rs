@@ -47,39 +47,53 @@ pub(crate) fn unescape_double_quoted(raw: &str, out: &mut String) {
     }
 }
 
-/// `$'…'`: the escapes bash decodes, so `$'\x72\x6d'` reads as `rm`.
-pub(crate) fn decode_ansi_c(raw: &str, out: &mut String) {
+/// `$'…'`: the escapes bash decodes, so `$'\x72\x6d'` reads as `rm`. Returns whether
+/// the value is known: `\xHH` and `\nnn` are bytes (`$'\xc3\xa9'` is `é`, not `Ã©`),
+/// and bytes that are no UTF-8 text cannot be held here, nor can `\u`/`\U`, whose value
+/// depends on the locale (`\u00e9` stays as written in the C locale). An escape bash
+/// does not know keeps its backslash (`$'\z'` is `\z`), as does `\x` without a digit.
+pub(crate) fn decode_ansi_c(raw: &str, out: &mut String) -> bool {
     let inner = raw
         .strip_prefix("$'")
         .and_then(|r| r.strip_suffix('\''))
         .unwrap_or(raw);
+    let mut bytes: Vec<u8> = Vec::with_capacity(inner.len());
+    let mut known = true;
+    let push = |bytes: &mut Vec<u8>, c: char| {
+        let mut buf = [0u8; 4];
+        bytes.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
+    };
     let mut chars = inner.chars().peekable();
     while let Some(c) = chars.next() {
         if c != '\\' {
-            out.push(c);
+            push(&mut bytes, c);
             continue;
         }
         match chars.next() {
-            Some('n') => out.push('\n'),
-            Some('t') => out.push('\t'),
-            Some('r') => out.push('\r'),
-            Some('a') => out.push('\x07'),
-            Some('b') => out.push('\x08'),
-            Some('e' | 'E') => out.push('\x1b'),
-            Some('f') => out.push('\x0c'),
-            Some('v') => out.push('\x0b'),
+            Some('n') => bytes.push(b'\n'),
+            Some('t') => bytes.push(b'\t'),
+            Some('r') => bytes.push(b'\r'),
+            Some('a') => bytes.push(0x07),
+            Some('b') => bytes.push(0x08),
+            Some('e' | 'E') => bytes.push(0x1b),
+            Some('f') => bytes.push(0x0c),
+            Some('v') => bytes.push(0x0b),
+            Some(q @ ('\\' | '\'' | '"' | '?')) => push(&mut bytes, q),
             Some('x') => {
                 let mut v = 0u32;
-                for _ in 0..2 {
-                    match chars.peek().and_then(|c| c.to_digit(16)) {
-                        Some(d) => {
-                            v = v * 16 + d;
-                            chars.next();
-                        }
-                        None => break,
-                    }
+                let mut digits = 0;
+                while digits < 2
+                    && let Some(d) = chars.peek().and_then(|c| c.to_digit(16))
+                {
+                    v = v * 16 + d;
+                    digits += 1;
+                    chars.next();
                 }
-                out.push(char::from_u32(v).unwrap_or('?'));
+                if digits == 0 {
+                    bytes.extend_from_slice(b"\\x");
+                } else {
+                    bytes.push(u8::try_from(v).unwrap_or(0xff));
+                }
             }
             Some(d @ '0'..='7') => {
                 let mut v = d.to_digit(8).unwrap_or(0);
@@ -92,10 +106,58 @@ pub(crate) fn decode_ansi_c(raw: &str, out: &mut String) {
                         None => break,
                     }
                 }
-                out.push(char::from_u32(v).unwrap_or('?'));
+                bytes.push(u8::try_from(v & 0xff).unwrap_or(0xff));
             }
-            Some(other) => out.push(other),
-            None => out.push('\\'),
+            Some('c') => match chars.next() {
+                // `\cX`: the control character of X.
+                Some(x) if x.is_ascii() => {
+                    bytes.push(u8::try_from(x.to_ascii_uppercase()).unwrap_or(0) ^ 0x40)
+                }
+                _ => known = false,
+            },
+            Some('u' | 'U') => {
+                known = false;
+                bytes.extend_from_slice(b"\\u");
+            }
+            Some(other) => {
+                bytes.push(b'\\');
+                push(&mut bytes, other);
+            }
+            None => bytes.push(b'\\'),
         }
+    }
+    match String::from_utf8(bytes) {
+        Ok(text) => out.push_str(&text),
+        Err(e) => {
+            out.push_str(&String::from_utf8_lossy(e.as_bytes()));
+            known = false;
+        }
+    }
+    known
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ansi(raw: &str) -> (String, bool) {
+        let mut s = String::new();
+        let known = decode_ansi_c(raw, &mut s);
+        (s, known)
+    }
+
+    /// As bash decodes `$'…'` (checked with bash 5.2): escapes are bytes, unknown
+    /// escapes keep their backslash, and what the text cannot hold is unknown.
+    #[test]
+    fn ansi_c_strings_decode_as_bash_does() {
+        assert_eq!(ansi(r"$'\x72\x6d'"), ("rm".into(), true));
+        assert_eq!(ansi(r"$'\xc3\xa9'"), ("\u{e9}".into(), true));
+        assert_eq!(ansi(r"$'\303\251'"), ("\u{e9}".into(), true));
+        assert_eq!(ansi(r"$'\0101'"), ("\u{8}1".into(), true));
+        assert_eq!(ansi(r"$'\z\x\xg'"), (r"\z\x\xg".into(), true));
+        assert_eq!(ansi(r#"$'\'\"\?\\'"#), (r#"'"?\"#.into(), true));
+        assert_eq!(ansi(r"$'\cA'"), ("\u{1}".into(), true));
+        assert!(!ansi(r"$'\xff'").1);
+        assert!(!ansi(r"$'\u00e9'").1);
     }
 }
