@@ -5,6 +5,12 @@
 //! makes later `NAME` commands run FILE, and `fc` without `-l` runs commands from the
 //! history list (`history -s CMD; fc -s` runs CMD), which is opaque.
 //!
+//! `declare`, `typeset`, `local` and `readonly` parse an operand shaped `NAME=(…)` as a
+//! compound array assignment when the variable is (or is declared) an array, which
+//! expands its inside again, substitutions included: `declare -a 'a=($(id))'` runs `id`
+//! although the grammar reads a quoted string. The operand is read as that assignment.
+//! (`export` does not: checked with an array declared first.)
+//!
 //! `complete -C/-F` and `bind -x` only register code for interactive completion and key
 //! presses, which a `bash -c` never reaches: they are not listed.
 
@@ -90,6 +96,23 @@ const FC: &[Opt] = &[
     s('s', N, NO),
 ];
 
+const DECLARE: &[Opt] = &[
+    s('a', N, NO),
+    s('A', N, NO),
+    s('f', N, NO),
+    s('F', N, NO),
+    s('g', N, NO),
+    s('i', N, NO),
+    s('I', N, NO),
+    s('l', N, NO),
+    s('n', N, NO),
+    s('p', N, NO),
+    s('r', N, NO),
+    s('t', N, NO),
+    s('u', N, NO),
+    s('x', N, NO),
+];
+
 /// Builtins take no long options and stop at their first operand (`internal_getopt`).
 const fn builtin(
     names: &'static [&'static str],
@@ -144,6 +167,18 @@ pub const PROGRAMS: &[Program] = &[
         ],
     ),
     builtin(
+        &["declare", "typeset", "local", "readonly"],
+        DECLARE,
+        &[
+            Example::new("declare -a a=($(id))").code("a=($(id))"),
+            Example::new("local -a x a+=(`id`)").code("a+=(`id`)"),
+            Example::new("readonly -A m=([k]=$(id))").code("m=([k]=$(id))"),
+            Example::new("declare -a a=(1)").code("a=(1)"),
+            Example::new("declare -r x=1"),
+            Example::new("declare x=$(id)"),
+        ],
+    ),
+    builtin(
         &["fc"],
         FC,
         &[
@@ -181,6 +216,20 @@ pub fn describe(p: &'static Program, words: &[&str], d: &mut Description) {
             }
         }
     }
+    // Whether the variable is an array is only known when it runs (an earlier `declare
+    // -a`, a nameref), so every operand of that shape is read as the assignment bash may
+    // parse it as; a plain string value holds nothing more than the grammar saw.
+    if p.names.contains(&"declare") {
+        for (word, w) in words.iter().enumerate().skip(1) {
+            if is_compound_assignment(w) {
+                d.code.push(CodeArg {
+                    word,
+                    offset: 0,
+                    join_rest: false,
+                });
+            }
+        }
+    }
     // Which commands the history list holds is only known when it runs (`history -s`
     // adds any text): like `eval` of an unknown string, opaque.
     if name == "fc" && !parsed.has_short('l') {
@@ -188,4 +237,18 @@ pub fn describe(p: &'static Program, words: &[&str], d: &mut Description) {
             "`fc` runs commands from the history list (after an editor, with -e)".to_string(),
         );
     }
+}
+
+/// `NAME=(…`, `NAME+=(…`, `NAME[SUB]=(…`: an operand `declare` may parse as a compound
+/// array assignment. The closing parenthesis is not required: without it bash reports a
+/// syntax error, and reading the text as code then fails closed.
+fn is_compound_assignment(word: &str) -> bool {
+    let Some((lhs, value)) = word.split_once('=') else {
+        return false;
+    };
+    let lhs = lhs.strip_suffix('+').unwrap_or(lhs);
+    let name = lhs.split_once('[').map_or(lhs, |(n, _)| n);
+    value.starts_with('(')
+        && name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
 }

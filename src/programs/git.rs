@@ -468,7 +468,8 @@ const GREP: &[Opt] = &[
         'O',
         "open-files-in-pager",
         OPT,
-        Does::Runs("opens the matching files in a pager it names"),
+        // Through the shell, like every pager git starts.
+        Does::RunsCode(Value::Shell, "opens the matching files in a pager it names"),
     ),
     l("max-depth", V, NO),
     sl('m', "max-count", V, NO),
@@ -478,6 +479,92 @@ const GREP: &[Opt] = &[
     sl('e', "regexp", V, NO),
     s('f', V, NO),
     l("threads", V, NO),
+];
+
+/// `git filter-branch`: every filter is shell code it `eval`s for each commit.
+const FILTER_BRANCH: &[Opt] = &[
+    l("setup", V, FILTER_RUNS),
+    l("env-filter", V, FILTER_RUNS),
+    l("tree-filter", V, FILTER_RUNS),
+    l("index-filter", V, FILTER_RUNS),
+    l("parent-filter", V, FILTER_RUNS),
+    l("msg-filter", V, FILTER_RUNS),
+    l("commit-filter", V, FILTER_RUNS),
+    l("tag-name-filter", V, FILTER_RUNS),
+    l("subdirectory-filter", V, NO),
+    s('d', V, NO),
+    l("original", V, NO),
+    sl('f', "force", N, NO),
+    l("prune-empty", N, NO),
+    l("state-branch", V, NO),
+];
+
+const FILTER_RUNS: Does = Does::RunsCode(Value::Shell, "evaluates the filter for every commit");
+
+/// `git difftool` and `git mergetool` (partial): `-x`/`--extcmd` is shell code, a tool
+/// named by `-t` runs its configured command.
+const DIFFTOOL: &[Opt] = &[
+    sl(
+        'x',
+        "extcmd",
+        V,
+        Does::RunsCode(Value::Shell, "runs the command to show each diff"),
+    ),
+    sl(
+        't',
+        "tool",
+        V,
+        Does::Runs("runs the named diff or merge tool"),
+    ),
+    l("tool-help", N, NO),
+    sl('y', "no-prompt", N, NO),
+    l("prompt", N, NO),
+    sl('g', "gui", N, NO),
+    sl('d', "dir-diff", N, NO),
+    l("symlinks", N, NO),
+    l("trust-exit-code", N, NO),
+];
+
+/// `git send-email` (partial): its `*-cmd` options are shell commands, and an
+/// `--smtp-server` that is a path is run as sendmail.
+const SEND_EMAIL: &[Opt] = &[
+    l(
+        "sendmail-cmd",
+        V,
+        Does::RunsCode(Value::Shell, "sends the mail through the command"),
+    ),
+    l(
+        "smtp-server",
+        V,
+        Does::Runs("sends the mail through the server, or the program at that path"),
+    ),
+    l(
+        "to-cmd",
+        V,
+        Does::RunsCode(Value::Shell, "runs the command to find recipients"),
+    ),
+    l(
+        "cc-cmd",
+        V,
+        Does::RunsCode(Value::Shell, "runs the command to find recipients"),
+    ),
+    l(
+        "header-cmd",
+        V,
+        Does::RunsCode(Value::Shell, "runs the command to make headers"),
+    ),
+    l("to", V, NO),
+    l("cc", V, NO),
+    l("bcc", V, NO),
+    l("from", V, NO),
+    l("subject", V, NO),
+    l("in-reply-to", V, NO),
+    l("smtp-user", V, NO),
+    l("smtp-server-port", V, NO),
+    l("smtp-encryption", V, NO),
+    l("annotate", N, NO),
+    l("compose", N, NO),
+    l("dry-run", N, NO),
 ];
 
 const fn sub(opts: &'static [Opt], complete: bool) -> Grammar {
@@ -495,6 +582,9 @@ fn sub_grammar(name: &str) -> Option<Grammar> {
         "archive" => sub(ARCHIVE, false),
         "rebase" => sub(REBASE, false),
         "grep" => sub(GREP, false),
+        "filter-branch" => sub(FILTER_BRANCH, false),
+        "difftool" | "mergetool" => sub(DIFFTOOL, false),
+        "send-email" => sub(SEND_EMAIL, false),
         _ => return None,
     })
 }
@@ -505,6 +595,17 @@ pub const PROGRAMS: &[Program] = &[Program {
     role: Role::Git,
     examples: &[
         Example::new("git status"),
+        Example::new("git filter-branch --tree-filter x;y HEAD")
+            .runs()
+            .code("x;y"),
+        Example::new("git filter-branch --subdirectory-filter sub HEAD"),
+        Example::new("git difftool -x x;y").runs().code("x;y"),
+        Example::new("git difftool --extcmd=x;y").runs().code("x;y"),
+        Example::new("git mergetool --tool=vimdiff").runs(),
+        Example::new("git send-email --sendmail-cmd=x;y a.patch")
+            .runs()
+            .code("x;y"),
+        Example::new("git grep -Ox;y foo").runs().code("x;y"),
         Example::new("git push --receive-pack=x origin").runs(),
         Example::new("git push --rece=x origin").runs(),
         Example::new("git push --exec x origin").runs(),

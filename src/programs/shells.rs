@@ -133,6 +133,52 @@ const FISH: &[Opt] = &[
     sl('v', "version", Arg::No, Does::Nothing),
 ];
 
+/// csh and tcsh (`tcsh(1)`): `-c` reads the code from the first operand, as in bash;
+/// tcsh's `-D NAME=VALUE` takes a value. Their code is no bash: see `describe`.
+const CSH: &[Opt] = &[
+    s('b', Arg::No, Does::Nothing),
+    s('c', Arg::No, Does::Nothing),
+    s('d', Arg::No, Does::Nothing),
+    s('e', Arg::No, Does::Nothing),
+    s('f', Arg::No, Does::Nothing),
+    s('F', Arg::No, Does::Nothing),
+    s('i', Arg::No, Does::Nothing),
+    s('l', Arg::No, Does::Nothing),
+    s('m', Arg::No, Does::Nothing),
+    s('n', Arg::No, Does::Nothing),
+    s('q', Arg::No, Does::Nothing),
+    s('s', Arg::No, Does::Nothing),
+    s('t', Arg::No, Does::Nothing),
+    s('v', Arg::No, Does::Nothing),
+    s('V', Arg::No, Does::Nothing),
+    s('x', Arg::No, Does::Nothing),
+    s('X', Arg::No, Does::Nothing),
+    s('D', Arg::Required, Does::Nothing),
+];
+
+/// at and batch (`at(1)`, at 3.2): they read the commands of a job from their input,
+/// or the file of `-f`, and `/bin/sh` runs them later; `-l`, `-r`, `-d`, `-c` and `-V`
+/// list, remove or print jobs instead. glibc's getopt: options anywhere.
+const AT: &[Opt] = &[
+    s('V', Arg::No, Does::Ends),
+    s('q', Arg::Required, Does::Nothing),
+    s(
+        'f',
+        Arg::Required,
+        Does::RunsFile("schedules the commands of the file, which the shell runs later"),
+    ),
+    s('u', Arg::Required, Does::Nothing),
+    s('t', Arg::Required, Does::Nothing),
+    s('m', Arg::No, Does::Nothing),
+    s('M', Arg::No, Does::Nothing),
+    s('b', Arg::No, Does::Nothing),
+    s('v', Arg::No, Does::Nothing),
+    s('l', Arg::No, Does::Ends),
+    s('r', Arg::No, Does::Ends),
+    s('d', Arg::No, Does::Ends),
+    s('c', Arg::No, Does::Ends),
+];
+
 const fn shell(
     names: &'static [&'static str],
     opts: &'static [Opt],
@@ -167,7 +213,7 @@ pub const PROGRAMS: &[Program] = &[
         ],
     ),
     shell(
-        &["dash", "ash"],
+        &["dash", "ash", "posh"],
         DASH,
         &[
             Example::new("dash -e -c x").code("x"),
@@ -182,6 +228,26 @@ pub const PROGRAMS: &[Program] = &[
             Example::new("zsh --emacs -c x").code("x").opaque(),
         ],
     ),
+    Program {
+        names: &["at", "batch"],
+        grammar: Grammar::new(AT, Abbrev::None),
+        role: Role::Shell,
+        examples: &[
+            Example::new("at now"),
+            Example::new("at -f job.sh now").runs().reads(&["job.sh"]),
+            Example::new("at -l"),
+            Example::new("batch -Z").opaque(),
+        ],
+    },
+    Program {
+        names: &["csh", "tcsh"],
+        grammar: Grammar::wrapper(CSH, Abbrev::None),
+        role: Role::Shell,
+        examples: &[
+            Example::new("tcsh -fc x").code("x").opaque(),
+            Example::new("csh -c x").code("x").opaque(),
+        ],
+    },
     Program {
         names: &["fish"],
         grammar: Grammar::new(FISH, Abbrev::Unique),
@@ -203,6 +269,26 @@ pub fn describe(p: &'static Program, words: &[&str], d: &mut Description) {
             d.stdin_code = true;
         }
         return;
+    }
+    if p.names.contains(&"at") {
+        // The job's commands come from the input unless `-f` names a file; `-l` and
+        // the like schedule nothing.
+        let parsed = parse(&p.grammar, words, 1);
+        d.apply_options(&parsed, words, name);
+        for u in &parsed.unknown {
+            d.opaque.push(format!(
+                "`{name}` with the option `{u}`, which KHAELOR does not know"
+            ));
+        }
+        if !d.ends && !parsed.has_short('f') {
+            d.stdin_code = true;
+        }
+        return;
+    }
+    if p.names.contains(&"csh") {
+        d.opaque.push(format!(
+            "`{name}` code, which is not bash: KHAELOR reads it as bash but cannot verify it"
+        ));
     }
     let parsed = parse(&p.grammar, words, 1);
     d.apply_options(&parsed, words, name);

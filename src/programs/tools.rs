@@ -362,6 +362,139 @@ const SYSTEMCTL: &[Opt] = &[
     l("drop-in", V, NO),
 ];
 
+/// ssh (`ssh(1)`, OpenSSH 9). Options that run something here, on this machine: a
+/// `-o` option naming a local command (see `ssh_options`), `-F` a config file whose
+/// `ProxyCommand`/`LocalCommand`/`Match exec` run, `-I` a PKCS#11 library it loads. The
+/// remote command runs on the other host and is not read as code here.
+const SSH: &[Opt] = &[
+    s('4', N, NO),
+    s('6', N, NO),
+    s('A', N, NO),
+    s('a', N, NO),
+    s('C', N, NO),
+    s('f', N, NO),
+    s('G', N, NO),
+    s('g', N, NO),
+    s('K', N, NO),
+    s('k', N, NO),
+    s('M', N, NO),
+    s('N', N, NO),
+    s('n', N, NO),
+    s('q', N, NO),
+    s('s', N, NO),
+    s('T', N, NO),
+    s('t', N, NO),
+    s('V', N, NO),
+    s('v', N, NO),
+    s('X', N, NO),
+    s('x', N, NO),
+    s('Y', N, NO),
+    s('y', N, NO),
+    s('B', V, NO),
+    s('b', V, NO),
+    s('c', V, NO),
+    s('D', V, NO),
+    s('E', V, Does::Writes),
+    s('e', V, NO),
+    s('F', V, SSH_CONFIG),
+    s('I', V, SSH_PKCS11),
+    s('i', V, NO),
+    s('J', V, NO),
+    s('L', V, NO),
+    s('l', V, NO),
+    s('m', V, NO),
+    s('O', V, NO),
+    s('o', V, NO),
+    s('P', V, NO),
+    s('p', V, NO),
+    s('Q', V, NO),
+    s('R', V, NO),
+    s('S', V, NO),
+    s('W', V, NO),
+    s('w', V, NO),
+];
+
+const SSH_CONFIG: Does =
+    Does::RunsFile("reads a config file, whose ProxyCommand, LocalCommand or Match exec run");
+const SSH_PKCS11: Does = Does::RunsFile("loads the PKCS#11 library into ssh");
+
+/// scp (`scp(1)`): `-S PROGRAM` runs that program in place of ssh.
+const SCP: &[Opt] = &[
+    s('3', N, NO),
+    s('4', N, NO),
+    s('6', N, NO),
+    s('A', N, NO),
+    s('B', N, NO),
+    s('C', N, NO),
+    s('O', N, NO),
+    s('p', N, NO),
+    s('q', N, NO),
+    s('R', N, NO),
+    s('r', N, NO),
+    s('s', N, NO),
+    s('T', N, NO),
+    s('v', N, NO),
+    s('c', V, NO),
+    s('D', V, Does::Runs("runs the program as the sftp server")),
+    s('F', V, SSH_CONFIG),
+    s('i', V, NO),
+    s('J', V, NO),
+    s('l', V, NO),
+    s('o', V, NO),
+    s('P', V, NO),
+    s('S', V, Does::Runs("runs the program in place of ssh")),
+    s('X', V, NO),
+];
+
+/// sftp (`sftp(1)`): `-S PROGRAM` runs in place of ssh, `-D COMMAND` is a local sftp
+/// server it starts.
+const SFTP: &[Opt] = &[
+    s('4', N, NO),
+    s('6', N, NO),
+    s('A', N, NO),
+    s('a', N, NO),
+    s('C', N, NO),
+    s('f', N, NO),
+    s('N', N, NO),
+    s('p', N, NO),
+    s('q', N, NO),
+    s('r', N, NO),
+    s('v', N, NO),
+    s('B', V, NO),
+    s('b', V, Does::Reads),
+    s('c', V, NO),
+    s(
+        'D',
+        V,
+        Does::RunsCode(Value::Words, "starts the command as a local sftp server"),
+    ),
+    s('F', V, SSH_CONFIG),
+    s('i', V, NO),
+    s('J', V, NO),
+    s('l', V, NO),
+    s('o', V, NO),
+    s('P', V, NO),
+    s('R', V, NO),
+    s(
+        'S',
+        V,
+        Does::RunsCode(Value::Words, "runs the program in place of ssh"),
+    ),
+    s('s', V, NO),
+    s('X', V, NO),
+];
+
+/// ssh options (`ssh_config(5)`) whose value is a command run on this machine, by the
+/// user's shell.
+const SSH_COMMAND_OPTIONS: &[(&str, &str)] = &[
+    ("proxycommand", "runs the command to reach the host"),
+    (
+        "localcommand",
+        "runs the command on this machine after connecting",
+    ),
+    ("knownhostscommand", "runs the command to list host keys"),
+];
+
 /// man (partial). man-db splits the pager's command line into words itself (`-P
 /// 'touch m; cat'` touches `m;` and `cat`, checked).
 const MAN: &[Opt] = &[
@@ -517,6 +650,44 @@ pub const PROGRAMS: &[Program] = &[
         ],
     ),
     tool(
+        &["ssh"],
+        Grammar::wrapper(SSH, Abbrev::None),
+        &[
+            Example::new("ssh -o ProxyCommand=x;y h").runs().code("x;y"),
+            Example::new("ssh -oProxyCommand=nc h").runs(),
+            Example::new("ssh -o LocalCommand=x;y -o PermitLocalCommand=yes h")
+                .runs()
+                .code("x;y"),
+            Example::new("ssh -F cfg h").runs().reads(&["cfg"]),
+            Example::new("ssh -o ProxyCommand=none h"),
+            Example::new("ssh -p 22 -i key h uptime"),
+            Example::new("ssh -Z h").opaque(),
+        ],
+    ),
+    tool(
+        &["scp"],
+        Grammar::wrapper(SCP, Abbrev::None),
+        &[
+            Example::new("scp -S x a h:b").runs(),
+            Example::new("scp -o ProxyCommand=x;y a h:b")
+                .runs()
+                .code("x;y"),
+            Example::new("scp -P 22 a h:b"),
+        ],
+    ),
+    tool(
+        &["sftp"],
+        Grammar::wrapper(SFTP, Abbrev::None),
+        &[
+            Example::new("sftp -S x;y h").runs().code("x;y"),
+            Example::new("sftp -D x;y").runs().code("x;y"),
+            Example::new("sftp -o ProxyCommand=x;y h")
+                .runs()
+                .code("x;y"),
+            Example::new("sftp -P 22 h"),
+        ],
+    ),
+    tool(
         &["less"],
         Grammar::new(&[], Abbrev::None).partial(),
         &[
@@ -563,6 +734,51 @@ pub fn describe(p: &'static Program, words: &[&str], d: &mut Description) {
     }
     let parsed = parse(&p.grammar, words, 1);
     d.apply_options(&parsed, words, name);
+    if matches!(name, "ssh" | "scp" | "sftp") {
+        ssh_options(&parsed, name, d);
+    }
+}
+
+/// `-o KEY=VALUE` (or `-o 'KEY VALUE'`, the key in any case) naming a command ssh runs
+/// on this machine: shell code, like the option values the grammar marks. An option
+/// ssh does not know makes the words opaque: which word is the host is then unknown.
+fn ssh_options(parsed: &super::options::Parsed, name: &str, d: &mut Description) {
+    for u in &parsed.unknown {
+        d.opaque.push(format!(
+            "`{name}` with the option `{u}`, which KHAELOR does not know"
+        ));
+    }
+    for f in parsed.found.iter().filter(|f| f.opt.short == Some('o')) {
+        let Some(kv) = f.value.as_deref() else {
+            continue;
+        };
+        let kv = kv.trim_start();
+        let split = kv.find(['=', ' ', '\t']).unwrap_or(kv.len());
+        let (key, value) = kv.split_at(split);
+        let value = value
+            .trim_start_matches([' ', '\t'])
+            .trim_start_matches('=')
+            .trim_start();
+        let Some((_, why)) = SSH_COMMAND_OPTIONS
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(key))
+        else {
+            continue;
+        };
+        if value.is_empty() || value.eq_ignore_ascii_case("none") {
+            continue;
+        }
+        d.runs.push(Via {
+            what: format!("{name} -o {key}"),
+            why,
+        });
+        if let Some(code) = Value::Shell
+            .code_start(value)
+            .and_then(|at| value.get(at..))
+        {
+            d.option_code.push(code.to_string());
+        }
+    }
 }
 
 /// `ip [-all] netns exec NAME cmd…`: the only `ip` form that runs a command.
