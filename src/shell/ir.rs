@@ -154,6 +154,11 @@ pub enum Feed {
     /// script run by its path, a name a glob may stand for) or run in the background
     /// (`coproc`): it runs only if that program does.
     Program,
+    /// An alias's value where the command names it without `shopt -s expand_aliases`:
+    /// it runs only where the shell expands aliases (`sh`, whether dash or bash in
+    /// posix mode; `set -o posix`; `POSIXLY_CORRECT`; zsh), which the code may not
+    /// show. Otherwise the name runs as written.
+    Mode,
 }
 
 impl Plan {

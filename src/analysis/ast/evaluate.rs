@@ -119,14 +119,20 @@ const ASSIGNERS: &[&str] = &[
 ];
 
 /// Evaluates the plan's tree; the code to analyse again goes into `plan.evaluated`.
-pub(crate) fn evaluate(root: Node<'_>, src: &str, cwd: &Cwd, plan: &mut Plan) {
+pub(crate) fn evaluate(
+    root: Node<'_>,
+    src: &str,
+    cwd: &Cwd,
+    plan: &mut Plan,
+    positional: Option<Vec<String>>,
+) {
     if !worth_evaluating(plan) {
         return;
     }
     let mut ev = Evaluator {
         src,
         env: HashMap::from([("IFS".to_string(), DEFAULT_IFS.to_string())]),
-        positional: Some(Vec::new()),
+        positional,
         aliases: Vec::new(),
         expand_aliases: None,
         functions: HashMap::new(),
@@ -190,6 +196,43 @@ fn may_brace(text: &str) -> bool {
     })
 }
 
+/// The positional parameters after `set ARGS` (bash's `set` builtin): its first word
+/// that is no option, or every word after `--` or `-`, replaces them; options alone
+/// (`set -e`, `set -o posix`) leave them. Unknown when an option word is not plain.
+fn positional_after_set(args: &[String], before: Option<Vec<String>>) -> Option<Vec<String>> {
+    let mut i = 0;
+    while let Some(a) = args.get(i) {
+        match a.as_str() {
+            "--" | "-" => return Some(args.get(i + 1..).unwrap_or_default().to_vec()),
+            o if o.starts_with(['-', '+']) => {
+                if !o.chars().skip(1).all(|c| c.is_ascii_alphabetic()) {
+                    return None;
+                }
+                // `-o NAME` / `+o NAME`: the next word is the option's name.
+                i += if o.contains('o') { 2 } else { 1 };
+            }
+            _ => return Some(args.get(i..).unwrap_or_default().to_vec()),
+        }
+    }
+    before
+}
+
+/// The positional parameters after `shift [N]`: the first N dropped; more than there
+/// are leaves them (bash's `shift` then fails).
+fn positional_after_shift(args: &[String], before: Option<Vec<String>>) -> Option<Vec<String>> {
+    let n = match args {
+        [] => 1,
+        [n] => n.parse::<usize>().ok()?,
+        _ => return None,
+    };
+    let p = before?;
+    Some(if n <= p.len() {
+        p.get(n..).unwrap_or_default().to_vec()
+    } else {
+        p
+    })
+}
+
 /// The command with the replacements applied, or `None` when there are none. An
 /// inner replacement inside an outer one is dropped (the outer value includes it).
 fn residual(
@@ -228,7 +271,8 @@ struct Evaluator<'s, 'p> {
     src: &'s str,
     /// Variables known in the command (absent: unknown).
     env: HashMap<String, String>,
-    /// `$1`…: empty at the top (`bash -c` has no arguments), set in function calls.
+    /// `$1`…: empty at the top (`bash -c` has no arguments), set in function calls and
+    /// by `set`/`shift`; unknown in code read inside the command unless set there.
     positional: Option<Vec<String>>,
     /// Aliases defined, with the byte from which they apply (bash expands an alias
     /// only in lines read after the one that defined it).
@@ -282,8 +326,11 @@ impl<'s> Evaluator<'s, '_> {
         }
     }
 
+    /// Every variable, and the positional parameters (`set --` in a branch, an alias or
+    /// a sourced file may set them), become unknown.
     fn forget_all(&mut self) {
         self.env.clear();
+        self.positional = None;
     }
 
     fn var(&self, name: &str) -> Option<String> {
@@ -305,9 +352,11 @@ impl<'s> Evaluator<'s, '_> {
     /// Runs `f` in a subshell: what it assigns does not survive.
     fn subshell<T>(&mut self, f: impl FnOnce(&mut Self) -> T) -> T {
         let env = self.env.clone();
+        let positional = self.positional.clone();
         let files = self.files.clone();
         let r = f(self);
         self.env = env;
+        self.positional = positional;
         // Files a subshell writes do exist afterwards.
         for (k, v) in files {
             self.files.entry(k).or_insert(v);
@@ -845,24 +894,37 @@ impl<'s> Evaluator<'s, '_> {
     ) -> Option<String> {
         let (name, args) = words.split_first()?;
         let start = node.start_byte();
-        // An alias applies in lines after the one defining it, with expand_aliases.
-        if self.expand_aliases.is_some_and(|from| start >= from)
-            && let Some((_, value, _)) = self
-                .aliases
-                .iter()
-                .rev()
-                .find(|(n, _, from)| n == name && start >= *from)
-                .cloned()
+        // An alias applies in lines after the one defining it, where aliases are
+        // expanded: certainly after `shopt -s expand_aliases`; otherwise wherever the
+        // shell expands them without it (`sh -c`, posix mode, dash, zsh), which the
+        // code may not show, so the value may run or the name as written.
+        if let Some((_, value, _)) = self
+            .aliases
+            .iter()
+            .rev()
+            .find(|(n, _, from)| n == name && start >= *from)
+            .cloned()
         {
             let code = format!("{value} {}", fields::quote_words(args));
+            if self.expand_aliases.is_some_and(|from| start >= from) {
+                self.push_code(
+                    code.trim_end().to_string(),
+                    node,
+                    Feed::Call,
+                    format!("`{name}` is an alias defined in this command for `{value}`."),
+                );
+                self.forget_all();
+                return None;
+            }
             self.push_code(
                 code.trim_end().to_string(),
                 node,
-                Feed::Call,
-                format!("`{name}` is an alias defined in this command for `{value}`."),
+                Feed::Mode,
+                format!(
+                    "`{name}` is an alias defined in this command for `{value}`, which runs where the shell expands aliases (`sh`, posix mode)."
+                ),
             );
             self.forget_all();
-            return None;
         }
         if let Some(body) = self.functions.get(name.as_str()).copied() {
             self.call(node, name, body, args);
@@ -921,33 +983,94 @@ impl<'s> Evaluator<'s, '_> {
             _ => {}
         }
         if ASSIGNERS.contains(&base) {
+            let before = self.positional.take();
             self.forget_all();
+            self.positional = match base {
+                "set" => positional_after_set(args, before),
+                "shift" => positional_after_shift(args, before),
+                // `eval`, `source` and the builtins run through another may run `set`.
+                "eval" | "source" | "." | "builtin" | "command" | "exec" | "coproc" => None,
+                _ => before,
+            };
         }
         // Code fed to a shell or to `source`.
-        let shell = crate::programs::is_shell(base) && base != "fish";
+        // `at`/`batch` run their input later, if they exist: code for a program.
+        if matches!(base, "at" | "batch") {
+            if let Some(code) = stdin
+                && args.iter().all(|a| !a.starts_with('-'))
+            {
+                self.push_code(
+                    code.to_string(),
+                    node,
+                    Feed::Program,
+                    format!("`{base}` schedules its input, which this command computes: it is analysed as code."),
+                );
+            }
+            return None;
+        }
+        let shell = crate::programs::is_shell(base) && !matches!(base, "fish" | "csh" | "tcsh");
         let sources = matches!(base, "source" | ".");
         if shell || sources {
-            let operands: Vec<(usize, &String)> = args
+            // Options end at the first word that is none (or after `--`, `-`); then come
+            // the code string with `-c`, else the script unless `-s` reads the input.
+            let first = args
                 .iter()
-                .enumerate()
-                .filter(|(_, a)| !a.starts_with('-') && !a.starts_with('+'))
-                .collect();
-            let options_ok = args.iter().all(|a| {
-                !a.starts_with('-') && !a.starts_with('+')
-                    || matches!(a.as_str(), "-s" | "-e" | "-x" | "-u" | "-v" | "-" | "--")
-            });
+                .position(|a| !a.starts_with('-') && !a.starts_with('+') || a == "--" || a == "-")
+                .unwrap_or(args.len());
+            let options = args.get(..first).unwrap_or_default();
+            let skip = usize::from(args.get(first).is_some_and(|a| a == "--" || a == "-"));
+            let operands: Vec<(usize, &String)> =
+                args.iter().enumerate().skip(first + skip).collect();
+            let has = |f: char| {
+                options
+                    .iter()
+                    .any(|o| o.starts_with('-') && !o.starts_with("--") && o.contains(f))
+            };
+            let options_ok = options
+                .iter()
+                .all(|a| matches!(a.as_str(), "-s" | "-e" | "-x" | "-u" | "-v" | "-c"));
+            // The positional parameters the code runs with, as a `set --` line before it
+            // (`bash -c CODE NAME A B`, `bash -s A B`, `bash SCRIPT A B`).
+            let with_args = |code: String, from: usize| -> String {
+                let rest: Vec<String> = operands
+                    .iter()
+                    .skip(from)
+                    .map(|(_, a)| (*a).clone())
+                    .collect();
+                if rest.is_empty() {
+                    code
+                } else {
+                    format!("set -- {}\n{code}", fields::quote_words(&rest))
+                }
+            };
+            if options_ok && shell && has('c') {
+                // The code string itself is read as one (the program table's); here it
+                // is read again with the operands after it as `$1`, `$2`, ….
+                if let Some((_, code)) = operands.first()
+                    && operands.len() > 2
+                {
+                    let code = with_args((*code).clone(), 2);
+                    self.push_code(
+                        code,
+                        node,
+                        Feed::Shell,
+                        format!("`{base} -c` runs its code with the words after it as `$0`, `$1`, …: they are analysed with those values."),
+                    );
+                }
+                return None;
+            }
             match operands.first() {
-                None if options_ok && !sources => {
+                _ if options_ok && shell && (has('s') || operands.is_empty()) => {
                     if let Some(code) = stdin {
                         self.push_code(
-                            code.to_string(),
+                            with_args(code.to_string(), 0),
                             node,
                             Feed::Shell,
                             format!("`{base}` reads its commands from its input, which this command computes: they are analysed as code."),
                         );
                     }
                 }
-                Some((i, script)) if options_ok => {
+                Some((i, script)) if options_ok && !has('c') => {
                     let script_node = word_nodes.get(i + 1).copied();
                     let code = if matches!(script.as_str(), "/dev/stdin" | "/proc/self/fd/0") {
                         stdin.map(str::to_string)
@@ -957,8 +1080,9 @@ impl<'s> Evaluator<'s, '_> {
                         self.file(script)
                     };
                     if let Some(code) = code {
+                        // `source FILE ARGS` sets them while the file runs, too.
                         self.push_code(
-                            code,
+                            with_args(code, 1),
                             node,
                             Feed::Shell,
                             format!("`{base}` runs a script whose text this command computes: it is analysed as code."),

@@ -522,7 +522,10 @@ fn unparsed_body_expansion(body: Node<'_>, src: &str) -> Option<usize> {
 }
 
 /// Parses and walks one piece of code into a plan.
-fn plan(src: &str, ctx: &AnalysisContext, cwd: Cwd) -> Result<Plan, AstError> {
+/// The plan of a command the host's shell runs (`top`: no positional parameters, as
+/// for `bash -c CMD`) or of code read inside it (a code string, fed text: the
+/// parameters it runs with are unknown unless the evaluator wrote them in).
+fn plan(src: &str, ctx: &AnalysisContext, cwd: Cwd, top: bool) -> Result<Plan, AstError> {
     if src.len() > MAX_BYTES {
         return Err(AstError::TooLarge(src.len()));
     }
@@ -570,7 +573,7 @@ fn plan(src: &str, ctx: &AnalysisContext, cwd: Cwd) -> Result<Plan, AstError> {
     )?;
     // Issue 9: what the command computes from its own text, as code to read again.
     if EVALUATE.with(Cell::get) {
-        evaluate::evaluate(root, src, &start, &mut plan);
+        evaluate::evaluate(root, src, &start, &mut plan, top.then(Vec::new));
     }
     Ok(plan)
 }
@@ -662,7 +665,7 @@ pub struct EvaluatedCommand {
 /// change any analysis.
 pub fn evaluated_code(command: &str, ctx: &AnalysisContext) -> Option<Vec<EvaluatedCode>> {
     let here = Cwd::Known(ctx.cwd().to_path_buf());
-    let top = plan(command, ctx, here).ok()?;
+    let top = plan(command, ctx, here, true).ok()?;
     if top.evaluated.code.is_empty() {
         return None;
     }
@@ -675,7 +678,7 @@ pub fn evaluated_code(command: &str, ctx: &AnalysisContext) -> Option<Vec<Evalua
 /// command and its code strings, level by level.
 pub fn read_code(command: &str, ctx: &AnalysisContext) -> Option<Vec<EvaluatedCode>> {
     let here = Cwd::Known(ctx.cwd().to_path_buf());
-    let top = plan(command, ctx, here).ok()?;
+    let top = plan(command, ctx, here, true).ok()?;
     Some(pieces(command, ctx, top))
 }
 
@@ -730,7 +733,7 @@ fn pieces(command: &str, ctx: &AnalysisContext, top: Plan) -> Vec<EvaluatedCode>
             out.push(piece);
             continue;
         }
-        let p = match plan(&piece.code, ctx, cwd) {
+        let p = match plan(&piece.code, ctx, cwd, entry == Entry::Command) {
             Ok(p) => p,
             Err(e) => {
                 piece.unread = Some(e.to_string());
@@ -964,7 +967,7 @@ pub fn fallback(command: &str, ctx: &AnalysisContext, e: &AstError) -> Analysis 
 }
 
 fn analyze_ast(command: &str, ctx: &AnalysisContext) -> Result<Analysis, AstError> {
-    let mut top = plan(command, ctx, Cwd::Known(ctx.cwd().to_path_buf()))?;
+    let mut top = plan(command, ctx, Cwd::Known(ctx.cwd().to_path_buf()), true)?;
     let mut fx = Effects::default();
     fx.code.append(&mut top.code);
     fx.hardline = floor::check_plan(&top, ctx, &Reader);
@@ -1021,7 +1024,7 @@ fn analyze_ast(command: &str, ctx: &AnalysisContext) -> Result<Analysis, AstErro
                 ));
                 continue;
             }
-            match plan(&code, ctx, cwd) {
+            match plan(&code, ctx, cwd, false) {
                 Ok(mut inner) => {
                     fx.code.append(&mut inner.code);
                     take_evaluated(&mut inner, &mut fx);
