@@ -29,6 +29,12 @@ const NAMES: &[(&str, &str)] = &[
     ("EDITOR", "is a program git and others run"),
     ("VISUAL", "is a program git and others run"),
     ("BROWSER", "is a program some tools run"),
+    ("SYSTEMD_PAGER", "is a program systemctl and journalctl run"),
+    ("SYSTEMD_EDITOR", "is a program `systemctl edit` runs"),
+    ("FCEDIT", "is the editor bash's `fc` runs"),
+    ("RSYNC_RSH", "is the remote shell rsync runs"),
+    ("CVS_RSH", "is the remote shell cvs runs"),
+    ("KUBE_EDITOR", "is the editor `kubectl edit` runs"),
     ("LESSOPEN", "is a program less runs on every file"),
     ("LESSCLOSE", "is a program less runs on every file"),
     ("SSH_ASKPASS", "is a program ssh runs"),
@@ -134,11 +140,39 @@ const CODE_VARS: &[(&str, Value, &str)] = &[
         Value::Shell,
         "less runs it through a shell after every file",
     ),
+    (
+        "SYSTEMD_PAGER",
+        Value::Shell,
+        "systemctl and journalctl pipe their output through it",
+    ),
+    (
+        "SYSTEMD_EDITOR",
+        Value::Shell,
+        "`systemctl edit` starts it on unit files",
+    ),
+    ("FCEDIT", Value::Shell, "bash's `fc` runs it on the history"),
+    (
+        "RSYNC_RSH",
+        Value::Words,
+        "rsync runs it as its remote shell",
+    ),
+    ("KUBE_EDITOR", Value::Shell, "`kubectl edit` starts it"),
 ];
+
+/// Variables whose value bash expands when it starts, substitutions included, to find
+/// the file it runs first: `BASH_ENV` (every non-interactive bash) and `ENV` (sh and
+/// bash in posix mode, interactive). `BASH_ENV='$(cmd)' bash -c true` runs `cmd`
+/// (checked in bash 5.2).
+const EXPANDED_VARS: &[&str] = &["BASH_ENV", "ENV"];
 
 /// The shell code assigning `value` to `name` hands to the programs that read it:
 /// `None` for other variables and for a bare program name.
 pub fn code_value(name: &str, value: &str) -> Option<String> {
+    if EXPANDED_VARS.contains(&name) {
+        // Read as a word of a command that runs nothing itself, so only what its
+        // expansion runs is found.
+        return (value.contains("$(") || value.contains('`')).then(|| format!(": {value}"));
+    }
     let (_, kind, _) = CODE_VARS.iter().find(|(n, _, _)| *n == name)?;
     // `LESSOPEN='|cmd %s'` pipes the command's output; `||` also for empty output.
     let value = if name == "LESSOPEN" {
