@@ -102,6 +102,11 @@ pub fn check_redirect_target(target: &str, ctx: &AnalysisContext) -> Option<Hard
         let rendering = format!("> {}", path.display());
         return hit("> /dev/sd*", rendering);
     }
+    // A character written there reboots (`b`), powers off (`o`), crashes (`c`) or
+    // kills every process (`e`, `i`) at once: `reboot` by another name.
+    if path == Path::new("/proc/sysrq-trigger") {
+        return hit("> /proc/sysrq-trigger", format!("> {}", path.display()));
+    }
     None
 }
 
@@ -396,8 +401,34 @@ fn check_words(
         }
         "find" => check_find_delete(args, ctx, rendering),
         "kill" => check_kill_all(args, rendering),
+        // killall5 signals every process but its own session: `kill -1` in one word.
+        "killall5" => hit("kill -9 -1", rendering()),
+        "rsync" => check_rsync_delete(args, ctx, rendering),
         _ => None,
     }
+}
+
+/// `rsync --delete SRC/ /` (or the home, or a system directory): every file of the
+/// destination that the source lacks is removed, so an empty or foreign source is
+/// `rm -rf` of the destination. The destination is the last operand.
+fn check_rsync_delete(
+    args: &[&str],
+    ctx: &AnalysisContext,
+    rendering: impl Fn() -> String,
+) -> Option<HardlineHit> {
+    let (options, operands) = split_options(args);
+    let deletes = options
+        .iter()
+        .any(|o| o.starts_with("--del") && !o.starts_with("--delay-updates"));
+    if !deletes || operands.len() < 2 {
+        return None;
+    }
+    let rule = match classify_target(operands.last()?, ctx)? {
+        Target::Root | Target::RootGlob => "rm -rf /",
+        Target::Home => "rm -rf ~",
+        Target::System => "rm -rf /<system directory>",
+    };
+    hit(rule, rendering())
 }
 
 /// `find / -delete` (or the home) with no test that narrows what is found: `rm -rf /`.
@@ -454,6 +485,7 @@ fn check_find_delete(
         let rule = match classify_target(w, ctx)? {
             Target::Root | Target::RootGlob => "rm -rf /",
             Target::Home => "rm -rf ~",
+            Target::System => "rm -rf /<system directory>",
         };
         hit(rule, rendering())
     })
@@ -511,6 +543,8 @@ const FLOOR_COMMANDS: &[&str] = &[
     "cp",
     "find",
     "kill",
+    "killall5",
+    "rsync",
 ];
 
 /// Whether a word names a command the floor acts on. A word may hold code that some
@@ -714,7 +748,16 @@ enum Target {
     Root,
     RootGlob,
     Home,
+    /// A top-level directory the system cannot run without (`/usr`, `/etc`, …), or
+    /// everything in one (`/usr/*`).
+    System,
 }
+
+/// Top-level directories whose removal leaves a system that no longer boots or runs
+/// programs. `/tmp`, `/opt`, `/srv`, `/mnt` and the like are not among them.
+const SYSTEM_DIRS: &[&str] = &[
+    "/bin", "/boot", "/dev", "/etc", "/lib", "/lib32", "/lib64", "/libx32", "/sbin", "/usr", "/var",
+];
 
 fn classify_target(word: &str, ctx: &AnalysisContext) -> Option<Target> {
     // A glob stands for whatever it matches in the directory before its first pattern
@@ -738,6 +781,9 @@ fn classify_target(word: &str, ctx: &AnalysisContext) -> Option<Target> {
     }
     if glob && path == ctx.home() {
         return Some(Target::Home);
+    }
+    if SYSTEM_DIRS.iter().any(|d| path == Path::new(d)) {
+        return Some(Target::System);
     }
     // An ancestor of the home takes the home with it (`rm -rf ~/..` with the home
     // at `/var/lib/jenkins` removes `/var/lib`).
@@ -863,6 +909,7 @@ fn check_rm(
             Target::RootGlob => "rm -rf /*",
             Target::Home if w.starts_with("$HOME") || w.starts_with("${HOME") => "rm -rf $HOME",
             Target::Home => "rm -rf ~",
+            Target::System => "rm -rf /<system directory>",
         };
         hit(rule, rendering())
     })
@@ -890,8 +937,16 @@ fn check_chmod(
         *mode,
         "777" | "0777" | "00777" | "a+rwx" | "a=rwx" | "ugo+rwx" | "ugo=rwx"
     );
-    (open && is_recursive(&options, &['R']) && targets_root(rest, ctx)).then(|| HardlineHit {
-        rule: "chmod -R 777 /".to_string(),
+    // Any mode, applied to every file of the system, breaks it (setuid programs such
+    // as sudo, private keys, `/tmp`'s sticky bit), as `chown -R` does with any owner:
+    // `chmod -R u=rwx,g=rwx,o=rwx /` is 777 spelt otherwise, `chmod -R 000 /` worse.
+    (is_recursive(&options, &['R']) && targets_root(rest, ctx)).then(|| HardlineHit {
+        rule: if open {
+            "chmod -R 777 /"
+        } else {
+            "chmod -R * /"
+        }
+        .to_string(),
         rendering: rendering(),
     })
 }
