@@ -488,6 +488,7 @@ impl<'s> Evaluator<'s, '_> {
                 }
                 Some(String::new())
             }
+            k::FOR_STATEMENT if self.unroll(node) => None,
             k::IF_STATEMENT
             | k::WHILE_STATEMENT
             | k::FOR_STATEMENT
@@ -507,6 +508,134 @@ impl<'s> Evaluator<'s, '_> {
                 None
             }
         }
+    }
+
+    /// `for NAME in WORDS; do BODY; done` over words whose values are known (at most
+    /// `MAX_ITEMS`): the body once per value, each as code of its own, like a call
+    /// (`for i in /; do rm -rf "$i"; done` is `rm -rf /`). `false` when the list is not
+    /// known: the loop is then read as any other.
+    fn unroll(&mut self, node: Node<'s>) -> bool {
+        const MAX_ITEMS: usize = 16;
+        let (Some(var), Some(body)) = (
+            node.child_by_field_name("variable"),
+            node.child_by_field_name(k::FIELD_BODY),
+        ) else {
+            return false;
+        };
+        let var = self.text(var).to_string();
+        let mut c = node.walk();
+        let values: Vec<Node<'s>> = node
+            .children_by_field_name(k::FIELD_VALUE, &mut c)
+            .collect();
+        // `for i; do` walks the positional parameters.
+        let has_in = {
+            let mut c = node.walk();
+            node.children(&mut c)
+                .any(|n| !n.is_named() && self.text(n) == "in")
+        };
+        let items: Vec<String> = if has_in {
+            let mut items = Vec::new();
+            for v in values {
+                let Some(e) = self.expand(v, false) else {
+                    return false;
+                };
+                for f in &e.fields {
+                    // A glob or a `~` is only known once bash expands it.
+                    if fields::has_active_glob(f)
+                        || f.first().is_some_and(|c| *c == ('~', Quoting::Literal))
+                    {
+                        return false;
+                    }
+                    items.push(fields::text(f));
+                }
+            }
+            items
+        } else {
+            match &self.positional {
+                Some(p) => p.clone(),
+                None => return false,
+            }
+        };
+        if items.len() > MAX_ITEMS || self.depth >= self.budget.max_depth {
+            return false;
+        }
+        // The statements of the body, without `do` and `done`.
+        let mut c = body.walk();
+        let stmts: Vec<Node<'s>> = body.named_children(&mut c).collect();
+        let (Some(first), Some(last)) = (stmts.first(), stmts.last()) else {
+            return false;
+        };
+        let range = first.start_byte()..last.end_byte();
+        // Without `break`, `continue`, `return` or `exit` the iterations run one after
+        // the other, each to its end: read in sequence, as bash runs them. With one,
+        // an iteration may stop early, so what it assigns is unknown to the next.
+        let jumps = {
+            let mut stack = vec![body];
+            let mut found = false;
+            while let Some(n) = stack.pop() {
+                if n.kind() == k::COMMAND
+                    && n.child_by_field_name(k::FIELD_NAME).is_some_and(|w| {
+                        matches!(self.text(w), "break" | "continue" | "return" | "exit")
+                    })
+                {
+                    found = true;
+                    break;
+                }
+                let mut c = n.walk();
+                stack.extend(n.named_children(&mut c));
+            }
+            found
+        };
+        self.depth += 1;
+        let mut unrolled: Vec<String> = Vec::new();
+        for item in &items {
+            let saved = std::mem::take(&mut self.replacements);
+            if jumps {
+                self.forget_assigned(node);
+            }
+            self.env.insert(var.clone(), item.clone());
+            for st in &stmts {
+                self.statement(*st, None);
+            }
+            let reps = std::mem::replace(&mut self.replacements, saved);
+            let body = residual(self.src, range.clone(), reps);
+            if jumps {
+                // Each iteration that may stop early is code of its own, like a call.
+                if let Some(code) = body {
+                    self.push_code(
+                        code,
+                        node,
+                        Feed::Call,
+                        format!(
+                            "The loop runs its body with `${var}` set to `{}`: it is analysed as code.",
+                            short(item)
+                        ),
+                    );
+                }
+            } else {
+                unrolled.push(body.unwrap_or_else(|| {
+                    self.src.get(range.clone()).unwrap_or_default().to_string()
+                }));
+            }
+        }
+        if !jumps {
+            // The loop as bash runs it, in place: its bodies one after the other, in a
+            // group so that redirects, pipes and `&` still apply to all of them.
+            self.note(format!(
+                "The loop runs its body once for each of `{}`: it is analysed unrolled.",
+                short(&items.join(" "))
+            ));
+            let body = if unrolled.is_empty() {
+                ":".to_string()
+            } else {
+                unrolled.join("\n")
+            };
+            self.replacements
+                .push((node.byte_range(), format!("{{\n{body}\n}}")));
+        }
+        self.depth -= 1;
+        self.forget_assigned(node);
+        true
     }
 
     /// Statements inside a branch or loop body (conditions included).
@@ -1233,6 +1362,9 @@ impl<'s> Evaluator<'s, '_> {
     /// A word's fields after brace expansion, expansions and splitting; `None` when a
     /// part is unknown. `assignment`: no brace expansion, splitting or globbing.
     fn expand(&mut self, node: Node<'s>, assignment: bool) -> Option<Expanded> {
+        if let Some(e) = self.all_arguments(node, assignment) {
+            return Some(e);
+        }
         let mut chars = Chars::new();
         let mut via: Option<&'static str> = None;
         self.chars(node, false, &mut chars, &mut via)?;
@@ -1267,6 +1399,49 @@ impl<'s> Evaluator<'s, '_> {
             fields: out,
             computed: via.is_some(),
             via: via.unwrap_or("a literal"),
+        })
+    }
+
+    /// A word that is the positional parameters as a whole, while they are known:
+    /// `"$@"` one field each, `"$*"` one field joined by spaces, `$@`/`$*` each split
+    /// on the default `$IFS` (and globbed by bash). In an assignment, one joined
+    /// value. `None` for any other word (or unknown parameters).
+    fn all_arguments(&mut self, node: Node<'s>, assignment: bool) -> Option<Expanded> {
+        let raw = self.text(node);
+        let quoted = match raw {
+            "\"$@\"" | "\"${@}\"" => Some(true),
+            "\"$*\"" | "\"${*}\"" => Some(false),
+            "$@" | "${@}" | "$*" | "${*}" => None,
+            _ => return None,
+        };
+        let params = self.positional.clone()?;
+        if self.poisoned {
+            return None;
+        }
+        let joined = params.join(" ");
+        let field = |text: &str, q: Quoting| {
+            let mut cs = Chars::new();
+            push_str(&mut cs, text, q);
+            cs
+        };
+        let fields = match quoted {
+            _ if assignment => vec![field(&joined, Quoting::Quoted)],
+            Some(true) => params.iter().map(|p| field(p, Quoting::Quoted)).collect(),
+            Some(false) => vec![field(&joined, Quoting::Quoted)],
+            None => {
+                if self.var("IFS")? != DEFAULT_IFS {
+                    return None;
+                }
+                params
+                    .iter()
+                    .flat_map(|p| fields::split_fields(&field(p, Quoting::Expanded), DEFAULT_IFS))
+                    .collect()
+            }
+        };
+        Some(Expanded {
+            fields,
+            computed: true,
+            via: "an argument of the call",
         })
     }
 
