@@ -1564,6 +1564,12 @@ impl<'s> Evaluator<'s, '_> {
                 if self.depth >= self.budget.max_depth {
                     return None;
                 }
+                // Inside backticks bash removes the backslash before `` ` ``, `$` and `\`
+                // and parses the rest again, so ``echo \`id\` `` runs `id`; the grammar
+                // reads the escapes as data. Unknown, never a value.
+                if raw.starts_with('`') && raw.contains('\\') {
+                    return None;
+                }
                 self.depth += 1;
                 // Replacements inside stay: the residual drops those an outer known
                 // word covers, and keeps them where the substitution stays unknown.

@@ -375,6 +375,16 @@ impl<'s> Walker<'s, '_> {
             k::COMMAND_SUBSTITUTION | k::PROCESS_SUBSTITUTION => {
                 self.plan
                     .obfuscated(Opacity::Substitution(describe_subst(node.kind())));
+                // Inside backticks bash drops the backslash before `` ` ``, `$` and `\`
+                // and parses the text again: ``ls `echo \`id\``` runs `id`, which the
+                // grammar reads as data. That text is read as code too.
+                let raw = self.text(node);
+                if let Some(inner) = raw.strip_prefix('`').filter(|_| raw.contains('\\')) {
+                    let inner = inner.strip_suffix('`').unwrap_or(inner);
+                    for code in heredoc_backticks(&format!("`{inner}`")) {
+                        self.plan.code.push((code, self.cwd.clone()));
+                    }
+                }
                 stack.push(Task::Restore {
                     cwd: self.cwd.clone(),
                     stack: self.dir_stack.clone(),
