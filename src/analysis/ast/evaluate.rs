@@ -511,8 +511,9 @@ impl<'s> Evaluator<'s, '_> {
     }
 
     /// `for NAME in WORDS; do BODY; done` over words whose values are known (at most
-    /// `MAX_ITEMS`): the body once per value, each as code of its own, like a call
-    /// (`for i in /; do rm -rf "$i"; done` is `rm -rf /`). `false` when the list is not
+    /// `MAX_ITEMS`): the body once per value, in place of the loop in the residual
+    /// (`for i in /; do rm -rf "$i"; done` is `{ rm -rf /; }`), or, where an iteration
+    /// may stop early, each as code of its own like a call. `false` when the list is not
     /// known: the loop is then read as any other.
     fn unroll(&mut self, node: Node<'s>) -> bool {
         const MAX_ITEMS: usize = 16;
