@@ -1085,7 +1085,8 @@ const DTACH: &[Opt] = &[
     l("version", N, Does::Ends),
 ];
 
-/// abduco: `-c|-n|-A NAME CMD…` creates a session; `-a NAME` attaches.
+/// abduco (`aAclne:fpqrv`, a getopt that permutes): `-c|-n|-A NAME CMD…` creates a
+/// session; `-a NAME` attaches.
 const ABDUCO: &[Opt] = &[
     s('a', N, Does::Ends),
     s('A', N, NO),
@@ -1480,7 +1481,6 @@ const LD_SO_NAMES: &[&str] = &[
 /// watchexec (clap): the command runs through a shell unless `-n`/`--shell=none`.
 const WATCHEXEC: &[Opt] = &[
     sl('w', "watch", V, NO),
-    sl('W', "watch-non-recursive", V, NO),
     sl('e', "exts", V, NO),
     sl('f', "filter", V, NO),
     l("filter-file", V, Does::Reads),
@@ -1543,7 +1543,7 @@ const NODEMON: &[Opt] = &[
 
 /// Wrappers whose getopt permutes: an option word after the command is theirs, so the
 /// command is certain only after `--` or when no word after it looks like an option.
-const PERMUTES: &[&str] = &["tini", "schroot"];
+const PERMUTES: &[&str] = &["tini", "schroot", "abduco"];
 
 /// Programs that run a command only in one subcommand (`uv run`, `bundle exec`): the
 /// entry's grammar is that subcommand's.
@@ -1932,11 +1932,12 @@ pub const PROGRAMS: &[Program] = &[
             .opaque()],
     ),
     Program {
-        names: &["busybox"],
+        names: &["busybox", "toybox"],
         grammar: Grammar::wrapper(&[], X),
         role: Role::Wrapper { skip: 0 },
         examples: &[
             Example::new("busybox rm -rf /").inner("rm -rf /"),
+            Example::new("toybox rm -rf /").inner("rm -rf /"),
             Example::new("busybox --list"),
         ],
     },
@@ -2270,7 +2271,9 @@ pub const PROGRAMS: &[Program] = &[
         X,
         1,
         &[
-            Example::new("abduco -c s rm -rf /").inner("rm -rf /"),
+            Example::new("abduco -c s -- rm -rf /").inner("rm -rf /"),
+            Example::new("abduco -c -- s rm -rf /").inner("rm -rf /"),
+            Example::new("abduco -c s rm -rf /").opaque(),
             Example::new("abduco -n -e ^q s make").inner("make"),
             Example::new("abduco -a s"),
         ],
@@ -2427,6 +2430,8 @@ pub const PROGRAMS: &[Program] = &[
             Example::new("capsh --drop=cap_x --user=a -- -c x").code("x"),
             Example::new("capsh --print"),
             Example::new("capsh == --print").opaque(),
+            Example::new("capsh --shell=/bin/sh -+ -c x").code("x"),
+            Example::new("capsh --shell=/usr/bin/perl -- -e x").opaque(),
         ],
     },
     wrapper(
@@ -2631,8 +2636,21 @@ pub fn describe(p: &'static Program, words: &[&str], d: &mut Description) {
             i -= 1;
         }
     }
+    // A permuting getopt takes a `--` that follows the positional words (`abduco -c NAME
+    // -- cmd…`) as the end of its options; any other option word after them is its own.
+    let skip_words = match p.role {
+        Role::Wrapper { skip } | Role::CodeOperands { skip } => skip,
+        _ => 0,
+    };
+    let dd_after_skip = PERMUTES.contains(&name)
+        && !after_dd
+        && words.get(i + skip_words) == Some(&"--")
+        && words
+            .get(i..i + skip_words)
+            .is_some_and(|ws| ws.iter().all(|w| !w.starts_with('-')));
     if PERMUTES.contains(&name)
         && !after_dd
+        && !dd_after_skip
         && words
             .get(i..)
             .unwrap_or_default()
@@ -2722,6 +2740,9 @@ pub fn describe(p: &'static Program, words: &[&str], d: &mut Description) {
         i += 1;
     }
     i += skip;
+    if dd_after_skip {
+        i += 1;
+    }
     if name == "flock" || name == "sg" {
         // `flock F -c CODE`, `sg GROUP -c CODE`: the string goes to `sh -c`.
         if matches!(words.get(i), Some(&"-c") | Some(&"--command")) {
@@ -2913,16 +2934,24 @@ fn cpulimit(p: &'static Program, words: &[&str], d: &mut Description) {
     }
 }
 
-/// `capsh [--opt=value…] -- ARGS`: `--` runs `/bin/bash ARGS` (read here as bash's own
-/// words); `==` runs capsh again with the rest. Every capsh option is one word.
+/// `capsh [--opt=value…] -- ARGS`: `--` (and `-+`) runs `/bin/bash ARGS`, or the shell
+/// `--shell=` names, read here as that shell's own words; `==` and `=+` run capsh again
+/// with the rest. Every capsh option is one word; capsh refuses any other word.
 fn capsh(words: &[&str], d: &mut Description) {
+    let mut shell = "bash";
     for (i, w) in words.iter().enumerate().skip(1) {
         match *w {
-            "--" => {
-                let mut bash: Vec<&str> = vec!["bash"];
-                bash.extend(words.get(i + 1..).unwrap_or_default());
-                let inner = super::unwrap::describe(&bash);
-                // Index k of `bash` is index i + k of the capsh words.
+            "--" | "-+" => {
+                if !super::is_shell(shell) {
+                    d.opaque.push(format!(
+                        "`capsh --shell={shell}`, which hands its words to a program KHAELOR does not read"
+                    ));
+                    return;
+                }
+                let mut sh: Vec<&str> = vec![shell];
+                sh.extend(words.get(i + 1..).unwrap_or_default());
+                let inner = super::unwrap::describe(&sh);
+                // Index k of the shell's words is index i + k of capsh's.
                 d.code.extend(inner.code.into_iter().map(|c| CodeArg {
                     word: c.word + i,
                     ..c
@@ -2934,13 +2963,16 @@ fn capsh(words: &[&str], d: &mut Description) {
                 d.reads.extend(inner.reads);
                 return;
             }
-            "==" => {
+            "==" | "=+" => {
                 d.opaque
                     .push("`capsh ==`, which runs capsh again with the words after it".to_string());
                 return;
             }
+            w if w.starts_with("--shell=") => {
+                shell = w.get("--shell=".len()..).unwrap_or_default();
+            }
             w if w.starts_with("--") => {}
-            // capsh refuses anything else and runs nothing.
+            // `-h` prints help; capsh refuses anything else. Either way nothing runs.
             _ => return,
         }
     }
