@@ -2638,15 +2638,15 @@ pub fn describe(p: &'static Program, words: &[&str], d: &mut Description) {
     }
     // A permuting getopt takes a `--` that follows the positional words (`abduco -c NAME
     // -- cmd…`) as the end of its options; any other option word after them is its own.
-    let skip_words = match p.role {
+    let skip = match p.role {
         Role::Wrapper { skip } | Role::CodeOperands { skip } => skip,
         _ => 0,
     };
     let dd_after_skip = PERMUTES.contains(&name)
         && !after_dd
-        && words.get(i + skip_words) == Some(&"--")
+        && words.get(i + skip) == Some(&"--")
         && words
-            .get(i..i + skip_words)
+            .get(i..i + skip)
             .is_some_and(|ws| ws.iter().all(|w| !w.starts_with('-')));
     if PERMUTES.contains(&name)
         && !after_dd
@@ -2731,10 +2731,6 @@ pub fn describe(p: &'static Program, words: &[&str], d: &mut Description) {
             i += 1;
         }
     }
-    let skip = match p.role {
-        Role::Wrapper { skip } | Role::CodeOperands { skip } => skip,
-        _ => 0,
-    };
     // `sg - GROUP` is a login form of `sg GROUP`.
     if name == "sg" && words.get(i) == Some(&"-") {
         i += 1;
