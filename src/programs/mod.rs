@@ -144,13 +144,24 @@ pub fn is_runner_name(word: &str) -> bool {
 }
 
 /// Whether these words run another command or code (such commands never get a broad
-/// always pattern). `ip` is a wrapper only in its `netns exec` form.
+/// always pattern). `ip` is a wrapper only in its `netns exec` form; `uv run`,
+/// `poetry run`, `bundle exec`… run a command of the project's, judged by that command.
 pub fn runs_other_programs(words: &[&str]) -> bool {
     let Some(first) = words.first() else {
         return false;
     };
     if basename(first) == "ip" {
         return describe(words).inner.is_some();
+    }
+    if wrappers::runs_in_subcommand(basename(first)) {
+        // `uv run pytest -q`, `bundle exec rake`: like a project tool, unless what runs
+        // is itself a runner (`uv run bash -c …`) or the words cannot be read.
+        let d = describe(words);
+        return !d.opaque.is_empty()
+            || d.stdin_code
+            || !d.code.is_empty()
+            || d.inner
+                .is_some_and(|i| runs_other_programs(words.get(i..).unwrap_or_default()));
     }
     is_runner_name(first)
 }

@@ -7,7 +7,7 @@
 //! opaque: we cannot tell whether it took the next word as its value, so we cannot tell
 //! which command runs (issue 8, class 7).
 
-use super::options::{Abbrev, Arg, Does, Grammar, Opt, l, parse, s, sl};
+use super::options::{Abbrev, Arg, Does, Found, Grammar, Opt, Parsed, l, parse, s, sl};
 use super::unwrap::{CodeArg, Description};
 use super::{Example, Program, Role, basename, is_assignment};
 
@@ -736,6 +736,831 @@ const ENTR: &[Opt] = &[
     s('z', N, NO),
 ];
 
+/// cpulimit (LimitCPU 2.x): short options only here. It finds the command by counting
+/// option words, not by where getopt stopped (see `cpulimit`).
+const CPULIMIT: &[Opt] = &[
+    s('p', V, Does::Ends),
+    s('e', V, NO),
+    s('P', V, NO),
+    s('l', V, NO),
+    s('c', V, NO),
+    s('s', V, NO),
+    s('b', N, NO),
+    s('f', N, NO),
+    s('q', N, NO),
+    s('k', N, NO),
+    s('m', N, NO),
+    s('r', N, NO),
+    s('v', N, NO),
+    s('z', N, NO),
+    s('h', N, Does::Ends),
+];
+
+/// faketime compares whole words (`-mf` and `--` are timestamps, see `describe`).
+const FAKETIME: &[Opt] = &[
+    s('m', N, NO),
+    s('f', N, NO),
+    s('p', V, NO),
+    l("exclude-monotonic", N, NO),
+    l(
+        "date-prog",
+        V,
+        Does::Runs("runs the program it names to read the timestamp"),
+    ),
+    sl('v', "version", N, Does::Ends),
+    sl('h', "help", N, Does::Ends),
+];
+
+/// nocache, a bash script over `getopts "n:D:f"`.
+const NOCACHE: &[Opt] = &[s('n', V, NO), s('D', V, Does::Writes), s('f', N, NO)];
+
+/// `daemonize [-av] [-c DIR] [-e F] [-o F] [-p F] [-l F] [-u USER] [-E N=V] PATH args`.
+const DAEMONIZE: &[Opt] = &[
+    s('a', N, NO),
+    s('v', N, NO),
+    s('c', V, Does::Chdir),
+    s('e', V, Does::Writes),
+    s('o', V, Does::Writes),
+    s('p', V, Does::Writes),
+    s('l', V, Does::Writes),
+    s('u', V, NO),
+    s('E', V, NO),
+];
+
+/// GNU parallel's `sem` (Getopt::Long): the command line goes to a shell.
+const SEM: &[Opt] = &[
+    l("bg", N, NO),
+    l("fg", N, NO),
+    l("wait", N, NO),
+    l("pipe", N, NO),
+    sl('j', "jobs", V, NO),
+    sl('P', "max-procs", V, NO),
+    l("id", V, NO),
+    l("semaphorename", V, NO),
+    l("semaphoretimeout", V, NO),
+    l("st", V, NO),
+    sl('u', "ungroup", N, NO),
+    l("line-buffer", N, NO),
+    l("will-cite", N, NO),
+    l("help", N, Does::Ends),
+    l("version", N, Does::Ends),
+];
+
+/// util-linux setarch (`+hVv3BFILRSTXZ`); its aliases (`linux64`) take no arch word.
+const SETARCH: &[Opt] = &[
+    sl('B', "32bit", N, NO),
+    sl('F', "fdpic-funcptrs", N, NO),
+    sl('I', "short-inode", N, NO),
+    sl('L', "addr-compat-layout", N, NO),
+    sl('R', "addr-no-randomize", N, NO),
+    sl('S', "whole-seconds", N, NO),
+    sl('T', "sticky-timeouts", N, NO),
+    sl('X', "read-implies-exec", N, NO),
+    sl('Z', "mmap-page-zero", N, NO),
+    sl('3', "3gb", N, NO),
+    l("4gb", N, NO),
+    l("uname-2.6", N, NO),
+    sl('v', "verbose", N, NO),
+    l("list", N, Does::Ends),
+    sl('h', "help", N, Does::Ends),
+    sl('V', "version", N, Does::Ends),
+];
+
+/// The personality names setarch is installed under (util-linux).
+const SETARCH_ALIASES: &[&str] = &[
+    "linux32",
+    "linux64",
+    "uname26",
+    "i386",
+    "i486",
+    "i586",
+    "i686",
+    "x86_64",
+    "ia64",
+    "ppc",
+    "ppc32",
+    "ppc64",
+    "s390",
+    "s390x",
+    "sparc",
+    "sparc32",
+    "sparc32bash",
+    "sparc64",
+    "mips",
+    "mips32",
+    "mips64",
+    "parisc",
+    "parisc32",
+    "parisc64",
+];
+
+/// libcgroup's cgexec (`+g:sh`).
+const CGEXEC: &[Opt] = &[
+    s('g', V, NO),
+    s('s', N, NO),
+    l("sticky", N, NO),
+    sl('h', "help", N, Does::Ends),
+];
+
+/// systemd's run0 (systemd 256).
+const RUN0: &[Opt] = &[
+    l("no-ask-password", N, NO),
+    l("machine", V, NO),
+    l("unit", V, NO),
+    l("property", V, NO),
+    l("description", V, NO),
+    l("slice", V, NO),
+    l("slice-inherit", N, NO),
+    sl('u', "user", V, NO),
+    sl('g', "group", V, NO),
+    l("nice", V, NO),
+    sl('D', "chdir", V, Does::Chdir),
+    l("setenv", V, NO),
+    l("background", V, NO),
+    l("pty", N, NO),
+    l("pipe", N, NO),
+    l("shell-prompt-prefix", V, NO),
+    sl('h', "help", N, Does::Ends),
+    sl('V', "version", N, Does::Ends),
+];
+
+/// runit's chpst (`+u:U:b:e:m:d:o:p:f:c:r:t:/:n:l:L:vP012V`).
+const CHPST: &[Opt] = &[
+    s('u', V, NO),
+    s('U', V, NO),
+    s('b', V, NO),
+    s('e', V, Does::Reads),
+    s('m', V, NO),
+    s('d', V, NO),
+    s('o', V, NO),
+    s('p', V, NO),
+    s('f', V, NO),
+    s('c', V, NO),
+    s('r', V, NO),
+    s('t', V, NO),
+    s('/', V, NO),
+    s('n', V, NO),
+    s('l', V, NO),
+    s('L', V, NO),
+    s('v', N, NO),
+    s('P', N, NO),
+    s('0', N, NO),
+    s('1', N, NO),
+    s('2', N, NO),
+    s('V', N, NO),
+];
+
+/// daemontools' softlimit (`a:c:d:f:l:m:o:p:r:s:t:`).
+const SOFTLIMIT: &[Opt] = &[
+    s('a', V, NO),
+    s('c', V, NO),
+    s('d', V, NO),
+    s('f', V, NO),
+    s('l', V, NO),
+    s('m', V, NO),
+    s('o', V, NO),
+    s('p', V, NO),
+    s('r', V, NO),
+    s('s', V, NO),
+    s('t', V, NO),
+];
+
+/// tini (`p:hvwgle:s`, a getopt that permutes: see `PERMUTES`).
+const TINI: &[Opt] = &[
+    s('p', V, NO),
+    s('h', N, Does::Ends),
+    s('v', N, NO),
+    s('w', N, NO),
+    s('g', N, NO),
+    s('l', N, Does::Ends),
+    s('e', V, NO),
+    s('s', N, NO),
+];
+
+/// dumb-init (`+hvVcr:`).
+const DUMB_INIT: &[Opt] = &[
+    sl('c', "single-child", N, NO),
+    sl('r', "rewrite", V, NO),
+    sl('v', "verbose", N, NO),
+    sl('h', "help", N, Does::Ends),
+    sl('V', "version", N, Does::Ends),
+];
+
+/// gosu takes no options but these, each alone.
+const GOSU: &[Opt] = &[
+    sl('h', "help", N, Does::Ends),
+    sl('v', "version", N, Does::Ends),
+];
+
+/// fakechroot (a script over `getopt -l … -- +l:d:sc:e:b:vh`).
+const FAKECHROOT: &[Opt] = &[
+    sl('l', "lib", V, Does::Runs("preloads the library it names")),
+    sl(
+        'd',
+        "elfloader",
+        V,
+        Does::Runs("loads programs with the loader it names"),
+    ),
+    sl('s', "use-system-libs", N, NO),
+    sl('c', "config-dir", V, NO),
+    sl('e', "environment", V, Does::Reads),
+    sl('b', "bindir", V, NO),
+    sl('h', "help", N, Does::Ends),
+    sl('v', "version", N, Does::Ends),
+];
+
+const SYSTEMD_INHIBIT: &[Opt] = &[
+    l("what", V, NO),
+    l("who", V, NO),
+    l("why", V, NO),
+    l("mode", V, NO),
+    l("list", N, Does::Ends),
+    l("no-pager", N, NO),
+    l("no-legend", N, NO),
+    sl('h', "help", N, Does::Ends),
+    l("version", N, Does::Ends),
+];
+
+/// sshpass (`+f:d:p:P:heVv`).
+const SSHPASS: &[Opt] = &[
+    s('f', V, Does::Reads),
+    s('d', V, NO),
+    s('p', V, NO),
+    s('P', V, NO),
+    s('e', N, NO),
+    s('v', N, NO),
+    s('h', N, Does::Ends),
+    s('V', N, Does::Ends),
+];
+
+/// task-spooler: the actions (`-l`, `-t [id]`, `-K`, …) queue no command.
+const TSP: &[Opt] = &[
+    s('n', N, NO),
+    s('g', N, NO),
+    s('f', N, NO),
+    s('m', N, NO),
+    s('d', N, NO),
+    s('B', N, NO),
+    s('E', N, NO),
+    s('L', V, NO),
+    s('D', V, NO),
+    s('N', V, NO),
+    s('K', N, Does::Ends),
+    s('C', N, Does::Ends),
+    s('l', N, Does::Ends),
+    s('S', N, Does::Ends),
+    s('t', N, Does::Ends),
+    s('c', N, Does::Ends),
+    s('p', N, Does::Ends),
+    s('o', N, Does::Ends),
+    s('i', N, Does::Ends),
+    s('s', N, Does::Ends),
+    s('r', N, Does::Ends),
+    s('w', N, Does::Ends),
+    s('k', N, Does::Ends),
+    s('u', N, Does::Ends),
+    s('U', N, Does::Ends),
+    s('h', N, Does::Ends),
+    s('V', N, Does::Ends),
+];
+
+const NQ: &[Opt] = &[
+    s('c', N, NO),
+    s('q', N, NO),
+    s('t', N, Does::Ends),
+    s('w', N, Does::Ends),
+];
+
+/// trickle (`hvVsw:n:u:d:t:l:L:P:`).
+const TRICKLE: &[Opt] = &[
+    s('h', N, Does::Ends),
+    s('v', N, NO),
+    s('V', N, Does::Ends),
+    s('s', N, NO),
+    s('w', V, NO),
+    s('n', V, NO),
+    s('u', V, NO),
+    s('d', V, NO),
+    s('t', V, NO),
+    s('l', V, NO),
+    s('L', V, NO),
+    s('P', V, Does::Runs("preloads the library it names")),
+];
+
+/// AppArmor's aa-exec (`+dhp:n:iv`).
+const AA_EXEC: &[Opt] = &[
+    sl('p', "profile", V, NO),
+    sl('n', "namespace", V, NO),
+    sl('i', "immediate", N, NO),
+    sl('v', "verbose", N, NO),
+    sl('d', "debug", N, NO),
+    sl('h', "help", N, Does::Ends),
+];
+
+/// coreutils runcon: without -u/-r/-t/-l the first operand is the context.
+const RUNCON: &[Opt] = &[
+    sl('c', "compute", N, NO),
+    sl('u', "user", V, NO),
+    sl('r', "role", V, NO),
+    sl('t', "type", V, NO),
+    sl('l', "range", V, NO),
+    l("help", N, Does::Ends),
+    l("version", N, Does::Ends),
+];
+
+/// dtach: the mode comes first with its socket (`-n SOCK`), then options, then the
+/// command; `-a` and `-p` attach to a session and run nothing.
+const DTACH: &[Opt] = &[
+    s('a', V, Does::Ends),
+    s('p', V, Does::Ends),
+    s('A', V, NO),
+    s('c', V, NO),
+    s('n', V, NO),
+    s('N', V, NO),
+    s('e', V, NO),
+    s('E', N, NO),
+    s('r', V, NO),
+    s('z', N, NO),
+    l("help", N, Does::Ends),
+    l("version", N, Does::Ends),
+];
+
+/// abduco (`aAclne:fpqrv`, a getopt that permutes): `-c|-n|-A NAME CMD…` creates a
+/// session; `-a NAME` attaches.
+const ABDUCO: &[Opt] = &[
+    s('a', N, Does::Ends),
+    s('A', N, NO),
+    s('c', N, NO),
+    s('n', N, NO),
+    s('e', V, NO),
+    s('f', N, NO),
+    s('l', N, NO),
+    s('p', N, NO),
+    s('q', N, NO),
+    s('r', N, NO),
+    s('v', N, Does::Ends),
+];
+
+/// moreutils chronic (Getopt::Std `ev`, options before the command only).
+const CHRONIC: &[Opt] = &[s('e', N, NO), s('v', N, NO)];
+
+/// proot: with no command it starts `/bin/sh`.
+const PROOT: &[Opt] = &[
+    sl('r', "rootfs", V, NO),
+    sl('b', "bind", V, NO),
+    sl('m', "mount", V, NO),
+    sl(
+        'q',
+        "qemu",
+        V,
+        Does::RunsCode(
+            super::options::Value::Words,
+            "runs the program under the emulator it names",
+        ),
+    ),
+    sl('w', "pwd", V, Does::Chdir),
+    l("cwd", V, Does::Chdir),
+    sl('v', "verbose", V, NO),
+    sl('k', "kernel-release", V, NO),
+    sl('0', "root-id", N, NO),
+    sl('i', "change-id", V, NO),
+    s('R', V, NO),
+    s('S', V, NO),
+    l("link2symlink", N, NO),
+    l("kill-on-exit", N, NO),
+    sl('V', "version", N, Does::Ends),
+    l("about", N, Does::Ends),
+    sl('h', "help", N, Does::Ends),
+    l("usage", N, Does::Ends),
+];
+
+/// schroot (boost program_options: options may follow the command, see `PERMUTES`).
+const SCHROOT: &[Opt] = &[
+    sl('c', "chroot", V, NO),
+    sl('u', "user", V, NO),
+    sl('d', "directory", V, Does::Chdir),
+    sl('a', "all", N, NO),
+    sl('p', "preserve-environment", N, NO),
+    sl('q', "quiet", N, NO),
+    sl('v', "verbose", N, NO),
+    sl('r', "run-session", N, NO),
+    l("automatic-session", N, NO),
+    sl('o', "option", V, NO),
+    sl('n', "session-name", V, NO),
+    sl('f', "force", N, NO),
+    sl('l', "list", N, Does::Ends),
+    sl('i', "info", N, Does::Ends),
+    l("config", N, Does::Ends),
+    l("location", N, Does::Ends),
+    sl('b', "begin-session", N, Does::Ends),
+    sl('e', "end-session", N, Does::Ends),
+    l("recover-session", N, Does::Ends),
+    sl('h', "help", N, Does::Ends),
+    sl('V', "version", N, Does::Ends),
+];
+
+/// flatpak-spawn (GOption, no abbreviations); `--host` runs the command on the host.
+const FLATPAK_SPAWN: &[Opt] = &[
+    sl('v', "verbose", N, NO),
+    l("forward-fd", V, NO),
+    l("clear-env", N, NO),
+    l("watch-bus", N, NO),
+    l("expose-pids", N, NO),
+    l("share-pids", N, NO),
+    l("env", V, NO),
+    l("unset-env", V, NO),
+    l("env-fd", V, NO),
+    l("latest-version", N, NO),
+    l("sandbox", N, NO),
+    l("no-network", N, NO),
+    l("sandbox-expose", V, NO),
+    l("sandbox-expose-ro", V, NO),
+    l("sandbox-expose-path", V, NO),
+    l("sandbox-expose-path-ro", V, NO),
+    l("sandbox-expose-path-try", V, NO),
+    l("sandbox-expose-path-ro-try", V, NO),
+    l("sandbox-flag", V, NO),
+    l("host", N, NO),
+    l("directory", V, Does::Chdir),
+    l("app-path", V, NO),
+    l("usr-path", V, NO),
+    sl('h', "help", N, Does::Ends),
+];
+
+/// distrobox-enter (a shell script): the command follows `--` or `-e`/`--exec`.
+const DISTROBOX_ENTER: &[Opt] = &[
+    sl('n', "name", V, NO),
+    sl('T', "no-tty", N, NO),
+    l("no-workdir", N, NO),
+    sl('a', "additional-flags", V, NO),
+    sl('e', "exec", N, NO),
+    sl('r', "root", N, NO),
+    sl('d', "dry-run", N, NO),
+    sl('v', "verbose", N, NO),
+    sl('h', "help", N, Does::Ends),
+    sl('V', "version", N, Does::Ends),
+];
+
+/// `toolbox run` (cobra, not interspersed).
+const TOOLBOX_RUN: &[Opt] = &[
+    sl('c', "container", V, NO),
+    sl('d', "distro", V, NO),
+    sl('r', "release", V, NO),
+    l("preserve-fds", V, NO),
+    sl('h', "help", N, Does::Ends),
+];
+
+/// `bundle exec`.
+const BUNDLE_EXEC: &[Opt] = &[
+    l("keep-file-descriptors", N, NO),
+    l("gemfile", V, NO),
+    sl('h', "help", N, Does::Ends),
+];
+
+/// `poetry run`: the global options poetry takes there.
+const POETRY_RUN: &[Opt] = &[
+    sl('q', "quiet", N, NO),
+    sl('v', "verbose", N, NO),
+    l("vv", N, NO),
+    l("vvv", N, NO),
+    sl('n', "no-interaction", N, NO),
+    l("ansi", N, NO),
+    l("no-ansi", N, NO),
+    l("no-plugins", N, NO),
+    l("no-cache", N, NO),
+    sl('C', "directory", V, Does::Chdir),
+    sl('P', "project", V, NO),
+    sl('h', "help", N, Does::Ends),
+    sl('V', "version", N, Does::Ends),
+];
+
+/// `pipenv run` (click).
+const PIPENV_RUN: &[Opt] = &[
+    l("python", V, NO),
+    l("three", N, NO),
+    l("clear", N, NO),
+    sl('v', "verbose", N, NO),
+    sl('q', "quiet", N, NO),
+    l("system", N, NO),
+    l("pypi-mirror", V, NO),
+    sl('h', "help", N, Does::Ends),
+];
+
+/// `uv run` (clap: options end at the command).
+const UV_RUN: &[Opt] = &[
+    l("with", V, NO),
+    l("with-editable", V, NO),
+    l("with-requirements", V, Does::Reads),
+    l("extra", V, NO),
+    l("all-extras", N, NO),
+    l("no-dev", N, NO),
+    l("dev", N, NO),
+    l("group", V, NO),
+    l("only-group", V, NO),
+    l("no-group", V, NO),
+    l("all-groups", N, NO),
+    l("isolated", N, NO),
+    l("no-sync", N, NO),
+    l("locked", N, NO),
+    l("frozen", N, NO),
+    l("offline", N, NO),
+    l("no-project", N, NO),
+    l("package", V, NO),
+    l("env-file", V, Does::Reads),
+    l("no-env-file", N, NO),
+    sl('p', "python", V, NO),
+    l("directory", V, Does::Chdir),
+    l("project", V, NO),
+    l("index", V, NO),
+    l("default-index", V, NO),
+    l("index-url", V, NO),
+    l("extra-index-url", V, NO),
+    sl('q', "quiet", N, NO),
+    sl('v', "verbose", N, NO),
+    l("no-cache", N, NO),
+    sl('h', "help", N, Does::Ends),
+];
+
+/// `nix develop` (nix's own parser, no abbreviations): `-c`/`--command` takes the rest
+/// of the words as the command (see `nix_develop`).
+const NIX_DEVELOP: &[Opt] = &[
+    sl('c', "command", N, NO),
+    sl('i', "ignore-environment", N, NO),
+    sl('k', "keep", V, NO),
+    sl('u', "unset", V, NO),
+    l("impure", N, NO),
+    l("pure-eval", N, NO),
+    sl('L', "print-build-logs", N, NO),
+    l("phase", V, NO),
+    l("unpack", N, NO),
+    l("configure", N, NO),
+    l("build", N, NO),
+    l("check", N, NO),
+    l("install", N, NO),
+    l("installcheck", N, NO),
+    l("profile", V, NO),
+    l("redirect", Arg::Two, NO),
+    l("override-input", Arg::Two, NO),
+    l("expr", V, NO),
+    sl('f', "file", V, Does::Reads),
+    l("offline", N, NO),
+    l("refresh", N, NO),
+    l("show-trace", N, NO),
+    l("accept-flake-config", N, NO),
+    l("no-write-lock-file", N, NO),
+    l("extra-experimental-features", V, NO),
+    sl('v', "verbose", N, NO),
+    l("quiet", N, NO),
+    l("help", N, Does::Ends),
+];
+
+/// nix-shell (options and operands mix): `--run`/`--command` take a code string.
+const NIX_SHELL: &[Opt] = &[
+    l("run", V, Does::Code),
+    l("command", V, Does::Code),
+    sl('p', "packages", N, NO),
+    l("pure", N, NO),
+    l("impure", N, NO),
+    l("keep", V, NO),
+    sl('A', "attr", V, NO),
+    s('I', V, NO),
+    l("arg", Arg::Two, NO),
+    l("argstr", Arg::Two, NO),
+    sl('E', "expr", N, NO),
+    l("option", Arg::Two, NO),
+    sl('j', "max-jobs", V, NO),
+    l("cores", V, NO),
+    l("show-trace", N, NO),
+    sl('v', "verbose", N, NO),
+    l("quiet", N, NO),
+    l("help", N, Does::Ends),
+    l("version", N, Does::Ends),
+];
+
+/// Open MPI's mpirun: long options with one dash or two, matched whole (see
+/// `whole_words`).
+const MPIRUN: &[Opt] = &[
+    l("n", V, NO),
+    l("np", V, NO),
+    l("c", V, NO),
+    l("H", V, NO),
+    l("host", V, NO),
+    l("hostfile", V, Does::Reads),
+    l("machinefile", V, Does::Reads),
+    l("x", V, NO),
+    l("mca", Arg::Two, NO),
+    l("gmca", Arg::Two, NO),
+    l("map-by", V, NO),
+    l("bind-to", V, NO),
+    l("rank-by", V, NO),
+    l("npernode", V, NO),
+    l("wdir", V, Does::Chdir),
+    l("wd", V, Does::Chdir),
+    l("oversubscribe", N, NO),
+    l("allow-run-as-root", N, NO),
+    l("q", N, NO),
+    l("quiet", N, NO),
+    l("v", N, NO),
+    l("verbose", N, NO),
+    l("tag-output", N, NO),
+    l("timestamp-output", N, NO),
+    l("report-bindings", N, NO),
+    l("display-map", N, NO),
+    l("use-hwthread-cpus", N, NO),
+    l("h", N, Does::Ends),
+    l("help", N, Does::Ends),
+    l("V", N, Does::Ends),
+    l("version", N, Does::Ends),
+];
+
+/// Slurm's srun (`getopt_long` with `+`).
+const SRUN: &[Opt] = &[
+    sl('n', "ntasks", V, NO),
+    sl('N', "nodes", V, NO),
+    sl('c', "cpus-per-task", V, NO),
+    sl('p', "partition", V, NO),
+    sl('t', "time", V, NO),
+    sl('J', "job-name", V, NO),
+    sl('A', "account", V, NO),
+    sl('w', "nodelist", V, NO),
+    sl('x', "exclude", V, NO),
+    sl('q', "qos", V, NO),
+    sl('G', "gpus", V, NO),
+    l("gres", V, NO),
+    l("mem", V, NO),
+    l("mem-per-cpu", V, NO),
+    l("mpi", V, NO),
+    l("export", V, NO),
+    l("exclusive", OPT, NO),
+    l("pty", N, NO),
+    sl('l', "label", N, NO),
+    sl('u', "unbuffered", N, NO),
+    sl('Q', "quiet", N, NO),
+    sl('v', "verbose", N, NO),
+    sl('D', "chdir", V, Does::Chdir),
+    sl('o', "output", V, Does::Writes),
+    sl('e', "error", V, Does::Writes),
+    sl('i', "input", V, Does::Reads),
+    sl('h', "help", N, Does::Ends),
+    sl('V', "version", N, Does::Ends),
+];
+
+/// qemu's user-mode emulators: options with one dash or two, matched whole.
+const QEMU_USER: &[Opt] = &[
+    l("h", N, Does::Ends),
+    l("help", N, Does::Ends),
+    l("version", N, Does::Ends),
+    l("g", V, NO),
+    l("L", V, NO),
+    l("s", V, NO),
+    l("cpu", V, NO),
+    l("E", V, NO),
+    l("U", V, NO),
+    l("0", V, NO),
+    l("r", V, NO),
+    l("B", V, NO),
+    l("R", V, NO),
+    l("d", V, NO),
+    l("D", V, Does::Writes),
+    l("dfilter", V, NO),
+    l("p", V, NO),
+    l("seed", V, NO),
+    l("trace", V, NO),
+    l("plugin", V, Does::Runs("loads the plugin it names")),
+    l("singlestep", N, NO),
+    l("one-insn-per-tb", N, NO),
+    l("strace", N, NO),
+];
+
+/// The names qemu's user-mode emulators go by.
+const QEMU_NAMES: &[&str] = &[
+    "qemu-x86_64",
+    "qemu-x86_64-static",
+    "qemu-i386",
+    "qemu-i386-static",
+    "qemu-aarch64",
+    "qemu-aarch64-static",
+    "qemu-arm",
+    "qemu-arm-static",
+    "qemu-riscv64",
+    "qemu-riscv64-static",
+    "qemu-ppc64le",
+    "qemu-s390x",
+    "qemu-mips",
+];
+
+/// The glibc dynamic loader run as a program (`ld.so [OPTIONS] PROGRAM args`): whole
+/// `--name` words, each value the next word (`--argv0=x` is refused).
+const LD_SO: &[Opt] = &[
+    l("list", N, Does::Ends),
+    l("verify", N, Does::Ends),
+    l("inhibit-cache", N, NO),
+    l("library-path", V, NO),
+    l("inhibit-rpath", V, NO),
+    l("audit", V, Does::Runs("loads the audit libraries it names")),
+    l("preload", V, Does::Runs("preloads the libraries it names")),
+    l("argv0", V, NO),
+    l("glibc-hwcaps-prefix", V, NO),
+    l("glibc-hwcaps-mask", V, NO),
+    l("list-tunables", N, Does::Ends),
+    l("list-diagnostics", N, Does::Ends),
+    l("help", N, Does::Ends),
+    l("version", N, Does::Ends),
+];
+
+const LD_SO_NAMES: &[&str] = &[
+    "ld.so",
+    "ld-linux-x86-64.so.2",
+    "ld-linux.so.2",
+    "ld-linux-aarch64.so.1",
+    "ld-linux-armhf.so.3",
+    "ld64.so.1",
+    "ld64.so.2",
+];
+
+/// watchexec (clap): the command runs through a shell unless `-n`/`--shell=none`.
+const WATCHEXEC: &[Opt] = &[
+    sl('w', "watch", V, NO),
+    sl('e', "exts", V, NO),
+    sl('f', "filter", V, NO),
+    l("filter-file", V, Does::Reads),
+    sl('i', "ignore", V, NO),
+    l("ignore-file", V, Does::Reads),
+    sl('c', "clear", OPT, NO),
+    sl('r', "restart", N, NO),
+    sl('s', "signal", V, NO),
+    l("stop-signal", V, NO),
+    l("stop-timeout", V, NO),
+    sl('d', "debounce", V, NO),
+    sl('p', "postpone", N, NO),
+    l("delay-run", V, NO),
+    sl('o', "on-busy-update", V, NO),
+    s('n', N, NO),
+    l("shell", V, NO),
+    sl('E', "env", V, NO),
+    l("workdir", V, Does::Chdir),
+    l("project-origin", V, NO),
+    l("no-vcs-ignore", N, NO),
+    l("no-project-ignore", N, NO),
+    l("no-global-ignore", N, NO),
+    l("no-default-ignore", N, NO),
+    l("no-discover-ignore", N, NO),
+    l("no-meta", N, NO),
+    l("no-process-group", N, NO),
+    l("poll", OPT, NO),
+    sl('N', "notify", N, NO),
+    l("print-events", N, NO),
+    sl('1', "exit-after-first", N, NO),
+    sl('q', "quiet", N, NO),
+    sl('v', "verbose", N, NO),
+    sl('h', "help", N, Does::Ends),
+    sl('V', "version", N, Does::Ends),
+];
+
+/// nodemon: `--exec CMD` runs CMD (with the script and its arguments) through a shell;
+/// without it the operand is a script for node.
+const NODEMON: &[Opt] = &[
+    sl('x', "exec", V, Does::Code),
+    sl('w', "watch", V, NO),
+    sl('e', "ext", V, NO),
+    sl('i', "ignore", V, NO),
+    sl('d', "delay", V, NO),
+    sl('V', "verbose", N, NO),
+    sl('q', "quiet", N, NO),
+    sl('C', "on-change-only", N, NO),
+    sl('I', "no-stdin", N, NO),
+    sl('L', "legacy-watch", N, NO),
+    sl('P', "polling-interval", V, NO),
+    l("signal", V, NO),
+    l("config", V, Does::Reads),
+    l("cwd", V, Does::Chdir),
+    l("spawn", N, NO),
+    l("exitcrash", N, NO),
+    l("no-colors", N, NO),
+    sl('v', "version", N, Does::Ends),
+    sl('h', "help", N, Does::Ends),
+];
+
+/// Wrappers whose getopt permutes: an option word after the command is theirs, so the
+/// command is certain only after `--` or when no word after it looks like an option.
+const PERMUTES: &[&str] = &["tini", "schroot", "abduco"];
+
+/// Programs that run a command only in one subcommand (`uv run`, `bundle exec`): the
+/// entry's grammar is that subcommand's.
+const SUBCOMMANDS: &[(&str, &[&str])] = &[
+    ("uv", &["run"]),
+    ("poetry", &["run"]),
+    ("pipenv", &["run"]),
+    ("bundle", &["exec", "e", "ex", "exe"]),
+    ("toolbox", &["run"]),
+    ("nix", &["develop"]),
+];
+
+/// Whether a command word is one of the subcommand runners above.
+pub fn runs_in_subcommand(name: &str) -> bool {
+    SUBCOMMANDS.iter().any(|(n, _)| *n == name)
+}
+
 const fn wrapper(
     names: &'static [&'static str],
     opts: &'static [Opt],
@@ -1107,11 +1932,12 @@ pub const PROGRAMS: &[Program] = &[
             .opaque()],
     ),
     Program {
-        names: &["busybox"],
+        names: &["busybox", "toybox"],
         grammar: Grammar::wrapper(&[], X),
         role: Role::Wrapper { skip: 0 },
         examples: &[
             Example::new("busybox rm -rf /").inner("rm -rf /"),
+            Example::new("toybox rm -rf /").inner("rm -rf /"),
             Example::new("busybox --list"),
         ],
     },
@@ -1166,6 +1992,516 @@ pub const PROGRAMS: &[Program] = &[
             Example::new("perf report"),
         ],
     },
+    // cpulimit counts its option words to find the command (see `cpulimit`).
+    wrapper(
+        &["cpulimit"],
+        CPULIMIT,
+        X,
+        0,
+        &[
+            Example::new("cpulimit -l 10 -- rm -rf /").inner("rm -rf /"),
+            Example::new("cpulimit -l 10 make").inner("make"),
+            Example::new("cpulimit -l 10 -s 9 make x").inner("x"),
+            Example::new("cpulimit -l10 x rm -rf /").opaque(),
+            Example::new("cpulimit --limit=10 x rm -rf /").opaque(),
+            Example::new("cpulimit -l 10 rm -rf /").opaque(),
+            Example::new("cpulimit -p 1 -l 10"),
+        ],
+    ),
+    wrapper(
+        &["eatmydata"],
+        &[],
+        X,
+        0,
+        &[
+            Example::new("eatmydata rm -rf /").inner("rm -rf /"),
+            Example::new("eatmydata -- make").inner("make"),
+            Example::new("eatmydata -x make").opaque(),
+        ],
+    ),
+    wrapper(
+        &["faketime"],
+        FAKETIME,
+        X,
+        1,
+        &[
+            Example::new("faketime 2020-01-01 rm -rf /").inner("rm -rf /"),
+            Example::new("faketime -f +2y make").inner("make"),
+            Example::new("faketime -- rm -rf /").inner("rm -rf /"),
+            Example::new("faketime -mf x make").opaque(),
+            Example::new("faketime --date-prog gdate @0 ls")
+                .inner("ls")
+                .runs(),
+        ],
+    ),
+    wrapper(
+        &["nocache"],
+        NOCACHE,
+        X,
+        0,
+        &[
+            Example::new("nocache rm -rf /").inner("rm -rf /"),
+            Example::new("nocache -n 2 cp a b").inner("cp a b"),
+        ],
+    ),
+    wrapper(
+        &["daemonize"],
+        DAEMONIZE,
+        X,
+        0,
+        &[
+            Example::new("daemonize -c /tmp /bin/rm -rf /").inner("/bin/rm -rf /"),
+            Example::new("daemonize -o out /usr/bin/make")
+                .inner("/usr/bin/make")
+                .writes(&["out"]),
+        ],
+    ),
+    Program {
+        names: &["sem"],
+        grammar: Grammar::wrapper(SEM, U),
+        role: Role::CodeOperands { skip: 0 },
+        examples: &[
+            Example::new("sem rm -rf /").code("rm -rf /"),
+            Example::new("sem --id x -j 2 make").code("make"),
+            Example::new("sem --bogus make").opaque(),
+        ],
+    },
+    Program {
+        names: &["setarch"],
+        grammar: Grammar::wrapper(SETARCH, U),
+        role: Role::Wrapper { skip: 0 },
+        examples: &[
+            Example::new("setarch x86_64 rm -rf /").inner("rm -rf /"),
+            Example::new("setarch i686 -R --3gb make").inner("make"),
+            Example::new("setarch --list"),
+            Example::new("setarch x86_64 -Q make").opaque(),
+        ],
+    },
+    Program {
+        names: SETARCH_ALIASES,
+        grammar: Grammar::wrapper(SETARCH, U),
+        role: Role::Wrapper { skip: 0 },
+        examples: &[
+            Example::new("linux64 rm -rf /").inner("rm -rf /"),
+            Example::new("linux32 -R make").inner("make"),
+            Example::new("i386 -B make").inner("make"),
+        ],
+    },
+    wrapper(
+        &["cgexec"],
+        CGEXEC,
+        U,
+        0,
+        &[
+            Example::new("cgexec -g cpu:x rm -rf /").inner("rm -rf /"),
+            Example::new("cgexec -g cpu,memory:a --sticky make").inner("make"),
+        ],
+    ),
+    wrapper(
+        &["run0"],
+        RUN0,
+        U,
+        0,
+        &[
+            Example::new("run0 rm -rf /").inner("rm -rf /"),
+            Example::new("run0 -u app --chdir=/srv make").inner("make"),
+        ],
+    ),
+    wrapper(
+        &["chpst"],
+        CHPST,
+        X,
+        0,
+        &[
+            Example::new("chpst -u x rm -rf /").inner("rm -rf /"),
+            Example::new("chpst -vn 1 -m 100 make").inner("make"),
+        ],
+    ),
+    wrapper(
+        &["setuidgid", "envuidgid", "su-exec"],
+        &[],
+        X,
+        1,
+        &[
+            Example::new("setuidgid x rm -rf /").inner("rm -rf /"),
+            Example::new("envuidgid x make").inner("make"),
+            Example::new("su-exec root rm -rf /").inner("rm -rf /"),
+        ],
+    ),
+    wrapper(
+        &["softlimit"],
+        SOFTLIMIT,
+        X,
+        0,
+        &[
+            Example::new("softlimit -m 1000 rm -rf /").inner("rm -rf /"),
+            Example::new("softlimit -t5 make").inner("make"),
+        ],
+    ),
+    wrapper(
+        &["tini"],
+        TINI,
+        X,
+        0,
+        &[
+            Example::new("tini -- rm -rf /").inner("rm -rf /"),
+            Example::new("tini -s make").inner("make"),
+            Example::new("tini -s rm -l x").opaque(),
+        ],
+    ),
+    wrapper(
+        &["dumb-init"],
+        DUMB_INIT,
+        U,
+        0,
+        &[
+            Example::new("dumb-init rm -rf /").inner("rm -rf /"),
+            Example::new("dumb-init -r 15:2 make").inner("make"),
+        ],
+    ),
+    wrapper(
+        &["gosu"],
+        GOSU,
+        X,
+        1,
+        &[
+            Example::new("gosu root rm -rf /").inner("rm -rf /"),
+            Example::new("gosu app:app make").inner("make"),
+        ],
+    ),
+    wrapper(
+        &["fakechroot"],
+        FAKECHROOT,
+        U,
+        0,
+        &[
+            Example::new("fakechroot rm -rf /").inner("rm -rf /"),
+            Example::new("fakechroot -s -- chroot /x ls").inner("chroot /x ls"),
+        ],
+    ),
+    wrapper(
+        &["systemd-inhibit"],
+        SYSTEMD_INHIBIT,
+        U,
+        0,
+        &[
+            Example::new("systemd-inhibit rm -rf /").inner("rm -rf /"),
+            Example::new("systemd-inhibit --what=sleep --why=x make").inner("make"),
+            Example::new("systemd-inhibit --list"),
+        ],
+    ),
+    wrapper(
+        &["sshpass"],
+        SSHPASS,
+        X,
+        0,
+        &[
+            Example::new("sshpass -p x rm -rf /").inner("rm -rf /"),
+            Example::new("sshpass -f pw ssh h")
+                .inner("ssh h")
+                .reads(&["pw"]),
+        ],
+    ),
+    wrapper(
+        &["tsp"],
+        TSP,
+        X,
+        0,
+        &[
+            Example::new("tsp rm -rf /").inner("rm -rf /"),
+            Example::new("tsp -n -L x make").inner("make"),
+            Example::new("tsp -l"),
+        ],
+    ),
+    wrapper(
+        &["nq"],
+        NQ,
+        X,
+        0,
+        &[
+            Example::new("nq rm -rf /").inner("rm -rf /"),
+            Example::new("nq -q make").inner("make"),
+        ],
+    ),
+    wrapper(
+        &["trickle"],
+        TRICKLE,
+        X,
+        0,
+        &[
+            Example::new("trickle -d 10 rm -rf /").inner("rm -rf /"),
+            Example::new("trickle -s -u 5 curl x").inner("curl x"),
+        ],
+    ),
+    wrapper(
+        &["aa-exec"],
+        AA_EXEC,
+        U,
+        0,
+        &[
+            Example::new("aa-exec -p x -- rm -rf /").inner("rm -rf /"),
+            Example::new("aa-exec --profile=x make").inner("make"),
+        ],
+    ),
+    wrapper(
+        &["runcon"],
+        RUNCON,
+        U,
+        1,
+        &[
+            Example::new("runcon -t x rm -rf /").inner("rm -rf /"),
+            Example::new("runcon u:r:t:s0 rm -rf /").inner("rm -rf /"),
+            Example::new("runcon -c ctx make").inner("make"),
+        ],
+    ),
+    wrapper(
+        &["dtach"],
+        DTACH,
+        X,
+        0,
+        &[
+            Example::new("dtach -n /tmp/s rm -rf /").inner("rm -rf /"),
+            Example::new("dtach -A /tmp/s -z make").inner("make"),
+            Example::new("dtach -a /tmp/s"),
+        ],
+    ),
+    wrapper(
+        &["abduco"],
+        ABDUCO,
+        X,
+        1,
+        &[
+            Example::new("abduco -c s -- rm -rf /").inner("rm -rf /"),
+            Example::new("abduco -c -- s rm -rf /").inner("rm -rf /"),
+            Example::new("abduco -c s rm -rf /").opaque(),
+            Example::new("abduco -n -e ^q s make").inner("make"),
+            Example::new("abduco -a s"),
+        ],
+    ),
+    wrapper(
+        &["chronic"],
+        CHRONIC,
+        X,
+        0,
+        &[
+            Example::new("chronic rm -rf /").inner("rm -rf /"),
+            Example::new("chronic -ev make").inner("make"),
+        ],
+    ),
+    wrapper(
+        &["ifne"],
+        &[s('n', N, NO)],
+        X,
+        0,
+        &[
+            Example::new("ifne rm -rf /").inner("rm -rf /"),
+            Example::new("ifne -n make").inner("make"),
+        ],
+    ),
+    wrapper(
+        &["proot"],
+        PROOT,
+        U,
+        0,
+        &[
+            Example::new("proot rm -rf /").inner("rm -rf /"),
+            Example::new("proot -r /x -b /dev -w / make").inner("make"),
+            Example::new("proot -q qemu-arm ls").inner("ls").runs(),
+        ],
+    ),
+    wrapper(
+        &["schroot"],
+        SCHROOT,
+        U,
+        0,
+        &[
+            Example::new("schroot -- rm -rf /").inner("rm -rf /"),
+            Example::new("schroot -c sid -- make -j2").inner("make -j2"),
+            Example::new("schroot -c sid make -j2").opaque(),
+            Example::new("schroot -l"),
+        ],
+    ),
+    wrapper(
+        &["flatpak-spawn"],
+        FLATPAK_SPAWN,
+        X,
+        0,
+        &[
+            Example::new("flatpak-spawn --host rm -rf /").inner("rm -rf /"),
+            Example::new("flatpak-spawn --host --env=A=1 make").inner("make"),
+            Example::new("flatpak-spawn --hos make").opaque(),
+        ],
+    ),
+    wrapper(
+        &["distrobox-enter"],
+        DISTROBOX_ENTER,
+        X,
+        0,
+        &[
+            Example::new("distrobox-enter -- rm -rf /").inner("rm -rf /"),
+            Example::new("distrobox-enter box -- make").inner("make"),
+            Example::new("distrobox-enter -n box -e make").inner("make"),
+        ],
+    ),
+    wrapper(
+        &["toolbox"],
+        TOOLBOX_RUN,
+        X,
+        0,
+        &[
+            Example::new("toolbox run rm -rf /").inner("rm -rf /"),
+            Example::new("toolbox run -c box make").inner("make"),
+            Example::new("toolbox list"),
+        ],
+    ),
+    wrapper(
+        &["bundle"],
+        BUNDLE_EXEC,
+        X,
+        0,
+        &[
+            Example::new("bundle exec rm -rf /").inner("rm -rf /"),
+            Example::new("bundle exec --gemfile=G rake test").inner("rake test"),
+            Example::new("bundle install"),
+            Example::new("bundle --verbose exec rake").opaque(),
+        ],
+    ),
+    wrapper(
+        &["poetry"],
+        POETRY_RUN,
+        X,
+        0,
+        &[
+            Example::new("poetry run rm -rf /").inner("rm -rf /"),
+            Example::new("poetry run -C sub pytest -x").inner("pytest -x"),
+            Example::new("poetry install"),
+        ],
+    ),
+    wrapper(
+        &["pipenv"],
+        PIPENV_RUN,
+        X,
+        0,
+        &[
+            Example::new("pipenv run rm -rf /").inner("rm -rf /"),
+            Example::new("pipenv run python -V").inner("python -V"),
+        ],
+    ),
+    wrapper(
+        &["uv"],
+        UV_RUN,
+        X,
+        0,
+        &[
+            Example::new("uv run rm -rf /").inner("rm -rf /"),
+            Example::new("uv run --with rich -p 3.12 pytest -q").inner("pytest -q"),
+            Example::new("uv run --bogus pytest").opaque(),
+            Example::new("uv sync"),
+        ],
+    ),
+    wrapper(
+        &["nix"],
+        NIX_DEVELOP,
+        X,
+        0,
+        &[
+            Example::new("nix develop -c rm -rf /").inner("rm -rf /"),
+            Example::new("nix develop .#x --impure --command make").inner("make"),
+            Example::new("nix develop --keep -c -c make").inner("make"),
+            Example::new("nix build"),
+        ],
+    ),
+    Program {
+        names: &["nix-shell"],
+        grammar: Grammar::new(NIX_SHELL, X),
+        role: Role::Wrapper { skip: 0 },
+        examples: &[
+            Example::new("nix-shell --run x").code("x"),
+            Example::new("nix-shell -p hello --command x").code("x"),
+            Example::new("nix-shell --bogus --run x").code("x").opaque(),
+        ],
+    },
+    Program {
+        names: &["capsh"],
+        grammar: Grammar::wrapper(&[], X),
+        role: Role::Wrapper { skip: 0 },
+        examples: &[
+            Example::new("capsh -- -c x").code("x"),
+            Example::new("capsh --drop=cap_x --user=a -- -c x").code("x"),
+            Example::new("capsh --print"),
+            Example::new("capsh == --print").opaque(),
+            Example::new("capsh --shell=/bin/sh -+ -c x").code("x"),
+            Example::new("capsh --shell=/usr/bin/perl -- -e x").opaque(),
+        ],
+    },
+    wrapper(
+        &["mpirun", "mpiexec", "orterun"],
+        MPIRUN,
+        X,
+        0,
+        &[
+            Example::new("mpirun -n 1 rm -rf /").inner("rm -rf /"),
+            Example::new("mpirun -np 4 --mca btl self ./a").inner("./a"),
+            Example::new("mpirun -n 1 ./a : -n 1 ./b")
+                .inner("./a : -n 1 ./b")
+                .opaque(),
+            Example::new("mpirun -bogus ./a").opaque(),
+        ],
+    ),
+    wrapper(
+        &["srun"],
+        SRUN,
+        U,
+        0,
+        &[
+            Example::new("srun rm -rf /").inner("rm -rf /"),
+            Example::new("srun -N 2 --ntasks=4 ./a").inner("./a"),
+        ],
+    ),
+    wrapper(
+        QEMU_NAMES,
+        QEMU_USER,
+        X,
+        0,
+        &[
+            Example::new("qemu-x86_64 /bin/rm -rf /").inner("/bin/rm -rf /"),
+            Example::new("qemu-aarch64 -L /usr/aarch64 -cpu max ./a").inner("./a"),
+            Example::new("qemu-arm -bogus ./a").opaque(),
+        ],
+    ),
+    wrapper(
+        LD_SO_NAMES,
+        LD_SO,
+        X,
+        0,
+        &[
+            Example::new("ld.so /bin/rm -rf /").inner("/bin/rm -rf /"),
+            Example::new("ld-linux-x86-64.so.2 --library-path /x /bin/ls").inner("/bin/ls"),
+            Example::new("ld.so --argv0=x /bin/ls").opaque(),
+            Example::new("ld.so --list /bin/ls"),
+        ],
+    ),
+    Program {
+        names: &["watchexec"],
+        grammar: Grammar::wrapper(WATCHEXEC, X),
+        role: Role::CodeOperands { skip: 0 },
+        examples: &[
+            Example::new("watchexec -- rm -rf /").code("rm -rf /"),
+            Example::new("watchexec -e rs -r cargo test").code("cargo test"),
+            Example::new("watchexec --bogus make").opaque(),
+        ],
+    },
+    wrapper(
+        &["nodemon"],
+        NODEMON,
+        X,
+        0,
+        &[
+            Example::new("nodemon --exec x").code("x"),
+            Example::new("nodemon -w src -x x app.js").code("x app.js"),
+            Example::new("nodemon --inspect app.js").opaque(),
+        ],
+    ),
     Program {
         names: &["expect"],
         grammar: Grammar::new(&[], X),
@@ -1184,7 +2520,7 @@ pub const PROGRAMS: &[Program] = &[
 pub fn describe(p: &'static Program, words: &[&str], d: &mut Description) {
     let name = basename(words.first().copied().unwrap_or_default());
     match name {
-        "busybox" => {
+        "busybox" | "toybox" => {
             // `busybox APPLET args`; `busybox --list` runs nothing.
             if words.get(1).is_some_and(|w| !w.starts_with('-')) {
                 d.inner = Some(1);
@@ -1199,9 +2535,61 @@ pub fn describe(p: &'static Program, words: &[&str], d: &mut Description) {
             perf(words, d);
             return;
         }
+        "cpulimit" => {
+            cpulimit(p, words, d);
+            return;
+        }
+        "capsh" => {
+            capsh(words, d);
+            return;
+        }
+        "nix-shell" => {
+            nix_shell(p, words, d);
+            return;
+        }
+        _ if QEMU_NAMES.contains(&name)
+            || name == "mpirun"
+            || name == "mpiexec"
+            || name == "orterun" =>
+        {
+            whole_words(p, words, d, true);
+            return;
+        }
+        _ if LD_SO_NAMES.contains(&name) => {
+            whole_words(p, words, d, false);
+            return;
+        }
         _ => {}
     }
-    let parsed = parse(&p.grammar, words, 1);
+    // `setarch ARCH [options] cmd…`: the arch comes before the options.
+    let start = if name == "setarch" && words.get(1).is_some_and(|w| !w.starts_with('-')) {
+        2
+    } else if runs_in_subcommand(name) {
+        // `uv run [options] cmd…`: options before the subcommand are not read here.
+        match words.get(1).copied() {
+            Some(w) if w.starts_with('-') => {
+                d.opaque.push(format!(
+                    "`{name}` with options before its subcommand, which KHAELOR does not read"
+                ));
+                return;
+            }
+            Some("develop") if name == "nix" => {
+                nix_develop(p, words, d);
+                return;
+            }
+            Some(w)
+                if SUBCOMMANDS
+                    .iter()
+                    .any(|(n, subs)| *n == name && subs.contains(&w)) =>
+            {
+                2
+            }
+            _ => return,
+        }
+    } else {
+        1
+    };
+    let parsed = parse(&p.grammar, words, start);
     d.apply_options(&parsed, words, name);
     for u in &parsed.unknown {
         d.opaque.push(format!(
@@ -1231,6 +2619,102 @@ pub fn describe(p: &'static Program, words: &[&str], d: &mut Description) {
         return;
     }
     let mut i = parsed.end;
+    let after_dd = i > start && words.get(i - 1) == Some(&"--");
+    if name == "faketime" {
+        // faketime compares whole words: `-mf` is a timestamp, so is `--`.
+        if parsed.found.iter().any(|f| {
+            let w = words.get(f.at).copied().unwrap_or_default();
+            (w.len() != 2 && !w.starts_with("--"))
+                || w.contains('=')
+                || f.value_at.is_some_and(|(at, _)| at == f.at)
+        }) {
+            d.opaque
+                .push("`faketime` with an option word it does not read whole".to_string());
+            return;
+        }
+        if after_dd {
+            i -= 1;
+        }
+    }
+    // A permuting getopt takes a `--` that follows the positional words (`abduco -c NAME
+    // -- cmd…`) as the end of its options; any other option word after them is its own.
+    let skip = match p.role {
+        Role::Wrapper { skip } | Role::CodeOperands { skip } => skip,
+        _ => 0,
+    };
+    let dd_after_skip = PERMUTES.contains(&name)
+        && !after_dd
+        && words.get(i + skip) == Some(&"--")
+        && words
+            .get(i..i + skip)
+            .is_some_and(|ws| ws.iter().all(|w| !w.starts_with('-')));
+    if PERMUTES.contains(&name)
+        && !after_dd
+        && !dd_after_skip
+        && words
+            .get(i..)
+            .unwrap_or_default()
+            .iter()
+            .any(|w| w.starts_with('-') && w.len() > 1)
+    {
+        d.opaque.push(format!(
+            "`{name}`, which reads option words after its command as its own (write `--` before the command)"
+        ));
+        return;
+    }
+    if name == "distrobox-enter" {
+        // `distrobox-enter [NAME] [-- | -e] cmd…`; without a command, a login shell.
+        if !after_dd && !parsed.has("exec") {
+            if words.get(i).is_some_and(|w| !w.starts_with('-')) {
+                i += 1;
+            }
+            if matches!(words.get(i), Some(&"--") | Some(&"-e") | Some(&"--exec")) {
+                i += 1;
+            } else if i < words.len() {
+                d.opaque
+                    .push("`distrobox-enter` with words KHAELOR does not read".to_string());
+                return;
+            }
+        }
+        if i >= words.len() {
+            d.stdin_code = true;
+        } else {
+            d.inner = Some(i);
+        }
+        return;
+    }
+    if name == "runcon"
+        && ["user", "role", "type", "range"]
+            .iter()
+            .any(|o| parsed.has(o))
+    {
+        // `runcon -t TYPE cmd…`: with a context part given there is no CONTEXT operand.
+        d.inner = (i < words.len()).then_some(i);
+        return;
+    }
+    if name == "dtach" && !['A', 'c', 'n', 'N'].iter().any(|&m| parsed.has_short(m)) {
+        // dtach runs a command only in a mode that creates a session.
+        return;
+    }
+    if name == "abduco"
+        && !(parsed.has_short('c') || parsed.has_short('n') || parsed.has_short('A'))
+    {
+        return;
+    }
+    if name == "nodemon" && d.code.is_empty() {
+        // `nodemon app.js args`: the script runs under node.
+        if i < words.len() {
+            d.script = Some(i);
+        }
+        return;
+    }
+    if name == "nodemon" {
+        // `nodemon --exec CMD script args`: CMD runs with the script and its arguments.
+        for c in &mut d.code {
+            c.join_rest = true;
+        }
+        return;
+    }
     if name == "sudo" && parsed.has("edit") {
         // `sudo -e FILE…` (sudoedit) edits the files as root: writes, no command.
         for f in words.get(i..).unwrap_or_default() {
@@ -1247,15 +2731,14 @@ pub fn describe(p: &'static Program, words: &[&str], d: &mut Description) {
             i += 1;
         }
     }
-    let skip = match p.role {
-        Role::Wrapper { skip } | Role::CodeOperands { skip } => skip,
-        _ => 0,
-    };
     // `sg - GROUP` is a login form of `sg GROUP`.
     if name == "sg" && words.get(i) == Some(&"-") {
         i += 1;
     }
     i += skip;
+    if dd_after_skip {
+        i += 1;
+    }
     if name == "flock" || name == "sg" {
         // `flock F -c CODE`, `sg GROUP -c CODE`: the string goes to `sh -c`.
         if matches!(words.get(i), Some(&"-c") | Some(&"--command")) {
@@ -1274,9 +2757,21 @@ pub fn describe(p: &'static Program, words: &[&str], d: &mut Description) {
         // Without a command these start an interactive shell.
         let shell = matches!(
             name,
-            "chroot" | "unshare" | "nsenter" | "fakeroot" | "firejail" | "pkexec" | "script"
-        ) || (matches!(name, "sudo" | "doas")
-            && (parsed.has_short('s') || parsed.has_short('i')))
+            "chroot"
+                | "unshare"
+                | "nsenter"
+                | "fakeroot"
+                | "firejail"
+                | "pkexec"
+                | "script"
+                | "setarch"
+                | "run0"
+                | "proot"
+                | "schroot"
+                | "fakechroot"
+        ) || SETARCH_ALIASES.contains(&name)
+            || (matches!(name, "sudo" | "doas")
+                && (parsed.has_short('s') || parsed.has_short('i')))
             || (name == "torsocks" && parsed.has("shell"));
         if shell && d.code.is_empty() {
             d.stdin_code = true;
@@ -1376,5 +2871,215 @@ fn su(p: &'static Program, words: &[&str], d: &mut Description) {
     }
     if d.code.is_empty() {
         d.stdin_code = true;
+    }
+}
+
+/// `cpulimit [options] [--] cmd…` (LimitCPU): it does not take the command where getopt
+/// stopped but counts option words (2 for `-l N`, 3 for `-s SIG`, 1 for a flag), then
+/// skips one `--` there; `--limit=10 x cmd` runs `cmd`. Read only when every option is
+/// a whole word and the count lands past the options; its getopt permutes, so without
+/// `--` no later word may look like an option.
+fn cpulimit(p: &'static Program, words: &[&str], d: &mut Description) {
+    let parsed = parse(&p.grammar, words, 1);
+    d.apply_options(&parsed, words, "cpulimit");
+    if !parsed.unknown.is_empty() {
+        d.opaque.extend(
+            parsed
+                .unknown
+                .iter()
+                .map(|u| format!("`cpulimit` with the option `{u}`, which KHAELOR does not know")),
+        );
+        return;
+    }
+    if d.ends {
+        return;
+    }
+    let whole = parsed.found.iter().all(|f| {
+        words.get(f.at).is_some_and(|w| w.len() == 2)
+            && f.value_at.is_none_or(|(at, _)| at == f.at + 1)
+    });
+    let count: usize = parsed
+        .found
+        .iter()
+        .map(|f| match f.opt.short {
+            Some('s') => 3,
+            _ if f.opt.arg == Arg::No => 1,
+            _ => 2,
+        })
+        .sum();
+    let mut at = count + 1;
+    if words.get(at) == Some(&"--") && at + 1 < words.len() {
+        at += 1;
+    }
+    let after_dd = parsed.end > 1 && words.get(parsed.end - 1) == Some(&"--");
+    let later_option = !after_dd
+        && words
+            .get(parsed.end..)
+            .unwrap_or_default()
+            .iter()
+            .any(|w| w.starts_with('-') && w.len() > 1);
+    if !whole || at < parsed.end || later_option {
+        d.opaque.push(
+            "`cpulimit`, which counts its option words to find the command (write each option and value as its own word, then `--`)"
+                .to_string(),
+        );
+        return;
+    }
+    if at < words.len() {
+        d.inner = Some(at);
+    }
+}
+
+/// `capsh [--opt=value…] -- ARGS`: `--` (and `-+`) runs `/bin/bash ARGS`, or the shell
+/// `--shell=` names, read here as that shell's own words; `==` and `=+` run capsh again
+/// with the rest. Every capsh option is one word; capsh refuses any other word.
+fn capsh(words: &[&str], d: &mut Description) {
+    let mut shell = "bash";
+    for (i, w) in words.iter().enumerate().skip(1) {
+        match *w {
+            "--" | "-+" => {
+                if !super::is_shell(shell) {
+                    d.opaque.push(format!(
+                        "`capsh --shell={shell}`, which hands its words to a program KHAELOR does not read"
+                    ));
+                    return;
+                }
+                let mut sh: Vec<&str> = vec![shell];
+                sh.extend(words.get(i + 1..).unwrap_or_default());
+                let inner = super::unwrap::describe(&sh);
+                // Index k of the shell's words is index i + k of capsh's.
+                d.code.extend(inner.code.into_iter().map(|c| CodeArg {
+                    word: c.word + i,
+                    ..c
+                }));
+                d.script = inner.script.map(|k| k + i);
+                d.stdin_code = inner.stdin_code;
+                d.opaque.extend(inner.opaque);
+                d.runs.extend(inner.runs);
+                d.reads.extend(inner.reads);
+                return;
+            }
+            "==" | "=+" => {
+                d.opaque
+                    .push("`capsh ==`, which runs capsh again with the words after it".to_string());
+                return;
+            }
+            w if w.starts_with("--shell=") => {
+                shell = w.get("--shell=".len()..).unwrap_or_default();
+            }
+            w if w.starts_with("--") => {}
+            // `-h` prints help; capsh refuses anything else. Either way nothing runs.
+            _ => return,
+        }
+    }
+}
+
+/// `nix-shell [options] [path…]`: `--run`/`--command` take code; without them an
+/// interactive shell reads its input.
+fn nix_shell(p: &'static Program, words: &[&str], d: &mut Description) {
+    let parsed = parse(&p.grammar, words, 1);
+    d.apply_options(&parsed, words, "nix-shell");
+    for u in &parsed.unknown {
+        d.opaque.push(format!(
+            "`nix-shell` with the option `{u}`, which KHAELOR does not know"
+        ));
+    }
+    if !d.ends && d.code.is_empty() {
+        d.stdin_code = true;
+    }
+}
+
+/// `nix develop [installable] [options] [-c|--command cmd…]`: options and installables
+/// mix until `-c`, after which every word is the command; without it a shell starts.
+fn nix_develop(p: &'static Program, words: &[&str], d: &mut Description) {
+    let mut at = 2;
+    loop {
+        let parsed = parse(&p.grammar, words, at);
+        d.apply_options(&parsed, words, "nix develop");
+        if !parsed.unknown.is_empty() {
+            d.opaque.extend(parsed.unknown.iter().map(|u| {
+                format!("`nix develop` with the option `{u}`, which KHAELOR does not know")
+            }));
+            return;
+        }
+        if d.ends {
+            return;
+        }
+        if parsed.has("command") {
+            d.inner = (parsed.end < words.len()).then_some(parsed.end);
+            return;
+        }
+        if parsed.end >= words.len() {
+            d.stdin_code = true;
+            return;
+        }
+        // An installable (`.#dev`): options may follow it.
+        at = parsed.end + 1;
+    }
+}
+
+/// Programs whose long options have one dash or two and are matched whole (Open MPI's
+/// `-np 4`, qemu's `-cpu max`), or, with `single` false, only two (the dynamic loader's
+/// `--library-path DIR`). A value is always the next word; the first word that is no
+/// option is the command. An MPMD `:` makes a second command, not read here.
+fn whole_words(p: &'static Program, words: &[&str], d: &mut Description, single: bool) {
+    let name = basename(words.first().copied().unwrap_or_default());
+    let mut parsed = Parsed {
+        end: words.len(),
+        ..Parsed::default()
+    };
+    let mut i = 1;
+    while let Some(&w) = words.get(i) {
+        if w == "--" && single {
+            parsed.end = i + 1;
+            break;
+        }
+        let bare = if single {
+            w.strip_prefix("--").or_else(|| w.strip_prefix('-'))
+        } else {
+            w.strip_prefix("--")
+        };
+        let Some(bare) = bare.filter(|b| !b.is_empty()) else {
+            if w.starts_with('-') && w.len() > 1 {
+                parsed.unknown.push(w.to_string());
+                break;
+            }
+            parsed.end = i;
+            break;
+        };
+        let Some(opt) = p.grammar.opts.iter().find(|o| o.long == Some(bare)) else {
+            parsed.unknown.push(w.to_string());
+            break;
+        };
+        let used = match opt.arg {
+            Arg::No | Arg::Optional => 0,
+            Arg::Required => 1,
+            Arg::Two => 2,
+        };
+        parsed.found.push(Found {
+            opt,
+            value: words
+                .get(i + 1)
+                .filter(|_| used > 0)
+                .map(|v| (*v).to_string()),
+            at: i,
+            value_at: (used > 0 && i + 1 < words.len()).then_some((i + 1, 0)),
+        });
+        i += 1 + used;
+    }
+    d.apply_options(&parsed, words, name);
+    for u in &parsed.unknown {
+        d.opaque.push(format!(
+            "`{name}` with the option `{u}`, which KHAELOR does not know"
+        ));
+    }
+    if d.ends || !parsed.unknown.is_empty() || parsed.end >= words.len() {
+        return;
+    }
+    d.inner = Some(parsed.end);
+    if words.get(parsed.end..).unwrap_or_default().contains(&":") {
+        d.opaque.push(format!(
+            "`{name}` with `:`, which starts another command KHAELOR does not read"
+        ));
     }
 }
