@@ -423,12 +423,20 @@ fn check_rsync_delete(
     if !deletes || operands.len() < 2 {
         return None;
     }
-    let rule = match classify_target(operands.last()?, ctx)? {
+    hit(
+        removal_rule(classify_target(operands.last()?, ctx)?),
+        rendering(),
+    )
+}
+
+/// The floor entry for removing everything under a target (`find -delete`, `rsync
+/// --delete`), whose words name no `$HOME` form of their own.
+fn removal_rule(target: Target) -> &'static str {
+    match target {
         Target::Root | Target::RootGlob => "rm -rf /",
         Target::Home => "rm -rf ~",
         Target::System => "rm -rf /<system directory>",
-    };
-    hit(rule, rendering())
+    }
 }
 
 /// `find / -delete` (or the home) with no test that narrows what is found: `rm -rf /`.
@@ -481,14 +489,9 @@ fn check_find_delete(
         }
     }
     let starts = if starts.is_empty() { vec!["."] } else { starts };
-    starts.iter().find_map(|w| {
-        let rule = match classify_target(w, ctx)? {
-            Target::Root | Target::RootGlob => "rm -rf /",
-            Target::Home => "rm -rf ~",
-            Target::System => "rm -rf /<system directory>",
-        };
-        hit(rule, rendering())
-    })
+    starts
+        .iter()
+        .find_map(|w| hit(removal_rule(classify_target(w, ctx)?), rendering()))
 }
 
 /// `kill -9 -1` (any signal) signals every process the user may signal: the session,
