@@ -2568,9 +2568,19 @@ pub fn describe(p: &'static Program, words: &[&str], d: &mut Description) {
         // `uv run [options] cmd…`: options before the subcommand are not read here.
         match words.get(1).copied() {
             Some(w) if w.starts_with('-') => {
-                d.opaque.push(format!(
-                    "`{name}` with options before its subcommand, which KHAELOR does not read"
-                ));
+                // Only where a word after them may be the subcommand that runs a
+                // command (`uv --project x run …`); `pipenv --three`, `uv --version`
+                // run none.
+                let runs = words.iter().skip(2).any(|x| {
+                    SUBCOMMANDS
+                        .iter()
+                        .any(|(n, subs)| *n == name && subs.contains(x))
+                });
+                if runs {
+                    d.opaque.push(format!(
+                        "`{name}` with options before its subcommand, which KHAELOR does not read"
+                    ));
+                }
                 return;
             }
             Some("develop") if name == "nix" => {

@@ -795,10 +795,26 @@ fn run_words(words: Vec<String>, cwd: Cwd, ctx: &AnalysisContext, fx: &mut Effec
         if !wrapper || layers >= table::unwrap::MAX_LAYERS {
             break;
         }
-        layers += 1;
-        fx.wrapped = true;
         let refs: Vec<&str> = cur.iter().map(String::as_str).collect();
         let d = table::describe(&refs);
+        // A wrapper that runs nothing here (`uv sync`, `bundle install`: not their
+        // `run`/`exec`; `nohup` alone) is a command like any other.
+        if d.inner.is_none()
+            && d.code.is_empty()
+            && d.option_code.is_empty()
+            && d.opaque.is_empty()
+            && !d.stdin_code
+            && d.script.is_none()
+            && d.runs.is_empty()
+        {
+            break;
+        }
+        layers += 1;
+        // A project's command run by its tool (`uv run pytest`, `bundle exec rake`) is
+        // judged by that command for its pattern (`arity`); other wrappers get none.
+        if !table::wrappers::runs_in_subcommand(&name) {
+            fx.wrapped = true;
+        }
         let start = cwd.clone();
         if let Some(dir) = &d.chdir {
             cwd = match resolve(dir, &cwd, ctx) {
