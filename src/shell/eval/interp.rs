@@ -74,6 +74,39 @@ const CALLS: &[&str] = &[
     "io.popen",
     "qx",
     "%x",
+    // Python's `subprocess` functions under another name (`import subprocess as s;
+    // s.call(…)`, `from subprocess import check_output`), and the `os.exec*`/`spawn*`
+    // family, whose first string is the program's path and the rest its argv.
+    "call",
+    "check_call",
+    "check_output",
+    "getoutput",
+    "getstatusoutput",
+    "Popen",
+    "execv",
+    "execvp",
+    "execve",
+    "execvpe",
+    "execl",
+    "execlp",
+    "execle",
+    "execlpe",
+    "posix_spawn",
+    "posix_spawnp",
+];
+
+/// Calls whose first string is the path of the program and the rest its argv.
+const PATH_FIRST: &[&str] = &[
+    "execv",
+    "execvp",
+    "execve",
+    "execvpe",
+    "execl",
+    "execlp",
+    "execle",
+    "execlpe",
+    "posix_spawn",
+    "posix_spawnp",
 ];
 
 /// The bash commands the program's literal shell-outs run.
@@ -112,7 +145,12 @@ pub fn shell_outs(argv: &[String]) -> Vec<String> {
             .max_by_key(|c| c.len());
         if let Some(call) = call {
             let after = rest.get(call.len()..).unwrap_or_default();
-            if let Some(cmd) = call_argument(after, interp) {
+            let found = if matches!(*call, "qx" | "%x") {
+                quoted_command(after)
+            } else {
+                call_argument(after, interp, PATH_FIRST.contains(call))
+            };
+            if let Some(cmd) = found {
                 out.push(cmd);
             }
             i += call.len();
@@ -123,8 +161,28 @@ pub fn shell_outs(argv: &[String]) -> Vec<String> {
     out
 }
 
-/// What follows a call's name: `(args…)`, or Perl/Ruby's bare `system "…"`, or `qx{…}`.
-fn call_argument(after: &str, interp: bool) -> Option<String> {
+/// Perl's `qx{…}` (any delimiter) and Ruby's `%x(…)`: the text between the
+/// delimiters is the command; `None` where it interpolates (`$`, `@`, `#{`).
+fn quoted_command(after: &str) -> Option<String> {
+    let open = after.chars().next()?;
+    let close = match open {
+        '(' => ')',
+        '{' => '}',
+        '[' => ']',
+        '<' => '>',
+        c if c.is_ascii_punctuation() => c,
+        _ => return None,
+    };
+    let inner = after.get(open.len_utf8()..)?;
+    let code = inner.get(..inner.find(close)?)?;
+    (!code.contains(['$', '@']) && !code.contains("#{") && !code.trim().is_empty())
+        .then(|| code.to_string())
+}
+
+/// What follows a call's name: `(args…)`, or Perl/Ruby's bare `system "…"`. With
+/// `path_first` (`os.execv(PATH, [ARGV…])`) the first string names the program's file
+/// and the others are the command.
+fn call_argument(after: &str, interp: bool, path_first: bool) -> Option<String> {
     let t = after.trim_start();
     let (open, close) = match t.chars().next()? {
         '(' => ('(', ')'),
@@ -168,6 +226,10 @@ fn call_argument(after: &str, interp: bool) -> Option<String> {
         }
     }
     let _ = open;
+    if path_first && items.len() >= 2 {
+        items.remove(0);
+        return Some(super::fields::quote_words(&items));
+    }
     match items.as_slice() {
         [] => None,
         [one] if !list => Some(one.clone()),
@@ -231,8 +293,23 @@ mod tests {
                 "-c",
                 "import subprocess as s; s.call(\"mkfs.ext4 /dev/sdb\", shell=True)"
             ]),
-            Vec::<String>::new()
+            ["mkfs.ext4 /dev/sdb"]
         );
+        assert_eq!(
+            outs(&[
+                "python3",
+                "-c",
+                "import os; os.execv('/bin/rm', ['rm', '-rf', '/'])"
+            ]),
+            ["rm -rf /"]
+        );
+        assert_eq!(
+            outs(&["python3", "-c", "import os; os.execlp('rm', 'rm', '-rf', '/')"]),
+            ["rm -rf /"]
+        );
+        assert_eq!(outs(&["perl", "-e", "qx{rm -rf /}"]), ["rm -rf /"]);
+        assert_eq!(outs(&["ruby", "-e", "%x(reboot)"]), ["reboot"]);
+        assert!(outs(&["perl", "-e", "qx{rm $x}"]).is_empty());
         assert_eq!(
             outs(&["perl", "-e", "system(\"shutdown -h now\")"]),
             ["shutdown -h now"]
