@@ -38,9 +38,9 @@ fn repo() -> &'static Path {
 }
 
 /// `../shared/corpus` beside the checkout (as CI lays it out, and as `compare_gate`
-/// reads it), or `KHAELOR_CORPUS_DIR` for a checkout elsewhere (a git worktree).
+/// reads it), or `KHAELOR_PERM_CORPUS_DIR` for a checkout elsewhere (a git worktree).
 fn corpus_dir() -> PathBuf {
-    std::env::var_os("KHAELOR_CORPUS_DIR")
+    std::env::var_os("KHAELOR_PERM_CORPUS_DIR")
         .map(PathBuf::from)
         .unwrap_or_else(|| repo().join("../shared/corpus"))
 }
