@@ -126,9 +126,22 @@ pub fn all() -> impl Iterator<Item = &'static Program> {
 
 /// The entry for a command word (by basename), if the table has one.
 pub fn lookup(word: &str) -> Option<&'static Program> {
-    let name = basename(word);
-    all().find(|p| p.names.contains(&name))
+    BY_NAME.get(basename(word)).copied()
 }
+
+/// Every name of the table to its entry, the first entry naming it winning, as a
+/// scan of `all()` would find it. The analysis asks for several names per command,
+/// and the table has hundreds of entries.
+static BY_NAME: std::sync::LazyLock<std::collections::HashMap<&'static str, &'static Program>> =
+    std::sync::LazyLock::new(|| {
+        let mut map = std::collections::HashMap::new();
+        for p in all() {
+            for name in p.names {
+                map.entry(*name).or_insert(p);
+            }
+        }
+        map
+    });
 
 /// Whether a command word names a program that runs another command or code by its
 /// role: a shell, a wrapper, a program handing its operands to a shell, an opaque

@@ -304,7 +304,11 @@ mod tests {
             ["rm -rf /"]
         );
         assert_eq!(
-            outs(&["python3", "-c", "import os; os.execlp('rm', 'rm', '-rf', '/')"]),
+            outs(&[
+                "python3",
+                "-c",
+                "import os; os.execlp('rm', 'rm', '-rf', '/')"
+            ]),
             ["rm -rf /"]
         );
         assert_eq!(outs(&["perl", "-e", "qx{rm -rf /}"]), ["rm -rf /"]);
