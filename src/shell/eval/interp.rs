@@ -75,27 +75,18 @@ const CALLS: &[&str] = &[
     "qx",
     "%x",
     // Python's `subprocess` functions under another name (`import subprocess as s;
-    // s.call(…)`, `from subprocess import check_output`), and the `os.exec*`/`spawn*`
-    // family, whose first string is the program's path and the rest its argv.
+    // s.call(…)`, `from subprocess import check_output`). The `os.exec*`/`posix_spawn*`
+    // family is `PATH_FIRST`.
     "call",
     "check_call",
     "check_output",
     "getoutput",
     "getstatusoutput",
     "Popen",
-    "execv",
-    "execvp",
-    "execve",
-    "execvpe",
-    "execl",
-    "execlp",
-    "execle",
-    "execlpe",
-    "posix_spawn",
-    "posix_spawnp",
 ];
 
-/// Calls whose first string is the path of the program and the rest its argv.
+/// Calls whose first string is the path of the program and the rest its argv (read
+/// like `CALLS`, the path dropped).
 const PATH_FIRST: &[&str] = &[
     "execv",
     "execvp",
@@ -135,6 +126,7 @@ pub fn shell_outs(argv: &[String]) -> Vec<String> {
         // The longest name that matches here (`execSync` before `exec`).
         let call = CALLS
             .iter()
+            .chain(PATH_FIRST)
             .filter(|c| {
                 rest.starts_with(**c)
                     && program
