@@ -443,6 +443,43 @@ impl<'s> Walker<'s, '_> {
         stack: &mut Vec<Task<'t>>,
         cmd: Option<&mut SimpleCommand>,
     ) -> Result<(), AstError> {
+        let (found, extra_words) = self.redirect_parts(node, depth, in_subst, stack)?;
+        match cmd {
+            Some(c) => {
+                c.words.extend(extra_words);
+                for (r, heredoc) in found {
+                    c.heredoc |= heredoc;
+                    c.redirects.push(r);
+                }
+            }
+            None => {
+                // `a | b <<EOF x`: bash gives `x` to `b`; the grammar hangs the redirect
+                // on the whole pipeline, where the walk has no command to give it to.
+                if let Some(w) = extra_words.first() {
+                    return Err(AstError::Parse(format!(
+                        "`{}` after a redirect at byte {} is an argument for bash, of a command the grammar does not attach it to",
+                        w.text,
+                        node.start_byte()
+                    )));
+                }
+                for (r, _) in found {
+                    self.plan.loose_redirects.push((r, self.cwd.clone()));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// One redirect read: what it redirects (with whether it feeds text inline), and the
+    /// words written after it that bash gives the command as arguments (`rm > /dev/null
+    /// -rf /`, `cat <<EOF ~/.ssh/id_rsa`).
+    fn redirect_parts<'t>(
+        &mut self,
+        node: Node<'t>,
+        depth: usize,
+        in_subst: bool,
+        stack: &mut Vec<Task<'t>>,
+    ) -> Result<RedirectParts, AstError> {
         self.budget(depth)?;
         let mut found: Vec<(Redirect, bool)> = Vec::new();
         let mut extra_words: Vec<Word> = Vec::new();
@@ -474,10 +511,16 @@ impl<'s> Walker<'s, '_> {
                     extra_words.push(w);
                 }
                 let fd_target = target.as_ref().is_none_or(|t| is_fd_target(&t.text));
+                let descriptor = node
+                    .child_by_field_name(k::FIELD_DESCRIPTOR)
+                    .map(|d| self.text(d));
                 let kind = match op.as_str() {
                     "<" => RedirectKind::Read,
                     ">&" | "<&" if fd_target => RedirectKind::Duplicate,
-                    "<&" => RedirectKind::Read,
+                    // `<&FILE` and `2>&FILE` open no file: bash reports an ambiguous
+                    // redirect (only `>&FILE` and `1>&FILE` write FILE).
+                    "<&" => RedirectKind::Duplicate,
+                    ">&" if descriptor.is_some_and(|d| d != "1") => RedirectKind::Duplicate,
                     ">&-" | "<&-" => RedirectKind::Duplicate,
                     // `>`, `>>`, `>|`, `&>`, `&>>`, `<>` and `>&FILE` all open a file for writing.
                     _ => RedirectKind::Write,
@@ -562,13 +605,18 @@ impl<'s> Walker<'s, '_> {
                         }
                         k::FILE_REDIRECT | k::HERESTRING_REDIRECT => {
                             // Redirects written after `<<EOF` on the same line.
-                            let before = self.plan.loose_redirects.len();
-                            self.redirect(child, depth + 1, in_subst, stack, None)?;
-                            let moved: Vec<(Redirect, Cwd)> =
-                                self.plan.loose_redirects.drain(before..).collect();
-                            found.extend(moved.into_iter().map(|(r, _)| (r, false)));
+                            let (more, words) =
+                                self.redirect_parts(child, depth + 1, in_subst, stack)?;
+                            found.extend(more);
+                            extra_words.extend(words);
                         }
                         k::HEREDOC_START | k::HEREDOC_END | k::FILE_DESCRIPTOR => {}
+                        // `cat <<EOF ~/.ssh/id_rsa`: a word after the delimiter is an
+                        // argument of the command (the grammar hangs it here).
+                        kind if is_word_kind(kind) => {
+                            let w = self.word(child, depth + 1, in_subst, stack);
+                            extra_words.push(w);
+                        }
                         _ => {
                             // `cat <<EOF | grep x`, `cat <<EOF && ls`: a further statement.
                             self.plan.compound("heredoc pipeline");
@@ -583,21 +631,7 @@ impl<'s> Walker<'s, '_> {
             }
             other => return Err(AstError::UnknownNode(other.to_string())),
         }
-        match cmd {
-            Some(c) => {
-                c.words.extend(extra_words);
-                for (r, heredoc) in found {
-                    c.heredoc |= heredoc;
-                    c.redirects.push(r);
-                }
-            }
-            None => {
-                for (r, _) in found {
-                    self.plan.loose_redirects.push((r, self.cwd.clone()));
-                }
-            }
-        }
-        Ok(())
+        Ok((found, extra_words))
     }
 
     fn command<'t>(
@@ -1049,6 +1083,30 @@ pub(crate) fn with_assignments(cmd: &SimpleCommand) -> String {
     all.sort_by_key(|w| w.start);
     let texts: Vec<&str> = all.iter().map(|w| w.text.as_str()).collect();
     crate::model::vocab::collapse_whitespace(&texts.join(" "))
+}
+
+/// A redirect read (`Walker::redirect_parts`): each redirect with whether it feeds text
+/// inline, and the words after it that are the command's arguments.
+type RedirectParts = (Vec<(Redirect, bool)>, Vec<Word>);
+
+/// The kinds of a word (an argument), as the grammar hangs one anywhere.
+pub(crate) fn is_word_kind(kind: &str) -> bool {
+    matches!(
+        kind,
+        k::WORD
+            | k::NUMBER
+            | k::STRING
+            | k::RAW_STRING
+            | k::ANSI_C_STRING
+            | k::TRANSLATED_STRING
+            | k::CONCATENATION
+            | k::SIMPLE_EXPANSION
+            | k::EXPANSION
+            | k::COMMAND_SUBSTITUTION
+            | k::PROCESS_SUBSTITUTION
+            | k::ARITHMETIC_EXPANSION
+            | k::BRACE_EXPRESSION
+    )
 }
 
 fn is_command_like(kind: &str) -> bool {
