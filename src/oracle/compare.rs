@@ -460,12 +460,13 @@ pub struct StrictVerdict {
 }
 
 /// Bash's own prefixes that run the rest of the words as the command (`time -p`,
-/// `command`, `exec` without options): bash executes what follows them. `time` is a
-/// keyword only at the start (`X=1 time pwd` runs the program `time`).
+/// `command`, `exec` without options, `builtin` of one of those): bash executes what
+/// follows them. `time` is a keyword only at the start of a pipeline (`X=1 time pwd`
+/// and `a | time pwd` run the program `time`).
 fn run_words(c: &EvaluatedCommand) -> (&[String], &[bool]) {
     let mut words: &[String] = &c.words;
     let mut literal: &[bool] = &c.literal;
-    let mut first = !c.prefixed;
+    let mut first = !c.prefixed && !c.piped;
     loop {
         let keyword = std::mem::replace(&mut first, false);
         let skip = match words {
@@ -473,6 +474,7 @@ fn run_words(c: &EvaluatedCommand) -> (&[String], &[bool]) {
             [t, next, ..] if keyword && t == "time" && !next.starts_with('-') => 1,
             [t, p, next, ..] if t == "command" && p == "-p" && !next.starts_with('-') => 2,
             [t, next, ..] if (t == "command" || t == "exec") && !next.starts_with('-') => 1,
+            [b, next, ..] if b == "builtin" && matches!(next.as_str(), "command" | "exec") => 1,
             _ => 0,
         };
         if skip == 0 || !literal.iter().take(skip).all(|l| *l) {
@@ -560,7 +562,18 @@ fn producer(argv: &[String]) -> bool {
 /// command runs in the background, where the shell may end first (the grammar reads
 /// `coproc NAME { …; }` as a command, not as `&`).
 fn stops(c: &EvaluatedCommand) -> bool {
-    let Some((w0, args)) = c.words.split_first() else {
+    // `builtin exit`, `command exec x`: the builtin itself.
+    let words = {
+        let mut w: &[String] = &c.words;
+        while let [p, rest @ ..] = w
+            && matches!(p.as_str(), "builtin" | "command")
+            && rest.first().is_some_and(|n| !n.starts_with('-'))
+        {
+            w = rest;
+        }
+        w
+    };
+    let Some((w0, args)) = words.split_first() else {
         return false;
     };
     matches!(
@@ -1026,6 +1039,7 @@ mod tests {
             may_abort: false,
             static_input: false,
             prefixed: false,
+            piped: false,
         }
     }
 
@@ -1119,6 +1133,26 @@ mod tests {
         let mut t = code(None, Entry::Command, &[&["time", "pwd"]]);
         t.commands[0].prefixed = true;
         assert!(reasons(&[t], &observed(&[&["time", "pwd"]], &[]), &[]).is_empty());
+        // So it is in a later stage of a pipeline (`a | time eval x` runs the program
+        // `time`), where the keyword reading stands for nothing bash ran.
+        let mut t = code(None, Entry::Command, &[&["time", "ls"]]);
+        t.commands[0].piped = true;
+        assert!(reasons(&[t.clone()], &observed(&[&["time", "ls"]], &[]), &[]).is_empty());
+        t.commands[0].piped = false;
+        assert_eq!(
+            reasons(&[t], &observed(&[&["time", "ls"]], &[]), &[]),
+            vec![
+                StrictReason::NotExecuted,
+                StrictReason::ExecutedNotEvaluated
+            ]
+        );
+        // `builtin command git diff` runs `git`.
+        let b = code(
+            None,
+            Entry::Command,
+            &[&["builtin", "command", "git", "diff"]],
+        );
+        assert!(reasons(&[b], &observed(&[&["git", "diff"]], &[]), &[]).is_empty());
         // A process substitution may not have run when the rest ended.
         let mut ps = code(
             None,

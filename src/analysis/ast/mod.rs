@@ -521,6 +521,73 @@ fn unparsed_body_expansion(body: Node<'_>, src: &str) -> Option<usize> {
     None
 }
 
+/// `src` with each `time` keyword (and its `-p`, `--`) that stands before a compound
+/// command or an assignment blanked out, or `None` when there is none. Bash reads `time` as its keyword
+/// only at the start of a pipeline, without assignments before it (elsewhere it is the
+/// program `time`, which the walk reads as a wrapper).
+fn time_keyword(root: Node<'_>, src: &str) -> Option<String> {
+    const COMPOUND: &[&str] = &[
+        "{", "(", "((", "[[", "!", "if", "while", "until", "for", "case", "select", "function",
+        "coproc",
+    ];
+    let mut ranges: Vec<std::ops::Range<usize>> = Vec::new();
+    let mut stack = vec![root];
+    while let Some(node) = stack.pop() {
+        let mut cursor = node.walk();
+        stack.extend(node.children(&mut cursor));
+        if node.kind() != kinds::COMMAND {
+            continue;
+        }
+        let pipeline_start = node.parent().is_none_or(|p| {
+            p.kind() != kinds::PIPELINE || p.named_child(0).is_some_and(|f| f.id() == node.id())
+        });
+        let mut cursor = node.walk();
+        let kids: Vec<Node<'_>> = node.named_children(&mut cursor).collect();
+        let Some((name, args)) = kids.split_first() else {
+            continue;
+        };
+        if !pipeline_start
+            || name.kind() != kinds::COMMAND_NAME
+            || src.get(name.byte_range()) != Some("time")
+        {
+            continue;
+        }
+        let text = |n: &Node<'_>| src.get(n.byte_range()).unwrap_or_default();
+        let mut rest = args.iter().skip_while(|a| matches!(text(a), "-p" | "--"));
+        // `time NAME=value cmd`: the keyword before a command with an assignment.
+        let assignment = |t: &str| {
+            t.split_once('=').is_some_and(|(name, _)| {
+                let name = name.strip_suffix('+').unwrap_or(name);
+                let base = name.split('[').next().unwrap_or_default();
+                base.chars()
+                    .next()
+                    .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+                    && base.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+            })
+        };
+        if let Some(next) = rest.next()
+            && (COMPOUND.contains(&text(next))
+                || assignment(text(next))
+                || next.kind() == kinds::SUBSHELL
+                || next.kind() == kinds::COMPOUND_STATEMENT)
+        {
+            ranges.push(name.start_byte()..next.start_byte());
+        }
+    }
+    if ranges.is_empty() {
+        return None;
+    }
+    let mut bytes = src.as_bytes().to_vec();
+    for r in ranges {
+        for b in bytes.get_mut(r)? {
+            if *b != b'\n' {
+                *b = b' ';
+            }
+        }
+    }
+    String::from_utf8(bytes).ok()
+}
+
 /// Parses and walks one piece of code into a plan.
 /// The plan of a command the host's shell runs (`top`: no positional parameters, as
 /// for `bash -c CMD`) or of code read inside it (a code string, fed text: the
@@ -547,7 +614,20 @@ fn plan(src: &str, ctx: &AnalysisContext, cwd: Cwd, top: bool) -> Result<Plan, A
     {
         return Ok(plan);
     }
-    let tree = parse(src)?;
+    let mut tree = parse(src)?;
+    // `time { …; }`, `time if …; fi`: bash's `time` keyword before a compound command,
+    // which the grammar reads as a command `time` with the compound's words as its
+    // arguments (and `then …`, `}` as commands of their own). The keyword only times
+    // what follows: the text is read with it blanked out (offsets kept).
+    let blanked: String;
+    let src: &str = match time_keyword(tree.root_node(), src) {
+        Some(b) => {
+            blanked = b;
+            tree = parse(&blanked)?;
+            &blanked
+        }
+        None => src,
+    };
     let root = tree.root_node();
     if root.has_error() && !only_read_write_redirects(root) {
         return Err(AstError::Parse(first_error(root)));
@@ -654,6 +734,9 @@ pub struct EvaluatedCommand {
     pub static_input: bool,
     /// It has `NAME=value` prefixes (then `time` is no keyword but a program).
     pub prefixed: bool,
+    /// It is a later stage of a pipeline (`a | time b`): `time` there is no keyword
+    /// either, but the program.
+    pub piped: bool,
 }
 
 /// The code the static evaluator computed for `command` and the code read from it,
@@ -746,7 +829,12 @@ fn pieces(command: &str, ctx: &AnalysisContext, top: Plan) -> Vec<EvaluatedCode>
             .iter()
             .all(|c| matches!(*c, "|" | "|&" | "heredoc pipeline" | "{ }" | "( )"));
         piece.defines = p.functions.iter().map(|f| f.name.clone()).collect();
-        piece.loose_redirect_may_fail = p.loose_redirects.iter().any(|(r, _)| may_fail(r));
+        // A `[[ … ]]` is a compound command too: bash applies its redirects before it
+        // expands its words, so a failing one skips the substitutions in it.
+        piece.loose_redirect_may_fail = p.loose_redirects.iter().any(|(r, _)| may_fail(r))
+            || p.commands.iter().any(|c| {
+                c.words.first().is_some_and(|w| w.text == "[[") && c.redirects.iter().any(may_fail)
+            });
         piece.background = p.background || p.compound.contains(&"&");
         // Word offsets are in the text as the parser read it (line continuations
         // spliced out).
@@ -826,6 +914,13 @@ fn evaluated_command(c: &walk::SimpleCommand, src: &str) -> EvaluatedCommand {
                 && r.input.as_ref().is_some_and(|i| !i.dynamic)
         }),
         prefixed: !c.assignments.is_empty(),
+        piped: c.words.first().is_some_and(|w| {
+            let before = src
+                .get(..w.start)
+                .unwrap_or_default()
+                .trim_end_matches([' ', '\t']);
+            (before.ends_with('|') && !before.ends_with("||")) || before.ends_with("|&")
+        }),
     }
 }
 
@@ -931,7 +1026,11 @@ fn may_fail(r: &crate::shell::ir::Redirect) -> bool {
     use crate::shell::ir::RedirectKind;
     let stream = |t: &str| matches!(t, "/dev/null" | "/dev/stdout" | "/dev/stderr" | "/dev/tty");
     match r.kind {
-        RedirectKind::Duplicate => false,
+        // `2>&1` and `>&-` always apply; a descriptor that may not be open, or a word
+        // that is none (`2>&1x`, `<&file`: an ambiguous redirect), fails.
+        RedirectKind::Duplicate => r.target.as_ref().is_some_and(|t| {
+            t.dynamic || !matches!(t.text.as_str(), "0" | "1" | "2" | "-" | "0-" | "1-" | "2-")
+        }),
         RedirectKind::Inline => r.input.as_ref().is_none_or(|i| i.dynamic),
         RedirectKind::Read => r
             .target
