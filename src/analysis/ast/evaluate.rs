@@ -258,6 +258,14 @@ fn residual(
     Some(out)
 }
 
+/// What redirects feed a command instead of its pipe (`Evaluator::redirect_io`):
+/// `None` when none does, `Some(None)` when one does with text not known.
+type RedirectedInput = Option<Option<String>>;
+
+/// Where redirects send a command's output: `None` when nowhere else, `Some(None)`
+/// somewhere not known, `Some(Some((path, append)))` a file.
+type RedirectedOutput = Option<Option<(String, bool)>>;
+
 /// A word's value once expanded.
 struct Expanded {
     fields: Vec<Chars>,
@@ -459,7 +467,7 @@ impl<'s> Evaluator<'s, '_> {
                 }
                 None
             }
-            k::PIPELINE => self.subshell(|e| e.pipeline(node, stdin)),
+            k::PIPELINE => self.subshell(|e| e.pipeline(node, stdin, None)),
             k::NEGATED_COMMAND => {
                 self.block(node, stdin);
                 None
@@ -503,10 +511,65 @@ impl<'s> Evaluator<'s, '_> {
                 });
                 None
             }
+            // `[[ -n $(…) ]]`, `(( $(…) ))`: the substitutions run (if the test gets
+            // that far), each in a subshell. What the statement itself may assign
+            // (`${x:=v}`, `(( x++ ))`) is unknown to them and after it.
             _ => {
+                if self.assigns_outside_substitutions(node) {
+                    self.forget_assigned(node);
+                }
+                self.substitutions(node);
                 self.forget_assigned(node);
                 None
             }
+        }
+    }
+
+    /// Whether the text of `node` outside its command substitutions may assign a
+    /// variable: an `=` (`${x:=v}`, `(( x = 1 ))`, an assignment) or `++`/`--`.
+    fn assigns_outside_substitutions(&self, node: Node<'s>) -> bool {
+        let mut text = String::new();
+        let mut at = node.start_byte();
+        let mut stack = vec![node];
+        let mut substs: Vec<std::ops::Range<usize>> = Vec::new();
+        while let Some(n) = stack.pop() {
+            if n.kind() == k::COMMAND_SUBSTITUTION {
+                substs.push(n.byte_range());
+                continue;
+            }
+            let mut c = n.walk();
+            stack.extend(n.named_children(&mut c));
+        }
+        substs.sort_by_key(|r| r.start);
+        for r in substs {
+            text.push_str(self.src.get(at..r.start.max(at)).unwrap_or_default());
+            at = at.max(r.end);
+        }
+        text.push_str(self.src.get(at..node.end_byte()).unwrap_or_default());
+        text.contains('=') || text.contains("++") || text.contains("--")
+    }
+
+    /// Runs the command substitutions in `node` (a test, an arithmetic command, a
+    /// `case` subject) for the code they feed a shell; their values are not needed.
+    fn substitutions(&mut self, node: Node<'s>) {
+        let mut stack = vec![node];
+        while let Some(n) = stack.pop() {
+            if n.kind() == k::COMMAND_SUBSTITUTION {
+                // Escaped backticks are read again by bash (see `chars`): not read here.
+                let raw = self.text(n);
+                if self.depth >= self.budget.max_depth
+                    || (raw.starts_with('`') && raw.contains('\\'))
+                {
+                    continue;
+                }
+                self.depth += 1;
+                self.subshell(|e| e.block(n, None));
+                self.depth -= 1;
+                continue;
+            }
+            let mut c = n.walk();
+            let kids: Vec<Node<'s>> = n.named_children(&mut c).collect();
+            stack.extend(kids.into_iter().rev());
         }
     }
 
@@ -659,19 +722,35 @@ impl<'s> Evaluator<'s, '_> {
                 || kind == k::IF_STATEMENT
                 || kind == k::FOR_STATEMENT
                 || kind == k::WHILE_STATEMENT
-                || kind == k::CASE_STATEMENT =>
+                || kind == k::CASE_STATEMENT
+                || kind == k::TEST_COMMAND =>
             {
                 self.statement(node, None);
             }
-            _ => {}
+            // A loop's words, a `case` subject.
+            _ => self.substitutions(node),
         }
     }
 
-    fn pipeline(&mut self, node: Node<'s>, stdin: Option<&str>) -> Option<String> {
+    /// `last`: what a redirect on the whole pipeline feeds its last command instead
+    /// of the pipe (see `redirect_io`).
+    fn pipeline(
+        &mut self,
+        node: Node<'s>,
+        stdin: Option<&str>,
+        last: RedirectedInput,
+    ) -> Option<String> {
         let mut c = node.walk();
         let kids: Vec<Node<'s>> = node.named_children(&mut c).collect();
+        let count = kids.len();
         let mut input: Option<String> = stdin.map(str::to_string);
-        for kid in kids {
+        let mut last = last;
+        for (i, kid) in kids.into_iter().enumerate() {
+            if i + 1 == count
+                && let Some(replaced) = last.take()
+            {
+                input = replaced;
+            }
             input = self.subshell(|e| e.statement(kid, input.as_deref()));
         }
         input
@@ -691,38 +770,56 @@ impl<'s> Evaluator<'s, '_> {
             .collect();
         match body {
             Some(b) if b.kind() == k::COMMAND => self.command(b, &redirects, stdin),
+            // The grammar hangs `a | b <<EOF` (and `a | b < f`) on the whole pipeline;
+            // bash gives the redirect to its last command, in place of the pipe.
+            Some(b) if b.kind() == k::PIPELINE => {
+                let (input, output) = self.redirect_io(&redirects);
+                let out = self.subshell(|e| e.pipeline(b, stdin, input));
+                self.store_output(output, out)
+            }
             Some(b) => {
                 let (input, output) = self.redirect_io(&redirects);
-                let out = self.statement(b, input.as_deref().or(stdin));
+                let out = self.statement(b, input.as_ref().map_or(stdin, |i| i.as_deref()));
                 self.store_output(output, out)
             }
             None => None,
         }
     }
 
-    /// What the redirects feed the command and where its output goes:
-    /// `(stdin, Some(Some(path)))` for a known file, `Some(None)` for an unknown one.
-    fn redirect_io(
-        &mut self,
-        redirects: &[Node<'s>],
-    ) -> (Option<String>, Option<Option<(String, bool)>>) {
+    /// What the redirects feed the command and where its output goes. The input is
+    /// `None` when no redirect replaces standard input (a pipe still feeds it),
+    /// `Some(None)` when one does with text not known (`< "$f"`, `<&3`): bash reads
+    /// that, never the pipe. The output is `Some(Some(path))` for a known file,
+    /// `Some(None)` for anywhere else.
+    fn redirect_io(&mut self, redirects: &[Node<'s>]) -> (RedirectedInput, RedirectedOutput) {
         let mut input = None;
         let mut output = None;
         for r in redirects {
+            // `3<<EOF`, `3<<<x`: the text goes to another descriptor, not stdin.
+            let on_stdin = {
+                let mut c = r.walk();
+                let fd = r
+                    .named_children(&mut c)
+                    .find(|n| n.kind() == k::FILE_DESCRIPTOR)
+                    .map(|d| self.text(d));
+                matches!(fd, None | Some("0"))
+            };
             match r.kind() {
+                k::HERESTRING_REDIRECT if !on_stdin => {}
+                k::HEREDOC_REDIRECT if !on_stdin => self.heredoc_rest(*r),
                 k::HERESTRING_REDIRECT => {
                     let mut c = r.walk();
                     let word = r
                         .named_children(&mut c)
                         .find(|n| n.kind() != k::FILE_DESCRIPTOR);
-                    input = word.and_then(|w| {
+                    input = Some(word.and_then(|w| {
                         let e = self.expand(w, true)?;
                         self.record(w, &e);
                         let [one] = e.fields.as_slice() else {
                             return None;
                         };
                         Some(fields::text(one) + "\n")
-                    });
+                    }));
                 }
                 k::HEREDOC_REDIRECT => {
                     let mut c = r.walk();
@@ -730,48 +827,25 @@ impl<'s> Evaluator<'s, '_> {
                     let quoted = kids.iter().any(|c| {
                         c.kind() == k::HEREDOC_START && self.text(*c).contains(['\'', '"', '\\'])
                     });
-                    let strip = self.text(*r).starts_with("<<-");
-                    input = kids
-                        .iter()
-                        .find(|c| c.kind() == k::HEREDOC_BODY)
-                        .and_then(|b| {
-                            let raw = self.text(*b);
-                            if !quoted && raw.contains(['$', '`', '\\']) {
-                                return None;
-                            }
-                            Some(if strip {
-                                raw.split_inclusive('\n')
-                                    .map(|l| l.trim_start_matches('\t'))
-                                    .collect()
-                            } else {
-                                raw.to_string()
-                            })
-                        });
-                    // Statements after `<<EOF` on its line (`cat <<EOF | sh`): fed
-                    // the command's output after it ran (`self.continuations`).
-                    let start = kids
-                        .iter()
-                        .find(|c| c.kind() == k::HEREDOC_START)
-                        .map_or(r.start_byte(), |c| c.end_byte());
-                    for kid in kids {
-                        if !matches!(
-                            kid.kind(),
-                            k::HEREDOC_START
-                                | k::HEREDOC_BODY
-                                | k::HEREDOC_END
-                                | k::FILE_DESCRIPTOR
-                                | k::FILE_REDIRECT
-                                | k::HERESTRING_REDIRECT
-                        ) {
-                            let between = self.src.get(start..kid.start_byte()).unwrap_or("");
-                            // The grammar hangs `| cmd` there as a pipeline that
-                            // starts with the `|`.
-                            let piped = between.trim() == "|"
-                                || (kid.kind() == k::PIPELINE
-                                    && self.text(kid).trim_start().starts_with('|'));
-                            self.continuations.push((kid, piped));
-                        }
-                    }
+                    let strip = self.operator(*r) == "<<-";
+                    input = Some(
+                        kids.iter()
+                            .find(|c| c.kind() == k::HEREDOC_BODY)
+                            .and_then(|b| {
+                                let raw = self.text(*b);
+                                if !quoted && raw.contains(['$', '`', '\\']) {
+                                    return None;
+                                }
+                                Some(if strip {
+                                    raw.split_inclusive('\n')
+                                        .map(|l| l.trim_start_matches('\t'))
+                                        .collect()
+                                } else {
+                                    raw.to_string()
+                                })
+                            }),
+                    );
+                    self.heredoc_rest(*r);
                 }
                 k::FILE_REDIRECT => {
                     let op = self.operator(*r);
@@ -790,11 +864,29 @@ impl<'s> Evaluator<'s, '_> {
                         self.record(d, &e);
                         (!fields::has_active_glob(one)).then(|| fields::text(one))
                     });
+                    let dest_text = dest.map(|d| self.text(d));
+                    let number = dest_text.is_some_and(|t| t.bytes().all(|b| b.is_ascii_digit()));
                     match (op.as_str(), fd) {
-                        ("<", None | Some("0")) => {
-                            input = target.and_then(|t| self.files.get(&t).cloned());
+                        ("<" | "<>", None | Some("0")) => {
+                            input = Some(target.and_then(|t| self.files.get(&t).cloned()));
                         }
-                        (">" | ">|" | ">>" | "&>" | "&>>", None | Some("1")) => {
+                        // `<&3`, `<&-`: stdin is another descriptor, or closed.
+                        ("<&" | "<&-", None | Some("0")) => input = Some(None),
+                        // `>&2`, `>&-`: the output goes elsewhere; `>&file` is `&>file`.
+                        (">&" | ">&-", None | Some("1"))
+                            if (number || op == ">&-" || dest_text == Some("-"))
+                                && dest_text != Some("1") =>
+                        {
+                            output = Some(None);
+                        }
+                        // `>&1`: stays where it goes.
+                        (">&", None | Some("1")) if dest_text == Some("1") => {}
+                        // `> /dev/stdout`: the output stays where it goes.
+                        (">" | ">|" | ">>", None | Some("1"))
+                            if target.as_deref().is_some_and(|t| {
+                                matches!(t, "/dev/stdout" | "/dev/fd/1" | "/proc/self/fd/1")
+                            }) => {}
+                        (">" | ">|" | ">>" | "&>" | "&>>" | ">&", None | Some("1")) => {
                             let append = op.ends_with(">>");
                             output = Some(target.map(|t| (t, append)));
                         }
@@ -803,16 +895,54 @@ impl<'s> Evaluator<'s, '_> {
                 }
                 _ => {}
             }
+            // The grammar hangs the redirects written after `<<EOF` on its line inside
+            // the here-document's node; bash applies them in order, after it.
+            if r.kind() == k::HEREDOC_REDIRECT {
+                let mut c = r.walk();
+                let nested: Vec<Node<'s>> = r
+                    .named_children(&mut c)
+                    .filter(|n| matches!(n.kind(), k::FILE_REDIRECT | k::HERESTRING_REDIRECT))
+                    .collect();
+                if !nested.is_empty() {
+                    let (i, o) = self.redirect_io(&nested);
+                    input = i.or(input);
+                    output = o.or(output);
+                }
+            }
         }
         (input, output)
     }
 
+    /// Statements after `<<EOF` on its line (`cat <<EOF | sh`): fed the command's
+    /// output after it ran (`self.continuations`).
+    fn heredoc_rest(&mut self, r: Node<'s>) {
+        let mut c = r.walk();
+        let kids: Vec<Node<'s>> = r.named_children(&mut c).collect();
+        let start = kids
+            .iter()
+            .find(|c| c.kind() == k::HEREDOC_START)
+            .map_or(r.start_byte(), |c| c.end_byte());
+        for kid in kids {
+            if !matches!(
+                kid.kind(),
+                k::HEREDOC_START
+                    | k::HEREDOC_BODY
+                    | k::HEREDOC_END
+                    | k::FILE_DESCRIPTOR
+                    | k::FILE_REDIRECT
+                    | k::HERESTRING_REDIRECT
+            ) {
+                let between = self.src.get(start..kid.start_byte()).unwrap_or("");
+                // The grammar hangs `| cmd` there as a pipeline that starts with the `|`.
+                let piped = between.trim() == "|"
+                    || (kid.kind() == k::PIPELINE && self.text(kid).trim_start().starts_with('|'));
+                self.continuations.push((kid, piped));
+            }
+        }
+    }
+
     /// Puts a command's output where its redirect sends it; what is left for a pipe.
-    fn store_output(
-        &mut self,
-        output: Option<Option<(String, bool)>>,
-        out: Option<String>,
-    ) -> Option<String> {
+    fn store_output(&mut self, output: RedirectedOutput, out: Option<String>) -> Option<String> {
         match output {
             None => out,
             Some(None) => Some(String::new()),
@@ -937,36 +1067,45 @@ impl<'s> Evaluator<'s, '_> {
         let mut word_nodes: Vec<Node<'s>> = Vec::new();
         let mut has_prefix = false;
         let mut name_node = None;
+        // Words bash gives the command that the grammar hangs on a redirect (`printf >
+        // /dev/stdout 'rm -rf /'`, `cat <<EOF file`): the redirects of the statement
+        // around it come after its own words.
+        let mut words: Vec<Node<'s>> = Vec::new();
         for kid in &kids {
             match kid.kind() {
                 k::VARIABLE_ASSIGNMENT => has_prefix = true,
                 k::FILE_REDIRECT | k::HEREDOC_REDIRECT | k::HERESTRING_REDIRECT => {
-                    redirects.push(*kid)
+                    redirects.push(*kid);
+                    words.extend(redirect_words(*kid, self.src));
                 }
                 k::COMMENT => {}
                 _ if !kid.is_named() => {}
-                _ => {
-                    if kid.kind() == k::COMMAND_NAME {
-                        name_node = Some(*kid);
-                    }
-                    word_nodes.push(*kid);
-                    let e = self.expand(*kid, false);
-                    if let Some(e) = &e {
-                        self.record(*kid, e);
-                    }
-                    argv = match (argv, e) {
-                        (Some(mut a), Some(e)) => {
-                            a.extend(e.fields);
-                            Some(a)
-                        }
-                        _ => None,
-                    };
-                }
+                _ => words.push(*kid),
             }
+        }
+        for r in outer {
+            words.extend(redirect_words(*r, self.src));
+        }
+        for kid in words {
+            if kid.kind() == k::COMMAND_NAME {
+                name_node = Some(kid);
+            }
+            word_nodes.push(kid);
+            let e = self.expand(kid, false);
+            if let Some(e) = &e {
+                self.record(kid, e);
+            }
+            argv = match (argv, e) {
+                (Some(mut a), Some(e)) => {
+                    a.extend(e.fields);
+                    Some(a)
+                }
+                _ => None,
+            };
         }
         let _ = has_prefix;
         let (input, output) = self.redirect_io(&redirects);
-        let stdin = input.as_deref().or(stdin);
+        let stdin = input.as_ref().map_or(stdin, |i| i.as_deref());
         let Some(argv) = argv else {
             self.forget_all();
             let out = self.store_output(output, None);
@@ -1633,4 +1772,51 @@ fn short(s: &str) -> String {
     } else {
         s.chars().take(77).collect::<String>() + "…"
     }
+}
+
+/// The words written after a redirect that bash gives the command as arguments, and
+/// the grammar hangs on the redirect: a file redirect's destinations after the first
+/// (but the digit of a redirect touching the next one, `>& /dev/tcp/h/1 0>&1`), a
+/// here-string's words after its text, a here-document's words after its delimiter
+/// and those of the redirects written after it on its line.
+fn redirect_words<'s>(r: Node<'s>, src: &str) -> Vec<Node<'s>> {
+    let mut out = Vec::new();
+    let mut c = r.walk();
+    match r.kind() {
+        k::FILE_REDIRECT => {
+            let dests: Vec<Node<'s>> = r
+                .children_by_field_name(k::FIELD_DESTINATION, &mut c)
+                .collect();
+            for d in dests.into_iter().skip(1) {
+                let next_fd = src
+                    .get(d.byte_range())
+                    .is_some_and(|t| t.bytes().all(|b| b.is_ascii_digit()))
+                    && r.next_sibling().is_some_and(|n| {
+                        n.kind() == k::FILE_REDIRECT && n.start_byte() == d.end_byte()
+                    });
+                if !next_fd {
+                    out.push(d);
+                }
+            }
+        }
+        k::HERESTRING_REDIRECT => {
+            out.extend(
+                r.named_children(&mut c)
+                    .filter(|n| n.kind() != k::FILE_DESCRIPTOR)
+                    .skip(1),
+            );
+        }
+        k::HEREDOC_REDIRECT => {
+            let kids: Vec<Node<'s>> = r.named_children(&mut c).collect();
+            for kid in kids {
+                if super::walk::is_word_kind(kid.kind()) {
+                    out.push(kid);
+                } else if matches!(kid.kind(), k::FILE_REDIRECT | k::HERESTRING_REDIRECT) {
+                    out.extend(redirect_words(kid, src));
+                }
+            }
+        }
+        _ => {}
+    }
+    out
 }
