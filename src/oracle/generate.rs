@@ -244,7 +244,20 @@ fn heredoc(rng: &mut Rng, host: &str, payload: &str) -> String {
     } else {
         String::new()
     };
-    format!("{host} {op}{word}\n{body}\n{close}{tail}")
+    // Words after the delimiter are the command's arguments for bash (`cat <<E
+    // ~/.ssh/id_rsa`); the grammar hangs them on the here-document.
+    let after = if rng.chance(25) {
+        rng.pick(&[
+            " notes.txt",
+            " -n 2 notes.txt",
+            " > out notes.txt",
+            " 2>/dev/null notes.txt",
+            " | wc -l",
+        ])
+    } else {
+        ""
+    };
+    format!("{host} {op}{word}{after}\n{body}\n{close}{tail}")
 }
 
 /// Shell code that runs `inner`, with options between the shell and `-c`.
@@ -405,6 +418,10 @@ mod tests {
         assert!(
             any(&|c| c.contains("<<END") || c.contains("<<'EOF'")),
             "heredocs"
+        );
+        assert!(
+            any(&|c| c.contains(" > out notes.txt\n")),
+            "words after a delimiter"
         );
         assert!(any(&|c| c.contains('\r')), "CR");
         assert!(any(&|c| c.contains("+o history -c")), "shell options");
