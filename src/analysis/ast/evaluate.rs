@@ -1775,39 +1775,22 @@ fn short(s: &str) -> String {
 }
 
 /// The words written after a redirect that bash gives the command as arguments, and
-/// the grammar hangs on the redirect: a file redirect's destinations after the first
-/// (but the digit of a redirect touching the next one, `>& /dev/tcp/h/1 0>&1`), a
-/// here-string's words after its text, a here-document's words after its delimiter
-/// and those of the redirects written after it on its line.
+/// the grammar hangs on the redirect: a file redirect's destinations after its target
+/// (`walk::extra_destinations`), a here-string's words after its text, a
+/// here-document's words after its delimiter and those of the redirects written after
+/// it on its line.
 fn redirect_words<'s>(r: Node<'s>, src: &str) -> Vec<Node<'s>> {
-    let mut out = Vec::new();
     let mut c = r.walk();
     match r.kind() {
-        k::FILE_REDIRECT => {
-            let dests: Vec<Node<'s>> = r
-                .children_by_field_name(k::FIELD_DESTINATION, &mut c)
-                .collect();
-            for d in dests.into_iter().skip(1) {
-                let next_fd = src
-                    .get(d.byte_range())
-                    .is_some_and(|t| t.bytes().all(|b| b.is_ascii_digit()))
-                    && r.next_sibling().is_some_and(|n| {
-                        n.kind() == k::FILE_REDIRECT && n.start_byte() == d.end_byte()
-                    });
-                if !next_fd {
-                    out.push(d);
-                }
-            }
-        }
-        k::HERESTRING_REDIRECT => {
-            out.extend(
-                r.named_children(&mut c)
-                    .filter(|n| n.kind() != k::FILE_DESCRIPTOR)
-                    .skip(1),
-            );
-        }
+        k::FILE_REDIRECT => super::walk::extra_destinations(r, src),
+        k::HERESTRING_REDIRECT => r
+            .named_children(&mut c)
+            .filter(|n| n.kind() != k::FILE_DESCRIPTOR)
+            .skip(1)
+            .collect(),
         k::HEREDOC_REDIRECT => {
             let kids: Vec<Node<'s>> = r.named_children(&mut c).collect();
+            let mut out = Vec::new();
             for kid in kids {
                 if super::walk::is_word_kind(kid.kind()) {
                     out.push(kid);
@@ -1815,8 +1798,8 @@ fn redirect_words<'s>(r: Node<'s>, src: &str) -> Vec<Node<'s>> {
                     out.extend(redirect_words(kid, src));
                 }
             }
+            out
         }
-        _ => {}
+        _ => Vec::new(),
     }
-    out
 }

@@ -530,6 +530,9 @@ fn time_keyword(root: Node<'_>, src: &str) -> Option<String> {
         "{", "(", "((", "[[", "!", "if", "while", "until", "for", "case", "select", "function",
         "coproc",
     ];
+    if !src.contains("time") {
+        return None;
+    }
     let mut ranges: Vec<std::ops::Range<usize>> = Vec::new();
     let mut stack = vec![root];
     while let Some(node) = stack.pop() {

