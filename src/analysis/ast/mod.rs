@@ -521,23 +521,57 @@ fn unparsed_body_expansion(body: Node<'_>, src: &str) -> Option<usize> {
     None
 }
 
-/// `src` with each `time` keyword (and its `-p`, `--`) that stands before a compound
-/// command or an assignment blanked out, or `None` when there is none. Bash reads `time` as its keyword
-/// only at the start of a pipeline, without assignments before it (elsewhere it is the
-/// program `time`, which the walk reads as a wrapper).
-fn time_keyword(root: Node<'_>, src: &str) -> Option<String> {
+/// `src` with bash's keywords that prefix a pipeline blanked out where the grammar
+/// misreads what follows them, or `None` when there is none:
+/// - `time` (with `-p`, `--`) before a compound command or an assignment (`time { …;
+///   }`, `time if …; fi`, `time A=1 cmd`): the grammar reads a command `time` with the
+///   compound's words as arguments, and `then …`, `}` as commands of their own. Bash
+///   reads `time` as its keyword only at the start of a pipeline, without assignments
+///   before it; elsewhere it is the program `time`, which the walk reads as a wrapper.
+/// - `!` before a compound command spelled with a word (`! { …; }`, `! if …`): the
+///   grammar reads a command named `{` or `if`.
+///
+/// Both only time or negate what follows; blanking them (offsets kept) leaves what
+/// runs as bash runs it.
+fn keyword_prefixes(root: Node<'_>, src: &str) -> Option<String> {
     const COMPOUND: &[&str] = &[
         "{", "(", "((", "[[", "!", "if", "while", "until", "for", "case", "select", "function",
         "coproc",
     ];
-    if !src.contains("time") {
+    const WORD_COMPOUND: &[&str] = &[
+        "{", "if", "while", "until", "for", "case", "select", "function",
+    ];
+    if !src.contains("time") && !src.contains('!') {
         return None;
     }
+    let text = |n: &Node<'_>| src.get(n.byte_range()).unwrap_or_default();
+    // `time NAME=value cmd`: the keyword before a command with an assignment.
+    let assignment = |t: &str| {
+        t.split_once('=').is_some_and(|(name, _)| {
+            let name = name.strip_suffix('+').unwrap_or(name);
+            let base = name.split('[').next().unwrap_or_default();
+            base.chars()
+                .next()
+                .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+                && base.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        })
+    };
     let mut ranges: Vec<std::ops::Range<usize>> = Vec::new();
     let mut stack = vec![root];
     while let Some(node) = stack.pop() {
         let mut cursor = node.walk();
         stack.extend(node.children(&mut cursor));
+        if node.kind() == kinds::NEGATED_COMMAND {
+            if let Some(cmd) = node.named_child(0)
+                && cmd.kind() == kinds::COMMAND
+                && cmd.named_child(0).is_some_and(|n| {
+                    n.kind() == kinds::COMMAND_NAME && WORD_COMPOUND.contains(&text(&n))
+                })
+            {
+                ranges.push(node.start_byte()..cmd.start_byte());
+            }
+            continue;
+        }
         if node.kind() != kinds::COMMAND {
             continue;
         }
@@ -549,25 +583,10 @@ fn time_keyword(root: Node<'_>, src: &str) -> Option<String> {
         let Some((name, args)) = kids.split_first() else {
             continue;
         };
-        if !pipeline_start
-            || name.kind() != kinds::COMMAND_NAME
-            || src.get(name.byte_range()) != Some("time")
-        {
+        if !pipeline_start || name.kind() != kinds::COMMAND_NAME || text(name) != "time" {
             continue;
         }
-        let text = |n: &Node<'_>| src.get(n.byte_range()).unwrap_or_default();
         let mut rest = args.iter().skip_while(|a| matches!(text(a), "-p" | "--"));
-        // `time NAME=value cmd`: the keyword before a command with an assignment.
-        let assignment = |t: &str| {
-            t.split_once('=').is_some_and(|(name, _)| {
-                let name = name.strip_suffix('+').unwrap_or(name);
-                let base = name.split('[').next().unwrap_or_default();
-                base.chars()
-                    .next()
-                    .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-                    && base.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-            })
-        };
         if let Some(next) = rest.next()
             && (COMPOUND.contains(&text(next))
                 || assignment(text(next))
@@ -618,19 +637,17 @@ fn plan(src: &str, ctx: &AnalysisContext, cwd: Cwd, top: bool) -> Result<Plan, A
         return Ok(plan);
     }
     let mut tree = parse(src)?;
-    // `time { …; }`, `time if …; fi`: bash's `time` keyword before a compound command,
-    // which the grammar reads as a command `time` with the compound's words as its
-    // arguments (and `then …`, `}` as commands of their own). The keyword only times
-    // what follows: the text is read with it blanked out (offsets kept).
-    let blanked: String;
-    let src: &str = match time_keyword(tree.root_node(), src) {
-        Some(b) => {
-            blanked = b;
-            tree = parse(&blanked)?;
-            &blanked
-        }
-        None => src,
-    };
+    // `time { …; }`, `! if …; fi`: keywords the grammar misreads what follows of are
+    // blanked out (see `keyword_prefixes`), again on the new tree (`time ! { …; }`).
+    let mut blanked: Option<String> = None;
+    for _ in 0..4 {
+        let Some(b) = keyword_prefixes(tree.root_node(), blanked.as_deref().unwrap_or(src)) else {
+            break;
+        };
+        tree = parse(&b)?;
+        blanked = Some(b);
+    }
+    let src: &str = blanked.as_deref().unwrap_or(src);
     let root = tree.root_node();
     if root.has_error() && !only_read_write_redirects(root) {
         return Err(AstError::Parse(first_error(root)));
