@@ -796,14 +796,7 @@ impl<'s> Evaluator<'s, '_> {
         let mut output = None;
         for r in redirects {
             // `3<<EOF`, `3<<<x`: the text goes to another descriptor, not stdin.
-            let on_stdin = {
-                let mut c = r.walk();
-                let fd = r
-                    .named_children(&mut c)
-                    .find(|n| n.kind() == k::FILE_DESCRIPTOR)
-                    .map(|d| self.text(d));
-                matches!(fd, None | Some("0"))
-            };
+            let on_stdin = matches!(super::walk::descriptor(*r, self.src), None | Some("0"));
             match r.kind() {
                 k::HERESTRING_REDIRECT if !on_stdin => {}
                 k::HEREDOC_REDIRECT if !on_stdin => self.heredoc_rest(*r),
@@ -849,9 +842,7 @@ impl<'s> Evaluator<'s, '_> {
                 }
                 k::FILE_REDIRECT => {
                     let op = self.operator(*r);
-                    let fd = r
-                        .child_by_field_name(k::FIELD_DESCRIPTOR)
-                        .map(|d| self.text(d));
+                    let fd = super::walk::descriptor(*r, self.src);
                     let dest = r.child_by_field_name(k::FIELD_DESTINATION);
                     let target = dest.and_then(|d| {
                         let e = self.expand(d, false)?;
@@ -1080,6 +1071,7 @@ impl<'s> Evaluator<'s, '_> {
                 }
                 k::COMMENT => {}
                 _ if !kid.is_named() => {}
+                _ if super::walk::glued_descriptor(*kid, self.src).is_some() => {}
                 _ => words.push(*kid),
             }
         }
@@ -1196,7 +1188,7 @@ impl<'s> Evaluator<'s, '_> {
             self.forget_all();
         }
         if let Some(body) = self.functions.get(name.as_str()).copied() {
-            self.call(node, name, body, args);
+            self.call(node, name, body, args, stdin);
             self.forget_all();
             return None;
         }
@@ -1390,6 +1382,19 @@ impl<'s> Evaluator<'s, '_> {
             );
         }
         let _ = name_node;
+        // `cat FILE | bash` of a file this command wrote.
+        if base == "cat" && !args.is_empty() && args.iter().all(|a| a == "-" || !a.starts_with('-'))
+        {
+            let mut out = String::new();
+            for a in args {
+                out.push_str(&if a == "-" {
+                    stdin?.to_string()
+                } else {
+                    self.file(a)?
+                });
+            }
+            return (out.len() <= self.budget.max_bytes).then_some(out);
+        }
         producers::produce(words, stdin, self.budget.max_bytes)
     }
 
@@ -1413,14 +1418,22 @@ impl<'s> Evaluator<'s, '_> {
 
     /// A function defined in this command, called with known arguments: its body with
     /// those arguments, as code.
-    fn call(&mut self, node: Node<'s>, name: &str, body: Node<'s>, args: &[String]) {
+    /// Its input is the call's (`echo … | f`, `f <<< …`).
+    fn call(
+        &mut self,
+        node: Node<'s>,
+        name: &str,
+        body: Node<'s>,
+        args: &[String],
+        stdin: Option<&str>,
+    ) {
         if self.depth >= self.budget.max_depth {
             return;
         }
         self.depth += 1;
         let saved_reps = std::mem::take(&mut self.replacements);
         let saved_pos = self.positional.replace(args.to_vec());
-        self.block(body, None);
+        self.statement(body, stdin);
         self.positional = saved_pos;
         let reps = std::mem::replace(&mut self.replacements, saved_reps);
         self.depth -= 1;

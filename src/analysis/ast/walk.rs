@@ -496,16 +496,14 @@ impl<'s> Walker<'s, '_> {
                     extra_words.push(w);
                 }
                 let fd_target = target.as_ref().is_none_or(|t| is_fd_target(&t.text));
-                let descriptor = node
-                    .child_by_field_name(k::FIELD_DESCRIPTOR)
-                    .map(|d| self.text(d));
+                let fd = descriptor(node, self.src);
                 let kind = match op.as_str() {
                     "<" => RedirectKind::Read,
                     ">&" | "<&" if fd_target => RedirectKind::Duplicate,
                     // `<&FILE` and `2>&FILE` open no file: bash reports an ambiguous
                     // redirect (only `>&FILE` and `1>&FILE` write FILE).
                     "<&" => RedirectKind::Duplicate,
-                    ">&" if descriptor.is_some_and(|d| d != "1") => RedirectKind::Duplicate,
+                    ">&" if fd.is_some_and(|d| d != "1") => RedirectKind::Duplicate,
                     ">&-" | "<&-" => RedirectKind::Duplicate,
                     // `>`, `>>`, `>|`, `&>`, `&>>`, `<>` and `>&FILE` all open a file for writing.
                     _ => RedirectKind::Write,
@@ -707,6 +705,8 @@ impl<'s> Walker<'s, '_> {
                     }
                     let _ = self.word(child, depth + 1, in_subst, stack);
                 }
+                // `cat 0< f`: the `0` is the redirect's descriptor for bash.
+                _ if glued_descriptor(child, self.src).is_some() => {}
                 _ => {
                     let w = self.word(child, depth + 1, in_subst, stack);
                     cmd.words.push(w);
@@ -1092,6 +1092,54 @@ pub(crate) fn extra_destinations<'t>(node: Node<'t>, src: &str) -> Vec<Node<'t>>
                 }))
         })
         .collect()
+}
+
+/// The redirect whose descriptor a digit word is: the grammar reads `0` in `cat 0< f`,
+/// `echo x 0> f` or `bash 0<<< CODE` as an argument, where bash reads a digit word
+/// touching a redirect operator as its descriptor (other digits it reads right).
+pub(crate) fn glued_descriptor<'t>(word: Node<'t>, src: &str) -> Option<Node<'t>> {
+    if !matches!(word.kind(), k::NUMBER | k::WORD) {
+        return None;
+    }
+    let text = src.get(word.byte_range())?;
+    if text.is_empty() || !text.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let next = match word.next_sibling() {
+        Some(n) => n,
+        None => word.parent()?.next_sibling()?,
+    };
+    let mut cursor = next.walk();
+    let own_descriptor = next
+        .named_children(&mut cursor)
+        .any(|c| c.kind() == k::FILE_DESCRIPTOR);
+    (matches!(
+        next.kind(),
+        k::FILE_REDIRECT | k::HEREDOC_REDIRECT | k::HERESTRING_REDIRECT
+    ) && next.start_byte() == word.end_byte()
+        && !own_descriptor)
+        .then_some(next)
+}
+
+/// A redirect's descriptor as bash reads it: its own, or the digit word glued before
+/// it that the grammar gave the command (`glued_descriptor`).
+pub(crate) fn descriptor<'t>(r: Node<'t>, src: &'t str) -> Option<&'t str> {
+    let mut cursor = r.walk();
+    if let Some(d) = r
+        .named_children(&mut cursor)
+        .find(|c| c.kind() == k::FILE_DESCRIPTOR)
+    {
+        return src.get(d.byte_range());
+    }
+    let before = r.prev_sibling()?;
+    let word = if before.kind() == k::COMMAND {
+        before.child(before.child_count().checked_sub(1)?)?
+    } else {
+        before
+    };
+    glued_descriptor(word, src)
+        .filter(|n| n.id() == r.id())
+        .and_then(|_| src.get(word.byte_range()))
 }
 
 /// A redirect read (`Walker::redirect_parts`): each redirect with whether it feeds text
