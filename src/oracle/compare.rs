@@ -905,12 +905,19 @@ pub fn strict(
         let parent = code
             .parent
             .and_then(|p| Some((*entered.get(p)?, codes.get(p)?)));
+        // The sandbox holds `bash` and `sh` only: code fed to `zsh`, `dash`, `ash`…
+        // does not run there.
         let feeds = |p: &EvaluatedCode| {
             straight(p)
                 && p.commands
                     .iter()
                     .filter(|c| external(c, &defines).is_some())
                     .all(|c| certain(c, &defines))
+                && p.commands.iter().all(|c| {
+                    external(c, &defines).is_none_or(|name| {
+                        !crate::programs::is_shell(name) || matches!(name, "bash" | "sh")
+                    })
+                })
         };
         let structural = match (code.entry, parent) {
             (Entry::Command, _) => true,
@@ -1190,6 +1197,17 @@ mod tests {
                 StrictReason::NotExecuted,
                 StrictReason::ExecutedNotEvaluated
             ]
+        );
+        // Fed to a shell the sandbox lacks (`… | zsh`), the code does not run there; fed
+        // to `sh`, it does.
+        let zsh = code(None, Entry::Command, &[&["base64", "-d"], &["zsh"]]);
+        let ran_zsh = &[&["base64", "-d"][..], &["zsh"]];
+        assert!(reasons(&[zsh, fed.clone()], &observed(ran_zsh, &[]), &[]).is_empty());
+        let sh = code(None, Entry::Command, &[&["base64", "-d"], &["sh"]]);
+        let ran_sh = &[&["base64", "-d"][..], &["sh"]];
+        assert_eq!(
+            reasons(&[sh, fed.clone()], &observed(ran_sh, &[]), &[]),
+            vec![StrictReason::NotExecuted]
         );
         // A feeding command whose redirect may fail does not enter the fed code.
         let mut failing = top.clone();

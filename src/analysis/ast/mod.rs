@@ -411,6 +411,57 @@ fn misread_construct(root: Node<'_>, src: &str) -> Option<String> {
                     }
                 }
             }
+            // A word right after the delimiter, with no blank between (`<<'EOF'<CR>`,
+            // `<<"EOF"\x`), is part of the delimiter for bash, which then ends the body
+            // elsewhere than the grammar; a word spanning a line break is body text.
+            // Words after a blank are the command's arguments (the walk reads them).
+            kinds::HEREDOC_REDIRECT => {
+                let mut cursor = node.walk();
+                let kids: Vec<Node<'_>> = node.named_children(&mut cursor).collect();
+                let start_end = kids
+                    .iter()
+                    .find(|k| k.kind() == kinds::HEREDOC_START)
+                    .map(|k| k.end_byte());
+                if let Some(w) = kids.iter().find(|k| {
+                    walk::is_word_kind(k.kind())
+                        && (Some(k.start_byte()) == start_end
+                            || src.get(k.byte_range()).is_some_and(|t| t.contains('\n')))
+                }) {
+                    return Some(format!(
+                        "the here-document delimiter runs on into `{}` at byte {} for bash",
+                        src.get(w.byte_range()).unwrap_or_default().escape_debug(),
+                        w.start_byte()
+                    ));
+                }
+            }
+            // `` `a` `b` ``: the grammar can read two backtick substitutions as one
+            // whose text holds an unescaped backtick (`a` `b` as one command); bash
+            // runs `a` and `b`.
+            kinds::COMMAND_SUBSTITUTION
+                if src.get(node.byte_range()).is_some_and(|t| {
+                    t.len() > 2
+                        && t.starts_with('`')
+                        && t.get(1..t.len() - 1).is_some_and(|inner| {
+                            let b = inner.as_bytes();
+                            (0..b.len()).any(|i| {
+                                b.get(i) == Some(&b'`')
+                                    && b.get(..i)
+                                        .unwrap_or_default()
+                                        .iter()
+                                        .rev()
+                                        .take_while(|c| **c == b'\\')
+                                        .count()
+                                        % 2
+                                        == 0
+                            })
+                        })
+                }) =>
+            {
+                return Some(format!(
+                    "the backticks at byte {} hold an unescaped backtick: two substitutions for bash",
+                    node.start_byte()
+                ));
+            }
             kinds::HEREDOC_BODY => {
                 if let Some(at) = unparsed_body_expansion(node, src) {
                     return Some(format!(
