@@ -596,17 +596,6 @@ fn keyword_prefixes(root: Node<'_>, src: &str) -> Option<String> {
         return None;
     }
     let text = |n: &Node<'_>| src.get(n.byte_range()).unwrap_or_default();
-    // `time NAME=value cmd`: the keyword before a command with an assignment.
-    let assignment = |t: &str| {
-        t.split_once('=').is_some_and(|(name, _)| {
-            let name = name.strip_suffix('+').unwrap_or(name);
-            let base = name.split('[').next().unwrap_or_default();
-            base.chars()
-                .next()
-                .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-                && base.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-        })
-    };
     let mut ranges: Vec<std::ops::Range<usize>> = Vec::new();
     let mut stack = vec![root];
     while let Some(node) = stack.pop() {
@@ -640,7 +629,8 @@ fn keyword_prefixes(root: Node<'_>, src: &str) -> Option<String> {
         let mut rest = args.iter().skip_while(|a| matches!(text(a), "-p" | "--"));
         if let Some(next) = rest.next()
             && (COMPOUND.contains(&text(next))
-                || assignment(text(next))
+                // `time NAME=value cmd`: the keyword before a command with an assignment.
+                || crate::programs::is_assignment(text(next))
                 || next.kind() == kinds::SUBSHELL
                 || next.kind() == kinds::COMPOUND_STATEMENT)
         {
