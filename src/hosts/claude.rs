@@ -39,7 +39,7 @@ pub fn map(name: &str, input: &Value) -> Mapped {
     if NO_EFFECT_TOOLS.contains(&name) {
         return Mapped::NoEffect;
     }
-    let tool = |tool: &'static str, input: Value| Mapped::Tool { tool, input };
+    let tool = super::to_tool;
     match name {
         "Bash" => tool(
             "bash",
@@ -74,30 +74,36 @@ pub fn map(name: &str, input: &Value) -> Mapped {
                 .and_then(|a| a.first())
                 .cloned()
                 .unwrap_or(Value::Null);
-            let mut v = pick(
+            let mut v = match pick(
                 &first,
                 &[
                     ("oldString", "old_string"),
                     ("newString", "new_string"),
                     ("replaceAll", "replace_all"),
                 ],
-            );
+            ) {
+                Ok(v) => v,
+                Err(refused) => return refused,
+            };
             if let (Some(o), Some(p)) = (v.as_object_mut(), input.get("file_path")) {
                 o.insert("path".into(), p.clone());
             }
-            tool("edit", v)
+            tool("edit", Ok(v))
         }
         // A notebook cell: a write of the notebook file (the diff shows the new cell).
         "NotebookEdit" => {
-            let mut v = pick(
+            let mut v = match pick(
                 input,
                 &[("path", "notebook_path"), ("content", "new_source")],
-            );
+            ) {
+                Ok(v) => v,
+                Err(refused) => return refused,
+            };
             if let Some(o) = v.as_object_mut() {
                 o.entry("content")
                     .or_insert_with(|| Value::String(String::new()));
             }
-            tool("write", v)
+            tool("write", Ok(v))
         }
         "Glob" => tool(
             "glob",

@@ -29,18 +29,29 @@ pub fn map(name: &str, input: &Value) -> Mapped {
     if NO_EFFECT_TOOLS.contains(&name) {
         return Mapped::NoEffect;
     }
-    let tool = |tool: &'static str, input: Value| Mapped::Tool { tool, input };
+    let tool = super::to_tool;
     match name {
-        // `workdir` is where Codex runs the command when the model names one.
+        // `workdir` is where Codex runs the command when the model names one. The
+        // field Codex executes comes first: `cmd` for `exec_command`, `command` for the
+        // others; an input carrying both with different values is refused (`pick`).
         "Bash" | "shell" | "exec_command" | "local_shell" => {
-            let mut v = pick(
-                input,
+            let keys: &[(&str, &str)] = if name == "exec_command" {
+                &[
+                    ("command", "cmd"),
+                    ("command", "command"),
+                    ("cwd", "workdir"),
+                ]
+            } else {
                 &[
                     ("command", "command"),
                     ("command", "cmd"),
                     ("cwd", "workdir"),
-                ],
-            );
+                ]
+            };
+            let mut v = match pick(input, keys) {
+                Ok(v) => v,
+                Err(refused) => return refused,
+            };
             // Older shapes give the command as argv; joined, it is read like a line.
             if let Some(o) = v.as_object_mut()
                 && let Some(Value::Array(argv)) = o.get("command").cloned()
@@ -58,7 +69,7 @@ pub fn map(name: &str, input: &Value) -> Mapped {
                     Value::String(crate::shell::join_command(&words)),
                 );
             }
-            tool("bash", v)
+            tool("bash", Ok(v))
         }
         "apply_patch" => tool(
             "apply_patch",

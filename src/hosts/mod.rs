@@ -86,6 +86,10 @@ pub enum Mapped {
     /// A tool we cannot judge (unknown, or known but reaching what no capability names):
     /// asks, with the reason for the user.
     Unjudged { reason: String },
+    /// The input names one of our fields twice with different values (`cmd` and
+    /// `command`): the host runs one of them, and which one is the host's business, not
+    /// something a hook should bet on. Denied, whoever could answer.
+    Ambiguous { reason: String },
 }
 
 /// One hook call as read from the host.
@@ -239,17 +243,55 @@ pub(crate) fn split_double_underscore(name: &str) -> Option<(&str, &str)> {
 }
 
 /// Picks `keys` (ours <- theirs) out of a host input, skipping absent ones; a present
-/// value is copied as is, so our mapping's type checks still apply to it.
-pub(crate) fn pick(input: &Value, keys: &[(&str, &str)]) -> Value {
+/// value is copied as is, so our mapping's type checks still apply to it. Several of the
+/// host's names for one field of ours are the spellings the host accepts; the first is
+/// the one the host executes. When two of them are present with different values, the
+/// call is `Mapped::Ambiguous`: judging one while the host runs the other is how a hook
+/// is walked past (`{"cmd": "rm -rf ~", "command": "ls"}`).
+pub(crate) fn pick(input: &Value, keys: &[(&str, &str)]) -> Result<Value, Mapped> {
     let mut out = Map::new();
+    let mut from: Map<String, Value> = Map::new();
     if let Some(obj) = input.as_object() {
         for (ours, theirs) in keys {
-            if let Some(v) = obj.get(*theirs).filter(|v| !v.is_null()) {
-                out.entry(ours.to_string()).or_insert_with(|| v.clone());
+            let Some(v) = obj.get(*theirs).filter(|v| !v.is_null()) else {
+                continue;
+            };
+            match out.get(*ours) {
+                None => {
+                    out.insert(ours.to_string(), v.clone());
+                    from.insert(ours.to_string(), Value::String(theirs.to_string()));
+                }
+                Some(kept) if kept == v => {}
+                Some(_) => {
+                    let first = from.get(*ours).and_then(Value::as_str).unwrap_or_default();
+                    return Err(Mapped::Ambiguous {
+                        reason: format!(
+                            "the input gives `{first}` and `{theirs}` different values; the host runs only one of them, so khaelor-perm refuses to guess which"
+                        ),
+                    });
+                }
             }
         }
     }
-    Value::Object(out)
+    Ok(Value::Object(out))
+}
+
+/// A picked input as our tool, or the refusal `pick` made.
+pub(crate) fn to_tool(tool: &'static str, picked: Result<Value, Mapped>) -> Mapped {
+    match picked {
+        Ok(input) => Mapped::Tool { tool, input },
+        Err(refused) => refused,
+    }
+}
+
+/// A call whose input is ambiguous (`Mapped::Ambiguous`): denied, with the reason as
+/// the model's message, interactive or not.
+pub fn ambiguous_decision(call: &HookCall, reason: &str) -> CallDecision {
+    let mut d = unjudged_decision(call, reason, false);
+    d.message = Some(format!(
+        "This call was denied: {reason}. Send the command in one field only."
+    ));
+    d
 }
 
 /// A call whose tool could not be mapped: asks; denies when nobody can answer.
@@ -308,6 +350,7 @@ pub fn decide_hook(
     match &call.mapped {
         Mapped::NoEffect => (None, no_effect_decision(call)),
         Mapped::Unjudged { reason } => (None, unjudged_decision(call, reason, interactive)),
+        Mapped::Ambiguous { reason } => (None, ambiguous_decision(call, reason)),
         Mapped::Tool { tool, input } => match map_call(tool, input, ctx) {
             Ok(mapped) => {
                 let d = decide(policy, session_rules, &mapped, ctx, interactive);

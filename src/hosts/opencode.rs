@@ -36,7 +36,7 @@ pub fn map(name: &str, input: &Value) -> Mapped {
     if NO_EFFECT_TOOLS.contains(&name) {
         return Mapped::NoEffect;
     }
-    let tool = |tool: &'static str, input: Value| Mapped::Tool { tool, input };
+    let tool = super::to_tool;
     match name {
         "bash" => tool(
             "bash",
