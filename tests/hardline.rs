@@ -119,8 +119,10 @@ fn rendering_is_de_obfuscated() {
 
 #[test]
 fn fork_bomb_shapes_on_both_readings() {
-    // The fork bomb is a function that runs itself twice or in the background, called:
-    // both engines lower function definitions into the IR the floor reads.
+    // The fork bomb is a called function whose body calls itself unconditionally in a
+    // pipeline or in the background: every call forks more calls that stay alive. Both
+    // engines lower function definitions, pipelines, `&` and conditions into the IR
+    // the floor reads.
     let (_dir, ctx) = ctx();
     for (text, bomb) in [
         (":(){ :|:& };:", true),
@@ -129,7 +131,22 @@ fn fork_bomb_shapes_on_both_readings() {
         ("function f { f|f& }\nf", true),
         // Runs itself in the background once per call: an endless spawner, denied too.
         ("f(){ f|g& };f", true),
-        ("f(){ f|g; };f", false),
+        // A pipeline stage is a forked subshell that waits for the next level's: an
+        // endless chain of live processes.
+        ("f(){ f|g; };f", true),
+        ("f(){ while f|f; do :; done; };f", true),
+        // Recursion that forks nothing ends at bash's limits; a conditional one can end.
+        (
+            "fib(){ [ $1 -lt 2 ] && return; fib $(($1-1)); fib $(($1-2)); }; fib 5",
+            false,
+        ),
+        ("f(){ f; f; };f", false),
+        (
+            "walk(){ for d in \"$1\"/*/; do walk \"$d\" & done; wait; }; walk .",
+            false,
+        ),
+        ("f(){ [ $1 -gt 0 ] && f $(($1-1)) & };f 3", false),
+        ("f(){ if [ -d x ]; then f|f& fi; };f", false),
         ("f(){ g|g& };f", false),
         ("echo '{ a | b & }'", false),
         // Data, not code: quoted, escaped or commented.

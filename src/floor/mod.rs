@@ -65,6 +65,9 @@ const HARMLESS_DEVICES: &[&str] = &[
     "/dev/tty",
 ];
 
+/// Devices whose bytes are the machine's memory or I/O ports.
+const MEMORY_DEVICES: &[&str] = &["/dev/mem", "/dev/kmem", "/dev/port"];
+
 /// Disk device name prefixes under `/dev` (`> /dev/sd*` and its siblings).
 const DISK_PREFIXES: &[&str] = &["sd", "nvme", "hd", "vd", "xvd", "mmcblk", "disk", "rdisk"];
 
@@ -97,13 +100,22 @@ pub(crate) fn check(
 
 /// Checks the target of an output redirection (`> /dev/sda`).
 pub fn check_redirect_target(target: &str, ctx: &AnalysisContext) -> Option<HardlineHit> {
-    let path = normalize_path(&strip_quotes(target), ctx)?;
-    if is_disk_device(&path) {
-        let rendering = format!("> {}", path.display());
-        return hit("> /dev/sd*", rendering);
+    check_write_path(&normalize_path(&strip_quotes(target), ctx)?)
+}
+
+/// The floor on one resolved write, whatever produced it: a redirection, the write
+/// tool, `sort -o`, `find -fprint`, `curl -o`, sed's `w`, awk's `print >`. Writing a
+/// raw disk or partition destroys it as `> /dev/sda` does (seed §4.2); writing memory
+/// or I/O ports corrupts the running system; a character written to
+/// `/proc/sysrq-trigger` reboots (`b`), powers off (`o`), crashes (`c`) or kills every
+/// process (`e`, `i`) at once: `reboot` by another name.
+pub fn check_write_path(path: &Path) -> Option<HardlineHit> {
+    if is_disk_device(path) {
+        return hit("> /dev/sd*", format!("> {}", path.display()));
     }
-    // A character written there reboots (`b`), powers off (`o`), crashes (`c`) or
-    // kills every process (`e`, `i`) at once: `reboot` by another name.
+    if MEMORY_DEVICES.iter().any(|d| path == Path::new(d)) {
+        return hit("> /dev/mem", format!("> {}", path.display()));
+    }
     if path == Path::new("/proc/sysrq-trigger") {
         return hit("> /proc/sysrq-trigger", format!("> {}", path.display()));
     }
@@ -196,33 +208,33 @@ fn check_environment(
         .find_map(|code| check_code(code, ctx, reader, depth))
 }
 
-/// The fork bomb as the IR shows it: a function whose body runs the function itself
-/// more than once or in the background (`f(){ f|f& }`), called outside its body. Only
-/// what runs counts: the same characters in a quoted argument, a commit message or a
-/// comment are data (`echo ':(){ :|:& };:' >> notes.md`).
+/// The fork bomb (seed §4.2 `:(){ :|:& };:`) by its shape, not its spelling: a
+/// function the command calls whose body calls itself unconditionally in a way that
+/// forks (a pipeline stage, or in the background), so every call starts more calls
+/// that each live on. A recursion that does not fork (`fib(){ …; fib …; fib …; }`)
+/// ends at bash's own limits, and one behind a condition (`[ $1 -gt 0 ] && f … &`)
+/// can end: neither is the floor's.
 fn check_fork_bomb_plan(plan: &Plan) -> Option<HardlineHit> {
-    fn name_of(c: &SimpleCommand) -> Option<(&str, usize)> {
-        c.words.first().map(|w| (w.text.as_str(), w.start))
-    }
     plan.functions.iter().find_map(|f| {
         let inside = |at: usize| f.body.contains(&at);
-        let calls_in_body = plan
+        let self_calls = |c: &&SimpleCommand| {
+            c.words
+                .first()
+                .is_some_and(|w| w.text == f.name && inside(w.start))
+        };
+        let forks_itself = plan
             .commands
             .iter()
-            .filter_map(name_of)
-            .filter(|(n, at)| *n == f.name && inside(*at))
-            .count();
-        let background = plan.background;
+            .filter(self_calls)
+            .any(|c| c.forks && !c.conditional);
         let called = plan
             .commands
             .iter()
-            .filter_map(name_of)
-            .any(|(n, at)| n == f.name && !inside(at));
-        (called && (calls_in_body >= 2 || (calls_in_body >= 1 && background))).then(|| {
-            HardlineHit {
-                rule: ":(){ :|:& };:".to_string(),
-                rendering: format!("{0}(){{ {0}|{0}& }};{0}", f.name),
-            }
+            .filter_map(|c| c.words.first())
+            .any(|w| w.text == f.name && !inside(w.start));
+        (called && forks_itself).then(|| HardlineHit {
+            rule: ":(){ :|:& };:".to_string(),
+            rendering: format!("{0}(){{ {0}|{0}& }};{0}", f.name),
         })
     })
 }
@@ -990,8 +1002,12 @@ fn check_dd(
         })
 }
 
-/// `git push` with a force flag or a `+refspec` to `main` or `master`, git's global
-/// options skipped (`git -C d push -f origin main`).
+/// `git push` that force-updates or deletes `main` or `master` on the remote, however
+/// it is spelled (git's global options skipped, `git -C d push -f origin main`): a
+/// force flag or a `+refspec` whose destination is, or is a pattern that covers, one of
+/// them; `--mirror` (force-updates and prunes every ref); `--all`/`--branches` with
+/// force (every branch, the default one included); a deletion (`--delete main`,
+/// `:main`); `--prune` with a pattern refspec covering them (deletes what is not pushed).
 fn check_git_push(eff: &[&str], rendering: impl Fn() -> String) -> Option<HardlineHit> {
     let words: Vec<String> = eff.iter().map(|w| (*w).to_string()).collect();
     let (i, "push") = programs::git::git_subcommand(&words)? else {
@@ -999,6 +1015,10 @@ fn check_git_push(eff: &[&str], rendering: impl Fn() -> String) -> Option<Hardli
     };
     let args = words.get(i + 1..).unwrap_or_default();
     let mut force = false;
+    let mut mirror = false;
+    let mut all = false;
+    let mut delete = false;
+    let mut prune = false;
     let mut repo_option = false;
     let mut positionals: Vec<&str> = Vec::new();
     let mut it = args.iter().map(String::as_str);
@@ -1012,12 +1032,17 @@ fn check_git_push(eff: &[&str], rendering: impl Fn() -> String) -> Option<Hardli
             force |= long == "force"
                 || long.starts_with("force-with-lease")
                 || long == "force-if-includes";
+            mirror |= long == "mirror";
+            all |= long == "all" || long == "branches";
+            delete |= long == "delete";
+            prune |= long == "prune";
             repo_option |= long.starts_with("repo");
             if matches!(long, "repo" | "push-option" | "receive-pack" | "exec") {
                 it.next();
             }
         } else {
             force |= a.contains('f');
+            delete |= a.contains('d');
             if a == "-o" {
                 it.next();
             }
@@ -1028,17 +1053,49 @@ fn check_git_push(eff: &[&str], rendering: impl Fn() -> String) -> Option<Hardli
     } else {
         positionals.get(1..).unwrap_or_default()
     };
-    let protected = refspecs.iter().any(|spec| {
+    let default_branch = |dst: &str| {
+        let dst = dst.strip_prefix("refs/heads/").unwrap_or(dst);
+        matches!(dst, "main" | "master")
+    };
+    // A destination pattern (`refs/heads/*`, `*`, `ma*`) covers the default branch
+    // when it matches `main` or `master` in either spelling.
+    let covers_default = |dst: &str| {
+        if !dst.contains('*') {
+            return default_branch(dst);
+        }
+        ["main", "master", "refs/heads/main", "refs/heads/master"]
+            .iter()
+            .any(|b| refspec_pattern_matches(dst, b))
+    };
+    let hits_default = refspecs.iter().any(|spec| {
         let plus = spec.starts_with('+');
         let body = spec.trim_start_matches('+');
-        let dst = body.rsplit_once(':').map_or(body, |(_, d)| d);
-        let dst = dst.strip_prefix("refs/heads/").unwrap_or(dst);
-        (force || plus) && matches!(dst, "main" | "master")
+        let (src, dst) = body.rsplit_once(':').unwrap_or((body, body));
+        if delete {
+            return default_branch(body);
+        }
+        if src.is_empty() {
+            // `:main` deletes `main`.
+            return default_branch(dst);
+        }
+        (force || plus || (prune && dst.contains('*'))) && covers_default(dst)
     });
-    protected.then(|| HardlineHit {
+    let hit = hits_default || mirror || (all && force);
+    hit.then(|| HardlineHit {
         rule: "git push --force (main|master)".to_string(),
         rendering: rendering(),
     })
+}
+
+/// Whether a refspec side with one `*` (git allows one) matches `name`: the `*` stands
+/// for any run of characters, `/` included.
+fn refspec_pattern_matches(pattern: &str, name: &str) -> bool {
+    match pattern.split_once('*') {
+        Some((pre, post)) => {
+            name.len() >= pre.len() + post.len() && name.starts_with(pre) && name.ends_with(post)
+        }
+        None => pattern == name,
+    }
 }
 
 fn strip_quotes(w: &str) -> Cow<'_, str> {
@@ -1119,6 +1176,8 @@ mod tests {
                     text: code.to_string(),
                     cwd: cwd.clone(),
                     heredoc: false,
+                    forks: false,
+                    conditional: false,
                 }],
                 ..Plan::default()
             }

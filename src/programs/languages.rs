@@ -46,6 +46,11 @@ pub const PROGRAMS: &[Program] = &[
             Example::new(r#"awk BEGIN{system("x;"y)}"#),
             Example::new(r#"awk -f p.awk BEGIN{system("x;y")}"#),
             Example::new(r#"awk {print"x;y"}"#),
+            Example::new(r#"awk {print>"/dev/sda"}"#).writes(&["/dev/sda"]),
+            Example::new(r#"awk {if($1>2)printf"%s",$1>>"o"}"#).writes(&["o"]),
+            Example::new(r#"awk {print($1>"m")}"#),
+            Example::new(r#"awk $1>"m"{print}"#),
+            Example::new(r#"awk {print>$2}"#).opaque(),
         ],
     ),
     language(
@@ -57,6 +62,10 @@ pub const PROGRAMS: &[Program] = &[
             Example::new(r"sed s/a/x;\1/e"),
             Example::new("sed s/a/b/g f"),
             Example::new("sed -f s.sed f"),
+            Example::new("sed 1w/dev/sda f").writes(&["/dev/sda"]),
+            Example::new("sed -n s/a/b/wout f").writes(&["out"]),
+            Example::new("sed -n w/dev/stdout f"),
+            Example::new("sed r/etc/passwd f").reads(&["/etc/passwd"]),
         ],
     ),
 ];
@@ -66,16 +75,33 @@ pub(crate) fn owns(p: &Program) -> bool {
     PROGRAMS.iter().any(|q| q.names == p.names)
 }
 
-/// The literal shell commands of one of these programs' words.
+/// What a program's own language does that the table must know: the literal shell
+/// commands it runs, the files it writes (sed's `w`, awk's `print > "f"`) and reads
+/// (sed's `r`), and why a target cannot be known before it runs.
+#[derive(Debug, Default, PartialEq, Eq)]
+struct Found {
+    commands: Vec<String>,
+    writes: Vec<String>,
+    reads: Vec<String>,
+    opaque: Vec<String>,
+}
+
+/// The literal shell commands, written and read files of one of these programs' words.
 pub fn describe(_p: &'static Program, words: &[&str], d: &mut Description) {
     let name = basename(words.first().copied().unwrap_or_default());
     let args = words.get(1..).unwrap_or_default();
     let found = match name {
         "awk" | "gawk" | "mawk" | "nawk" | "busybox-awk" => awk(args),
         "sed" | "gsed" => sed(args),
-        _ => vim(args),
+        _ => Found {
+            commands: vim(args),
+            ..Found::default()
+        },
     };
-    d.option_code.extend(found);
+    d.option_code.extend(found.commands);
+    d.writes.extend(found.writes);
+    d.reads.extend(found.reads);
+    d.opaque.extend(found.opaque);
 }
 
 /// vim's startup commands: `-c CMD`/`-cCMD`, `--cmd CMD`, `+CMD` (not `+N`, `+/pat`).
@@ -229,8 +255,8 @@ fn awk_string(s: &str) -> Option<(String, &str)> {
 }
 
 /// awk's program text (the first operand, or `-e`/`--source` values; none with `-f`)
-/// and its literal commands.
-fn awk(args: &[&str]) -> Vec<String> {
+/// and what it runs and writes.
+fn awk(args: &[&str]) -> Found {
     let mut programs: Vec<&str> = Vec::new();
     let mut file = false;
     let mut i = 0;
@@ -259,7 +285,74 @@ fn awk(args: &[&str]) -> Vec<String> {
     if programs.is_empty() && !file {
         programs.extend(args.get(i).copied());
     }
-    programs.iter().flat_map(|p| awk_commands(p)).collect()
+    let mut found = Found::default();
+    for p in programs {
+        found.commands.extend(awk_commands(p));
+        awk_outputs(p, &mut found);
+    }
+    found
+}
+
+/// The files an awk program writes: `print > "f"`, `printf … >> "f"` of a literal
+/// string, taken as written (bash does not touch it; awk opens it as given). A `>` is
+/// a redirection only in a `print`/`printf` statement outside parentheses; elsewhere
+/// (`$3 > 100`, `if (x > 1)`, `print (a > b)`) it compares. A redirection whose target
+/// is not a literal (`> $2`, `> name`) is known only when it runs: opaque.
+fn awk_outputs(program: &str, found: &mut Found) {
+    let bytes = program.as_bytes();
+    let mut in_string = false;
+    let mut escaped = false;
+    let mut depth = 0usize;
+    let mut printing = false;
+    let mut i = 0;
+    while let Some(&b) = bytes.get(i) {
+        i += 1;
+        if in_string {
+            match b {
+                _ if escaped => escaped = false,
+                b'\\' => escaped = true,
+                b'"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match b {
+            b'"' => in_string = true,
+            b'(' => depth += 1,
+            b')' => depth = depth.saturating_sub(1),
+            b';' | b'\n' | b'{' | b'}' => {
+                printing = false;
+                depth = 0;
+            }
+            b'a'..=b'z' | b'A'..=b'Z' | b'_' => {
+                let start = i - 1;
+                while bytes
+                    .get(i)
+                    .is_some_and(|c| c.is_ascii_alphanumeric() || *c == b'_')
+                {
+                    i += 1;
+                }
+                let word = program.get(start..i).unwrap_or_default();
+                let after_name = start == 0 || bytes.get(start - 1).is_none_or(|c| *c != b'$');
+                if depth == 0 && after_name && matches!(word, "print" | "printf") {
+                    printing = true;
+                }
+            }
+            b'>' if printing && depth == 0 => {
+                if bytes.get(i) == Some(&b'>') {
+                    i += 1;
+                }
+                let rest = program.get(i..).unwrap_or_default().trim_start();
+                match rest.strip_prefix('"').and_then(awk_string) {
+                    Some((target, _)) => found.writes.push(target),
+                    None => found.opaque.push(
+                        "awk writes to a file whose name is known only when it runs".to_string(),
+                    ),
+                }
+            }
+            _ => {}
+        }
+    }
 }
 
 /// The literal strings an awk program runs: `system("…")`, `| "…"` (print, printf,
@@ -294,8 +387,8 @@ fn awk_commands(program: &str) -> Vec<String> {
 }
 
 /// sed's scripts (`-e`/`--expression` values, else the first operand; none with `-f`
-/// alone) and their literal commands.
-fn sed(args: &[&str]) -> Vec<String> {
+/// alone) and what they run, write and read.
+fn sed(args: &[&str]) -> Found {
     let mut scripts: Vec<&str> = Vec::new();
     let mut file = false;
     let mut operands: Vec<&str> = Vec::new();
@@ -360,15 +453,18 @@ fn sed(args: &[&str]) -> Vec<String> {
         scripts.extend(operands.first().copied());
     }
     let script = scripts.join("\n");
-    sed_commands(&script)
+    sed_script(&script)
 }
 
 /// The commands of a sed script's `e CMD` (to the end of its line) and the literal
 /// replacement of an `s` with the `e` flag, which sed runs as the line it makes (the
 /// whole command when the match is the whole line). A replacement with `&`, `\1` or a
-/// case escape depends on the input: left alone.
-fn sed_commands(script: &str) -> Vec<String> {
-    let mut out = Vec::new();
+/// case escape depends on the input: left alone. Also the files of `w`/`W` and the `w`
+/// flag of `s` (written; `/dev/stdout` and `/dev/stderr` are GNU sed's own streams) and
+/// of `r`/`R` (read): the file name is the rest of the line, leading blanks dropped.
+fn sed_script(script: &str) -> Found {
+    let mut found = Found::default();
+    let out = &mut found.commands;
     let chars: Vec<char> = script.chars().collect();
     let mut p = 0;
     let line_end = |from: usize| {
@@ -386,7 +482,23 @@ fn sed_commands(script: &str) -> Vec<String> {
         p += 1;
         match c {
             ' ' | '\t' | '\n' | ';' | '{' | '}' | '!' => {}
-            '#' | ':' | 'a' | 'i' | 'c' | 'r' | 'R' | 'w' | 'W' => p = line_end(p),
+            'r' | 'R' | 'w' | 'W' => {
+                let end = line_end(p);
+                let file = text(p, end);
+                let file = file.trim_start();
+                if !file.is_empty() {
+                    let list = if matches!(c, 'w' | 'W') {
+                        &mut found.writes
+                    } else {
+                        &mut found.reads
+                    };
+                    if !matches!(file, "/dev/stdout" | "/dev/stderr") {
+                        list.push(file.to_string());
+                    }
+                }
+                p = end;
+            }
+            '#' | ':' | 'a' | 'i' | 'c' => p = line_end(p),
             'b' | 't' | 'T' => {
                 while chars.get(p).is_some_and(|c| !matches!(c, ';' | '\n' | '}')) {
                     p += 1;
@@ -413,7 +525,13 @@ fn sed_commands(script: &str) -> Vec<String> {
                 while let Some(&f) = chars.get(p) {
                     match f {
                         'w' => {
-                            p = line_end(p);
+                            let end = line_end(p + 1);
+                            let file = text(p + 1, end);
+                            let file = file.trim_start();
+                            if !file.is_empty() && !matches!(file, "/dev/stdout" | "/dev/stderr") {
+                                found.writes.push(file.to_string());
+                            }
+                            p = end;
                             break;
                         }
                         'e' => run = true,
@@ -434,7 +552,7 @@ fn sed_commands(script: &str) -> Vec<String> {
             }
         }
     }
-    out
+    found
 }
 
 /// Past a sed address or address range (`1`, `$`, `/re/`, `\,re,`, `1,/x/`, `0~2`).

@@ -89,6 +89,12 @@ pub(crate) struct SimpleCommand {
     pub text: String,
     pub cwd: Cwd,
     pub heredoc: bool,
+    /// Bash forks a process for it: a stage of a pipeline of two or more, or sent to
+    /// the background (`&`), counted within the innermost function body around it.
+    pub forks: bool,
+    /// It runs only when something before it decides: after `&&`/`||`, in the body of
+    /// an `if`, a loop or a `case`, counted within the innermost function body.
+    pub conditional: bool,
 }
 
 /// Why a command cannot be read in full (its class is then obfuscated).

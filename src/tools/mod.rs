@@ -346,14 +346,22 @@ pub fn map_call(tool: &str, input: &Value, ctx: &AnalysisContext) -> Result<Mapp
         "mcp" => call.requests.push(mcp_request(&f)?),
         other => return Err(ToolError::UnknownTool(other.to_string())),
     }
-    if call.hardline.is_none() && matches!(tool, "write" | "edit" | "apply_patch") {
-        // Writing a device node is the file-tool form of the floor's `> /dev/sd*`
-        // (seed §4.2); only paths under /dev can hit it, so only those are checked.
+    if call.hardline.is_none() {
+        // The floor judges effects, not spellings: every write request whose resolved
+        // subject is a raw disk, memory or the sysrq trigger is `> /dev/sd*` by another
+        // name, whichever tool, program or option produced it. Unresolved subjects are
+        // words, not paths (they ask anyway).
         call.hardline = call
             .requests
             .iter()
-            .filter(|r| r.subject.starts_with("/dev/"))
-            .find_map(|r| crate::floor::check_redirect_target(&r.subject, ctx));
+            .filter(|r| {
+                matches!(
+                    r.capability,
+                    Capability::FileWriteProject | Capability::FileWriteOutsideProject
+                ) && !r.unresolved
+                    && r.subject.starts_with('/')
+            })
+            .find_map(|r| crate::floor::check_write_path(Path::new(&r.subject)));
     }
     Ok(call)
 }

@@ -626,6 +626,7 @@ impl<'s> Walker<'s, '_> {
         stack: &mut Vec<Task<'t>>,
     ) -> Result<(), AstError> {
         self.budget(depth)?;
+        let (forks, conditional) = forks_and_condition(node);
         let mut cmd = SimpleCommand {
             assignments: Vec::new(),
             words: Vec::new(),
@@ -633,6 +634,8 @@ impl<'s> Walker<'s, '_> {
             text: String::new(),
             cwd: self.cwd.clone(),
             heredoc: false,
+            forks,
+            conditional,
         };
         let kind = node.kind();
         if kind == k::TEST_COMMAND {
@@ -1238,4 +1241,42 @@ fn operator_of(node: Node<'_>, src: &str) -> String {
         }
     }
     String::new()
+}
+
+/// How bash runs the command at `node`, within the innermost function body around it
+/// (or the whole text): whether it forks — a stage of a pipeline, or a statement sent
+/// to the background (`&` follows it at some level) — and whether it runs only on a
+/// condition: after `&&`/`||`, after an `if`'s `then`, in an `elif`/`else`, a loop's
+/// body or a `case` item. An `if`'s or loop's condition runs at least once.
+fn forks_and_condition(node: Node<'_>) -> (bool, bool) {
+    let mut forks = false;
+    let mut conditional = false;
+    let mut cur = node;
+    while let Some(parent) = cur.parent() {
+        if cur.next_sibling().is_some_and(|s| s.kind() == "&") {
+            forks = true;
+        }
+        match parent.kind() {
+            k::FUNCTION_DEFINITION => break,
+            k::PIPELINE => forks = true,
+            k::LIST => {
+                conditional |= cur
+                    .prev_sibling()
+                    .is_some_and(|p| matches!(p.kind(), "&&" | "||"));
+            }
+            k::IF_STATEMENT => {
+                // Children after the first `then` are the branch.
+                let mut c = parent.walk();
+                let then_at = parent
+                    .children(&mut c)
+                    .find(|n| n.kind() == "then")
+                    .map(|n| n.start_byte());
+                conditional |= then_at.is_some_and(|t| cur.start_byte() > t);
+            }
+            k::ELIF_CLAUSE | k::ELSE_CLAUSE | k::DO_GROUP | k::CASE_ITEM => conditional = true,
+            _ => {}
+        }
+        cur = parent;
+    }
+    (forks, conditional)
 }

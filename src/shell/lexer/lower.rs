@@ -24,6 +24,39 @@ const RESERVED: &[&str] = &[
     "coproc", "time",
 ];
 
+/// The `if`/loop/`case` constructs open at a command, as its leading reserved words
+/// open and close them: whether the command runs only on a condition (in a branch,
+/// a loop body, a `case` item, or after `then`/`do`/`else`/`elif` on its own line).
+#[derive(Default)]
+struct Constructs {
+    /// One entry per open construct: whether its body has started.
+    open: Vec<bool>,
+}
+
+impl Constructs {
+    fn read(&mut self, words: &[String]) -> bool {
+        let mut conditional = false;
+        for w in words {
+            match w.as_str() {
+                "if" | "while" | "until" | "for" | "select" => self.open.push(false),
+                "case" => self.open.push(true),
+                "then" | "do" | "else" | "elif" => {
+                    conditional = true;
+                    if let Some(body) = self.open.last_mut() {
+                        *body = true;
+                    }
+                }
+                "fi" | "done" | "esac" => {
+                    self.open.pop();
+                }
+                "{" | "}" | "(" | ")" | "!" | "coproc" | "time" => {}
+                _ => break,
+            }
+        }
+        conditional || self.open.iter().any(|body| *body)
+    }
+}
+
 /// The plan of `text`, as the lexer read it (`lexed` is `lexer::lex(text)`, taken by
 /// value so its words move into the plan), every command in `cwd` (the lexer does not
 /// follow `cd`).
@@ -80,7 +113,12 @@ fn lower_tokens(text: &str, tokens: Tokens, cwd: &Cwd) -> Plan {
         inline.push((owner, redirect));
     }
     let background = tokens.operators.iter().any(|o| o == "&");
+    let mut constructs = Constructs::default();
     for (i, c) in tokens.commands.into_iter().enumerate() {
+        let forks = matches!(c.op_after.as_deref(), Some("|" | "|&" | "&"))
+            || matches!(c.op_before.as_deref(), Some("|" | "|&"));
+        let conditional =
+            constructs.read(&c.words) || matches!(c.op_before.as_deref(), Some("&&" | "||"));
         let mut all = c.words;
         let mut starts = c.starts;
         starts.resize(all.len(), 0);
@@ -136,6 +174,8 @@ fn lower_tokens(text: &str, tokens: Tokens, cwd: &Cwd) -> Plan {
                 text,
                 cwd: cwd.clone(),
                 heredoc: false,
+                forks,
+                conditional,
             });
             plan.commands.len().checked_sub(1)
         };
@@ -421,6 +461,10 @@ fn last_resort(text: &str, cwd: &Cwd, e: &LexError) -> Plan {
                 text: crate::shell::join_collapsed(&texts),
                 cwd: cwd.clone(),
                 heredoc: false,
+                // Text the lexer cannot read: every command may fork, none is
+                // known to be conditional (the floor's fork-bomb shape stays reachable).
+                forks: true,
+                conditional: false,
             });
         }
     }

@@ -31,6 +31,11 @@ pub struct LexedCommand {
     /// The operator right before this command was an output redirection (`>`, `>>`,
     /// `&>`, `2>`, `>|`, `<>`): its first word is a write target.
     pub after_write_redirect: bool,
+    /// The operator that ended the command before this one at its level (`|`, `&&`,
+    /// `;`, …), if any.
+    pub op_before: Option<String>,
+    /// The operator that ended this command, if one did.
+    pub op_after: Option<String>,
 }
 
 /// A here-document body and the command it feeds: data, unless that command is a
@@ -97,6 +102,8 @@ struct Cur {
     /// This level is an unquoted here-document body: read like a double-quoted word in
     /// which `"` is an ordinary character.
     heredoc_body: bool,
+    /// The operator that ended the last command at this level, for the next one.
+    last_op: Option<String>,
 }
 
 /// A `<<` whose delimiter word has been read and whose body starts after the next
@@ -634,6 +641,8 @@ impl<'a> Lexer<'a> {
             words: Vec::new(),
             starts: Vec::new(),
             after_write_redirect: self.cur.pending_redirect,
+            op_before: self.cur.last_op.take(),
+            op_after: None,
         });
         self.cur.pending_redirect = false;
         let i = self.commands.len() - 1;
@@ -654,8 +663,12 @@ impl<'a> Lexer<'a> {
             let owner = owner.map(|c| c.words.clone()).unwrap_or_default();
             self.delimiter_next = Some((owner, bare == "<<-"));
         }
+        if let Some(c) = self.cur.cmd.and_then(|i| self.commands.get_mut(i)) {
+            c.op_after = Some(op.clone());
+        }
         self.end_command();
         self.cur.pending_redirect = is_write_redirect(&op);
+        self.cur.last_op = Some(op.clone());
         self.operators.push(op);
     }
 
