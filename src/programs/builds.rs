@@ -10,6 +10,15 @@ use std::path::Path;
 
 use crate::model::vocab::{AnalysisContext, Verdict};
 
+/// A verdict of `autonomous_verdict`, with the files the command's options name for
+/// writing (a test harness's `--logfile`, `go test -coverprofile`, pytest's
+/// `--junitxml`): the caller judges each as a write, like any other write request.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BuildVerdict {
+    pub verdict: Verdict,
+    pub writes: Vec<String>,
+}
+
 /// `autonomous`'s verdicts for one literal simple command run in `cwd`: a project-local
 /// build or test, or an in-project file operation. `writes_file`: the command has a
 /// write redirect to a file (never a verdict: its target is judged as a write, but the
@@ -19,7 +28,7 @@ pub fn autonomous_verdict(
     cwd: Option<&Path>,
     ctx: &AnalysisContext,
     writes_file: bool,
-) -> Option<Verdict> {
+) -> Option<BuildVerdict> {
     let cwd = cwd?;
     if writes_file || !crate::model::paths::is_inside(cwd, ctx.root()) {
         return None;
@@ -29,18 +38,91 @@ pub fn autonomous_verdict(
         return None;
     }
     let rest = words.get(1..).unwrap_or_default();
+    let build = |writes: Option<Vec<String>>| {
+        writes.map(|writes| BuildVerdict {
+            verdict: Verdict::ProjectBuild,
+            writes,
+        })
+    };
+    let plain = |ok: bool| build(ok.then(Vec::new));
     match name {
-        "cargo" => cargo(rest, cwd, ctx).then_some(Verdict::ProjectBuild),
-        "npm" | "pnpm" | "yarn" => js(name, rest, cwd, ctx).then_some(Verdict::ProjectBuild),
-        "go" => go(rest, ctx, cwd).then_some(Verdict::ProjectBuild),
-        "make" => make(rest, cwd).then_some(Verdict::ProjectBuild),
-        "pytest" => pytest(rest, cwd, ctx).then_some(Verdict::ProjectBuild),
-        "tox" => tox(rest, cwd).then_some(Verdict::ProjectBuild),
-        "mkdir" | "touch" | "cp" | "mv" => {
-            file_op(name, rest, cwd, ctx).then_some(Verdict::ProjectWrite)
-        }
+        "cargo" => build(cargo(rest, cwd, ctx)),
+        "npm" | "pnpm" | "yarn" => build(js(name, rest, cwd, ctx)),
+        "go" => build(go(rest, ctx, cwd)),
+        "make" => plain(make(rest, cwd)),
+        "pytest" => build(pytest(rest, cwd, ctx)),
+        "tox" => plain(tox(rest, cwd)),
+        "mkdir" | "touch" | "cp" | "mv" => file_op(name, rest, cwd, ctx).then(|| BuildVerdict {
+            verdict: Verdict::ProjectWrite,
+            writes: Vec::new(),
+        }),
         _ => None,
     }
+}
+
+/// Options of a harness or tool whose value is a file it writes (`--logfile F`,
+/// `--logfile=F`, and for single-dash tools `-o F`, `-o=F`).
+fn output_value<'w>(args: &[&'w str], i: usize, names: &[&str]) -> Option<(&'w str, usize)> {
+    let w = *args.get(i)?;
+    for n in names {
+        if w == *n {
+            return args.get(i + 1).map(|v| (*v, 2));
+        }
+        if let Some(v) = w.strip_prefix(n).and_then(|r| r.strip_prefix('=')) {
+            return Some((v, 1));
+        }
+    }
+    None
+}
+
+/// The arguments libtest (the harness of `cargo test`'s unit and integration tests)
+/// takes after `--`: test name filters, flags that choose and report tests, and
+/// `--logfile F`, a write. Anything else: not a build this preset vouches for (a
+/// custom harness could do anything with it).
+fn libtest_args(args: &[&str]) -> Option<Vec<String>> {
+    const FLAGS: &[&str] = &[
+        "--nocapture",
+        "--no-capture",
+        "--show-output",
+        "--ignored",
+        "--include-ignored",
+        "--exact",
+        "-q",
+        "--quiet",
+        "--list",
+        "--test",
+        "--bench",
+        "--report-time",
+        "--ensure-time",
+        "--shuffle",
+        "--force-run-in-process",
+    ];
+    const VALUED: &[&str] = &[
+        "--test-threads",
+        "--skip",
+        "--color",
+        "--format",
+        "--shuffle-seed",
+        "-Z",
+    ];
+    let mut writes = Vec::new();
+    let mut i = 0;
+    while let Some(w) = args.get(i) {
+        let flag = w.split_once('=').map_or(*w, |(f, _)| f);
+        if let Some((v, n)) = output_value(args, i, &["--logfile"]) {
+            writes.push(v.to_string());
+            i += n;
+        } else if FLAGS.contains(w) {
+            i += 1;
+        } else if VALUED.contains(&flag) {
+            i += if w.contains('=') { 1 } else { 2 };
+        } else if !w.starts_with('-') {
+            i += 1;
+        } else {
+            return None;
+        }
+    }
+    Some(writes)
 }
 
 /// Whether `file` exists in `cwd` or a directory above it inside the project (the
@@ -63,7 +145,7 @@ fn manifest_in_project(cwd: &Path, ctx: &AnalysisContext, files: &[&str]) -> boo
 /// ones that name programs, configuration or places (`--config`, `-Z`,
 /// `--manifest-path`, `--target-dir`, `-C`); after `--`, the test harness's arguments,
 /// or for clippy only lint levels (`-D x`), since rustc flags there can name a linker.
-fn cargo(rest: &[&str], cwd: &Path, ctx: &AnalysisContext) -> bool {
+fn cargo(rest: &[&str], cwd: &Path, ctx: &AnalysisContext) -> Option<Vec<String>> {
     const FLAGS: &[&str] = &[
         "--release",
         "--all-targets",
@@ -109,29 +191,30 @@ fn cargo(rest: &[&str], cwd: &Path, ctx: &AnalysisContext) -> bool {
         "--profile",
         "--exclude",
     ];
-    let Some((sub, args)) = rest.split_first() else {
-        return false;
-    };
+    let (sub, args) = rest.split_first()?;
     if !matches!(
         *sub,
         "build" | "b" | "test" | "t" | "check" | "c" | "clippy" | "fmt"
     ) {
-        return false;
+        return None;
     }
     if !manifest_in_project(cwd, ctx, &["Cargo.toml"]) {
-        return false;
+        return None;
     }
     let mut i = 0;
     while let Some(w) = args.get(i) {
         if *w == "--" {
             let after = args.get(i + 1..).unwrap_or_default();
-            return if *sub == "clippy" {
-                lint_levels(after)
-            } else {
-                *sub != "fmt"
-                    || after
-                        .iter()
-                        .all(|a| matches!(*a, "--check" | "--verbose" | "-v"))
+            return match *sub {
+                "clippy" => lint_levels(after).then(Vec::new),
+                "fmt" => after
+                    .iter()
+                    .all(|a| matches!(*a, "--check" | "--verbose" | "-v"))
+                    .then(Vec::new),
+                // `cargo test -- ARGS` hands ARGS to the test harness.
+                "test" | "t" => libtest_args(after),
+                // `cargo build -- x` is refused by cargo itself.
+                _ => Some(Vec::new()),
             };
         }
         let flag = w.split_once('=').map_or(*w, |(f, _)| f);
@@ -143,10 +226,10 @@ fn cargo(rest: &[&str], cwd: &Path, ctx: &AnalysisContext) -> bool {
             // A test name filter.
             i += 1;
         } else {
-            return false;
+            return None;
         }
     }
-    true
+    Some(Vec::new())
 }
 
 /// `-D x`, `-W x`, `-A x`, `-F x` (and the long forms) only.
@@ -177,10 +260,12 @@ fn lint_levels(args: &[&str]) -> bool {
 }
 
 /// `npm test`, `npm run SCRIPT [-- args]` (and `pnpm`/`yarn`), with no package-manager
-/// option (`--prefix`, `--script-shell` would run something else).
-fn js(name: &str, rest: &[&str], cwd: &Path, ctx: &AnalysisContext) -> bool {
+/// option (`--prefix`, `--script-shell` would run something else). The words after
+/// `--` reach the script's test runner (jest, vitest, mocha…): only name filters,
+/// flags that choose and report tests, and `--outputFile F` (a write) are vouched for.
+fn js(name: &str, rest: &[&str], cwd: &Path, ctx: &AnalysisContext) -> Option<Vec<String>> {
     if !manifest_in_project(cwd, ctx, &["package.json"]) {
-        return false;
+        return None;
     }
     let after_script = match rest {
         [t, more @ ..]
@@ -193,15 +278,68 @@ fn js(name: &str, rest: &[&str], cwd: &Path, ctx: &AnalysisContext) -> bool {
         {
             more
         }
-        _ => return false,
+        _ => return None,
     };
-    matches!(after_script, [] | ["--", ..])
+    match after_script {
+        [] => Some(Vec::new()),
+        ["--", args @ ..] => runner_args(args),
+        _ => None,
+    }
+}
+
+/// Test-runner arguments after `npm test --`: see `js`.
+fn runner_args(args: &[&str]) -> Option<Vec<String>> {
+    const FLAGS: &[&str] = &[
+        "--silent",
+        "--verbose",
+        "--ci",
+        "--runInBand",
+        "-i",
+        "--bail",
+        "--passWithNoTests",
+        "--run",
+        "--coverage",
+        "--watch=false",
+        "--watchAll=false",
+        "-u",
+        "--updateSnapshot",
+    ];
+    const VALUED: &[&str] = &["-t", "--testNamePattern", "--testPathPattern", "--grep"];
+    let mut writes = Vec::new();
+    let mut i = 0;
+    while let Some(w) = args.get(i) {
+        let flag = w.split_once('=').map_or(*w, |(f, _)| f);
+        if let Some((v, n)) = output_value(args, i, &["--outputFile"]) {
+            writes.push(v.to_string());
+            i += n;
+        } else if FLAGS.contains(w) {
+            i += 1;
+        } else if VALUED.contains(&flag) {
+            i += if w.contains('=') { 1 } else { 2 };
+        } else if !w.starts_with('-') {
+            i += 1;
+        } else {
+            return None;
+        }
+    }
+    Some(writes)
 }
 
 /// `go build|test|vet` of packages (`./...`, `.`, `./pkg`) with flags that choose what
-/// is built and how it is reported, never `-exec`, `-toolexec`, `-o`, `-C`, `-modfile`,
-/// `-overlay`.
-fn go(rest: &[&str], ctx: &AnalysisContext, cwd: &Path) -> bool {
+/// is built and how it is reported, never `-exec`, `-toolexec`, `-C`, `-modfile`,
+/// `-overlay`. The files `-o`, `-coverprofile` and the other profiles name (and
+/// `-outputdir`, where profiles go) are writes, judged as such.
+fn go(rest: &[&str], ctx: &AnalysisContext, cwd: &Path) -> Option<Vec<String>> {
+    const OUTPUTS: &[&str] = &[
+        "-o",
+        "-coverprofile",
+        "-cpuprofile",
+        "-memprofile",
+        "-blockprofile",
+        "-mutexprofile",
+        "-trace",
+        "-outputdir",
+    ];
     const FLAGS: &[&str] = &[
         "-v",
         "-race",
@@ -232,12 +370,11 @@ fn go(rest: &[&str], ctx: &AnalysisContext, cwd: &Path) -> bool {
         "-shuffle",
         "-vet",
     ];
-    let Some((sub, args)) = rest.split_first() else {
-        return false;
-    };
+    let (sub, args) = rest.split_first()?;
     if !matches!(*sub, "build" | "test" | "vet") || !manifest_in_project(cwd, ctx, &["go.mod"]) {
-        return false;
+        return None;
     }
+    let mut writes = Vec::new();
     let mut i = 0;
     while let Some(w) = args.get(i) {
         let flag = w.split_once('=').map_or(*w, |(f, _)| f);
@@ -249,13 +386,20 @@ fn go(rest: &[&str], ctx: &AnalysisContext, cwd: &Path) -> bool {
             i += 1;
         } else if VALUED.contains(&flag_norm) {
             i += if w.contains('=') { 1 } else { 2 };
+        } else if OUTPUTS.contains(&flag_norm) {
+            let value = match w.split_once('=') {
+                Some((_, v)) => v,
+                None => args.get(i + 1)?,
+            };
+            writes.push(value.to_string());
+            i += if w.contains('=') { 1 } else { 2 };
         } else if *w == "." || *w == "./..." || (w.starts_with("./") && !w.contains("..")) {
             i += 1;
         } else {
-            return false;
+            return None;
         }
     }
-    true
+    Some(writes)
 }
 
 /// `make TARGET…` with a Makefile here, targets only (no `VAR=value`, `-f`, `-C`,
@@ -283,8 +427,11 @@ fn make(rest: &[&str], cwd: &Path) -> bool {
     targets > 0
 }
 
-/// `pytest` with reporting and selection flags and test paths inside the project.
-fn pytest(rest: &[&str], cwd: &Path, ctx: &AnalysisContext) -> bool {
+/// `pytest` with reporting and selection flags and test paths inside the project;
+/// `--junitxml F` is a write. Never `-p` (loads a plugin), `-c`/`--rootdir`/
+/// `--confcutdir` (another configuration), `--basetemp` (pytest removes that directory
+/// first: `--basetemp .` deletes the project).
+fn pytest(rest: &[&str], cwd: &Path, ctx: &AnalysisContext) -> Option<Vec<String>> {
     const FLAGS: &[&str] = &[
         "-q",
         "-v",
@@ -305,10 +452,14 @@ fn pytest(rest: &[&str], cwd: &Path, ctx: &AnalysisContext) -> bool {
         "--stepwise",
     ];
     const VALUED: &[&str] = &["-k", "-m", "--tb", "--maxfail", "--durations", "-n"];
+    let mut writes = Vec::new();
     let mut i = 0;
     while let Some(w) = rest.get(i) {
         let flag = w.split_once('=').map_or(*w, |(f, _)| f);
-        if FLAGS.contains(w) {
+        if let Some((v, n)) = output_value(rest, i, &["--junitxml", "--junit-xml"]) {
+            writes.push(v.to_string());
+            i += n;
+        } else if FLAGS.contains(w) {
             i += 1;
         } else if VALUED.contains(&flag) {
             i += if w.contains('=') { 1 } else { 2 };
@@ -316,13 +467,13 @@ fn pytest(rest: &[&str], cwd: &Path, ctx: &AnalysisContext) -> bool {
             let path = w.split("::").next().unwrap_or(w);
             match crate::model::paths::resolve_word(path, Some(cwd), ctx.home()) {
                 Some(p) if crate::model::paths::is_inside(&p, ctx.root()) => i += 1,
-                _ => return false,
+                _ => return None,
             }
         } else {
-            return false;
+            return None;
         }
     }
-    true
+    Some(writes)
 }
 
 /// `tox` or `tox -e ENV` with a tox config here.

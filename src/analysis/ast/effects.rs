@@ -333,7 +333,14 @@ fn verdict(
         }
         return Some(Verdict::ReadOnly);
     }
-    crate::programs::builds::autonomous_verdict(&words, cmd.cwd.path(), ctx, writes_file)
+    let build =
+        crate::programs::builds::autonomous_verdict(&words, cmd.cwd.path(), ctx, writes_file)?;
+    // The files a build's own options name (a harness's `--logfile`, `-coverprofile`)
+    // are judged like any write: inside the project, or asked for.
+    for w in &build.writes {
+        write_request(w, &cmd.cwd, ctx, fx);
+    }
+    Some(build.verdict)
 }
 
 /// Most names one glob operand may match before the command is left unverified.
