@@ -29,6 +29,9 @@ pub enum Does {
     Chdir,
     /// Its value is a file that is read.
     Reads,
+    /// Its value is a file that is read and that names further files the program reads
+    /// (`wc --files0-from F`, `tar -T F`): those are known only when it runs.
+    ReadsList,
     /// Its value is a file that is written.
     Writes,
     /// It makes the program run another program: one the value names and the program

@@ -75,6 +75,12 @@ impl Description {
                 (Does::Nothing, _) => {}
                 (Does::Chdir, Some(v)) => self.chdir = Some(v.clone()),
                 (Does::Reads, Some(v)) => self.reads.push(v.clone()),
+                (Does::ReadsList, Some(v)) => {
+                    self.reads.push(v.clone());
+                    self.opaque.push(format!(
+                        "`{shown}` reads the files listed in `{v}`, known only when it runs"
+                    ));
+                }
                 (Does::Writes, Some(v)) => self.writes.push(v.clone()),
                 (Does::Runs(why), _) => self.runs.push(Via { what: shown, why }),
                 (Does::RunsCode(kind, why), value) => {
@@ -100,7 +106,12 @@ impl Description {
                 }
                 (Does::Ends, _) => self.ends = true,
                 (
-                    Does::Chdir | Does::Reads | Does::Writes | Does::Code | Does::RunsFile(_),
+                    Does::Chdir
+                    | Does::Reads
+                    | Does::ReadsList
+                    | Does::Writes
+                    | Does::Code
+                    | Does::RunsFile(_),
                     None,
                 ) => {}
             }

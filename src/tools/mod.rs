@@ -249,6 +249,19 @@ pub fn map_call(tool: &str, input: &Value, ctx: &AnalysisContext) -> Result<Mapp
             }
             for pf in files {
                 let resolved = resolve_path(&pf.path, ctx.cwd(), ctx.home());
+                if pf.source {
+                    // Moved, renamed or copied elsewhere: whoever reads the new name
+                    // reads this file's content, so it is read here, by the read rules.
+                    let subject = resolved.display().to_string();
+                    call.requests.push(CapabilityRequest::new(
+                        Capability::FileRead,
+                        subject.clone(),
+                        format!(
+                            "Read {} (the patch moves or copies its content to another file)",
+                            display_path(&resolved, ctx)
+                        ),
+                    ));
+                }
                 let verb = match pf.op {
                     PatchOp::Add => "Create",
                     PatchOp::Delete => "Delete",

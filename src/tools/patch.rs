@@ -42,6 +42,10 @@ pub struct PatchFile {
     pub path: String,
     pub op: PatchOp,
     pub diff: String,
+    /// Its content goes to another path: the source of a move, rename or copy. A
+    /// secret's identity is its content, so the caller judges this as a read too.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub source: bool,
 }
 
 /// Every file a patch touches, in order. Accepts the coding-agent envelope
@@ -100,10 +104,16 @@ fn parse_envelope(patch: &str) -> Result<Vec<PatchFile>, ToolError> {
             if path.is_empty() {
                 return Err(bad(i, "a file header names no path"));
             }
+            if op == PatchOp::MoveTo
+                && let Some(from) = current.and_then(|c| files.get_mut(c))
+            {
+                from.source = true;
+            }
             files.push(PatchFile {
                 path: path.to_string(),
                 op,
                 diff: format!("{raw}\n"),
+                source: false,
             });
             current = Some(files.len() - 1);
         } else if line == "*** Begin Patch" {
@@ -229,9 +239,15 @@ fn parse_unified(patch: &str) -> Result<Vec<PatchFile>, ToolError> {
                 path,
                 op,
                 diff: format!("{text}\n"),
+                source: false,
             });
             Some(files.len() - 1)
         };
+    let source = |files: &mut Vec<PatchFile>, at: Option<usize>| {
+        if let Some(f) = at.and_then(|i| files.get_mut(i)) {
+            f.source = true;
+        }
+    };
     while let Some(&line) = lines.get(i) {
         let append = |files: &mut Vec<PatchFile>, current: Option<usize>, text: &str| {
             if let Some(f) = current.and_then(|c| files.get_mut(c)) {
@@ -256,7 +272,8 @@ fn parse_unified(patch: &str) -> Result<Vec<PatchFile>, ToolError> {
                 };
                 let c = add(&mut files, new_path.clone(), op, &both);
                 if old_path != new_path && old_path != "/dev/null" {
-                    add(&mut files, old_path, PatchOp::Delete, &both);
+                    let from = add(&mut files, old_path, PatchOp::Delete, &both);
+                    source(&mut files, from);
                 }
                 c
             };
@@ -318,7 +335,9 @@ fn parse_unified(patch: &str) -> Result<Vec<PatchFile>, ToolError> {
                 let b = header_path(&format!("b/{b}"));
                 current = add(&mut files, b.clone(), PatchOp::Update, line);
                 if a != b {
-                    add(&mut files, a, PatchOp::Delete, line);
+                    // A rename or a copy: either way `a`'s content goes to `b`.
+                    let from = add(&mut files, a, PatchOp::Delete, line);
+                    source(&mut files, from);
                 }
             }
             i += 1;
@@ -333,13 +352,17 @@ fn parse_unified(patch: &str) -> Result<Vec<PatchFile>, ToolError> {
                     .into(),
             });
         }
-        for (prefix, op) in [
-            ("rename from ", PatchOp::Delete),
-            ("rename to ", PatchOp::MoveTo),
-            ("copy to ", PatchOp::Add),
+        for (prefix, op, from) in [
+            ("rename from ", PatchOp::Delete, true),
+            ("rename to ", PatchOp::MoveTo, false),
+            ("copy from ", PatchOp::Update, true),
+            ("copy to ", PatchOp::Add, false),
         ] {
             if let Some(p) = line.strip_prefix(prefix) {
-                add(&mut files, header_path(p), op, line);
+                let at = add(&mut files, header_path(p), op, line);
+                if from {
+                    source(&mut files, at);
+                }
             }
         }
         append(&mut files, current, line);
@@ -353,6 +376,7 @@ fn parse_unified(patch: &str) -> Result<Vec<PatchFile>, ToolError> {
             out.push(f);
         } else if let Some(prev) = out.iter_mut().find(|p: &&mut PatchFile| p.path == f.path) {
             prev.diff.push_str(&f.diff);
+            prev.source |= f.source;
         }
     }
     Ok(out)

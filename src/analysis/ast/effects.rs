@@ -983,7 +983,9 @@ fn inner_effects(
         for w in fs_writes(name, words) {
             write_request(&w, cwd, ctx, fx);
         }
-        if name == "cp" || name == "install" {
+        // What is copied, moved or linked is read: its content is then reachable under
+        // the new name, which no secret rule names (`mv .env notes.txt`).
+        if matches!(name, "cp" | "install" | "mv" | "ln") {
             for r in cp_sources(words) {
                 read_request(&r, cwd, ctx, fx);
             }
