@@ -45,12 +45,31 @@ enum Operands {
     Chdir,
 }
 
+/// How a program reads its options, as observed on the real program (each checked with
+/// `strace` on Debian 12: coreutils 9.1, grep 3.8, diff 3.8, file 5.44, tree 2.1.0,
+/// ripgrep 13, fd 8.6, jq 1.6, python yq 3.1 and Go yq's pflag).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Style {
+    /// GNU `getopt_long` (and jq, argparse): clusters, a value attached or the next
+    /// word, an optional value only attached, `--`, options after operands. A long
+    /// option must be spelled out here (the program may take a prefix of an unsafe one).
+    Getopt,
+    /// bash builtins and `getopts` scripts: as `Getopt`, but the first operand ends the
+    /// options.
+    Builtin,
+    /// tree's own parser (`Grammar::tree`): `-Lo 1 FILE` is `-L 1 -o FILE`.
+    Tree,
+    /// clap (rg, fd) and Go pflag (yq): as `Getopt`, and `-f=FILE` is `-f FILE`.
+    Clap,
+}
+
 /// One verified program.
 struct Entry {
     names: &'static [&'static str],
     spec: &'static str,
     operands: Operands,
     numeric: bool,
+    style: Style,
 }
 
 const fn e(names: &'static [&'static str], spec: &'static str, operands: Operands) -> Entry {
@@ -59,6 +78,7 @@ const fn e(names: &'static [&'static str], spec: &'static str, operands: Operand
         spec,
         operands,
         numeric: false,
+        style: Style::Getopt,
     }
 }
 
@@ -68,6 +88,14 @@ const fn num(names: &'static [&'static str], spec: &'static str, operands: Opera
         spec,
         operands,
         numeric: true,
+        style: Style::Getopt,
+    }
+}
+
+impl Entry {
+    const fn style(mut self, style: Style) -> Self {
+        self.style = style;
+        self
     }
 }
 
@@ -82,7 +110,7 @@ use Operands::{Chdir, Files, FilesAtMost, PatternFiles, Text};
 /// `tree -o`/`-R`/`-H`/`--fromfile`, `date -s`, `hash -p`, `printf -v`, `*sum -c`,
 /// `diff -l`, `file -C`/`-f`, `fd -x`/`-X`/`-l`, `rg --pre`, `jq -f`/`-L`/`--rawfile`.
 const ENTRIES: &[Entry] = &[
-    e(&["pwd"], "L P", Text),
+    e(&["pwd"], "L P", Text).style(Style::Builtin),
     e(&["whoami"], ":help :version", Text),
     e(
         &["id"],
@@ -120,16 +148,16 @@ const ENTRIES: &[Entry] = &[
         "f:canonicalize e:canonicalize-existing m:canonicalize-missing n:no-newline q:quiet s:silent v:verbose z:zero :help :version",
         Files,
     ),
-    e(&["which"], "a s", Text),
+    e(&["which"], "a s", Text).style(Style::Builtin),
     e(&["whereis"], "b m s u l", Text),
-    e(&["type"], "a f p P t", Text),
-    e(&["hash"], "r t d l", Text),
-    e(&["cd"], "L P e @", Chdir),
-    e(&["pushd"], "n", Chdir),
-    e(&["dirs"], "c l p v", Text),
+    e(&["type"], "a f p P t", Text).style(Style::Builtin),
+    e(&["hash"], "r t d l", Text).style(Style::Builtin),
+    e(&["cd"], "L P e @", Chdir).style(Style::Builtin),
+    e(&["pushd"], "n", Chdir).style(Style::Builtin),
+    e(&["dirs"], "c l p v", Text).style(Style::Builtin),
     e(
         &["ls"],
-        "a:all A:almost-all b:escape B:ignore-backups c C d:directory D:dired f F:classify? :file-type :format= :full-time g G:no-group h:human-readable :si H:dereference-command-line :dereference-command-line-symlink-to-dir :hide= :hyperlink? :indicator-style= i:inode I:ignore= k:kibibytes l L:dereference m n:numeric-uid-gid N:literal o p q:hide-control-chars :show-control-chars Q:quote-name :quoting-style= r:reverse R:recursive s:size S :sort= t :time= :time-style= T:tabsize= u U v w:width= x X Z:context :zero 1 :color? :group-directories-first :author :block-size= :help :version",
+        "a:all A:almost-all b:escape B:ignore-backups c C d:directory D:dired f F :classify? :file-type :format= :full-time g G:no-group h:human-readable :si H:dereference-command-line :dereference-command-line-symlink-to-dir :hide= :hyperlink? :indicator-style= i:inode I:ignore= k:kibibytes l L:dereference m n:numeric-uid-gid N:literal o p q:hide-control-chars :show-control-chars Q:quote-name :quoting-style= r:reverse R:recursive s:size S :sort= t :time= :time-style= T:tabsize= u U v w:width= x X Z:context :zero 1 :color? :group-directories-first :author :block-size= :help :version",
         Files,
     ),
     e(
@@ -144,7 +172,7 @@ const ENTRIES: &[Entry] = &[
     ),
     num(
         &["tail"],
-        "n:lines= c:bytes= f:follow? F q:quiet:silent v:verbose z:zero-terminated s:sleep-interval= :pid= :retry :max-unchanged-stats= :help :version",
+        "n:lines= c:bytes= f :follow? F q:quiet:silent v:verbose z:zero-terminated s:sleep-interval= :pid= :retry :max-unchanged-stats= :help :version",
         Files,
     ),
     e(
@@ -174,7 +202,7 @@ const ENTRIES: &[Entry] = &[
     ),
     e(
         &["sort"],
-        "b:ignore-leading-blanks d:dictionary-order f:ignore-case g:general-numeric-sort i:ignore-nonprinting M:month-sort h:human-numeric-sort n:numeric-sort R:random-sort r:reverse :sort= V:version-sort :batch-size= c:check? C m:merge s:stable S:buffer-size= t:field-separator= k:key= :parallel= u:unique z:zero-terminated :debug :help :version",
+        "b:ignore-leading-blanks d:dictionary-order f:ignore-case g:general-numeric-sort i:ignore-nonprinting M:month-sort h:human-numeric-sort n:numeric-sort R:random-sort r:reverse :sort= V:version-sort :batch-size= c :check? C m:merge s:stable S:buffer-size= t:field-separator= k:key= :parallel= u:unique z:zero-terminated :debug :help :version",
         Files,
     ),
     e(
@@ -184,7 +212,7 @@ const ENTRIES: &[Entry] = &[
     ),
     e(
         &["diff"],
-        "i:ignore-case :ignore-file-name-case :no-ignore-file-name-case E:ignore-tab-expansion Z:ignore-trailing-space b:ignore-space-change w:ignore-all-space B:ignore-blank-lines I:ignore-matching-lines= a:text :strip-trailing-cr r:recursive N:new-file :unidirectional-new-file s:report-identical-files q:brief c C:context? u U:unified? e:ed n:rcs y:side-by-side W:width= :left-column :suppress-common-lines p:show-c-function F:show-function-line= :label= t:expand-tabs T:initial-tab :tabsize= :suppress-blank-empty d:minimal :speed-large-files :horizon-lines= :normal x:exclude= X:exclude-from=< S:starting-file= :from-file=< :to-file=< :color? :palette= :no-dereference :old-line-format= :new-line-format= :unchanged-line-format= :line-format= :old-group-format= :new-group-format= :changed-group-format= :unchanged-group-format= D:ifdef= :help :version",
+        "i:ignore-case :ignore-file-name-case :no-ignore-file-name-case E:ignore-tab-expansion Z:ignore-trailing-space b:ignore-space-change w:ignore-all-space B:ignore-blank-lines I:ignore-matching-lines= a:text :strip-trailing-cr r:recursive N:new-file :unidirectional-new-file s:report-identical-files q:brief c C= :context? u U= :unified? e:ed n:rcs y:side-by-side W:width= :left-column :suppress-common-lines p:show-c-function F:show-function-line= :label= t:expand-tabs T:initial-tab :tabsize= :suppress-blank-empty d:minimal :speed-large-files :horizon-lines= :normal x:exclude= X:exclude-from=< S:starting-file= :from-file=< :to-file=< :color? :palette= :no-dereference :old-line-format= :new-line-format= :unchanged-line-format= :line-format= :old-group-format= :new-group-format= :changed-group-format= :unchanged-group-format= D:ifdef= :help :version",
         Files,
     ),
     e(
@@ -256,7 +284,8 @@ const ENTRIES: &[Entry] = &[
         &["tree"],
         "a d l f x L= P= I= :gitignore :gitfile=< :ignore-case :matchdirs :metafirst :prune :info :noreport :charset= :filelimit= :timefmt= :du :si :sort= :dirsfirst :filesfirst :inodes :device :help :version q N Q p u g s h D F v t c U r A S n C J X i",
         Files,
-    ),
+    )
+    .style(Style::Tree),
     num(
         &["grep", "egrep", "fgrep"],
         "E:extended-regexp F:fixed-strings G:basic-regexp P:perl-regexp e:regexp= f:file=< i:ignore-case y :no-ignore-case v:invert-match w:word-regexp x:line-regexp c:count :color? :colour? L:files-without-match l:files-with-matches m:max-count= o:only-matching q:quiet:silent s:no-messages b:byte-offset H:with-filename h:no-filename :label= n:line-number T:initial-tab Z:null A:after-context= B:before-context= C:context= a:text :binary-files= I D:devices= d:directories= :exclude= :exclude-from=< :exclude-dir= :include= r:recursive R:dereference-recursive :line-buffered U:binary z:null-data :help :version",
@@ -266,12 +295,14 @@ const ENTRIES: &[Entry] = &[
         &["rg"],
         "e:regexp= f:file=< A:after-context= B:before-context= C:context= :binary :no-binary :block-buffered :line-buffered b:byte-offset s:case-sensitive :color= :colors= :column :no-column :context-separator= :no-context-separator c:count :count-matches :crlf :no-crlf :debug :trace :dfa-size-limit= E:encoding= :engine= :field-context-separator= :field-match-separator= :files l:files-with-matches :files-without-match F:fixed-strings L:follow :no-follow g:glob= :glob-case-insensitive :no-glob-case-insensitive :heading :no-heading .:hidden :no-hidden :iglob= i:ignore-case :ignore-file=< :ignore-file-case-insensitive :include-zero :invert-match v :json :no-json :line-number n N:no-line-number x:line-regexp M:max-columns= :max-columns-preview m:max-count= d:max-depth= :max-filesize= :mmap :no-mmap U:multiline :multiline-dotall :no-config :no-ignore :no-ignore-dot :no-ignore-exclude :no-ignore-files :no-ignore-global :no-ignore-parent :no-ignore-vcs :no-messages :no-require-git 0:null :null-data :one-file-system o:only-matching :passthru :passthrough P:pcre2 :no-pcre2 :pcre2-version :path-separator= :no-pre q:quiet :regex-size-limit= r:replace= z:search-zip :no-search-zip S:smart-case :sort= :sortr= :stats :stop-on-nonmatch a:text j:threads= :trim :no-trim t:type= T:type-not= :type-add= :type-clear= :type-list u:unrestricted :vimgrep H:with-filename I:no-filename w:word-regexp p:pretty h:help V:version",
         PatternFiles,
-    ),
+    )
+    .style(Style::Clap),
     e(
         &["fd", "fdfind"],
         "H:hidden I:no-ignore :no-ignore-vcs :no-ignore-parent u:unrestricted s:case-sensitive i:ignore-case g:glob :regex F:fixed-strings a:absolute-path L:follow p:full-path 0:print0 d:max-depth= :min-depth= :exact-depth= :prune t:type= e:extension= E:exclude= S:size= :changed-within= :changed-before= :newer= :older= o:owner= c:color= j:threads= :max-results= 1 q:quiet :show-errors :path-separator= :strip-cwd-prefix? :one-file-system :format= :ignore-file=< :hyperlink? h:help V:version",
         PatternFiles,
-    ),
+    )
+    .style(Style::Clap),
     e(
         &["jq"],
         "r:raw-output :raw-output0 j:join-output a:ascii-output c:compact-output s:slurp n:null-input e:exit-status S:sort-keys C:color-output M:monochrome-output :tab :indent= R:raw-input :arg=2 :argjson=2 :args :jsonargs :seq :stream :stream-errors :unbuffered h:help V:version",
@@ -279,9 +310,10 @@ const ENTRIES: &[Entry] = &[
     ),
     e(
         &["yq"],
-        "e:exit-status o:output-format= p:input-format= P:prettyPrint I:indent= C:colors M:no-colors N:no-doc n:null-input r:unwrapScalar? j:tojson y:yaml-output Y:yaml-roundtrip c:compact-output S:sort-keys :raw-output h:help V:version",
+        "e:exit-status o:output-format= p:input-format= P:prettyPrint I:indent= C:colors M:no-colors N:no-doc n:null-input r:unwrapScalar j:tojson y:yaml-output Y:yaml-roundtrip c:compact-output S:sort-keys :raw-output h:help V:version",
         Files,
-    ),
+    )
+    .style(Style::Clap),
 ];
 
 /// Programs that read a pattern, filter or program text first (not a file).
@@ -298,7 +330,13 @@ fn grammars() -> &'static [Grammar] {
             .map(|e| {
                 let opts: &'static [Opt] = Box::leak(spec_opts(e.spec).into_boxed_slice());
                 let g = Grammar::new(opts, Abbrev::None);
-                if e.numeric { g.numeric() } else { g }
+                let g = if e.numeric { g.numeric() } else { g };
+                match e.style {
+                    Style::Getopt => g,
+                    Style::Builtin => g.no_permute(),
+                    Style::Tree => g.tree(),
+                    Style::Clap => g.short_eq(),
+                }
             })
             .collect()
     })
@@ -852,5 +890,44 @@ mod tests {
         assert!(v("./cat x").is_none());
         assert!(v("command rm x").is_none());
         assert!(v("command -v cargo").is_some());
+    }
+
+    /// Each program's options as the program itself reads them (checked with strace).
+    #[test]
+    fn options_are_read_by_each_programs_own_rules() {
+        // tree: a cluster's value letters take the next words in turn, so `-Lo 1 F`
+        // writes F; `-L2` is a level (tree 2.2), `-L2a` is read differently by versions.
+        assert!(v("tree -Lo 1 out").is_none());
+        assert!(v("tree -L 1").is_some_and(|x| x.reads.is_empty()));
+        assert_eq!(v("tree -aL 2 src").map(|x| x.reads), Some(vec!["src".into()]));
+        assert_eq!(v("tree -La 2 src").map(|x| x.reads), Some(vec!["src".into()]));
+        assert!(v("tree -L2 src").is_some());
+        assert!(v("tree -L2a src").is_none());
+        assert_eq!(
+            v("tree --gitfile f src").map(|x| x.reads),
+            Some(vec!["f".into(), "src".into()])
+        );
+        // rg/fd (clap): `-f=F` reads F, not `=F`.
+        assert_eq!(
+            v("rg -f=/h/.ssh/id_rsa x").map(|x| x.reads),
+            Some(vec!["/h/.ssh/id_rsa".into()])
+        );
+        // grep (getopt): `-f=F` reads the file `=F`.
+        assert_eq!(
+            v("grep -f=pats x").map(|x| x.reads),
+            Some(vec!["=pats".into(), "x".into()])
+        );
+        // A short flag whose long form takes an optional value stays a flag: `ls -Fa`
+        // is `-F -a`, `yq -ri` is `-r -i` (Go yq's in-place edit).
+        assert!(v("yq -ri .a=1 f.yml").is_none());
+        assert!(v("yq -r .a f.yml").is_some());
+        assert!(v("sort -co out f").is_none());
+        // diff's `-C NUM`/`-U NUM` take the next word.
+        assert_eq!(
+            v("diff -U 3 a b").map(|x| x.reads),
+            Some(vec!["a".into(), "b".into()])
+        );
+        // Builtins stop at the first operand: `type pwd -a` looks up `-a`.
+        assert!(v("cd src -P").is_none());
     }
 }
