@@ -22,10 +22,19 @@ use super::options::{Abbrev, Arg, Does, Grammar, Opt, Parsed, parse};
 pub struct Verified {
     /// Files (or directories, as names) whose content or metadata is read.
     pub reads: Vec<String>,
-    /// Directories whose files are read recursively (`grep -r x dir`, `rg x dir`).
+    /// Directories whose files are read recursively (`grep -r x dir`, `rg x dir`), or
+    /// whose tree of names is listed (`find dir`, `tree dir`, `ls -R dir`).
     pub recursive: Vec<String>,
     /// The recursive reader skips hidden files (`rg` without `--hidden`/`-uu`).
     pub skips_hidden: bool,
+    /// The recursive reader enters symlinks to directories it finds (`grep -R`, `rg
+    /// -L`, `diff -r`, `find -L`, `tree -l`, `ls -RL`, `du -L`, `fd -L`). A symlink
+    /// named as an operand is resolved in any case.
+    pub follow: bool,
+    /// The recursive reader lists names only (`find`, `tree`, `ls -R`, `du`, `fd`).
+    pub names_only: bool,
+    /// Directories whose entries are listed, not recursively (`ls dir`).
+    pub lists: Vec<String>,
     /// The command changes the working directory only (`cd`, `pushd`, `popd`).
     pub chdir_only: bool,
 }
@@ -449,7 +458,6 @@ pub fn verify(words: &[&str]) -> Option<Verified> {
         return None;
     }
     let mut v = Verified::default();
-    option_reads(&parsed, &mut v);
     let mut ops: Vec<&str> = parsed
         .operands
         .iter()
@@ -493,15 +501,61 @@ pub fn verify(words: &[&str]) -> Option<Verified> {
         }
         PatternFiles => pattern_files(name, &parsed, ops, &mut v)?,
     }
-    if name == "diff" {
-        // Directory operands are compared file by file (recursively with `-r`).
-        let recursive = parsed.has("recursive") || parsed.has_short('r');
-        if recursive {
-            v.recursive.append(&mut v.reads);
+    match name {
+        "diff" => {
+            // Directory operands are compared file by file (recursively with `-r`),
+            // through symlinks to directories (unless `--no-dereference`).
+            let recursive = parsed.has("recursive") || parsed.has_short('r');
+            if recursive {
+                v.recursive.append(&mut v.reads);
+                v.follow = !parsed.has("no-dereference");
+            }
         }
+        "ls" => listing_ls(&parsed, &mut v),
+        "tree" => {
+            // A recursive listing: hidden names with `-a`, symlinked directories
+            // entered with `-l`.
+            listing_tree(&mut v, parsed.has_short('a'), parsed.has_short('l'));
+        }
+        "du" => {
+            // Names of every directory below (and with `-a` every file), through
+            // symlinks with `-L`.
+            listing_tree(&mut v, true, parsed.has("dereference"));
+        }
+        _ => {}
     }
+    option_reads(&parsed, &mut v);
     v.reads.retain(|r| *r != "-");
     Some(v)
+}
+
+/// `ls`: a directory operand's entries are listed (`.` when none is named); with `-R`
+/// its whole tree (through symlinked directories with `-L`); with `-d` only the
+/// directory itself is read.
+fn listing_ls(parsed: &Parsed, v: &mut Verified) {
+    if parsed.has("directory") {
+        return;
+    }
+    if v.reads.is_empty() {
+        v.reads.push(".".to_string());
+    }
+    if parsed.has("recursive") {
+        let all = parsed.has("all") || parsed.has("almost-all") || parsed.has_short('f');
+        listing_tree(v, all, parsed.has_short('L'));
+    } else {
+        v.lists.append(&mut v.reads);
+    }
+}
+
+/// A recursive listing of names of the operands (`.` when none is named).
+fn listing_tree(v: &mut Verified, hidden: bool, follow: bool) {
+    if v.reads.is_empty() {
+        v.reads.push(".".to_string());
+    }
+    v.recursive.append(&mut v.reads);
+    v.names_only = true;
+    v.skips_hidden = !hidden;
+    v.follow = follow;
 }
 
 /// The files option values read (`grep -f F`, `date -r F`).
@@ -524,11 +578,20 @@ fn pattern_files(name: &str, parsed: &Parsed, mut ops: Vec<&str>, v: &mut Verifi
             return Some(());
         }
         "fd" | "fdfind" => {
-            // fd lists names; it reads no file's content. Its paths come after the pattern.
+            // fd lists names; it reads no file's content. Its paths come after the
+            // pattern; it walks them (`.` when none), hidden names with `-H`/`-u`,
+            // symlinked directories with `-L`.
             if !ops.is_empty() {
                 ops.remove(0);
             }
-            v.reads.extend(ops.iter().map(|s| (*s).to_string()));
+            let mut paths: Vec<String> = ops.iter().map(|s| (*s).to_string()).collect();
+            if paths.is_empty() {
+                paths.push(".".to_string());
+            }
+            v.recursive.extend(paths);
+            v.names_only = true;
+            v.skips_hidden = !(parsed.has("hidden") || parsed.has("unrestricted"));
+            v.follow = parsed.has("follow");
             return Some(());
         }
         _ => {}
@@ -550,6 +613,9 @@ fn pattern_files(name: &str, parsed: &Parsed, mut ops: Vec<&str>, v: &mut Verifi
                 || parsed.values("directories").contains(&"recurse")
         }
     };
+    // `grep -R` enters symlinked directories, `grep -r` only those named as operands;
+    // `rg` only with `-L`/`--follow`.
+    v.follow = parsed.has("dereference-recursive") || (name == "rg" && parsed.has("follow"));
     if name == "rg" {
         let unrestricted = parsed
             .found
@@ -588,7 +654,15 @@ fn command_v(rest: &[&str]) -> Option<Verified> {
 /// `find`: start paths, then an expression of tests and printing actions only. Any
 /// action that runs, deletes or writes (`-exec*`, `-ok*`, `-delete`, `-fprint*`,
 /// `-fls`) or a primary not listed makes it not verified.
+///
+/// find lists the names below its start paths (a recursive listing, judged by the
+/// directories it lists), except a query for one literal name (`find / -name apt`,
+/// only tests joined by "and"): it prints only entries of the name the command spells,
+/// so it tells whether that name exists, not what a directory holds.
 fn find(rest: &[&str]) -> Option<Verified> {
+    if matches!(rest, ["-version" | "--version" | "-help" | "--help"]) {
+        return Some(Verified::default());
+    }
     const NO_VALUE: &[&str] = &[
         "-print",
         "-print0",
@@ -664,26 +738,42 @@ fn find(rest: &[&str]) -> Option<Verified> {
         "-context",
     ];
     let mut i = 0;
-    // Leading options (`-H -L -P -O3 -D x`) before the start paths.
+    let mut v = Verified::default();
+    // Leading options (`-H -L -P`) before the start paths; the last one counts. `-L`
+    // enters symlinked directories; `-H` only start paths, which are resolved anyway.
     while let Some(w) = rest.get(i) {
         match *w {
-            "-H" | "-L" | "-P" => i += 1,
+            "-L" => v.follow = true,
+            "-H" | "-P" => v.follow = false,
             _ => break,
         }
+        i += 1;
     }
-    let mut v = Verified::default();
+    // find lists the names of everything below its start paths.
+    v.names_only = true;
     while let Some(w) = rest.get(i) {
         if w.starts_with('-') || matches!(*w, "!" | "(" | ")" | "\\(" | "\\)" | ",") {
             break;
         }
-        v.reads.push((*w).to_string());
+        v.recursive.push((*w).to_string());
         i += 1;
     }
+    let mut branches = false;
+    let mut literal_name = false;
     while let Some(w) = rest.get(i) {
         if NO_VALUE.contains(w) {
+            // `-follow` acts as `-L` from where it stands; taken for the whole walk.
+            v.follow |= *w == "-follow";
+            branches |= matches!(
+                *w,
+                "-o" | "-or" | "," | "!" | "-not" | "(" | ")" | "\\(" | "\\)"
+            );
             i += 1;
         } else if ONE_VALUE.contains(w) {
-            rest.get(i + 1)?;
+            let value = rest.get(i + 1)?;
+            literal_name |= matches!(*w, "-name" | "-iname")
+                && !value.is_empty()
+                && !value.contains(['*', '?', '[', '\\']);
             if matches!(*w, "-newer" | "-anewer" | "-cnewer" | "-samefile") {
                 v.reads.push(rest.get(i + 1)?.to_string());
             }
@@ -696,8 +786,13 @@ fn find(rest: &[&str]) -> Option<Verified> {
             return None;
         }
     }
-    if v.reads.is_empty() {
-        v.reads.push(".".to_string());
+    if v.recursive.is_empty() {
+        v.recursive.push(".".to_string());
+    }
+    if literal_name && !branches {
+        v.reads.append(&mut v.recursive);
+        v.names_only = false;
+        v.follow = false;
     }
     Some(v)
 }
@@ -899,13 +994,19 @@ mod tests {
         // writes F; `-L2` is a level (tree 2.2), `-L2a` is read differently by versions.
         assert!(v("tree -Lo 1 out").is_none());
         assert!(v("tree -L 1").is_some_and(|x| x.reads.is_empty()));
-        assert_eq!(v("tree -aL 2 src").map(|x| x.reads), Some(vec!["src".into()]));
-        assert_eq!(v("tree -La 2 src").map(|x| x.reads), Some(vec!["src".into()]));
+        assert_eq!(
+            v("tree -aL 2 src").map(|x| x.recursive),
+            Some(vec!["src".into()])
+        );
+        assert_eq!(
+            v("tree -La 2 src").map(|x| x.recursive),
+            Some(vec!["src".into()])
+        );
         assert!(v("tree -L2 src").is_some());
         assert!(v("tree -L2a src").is_none());
         assert_eq!(
-            v("tree --gitfile f src").map(|x| x.reads),
-            Some(vec!["f".into(), "src".into()])
+            v("tree --gitfile f src").map(|x| (x.reads, x.recursive)),
+            Some((vec!["f".into()], vec!["src".into()]))
         );
         // rg/fd (clap): `-f=F` reads F, not `=F`.
         assert_eq!(
@@ -915,7 +1016,7 @@ mod tests {
         // grep (getopt): `-f=F` reads the file `=F`.
         assert_eq!(
             v("grep -f=pats x").map(|x| x.reads),
-            Some(vec!["=pats".into(), "x".into()])
+            Some(vec!["x".into(), "=pats".into()])
         );
         // A short flag whose long form takes an optional value stays a flag: `ls -Fa`
         // is `-F -a`, `yq -ri` is `-r -i` (Go yq's in-place edit).
@@ -929,5 +1030,38 @@ mod tests {
         );
         // Builtins stop at the first operand: `type pwd -a` looks up `-a`.
         assert!(v("cd src -P").is_none());
+    }
+
+    /// Recursive readers and listings follow symlinked directories exactly when the
+    /// program does (each checked on the real program with a link to `~/.aws`).
+    #[test]
+    fn recursive_readers_follow_what_the_program_follows() {
+        let follows = |s: &str| v(s).map(|x| x.follow);
+        assert_eq!(follows("grep -R x docs"), Some(true));
+        assert_eq!(follows("grep -r x docs"), Some(false));
+        assert_eq!(follows("rg -L x docs"), Some(true));
+        assert_eq!(follows("rg x docs"), Some(false));
+        assert_eq!(follows("diff -r a b"), Some(true));
+        assert_eq!(follows("find -L docs"), Some(true));
+        assert_eq!(follows("find docs -follow"), Some(true));
+        assert_eq!(follows("find docs"), Some(false));
+        assert_eq!(follows("du -aL docs"), Some(true));
+        assert_eq!(follows("ls -RL docs"), Some(true));
+        assert_eq!(follows("tree -l docs"), Some(true));
+        assert_eq!(follows("tree docs"), Some(false));
+        assert_eq!(follows("fd -L x docs"), Some(true));
+        // Listings read names: `ls DIR` lists, `ls -d DIR` reads the directory only.
+        assert_eq!(
+            v("ls -la ~/.ssh").map(|x| x.lists),
+            Some(vec!["~/.ssh".into()])
+        );
+        assert!(v("ls -d ~/.ssh").is_some_and(|x| x.lists.is_empty()));
+        assert!(v("find ~/.ssh").is_some_and(|x| x.names_only));
+        assert!(v("find ~/.ssh -name 'id_*'").is_some_and(|x| x.names_only));
+        assert!(v("find ~/.ssh -name a -o -print").is_some_and(|x| x.names_only));
+        assert_eq!(
+            v("find / -type d -name apt").map(|x| (x.reads, x.recursive)),
+            Some((vec!["/".into()], vec![]))
+        );
     }
 }

@@ -328,8 +328,22 @@ fn verdict(
         for r in &v.reads {
             read_request(r, cwd, ctx, fx);
         }
+        let reach = crate::model::vocab::DirectoryRead {
+            recursive: true,
+            skips_hidden: v.skips_hidden,
+            glob: None,
+            follow: v.follow,
+            names_only: v.names_only,
+        };
         for d in &v.recursive {
-            recursive_read_request(d, v.skips_hidden, cwd, ctx, fx);
+            recursive_read_request(d, &reach, cwd, ctx, fx);
+        }
+        let listing = crate::model::vocab::DirectoryRead {
+            names_only: true,
+            ..Default::default()
+        };
+        for d in &v.lists {
+            recursive_read_request(d, &listing, cwd, ctx, fx);
         }
         return Some(Verdict::ReadOnly);
     }
@@ -462,11 +476,13 @@ fn plain_classes(glob: &str) -> bool {
     true
 }
 
-/// A recursive read of a directory's files (`grep -r x dir`, `rg x`): `decide` walks
-/// what it reaches (bounded) and judges each file by the read rules.
+/// A read of what a directory holds: its files, recursively (`grep -r x dir`, `rg x`),
+/// or its names (`ls dir`, `find dir`, `tree dir`): `decide` walks what it reaches
+/// (bounded, through symlinked directories where the program follows them) and judges
+/// each file, or each directory listed, by the read rules.
 fn recursive_read_request(
     word: &str,
-    skips_hidden: bool,
+    reach: &crate::model::vocab::DirectoryRead,
     cwd: &Cwd,
     ctx: &AnalysisContext,
     fx: &mut Effects,
@@ -480,16 +496,13 @@ fn recursive_read_request(
         return;
     }
     let s = p.display().to_string();
-    let mut r = CapabilityRequest::new(
-        Capability::FileRead,
-        s.clone(),
-        format!("Search files under {s}"),
-    );
-    r.directory_read = Some(crate::model::vocab::DirectoryRead {
-        recursive: true,
-        skips_hidden,
-        glob: None,
-    });
+    let display = match (reach.names_only, reach.recursive) {
+        (false, _) => format!("Search files under {s}"),
+        (true, true) => format!("List files under {s}"),
+        (true, false) => format!("List {s}"),
+    };
+    let mut r = CapabilityRequest::new(Capability::FileRead, s.clone(), display);
+    r.directory_read = Some(reach.clone());
     // A plain read of the same directory (pushed earlier by the readers' hooks) says
     // less than this one: replace it.
     fx.requests
