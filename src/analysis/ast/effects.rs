@@ -36,6 +36,9 @@ pub(crate) struct Effects {
     pub option_code: Vec<(String, Cwd)>,
     /// Code that could not be read (dynamic `-c` strings, `source FILE`, too deep).
     pub opaque: Vec<String>,
+    /// Why a command's own words cannot be read (a brace bomb): the command is
+    /// obfuscated, as with the plan's opacities.
+    pub unreadable: Vec<String>,
     /// A wrapper was looked through, or a path word holds a literal wildcard: no always
     /// pattern at all (a `*` in a subject would become a wildcard in the offered pattern,
     /// issue 8 class 10, and the rule syntax has no escape for it).
@@ -175,6 +178,18 @@ fn join(words: &[String]) -> String {
 /// Adds everything one simple command does.
 pub(crate) fn command_effects(cmd: &SimpleCommand, ctx: &AnalysisContext, fx: &mut Effects) {
     let words: Vec<String> = cmd.words.iter().map(|w| w.text.clone()).collect();
+    if crate::shell::braces::over_budget(&words) {
+        // bash builds every word of a brace expansion before the command runs: past the
+        // budget it exhausts memory (`ls {0..999999999}`). The words are never
+        // expanded here either; the command is opaque, so it asks and earns no pattern.
+        let why = format!(
+            "builds more than {} words by brace expansion, all in memory before it runs",
+            crate::shell::braces::MAX_COMMAND_WORDS
+        );
+        if !fx.unreadable.contains(&why) {
+            fx.unreadable.push(why);
+        }
+    }
     fx.globbed.clear();
     fx.literal = cmd
         .words

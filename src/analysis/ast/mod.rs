@@ -1234,6 +1234,12 @@ fn analyze_ast(command: &str, ctx: &AnalysisContext) -> Result<Analysis, AstErro
         fx.code.append(&mut fx.option_code);
     }
 
+    for why in std::mem::take(&mut fx.unreadable) {
+        let why = Opacity::Other(why);
+        if !obfuscated.contains(&why) {
+            obfuscated.push(why);
+        }
+    }
     let class = if !obfuscated.is_empty() || code_runner {
         CommandClass::Obfuscated
     } else if !top.compound.is_empty() || top.statements > 1 {
