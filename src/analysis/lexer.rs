@@ -241,7 +241,10 @@ pub fn analyze(command: &str, ctx: &AnalysisContext) -> Analysis {
             ));
         }
         let patterns = match (simple, analysis.parts.first()) {
-            (true, Some(p)) => arity::suggest(&p.words, Some(ctx.cwd()), ctx),
+            (true, Some(p)) => arity::suggest(&p.words, Some(ctx.cwd()), ctx)
+                .into_iter()
+                .filter(|pattern| arity::no_literal_star(pattern, &p.words))
+                .collect(),
             _ => Vec::new(),
         };
         analysis.always_patterns = patterns.clone();

@@ -334,6 +334,26 @@ pub fn decide(
                 ));
             }
         }
+        if call.command.is_none() && req.subject.contains('*') {
+            // A tool's subject is literal (a path, a URL, an MCP tool): a `*` in it is a
+            // character, and the rule syntax has no escape for it, so it never reaches
+            // a pattern as a wildcard. What stays: a glob tool's own pattern (its `*`
+            // are wildcards; a literal one was escaped as `[*]`, which would not stay
+            // literal either) and a URL's whole origin (`https://host/*`).
+            let glob = req
+                .directory_read
+                .as_ref()
+                .is_some_and(|d| d.glob.is_some());
+            let subject = req.subject.clone();
+            req.always_patterns.retain(|p| {
+                if glob {
+                    return !p.contains("[*]");
+                }
+                !p.contains('*')
+                    || (*p != subject
+                        && p.strip_suffix("/*").is_some_and(|base| !base.contains('*')))
+            });
+        }
         if !offer_always {
             req.always_patterns.clear();
         } else if policy.always_scope() == AlwaysScope::Exact && !req.always_patterns.is_empty() {
