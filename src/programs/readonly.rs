@@ -465,6 +465,9 @@ pub fn verify(words: &[&str]) -> Option<Verified> {
         .collect();
     match name {
         "date" if ops.iter().any(|o| !o.starts_with('+')) => return None,
+        // `pushd +N` rotates the directory stack: it goes to a directory the words do
+        // not name (bash: `pushd /etc; cd p; pushd +1` is back in /etc).
+        "pushd" if ops.iter().any(|o| o.starts_with('+')) => return None,
         "tail" | "head" => {}
         "jq" => {
             let filter_given = !ops.is_empty();
@@ -517,6 +520,9 @@ pub fn verify(words: &[&str]) -> Option<Verified> {
             // entered with `-l`.
             listing_tree(&mut v, parsed.has_short('a'), parsed.has_short('l'));
         }
+        // `-s`: one total per operand, no name below it.
+        "du" if parsed.has("summarize") && v.reads.is_empty() => v.reads.push(".".to_string()),
+        "du" if parsed.has("summarize") => {}
         "du" => {
             // Names of every directory below (and with `-a` every file), through
             // symlinks with `-L`.
@@ -1030,6 +1036,10 @@ mod tests {
         );
         // Builtins stop at the first operand: `type pwd -a` looks up `-a`.
         assert!(v("cd src -P").is_none());
+        assert!(v("pushd +1").is_none());
+        assert!(v("du -sh ~/.ssh").is_some_and(|x| x.recursive.is_empty()));
+        assert!(v("du -h ~/.ssh").is_some_and(|x| x.names_only));
+        assert!(v("pushd src").is_some());
     }
 
     /// Recursive readers and listings follow symlinked directories exactly when the
