@@ -143,7 +143,7 @@ pub fn suggest(words: &[String], cwd: Option<&Path>, ctx: &AnalysisContext) -> V
 /// blank: words are joined by spaces, so `rm 'a b'` would offer `rm a b`, which once
 /// granted covers removing `a` and `b` (and `l \<TAB>s` would offer `l s`; the oracle
 /// found it).
-fn exact(words: &[String]) -> Vec<String> {
+pub fn exact(words: &[String]) -> Vec<String> {
     if words.iter().any(|w| w.contains(char::is_whitespace)) {
         return Vec::new();
     }
@@ -153,6 +153,30 @@ fn exact(words: &[String]) -> Vec<String> {
     } else {
         vec![text]
     }
+}
+
+/// Whether `pattern`, offered for the command `words`, holds no `*` that comes from a
+/// word: the rule syntax has no escape, so a `*` a word holds (quoted, escaped, or an
+/// unquoted glob kept verbatim) would be a wildcard once granted (`bash '*'` must not
+/// earn `bash *`). The one `*` a pattern may hold is the one standing for elided
+/// arguments: a final ` *` after a prefix of the words, none of which holds a `*`. A
+/// pattern that is the whole command is taken as the whole command, even where it could
+/// also be read as a prefix and an elision (`ls '*'` is offered nothing).
+pub fn no_literal_star(pattern: &str, words: &[String]) -> bool {
+    if !pattern.contains('*') {
+        return true;
+    }
+    let star = |ws: &[String]| ws.iter().any(|w| w.contains('*'));
+    if pattern == crate::shell::join_collapsed(words) {
+        return !star(words);
+    }
+    let Some(prefix) = pattern.strip_suffix(" *") else {
+        return false;
+    };
+    (1..words.len()).any(|k| {
+        let kept = words.get(..k).unwrap_or_default();
+        crate::shell::join_collapsed(kept) == prefix && !star(kept)
+    })
 }
 
 /// Inline code or a program text: `python -c`, `node -e`, `deno eval`, `awk '{…}'`,
@@ -213,5 +237,17 @@ mod tests {
         );
         assert!(suggest(&w("sudo ls"), cwd, &ctx).is_empty());
         assert!(suggest(&w("rm *.o"), cwd, &ctx).is_empty());
+    }
+
+    #[test]
+    fn a_literal_star_never_becomes_a_wildcard() {
+        // The words as the analysis has them: quotes gone.
+        assert!(!no_literal_star("bash *", &w("bash *")));
+        assert!(!no_literal_star("ls *", &w("ls *")));
+        assert!(!no_literal_star("echo a*b", &w("echo a*b")));
+        assert!(!no_literal_star("git commit *", &w("git c*mmit -m x")));
+        assert!(no_literal_star("git commit *", &w("git commit -m *")));
+        assert!(no_literal_star("bash x.sh", &w("bash x.sh")));
+        assert!(no_literal_star("git push *", &w("git push origin main")));
     }
 }

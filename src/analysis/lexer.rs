@@ -188,6 +188,18 @@ pub fn analyze(command: &str, ctx: &AnalysisContext) -> Analysis {
             );
         }
         add_obfuscated_requests(&mut analysis, &mut seen, command);
+    } else if analysis
+        .parts
+        .iter()
+        .any(|p| crate::shell::braces::over_budget(&p.words))
+    {
+        // A brace bomb: bash builds every word in memory before the command runs.
+        analysis.class = CommandClass::Obfuscated;
+        analysis.risk_notes.push(format!(
+            "Command builds more than {} words by brace expansion, all in memory before it runs — KHAELOR cannot verify what it will run.",
+            crate::shell::braces::MAX_COMMAND_WORDS
+        ));
+        add_obfuscated_requests(&mut analysis, &mut seen, command);
     } else if analysis.parts.len() > MAX_PARTS {
         analysis.class = CommandClass::Obfuscated;
         analysis.risk_notes.push(format!(
@@ -229,7 +241,10 @@ pub fn analyze(command: &str, ctx: &AnalysisContext) -> Analysis {
             ));
         }
         let patterns = match (simple, analysis.parts.first()) {
-            (true, Some(p)) => arity::suggest(&p.words, Some(ctx.cwd()), ctx),
+            (true, Some(p)) => arity::suggest(&p.words, Some(ctx.cwd()), ctx)
+                .into_iter()
+                .filter(|pattern| arity::no_literal_star(pattern, &p.words))
+                .collect(),
             _ => Vec::new(),
         };
         analysis.always_patterns = patterns.clone();

@@ -451,6 +451,8 @@ mod tests {
             recursive: true,
             skips_hidden: true,
             glob: Some("*.rs".into()),
+            follow: true,
+            names_only: true,
         });
         r
     }

@@ -107,6 +107,11 @@ pub struct DirectoryReadSchema {
     pub skips_hidden: Option<bool>,
     /// Only the names this glob returns.
     pub glob: Option<String>,
+    /// Symlinks to directories below it are entered. Absent when false.
+    pub follow: Option<bool>,
+    /// Only names are read: each directory listed is judged as a read of its contents.
+    /// Absent when false.
+    pub names_only: Option<bool>,
 }
 
 #[derive(ToSchema)]

@@ -158,6 +158,14 @@ pub struct DirectoryRead {
     /// Only the names this glob returns (`ls *.rs`, the `glob` tool).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub glob: Option<String>,
+    /// Symlinks to directories below it are entered, as the program enters them
+    /// (`grep -R`, `rg -L`, `diff -r`, `find -L`, `tree -l`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub follow: bool,
+    /// Only names are read (`ls DIR`, `find DIR`, `tree DIR`): each directory it lists
+    /// is judged as a read of that directory's contents (`~/.ssh/`), not its files.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub names_only: bool,
 }
 
 impl CapabilityRequest {

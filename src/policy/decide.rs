@@ -191,9 +191,14 @@ pub fn decide(
             // to those paths (`list ~/.ssh`, `grep -r key ~`).
             let subject = req.subject.clone();
             let dir = Path::new(&subject);
+            let how = crate::policy::reach::Walk {
+                skip_hidden: reach_of.skips_hidden,
+                follow: reach_of.follow,
+                dirs_only: reach_of.names_only,
+            };
             let mut reach = if reach_of.recursive {
                 // Issue 10: a recursive read (`grep -r`, `rg`) reads every file below.
-                match crate::policy::reach::walk(dir, reach_of.skips_hidden) {
+                match crate::policy::reach::walk(dir, how) {
                     Ok(all) => all.into_iter().map(|p| (p.clone(), p)).collect(),
                     Err(crate::policy::reach::OverBound) => {
                         if action == Action::Allow {
@@ -210,10 +215,29 @@ pub fn decide(
                         Vec::new()
                     }
                 }
+            } else if reach_of.names_only {
+                vec![(dir.to_path_buf(), dir.to_path_buf())]
             } else {
                 crate::tools::directory_reach_entries(dir)
             };
-            if ctx.home() != dir && crate::model::paths::is_inside(ctx.home(), dir) {
+            if reach_of.names_only {
+                // A listing shows what a directory holds, not its files' content: each
+                // directory listed is judged as the read of its contents, `D/` (so
+                // `*/.ssh/*` covers `ls ~/.ssh`, and a `.env` among the names is not
+                // read).
+                reach = reach
+                    .into_iter()
+                    .map(|(listed, resolved)| {
+                        let slash = |p: std::path::PathBuf| {
+                            std::path::PathBuf::from(format!(
+                                "{}/",
+                                p.display().to_string().trim_end_matches('/')
+                            ))
+                        };
+                        (slash(listed), slash(resolved))
+                    })
+                    .collect();
+            } else if ctx.home() != dir && crate::model::paths::is_inside(ctx.home(), dir) {
                 // `/`, `/home`: a recursive read gets to the user's own secrets too.
                 reach.extend(crate::tools::directory_reach_entries(ctx.home()));
             }
@@ -309,6 +333,26 @@ pub fn decide(
                     RuleSource::Builtin,
                 ));
             }
+        }
+        if call.command.is_none() && req.subject.contains('*') {
+            // A tool's subject is literal (a path, a URL, an MCP tool): a `*` in it is a
+            // character, and the rule syntax has no escape for it, so it never reaches
+            // a pattern as a wildcard. What stays: a glob tool's own pattern (its `*`
+            // are wildcards; a literal one was escaped as `[*]`, which would not stay
+            // literal either) and a URL's whole origin (`https://host/*`).
+            let glob = req
+                .directory_read
+                .as_ref()
+                .is_some_and(|d| d.glob.is_some());
+            let subject = req.subject.clone();
+            req.always_patterns.retain(|p| {
+                if glob {
+                    return !p.contains("[*]");
+                }
+                !p.contains('*')
+                    || (*p != subject
+                        && p.strip_suffix("/*").is_some_and(|base| !base.contains('*')))
+            });
         }
         if !offer_always {
             req.always_patterns.clear();

@@ -1,10 +1,13 @@
 //! What a recursive read reaches (issue 10): a bounded walk of a directory's files, for
 //! judging `grep -r x dir`, `rg x` and `git grep x` by the secret rules.
 //!
-//! Owns only the walk. Directories are not followed through symlinks (GNU `grep -r`
-//! and `rg` do not); a symlinked file is listed as found and as resolved. `rg` skips
-//! hidden entries unless told otherwise; git-ignored files are walked all the same
-//! (that only finds more).
+//! Owns only the walk. Directories are followed through symlinks exactly when the
+//! program follows them (`Walk::follow`: `grep -R`, `rg -L`, `diff -r`, `find -L`;
+//! not `grep -r` or `rg`, which follow only a symlink named on the command line, and
+//! the caller has resolved that one), each real directory entered once (a loop of
+//! links ends). A symlinked file is listed as found and as resolved. `rg` skips hidden
+//! entries unless told otherwise; git-ignored files are walked all the same (that only
+//! finds more).
 
 use std::path::{Path, PathBuf};
 
@@ -18,10 +21,31 @@ pub const MAX_WALK_DEPTH: usize = 64;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct OverBound;
 
+/// How a program walks a directory.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Walk {
+    /// Hidden entries are skipped (`rg`, `tree`, `fd` by default).
+    pub skip_hidden: bool,
+    /// Symlinks to directories are entered.
+    pub follow: bool,
+    /// Only directories are returned (and counted against the bound): a listing of
+    /// names is judged by the directories it lists.
+    pub dirs_only: bool,
+}
+
 /// Every file and directory under `dir` (as listed and, for symlinks, as resolved),
-/// sorted per directory; `Err` when the walk would exceed its bounds.
-pub fn walk(dir: &Path, skip_hidden: bool) -> Result<Vec<PathBuf>, OverBound> {
+/// sorted per directory; with `dirs_only`, `dir` and every directory under it (a
+/// followed symlink as resolved). `Err` when the walk would exceed its bounds.
+pub fn walk(dir: &Path, how: Walk) -> Result<Vec<PathBuf>, OverBound> {
     let mut out: Vec<PathBuf> = Vec::new();
+    let start = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
+    // INVARIANT: every directory pushed on the stack is in `entered` (its real path),
+    // so a symlink loop enters each directory once.
+    let mut entered: std::collections::HashSet<PathBuf> = std::collections::HashSet::new();
+    entered.insert(start);
+    if how.dirs_only {
+        out.push(dir.to_path_buf());
+    }
     let mut stack: Vec<(PathBuf, usize)> = vec![(dir.to_path_buf(), 0)];
     while let Some((d, depth)) = stack.pop() {
         if depth > MAX_WALK_DEPTH {
@@ -36,18 +60,41 @@ pub fn walk(dir: &Path, skip_hidden: bool) -> Result<Vec<PathBuf>, OverBound> {
             if out.len() >= MAX_WALK_ENTRIES {
                 return Err(OverBound);
             }
-            if skip_hidden && e.file_name().to_string_lossy().starts_with('.') {
+            if how.skip_hidden && e.file_name().to_string_lossy().starts_with('.') {
                 continue;
             }
             let p = e.path();
             let Ok(t) = e.file_type() else {
-                out.push(p);
+                if !how.dirs_only {
+                    out.push(p);
+                }
                 continue;
             };
             if t.is_symlink() {
-                out.push(crate::model::paths::resolve_existing_prefix(&p));
+                let target = crate::model::paths::resolve_existing_prefix(&p);
+                let into_dir = how.follow && target.is_dir();
+                if into_dir {
+                    let real = std::fs::canonicalize(&p).unwrap_or_else(|_| target.clone());
+                    if entered.insert(real) {
+                        stack.push((target.clone(), depth + 1));
+                    }
+                }
+                if !how.dirs_only || into_dir {
+                    out.push(target);
+                }
+                if how.dirs_only {
+                    continue;
+                }
             } else if t.is_dir() {
-                stack.push((p.clone(), depth + 1));
+                // Without followed links a directory is reached once; with them, a
+                // linked directory may also be reached by its own path.
+                let first = !how.follow
+                    || entered.insert(std::fs::canonicalize(&p).unwrap_or_else(|_| p.clone()));
+                if first {
+                    stack.push((p.clone(), depth + 1));
+                }
+            } else if how.dirs_only {
+                continue;
             }
             out.push(p);
         }
@@ -65,11 +112,45 @@ mod tests {
         std::fs::create_dir_all(d.join("a/b")).unwrap();
         std::fs::write(d.join("a/b/.env"), "x").unwrap();
         std::fs::write(d.join("a/f.rs"), "x").unwrap();
-        let all = walk(&d, false).unwrap();
+        let all = walk(&d, Walk::default()).unwrap();
         assert!(all.contains(&d.join("a/b/.env")));
-        let visible = walk(&d, true).unwrap();
+        let hidden = Walk {
+            skip_hidden: true,
+            ..Walk::default()
+        };
+        let visible = walk(&d, hidden).unwrap();
         assert!(!visible.contains(&d.join("a/b/.env")));
         assert!(visible.contains(&d.join("a/f.rs")));
         std::fs::remove_dir_all(&d).unwrap();
+    }
+
+    #[test]
+    fn follows_directory_links_only_when_asked_and_ends_loops() {
+        let t = tempfile::tempdir().unwrap();
+        let store = t.path().join("home/.aws");
+        let p = t.path().join("p");
+        std::fs::create_dir_all(&store).unwrap();
+        std::fs::create_dir_all(p.join("docs")).unwrap();
+        std::fs::write(store.join("credentials"), "k").unwrap();
+        std::os::unix::fs::symlink(&store, p.join("docs/awslink")).unwrap();
+        // A loop: the link points back at the directory it is in.
+        std::os::unix::fs::symlink(p.join("docs"), p.join("docs/again")).unwrap();
+        let creds = std::fs::canonicalize(&store).unwrap().join("credentials");
+        let plain = walk(&p, Walk::default()).unwrap();
+        assert!(!plain.contains(&creds));
+        let follow = Walk {
+            follow: true,
+            ..Walk::default()
+        };
+        let followed = walk(&p, follow).unwrap();
+        assert!(followed.contains(&creds));
+        let names = Walk {
+            follow: true,
+            dirs_only: true,
+            ..Walk::default()
+        };
+        let dirs = walk(&p, names).unwrap();
+        assert!(dirs.contains(&std::fs::canonicalize(&store).unwrap()));
+        assert!(!dirs.contains(&creds));
     }
 }

@@ -158,8 +158,20 @@ pub struct Grammar {
     /// `-5` is a value of its own (`nice -5`, `head -20`).
     pub numeric: bool,
     /// Value letters in a cluster take the next words in turn (`bash -oc posix CODE`,
-    /// as bash reads it), not the rest of the cluster.
+    /// as bash reads it; `tree -Lo 1 FILE`, as tree reads it), not the rest of the
+    /// cluster.
     pub cluster_values_next: bool,
+    /// With `cluster_values_next`: this letter takes the rest of its cluster when that
+    /// rest is digits (`tree -L2`, tree 2.2 and later). A rest that starts with a digit
+    /// but is not all digits is read differently by tree's versions: unknown.
+    pub digits_attach: Option<char>,
+    /// Options and operands mix (GNU `getopt_long`, clap, argparse). When false (bash
+    /// builtins, `getopts` scripts), the first operand ends the options and every word
+    /// after it is an operand (`type pwd -a` looks up a command named `-a`).
+    pub permute: bool,
+    /// A short option's attached value may start with `=`, which is dropped (clap's and
+    /// Go pflag's `-f=FILE` is `-f FILE`; getopt's is the value `=FILE`).
+    pub short_eq: bool,
 }
 
 impl Grammar {
@@ -172,6 +184,9 @@ impl Grammar {
             plus: false,
             numeric: false,
             cluster_values_next: false,
+            digits_attach: None,
+            permute: true,
+            short_eq: false,
         }
     }
 
@@ -184,6 +199,9 @@ impl Grammar {
             plus: false,
             numeric: false,
             cluster_values_next: false,
+            digits_attach: None,
+            permute: true,
+            short_eq: false,
         }
     }
 
@@ -202,6 +220,27 @@ impl Grammar {
 
     pub const fn numeric(mut self) -> Self {
         self.numeric = true;
+        self
+    }
+
+    /// tree's own parser: every value letter of a cluster takes the next word in turn
+    /// (`-Lo 1 FILE` is `-L 1 -o FILE`), `-L` also an attached number; long options are
+    /// exact, with `=VALUE` or the next word.
+    pub const fn tree(mut self) -> Self {
+        self.cluster_values_next = true;
+        self.digits_attach = Some('L');
+        self
+    }
+
+    /// Options end at the first operand; no word after it is an option.
+    pub const fn no_permute(mut self) -> Self {
+        self.permute = false;
+        self
+    }
+
+    /// clap and Go pflag: `-f=FILE` is `-f FILE`.
+    pub const fn short_eq(mut self) -> Self {
+        self.short_eq = true;
         self
     }
 
@@ -335,6 +374,7 @@ pub fn parse(g: &Grammar, words: &[&str], start: usize) -> Parsed {
                 return p;
             }
             p.operands.push(i);
+            only_operands = !g.permute;
             i += 1;
             continue;
         }
@@ -436,6 +476,10 @@ fn parse_short(g: &Grammar, words: &[&str], i: usize, p: &mut Parsed) -> usize {
             Arg::Required | Arg::Two => {
                 let extra = usize::from(opt.arg == Arg::Two);
                 if !rest.is_empty() {
+                    let (rest, rest_at) = match rest.strip_prefix('=') {
+                        Some(r) if g.short_eq => (r, rest_at + 1),
+                        _ => (rest, rest_at),
+                    };
                     p.found.push(Found {
                         opt,
                         value: Some(rest.to_string()),
@@ -475,11 +519,26 @@ fn parse_short(g: &Grammar, words: &[&str], i: usize, p: &mut Parsed) -> usize {
 fn parse_short_next(g: &Grammar, words: &[&str], i: usize, p: &mut Parsed) -> usize {
     let w = words.get(i).copied().unwrap_or_default();
     let mut next = i + 1;
-    for c in w.chars().skip(1) {
+    for (pos, c) in w.char_indices().skip(1) {
         let Some(opt) = g.opts.iter().find(|o| o.short == Some(c)) else {
             p.unknown.push(w.to_string());
             return next;
         };
+        let rest_at = pos + c.len_utf8();
+        let rest = w.get(rest_at..).unwrap_or_default();
+        if g.digits_attach == Some(c) && rest.starts_with(|d: char| d.is_ascii_digit()) {
+            if !rest.chars().all(|d| d.is_ascii_digit()) {
+                p.unknown.push(w.to_string());
+                return next;
+            }
+            p.found.push(Found {
+                opt,
+                value: Some(rest.to_string()),
+                at: i,
+                value_at: Some((i, rest_at)),
+            });
+            return next;
+        }
         let (value, value_at) = match opt.arg {
             Arg::No | Arg::Optional => (None, None),
             Arg::Required | Arg::Two => match words.get(next) {
@@ -555,6 +614,43 @@ mod tests {
         let g = Grammar::new(RM, Abbrev::Git);
         let p = parse(&g, &w("x --no-rec y"), 1);
         assert!(p.found.is_empty() && p.unknown.is_empty());
+    }
+
+    #[test]
+    fn tree_clusters_take_the_next_words_in_turn() {
+        const TREE: &[Opt] = &[
+            s('L', Arg::Required, Does::Nothing),
+            s('o', Arg::Required, Does::Writes),
+            s('a', Arg::No, Does::Nothing),
+        ];
+        let g = Grammar::new(TREE, Abbrev::None).tree();
+        let p = parse(&g, &w("tree -Lo 1 out dir"), 1);
+        assert_eq!(p.found.len(), 2);
+        assert_eq!(p.found.get(1).and_then(|f| f.value.as_deref()), Some("out"));
+        assert_eq!(p.operands, vec![4]);
+        let p = parse(&g, &w("tree -aL2 dir"), 1);
+        assert_eq!(p.found.get(1).and_then(|f| f.value.as_deref()), Some("2"));
+        assert_eq!(p.operands, vec![2]);
+        assert_eq!(parse(&g, &w("tree -L2a dir"), 1).unknown, vec!["-L2a"]);
+    }
+
+    #[test]
+    fn builtins_read_no_option_after_an_operand() {
+        let g = Grammar::new(RM, Abbrev::None).no_permute();
+        let p = parse(&g, &w("type pwd -f x"), 1);
+        assert!(p.found.is_empty());
+        assert_eq!(p.operands, vec![1, 2, 3]);
+    }
+
+    #[test]
+    fn clap_drops_the_equals_of_a_short_value() {
+        let g = Grammar::new(RM, Abbrev::None).short_eq();
+        assert_eq!(parse(&g, &w("rg -o=x"), 1).values("only"), vec!["x"]);
+        let getopt = Grammar::new(RM, Abbrev::None);
+        assert_eq!(
+            parse(&getopt, &w("grep -o=x"), 1).values("only"),
+            vec!["=x"]
+        );
     }
 
     #[test]

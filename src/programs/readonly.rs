@@ -22,10 +22,19 @@ use super::options::{Abbrev, Arg, Does, Grammar, Opt, Parsed, parse};
 pub struct Verified {
     /// Files (or directories, as names) whose content or metadata is read.
     pub reads: Vec<String>,
-    /// Directories whose files are read recursively (`grep -r x dir`, `rg x dir`).
+    /// Directories whose files are read recursively (`grep -r x dir`, `rg x dir`), or
+    /// whose tree of names is listed (`find dir`, `tree dir`, `ls -R dir`).
     pub recursive: Vec<String>,
     /// The recursive reader skips hidden files (`rg` without `--hidden`/`-uu`).
     pub skips_hidden: bool,
+    /// The recursive reader enters symlinks to directories it finds (`grep -R`, `rg
+    /// -L`, `diff -r`, `find -L`, `tree -l`, `ls -RL`, `du -L`, `fd -L`). A symlink
+    /// named as an operand is resolved in any case.
+    pub follow: bool,
+    /// The recursive reader lists names only (`find`, `tree`, `ls -R`, `du`, `fd`).
+    pub names_only: bool,
+    /// Directories whose entries are listed, not recursively (`ls dir`).
+    pub lists: Vec<String>,
     /// The command changes the working directory only (`cd`, `pushd`, `popd`).
     pub chdir_only: bool,
 }
@@ -45,12 +54,31 @@ enum Operands {
     Chdir,
 }
 
+/// How a program reads its options, as observed on the real program (each checked with
+/// `strace` on Debian 12: coreutils 9.1, grep 3.8, diff 3.8, file 5.44, tree 2.1.0,
+/// ripgrep 13, fd 8.6, jq 1.6, python yq 3.1 and Go yq's pflag).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Style {
+    /// GNU `getopt_long` (and jq, argparse): clusters, a value attached or the next
+    /// word, an optional value only attached, `--`, options after operands. A long
+    /// option must be spelled out here (the program may take a prefix of an unsafe one).
+    Getopt,
+    /// bash builtins and `getopts` scripts: as `Getopt`, but the first operand ends the
+    /// options.
+    Builtin,
+    /// tree's own parser (`Grammar::tree`): `-Lo 1 FILE` is `-L 1 -o FILE`.
+    Tree,
+    /// clap (rg, fd) and Go pflag (yq): as `Getopt`, and `-f=FILE` is `-f FILE`.
+    Clap,
+}
+
 /// One verified program.
 struct Entry {
     names: &'static [&'static str],
     spec: &'static str,
     operands: Operands,
     numeric: bool,
+    style: Style,
 }
 
 const fn e(names: &'static [&'static str], spec: &'static str, operands: Operands) -> Entry {
@@ -59,6 +87,7 @@ const fn e(names: &'static [&'static str], spec: &'static str, operands: Operand
         spec,
         operands,
         numeric: false,
+        style: Style::Getopt,
     }
 }
 
@@ -68,6 +97,14 @@ const fn num(names: &'static [&'static str], spec: &'static str, operands: Opera
         spec,
         operands,
         numeric: true,
+        style: Style::Getopt,
+    }
+}
+
+impl Entry {
+    const fn style(mut self, style: Style) -> Self {
+        self.style = style;
+        self
     }
 }
 
@@ -82,7 +119,7 @@ use Operands::{Chdir, Files, FilesAtMost, PatternFiles, Text};
 /// `tree -o`/`-R`/`-H`/`--fromfile`, `date -s`, `hash -p`, `printf -v`, `*sum -c`,
 /// `diff -l`, `file -C`/`-f`, `fd -x`/`-X`/`-l`, `rg --pre`, `jq -f`/`-L`/`--rawfile`.
 const ENTRIES: &[Entry] = &[
-    e(&["pwd"], "L P", Text),
+    e(&["pwd"], "L P", Text).style(Style::Builtin),
     e(&["whoami"], ":help :version", Text),
     e(
         &["id"],
@@ -120,16 +157,16 @@ const ENTRIES: &[Entry] = &[
         "f:canonicalize e:canonicalize-existing m:canonicalize-missing n:no-newline q:quiet s:silent v:verbose z:zero :help :version",
         Files,
     ),
-    e(&["which"], "a s", Text),
+    e(&["which"], "a s", Text).style(Style::Builtin),
     e(&["whereis"], "b m s u l", Text),
-    e(&["type"], "a f p P t", Text),
-    e(&["hash"], "r t d l", Text),
-    e(&["cd"], "L P e @", Chdir),
-    e(&["pushd"], "n", Chdir),
-    e(&["dirs"], "c l p v", Text),
+    e(&["type"], "a f p P t", Text).style(Style::Builtin),
+    e(&["hash"], "r t d l", Text).style(Style::Builtin),
+    e(&["cd"], "L P e @", Chdir).style(Style::Builtin),
+    e(&["pushd"], "n", Chdir).style(Style::Builtin),
+    e(&["dirs"], "c l p v", Text).style(Style::Builtin),
     e(
         &["ls"],
-        "a:all A:almost-all b:escape B:ignore-backups c C d:directory D:dired f F:classify? :file-type :format= :full-time g G:no-group h:human-readable :si H:dereference-command-line :dereference-command-line-symlink-to-dir :hide= :hyperlink? :indicator-style= i:inode I:ignore= k:kibibytes l L:dereference m n:numeric-uid-gid N:literal o p q:hide-control-chars :show-control-chars Q:quote-name :quoting-style= r:reverse R:recursive s:size S :sort= t :time= :time-style= T:tabsize= u U v w:width= x X Z:context :zero 1 :color? :group-directories-first :author :block-size= :help :version",
+        "a:all A:almost-all b:escape B:ignore-backups c C d:directory D:dired f F :classify? :file-type :format= :full-time g G:no-group h:human-readable :si H:dereference-command-line :dereference-command-line-symlink-to-dir :hide= :hyperlink? :indicator-style= i:inode I:ignore= k:kibibytes l L:dereference m n:numeric-uid-gid N:literal o p q:hide-control-chars :show-control-chars Q:quote-name :quoting-style= r:reverse R:recursive s:size S :sort= t :time= :time-style= T:tabsize= u U v w:width= x X Z:context :zero 1 :color? :group-directories-first :author :block-size= :help :version",
         Files,
     ),
     e(
@@ -144,7 +181,7 @@ const ENTRIES: &[Entry] = &[
     ),
     num(
         &["tail"],
-        "n:lines= c:bytes= f:follow? F q:quiet:silent v:verbose z:zero-terminated s:sleep-interval= :pid= :retry :max-unchanged-stats= :help :version",
+        "n:lines= c:bytes= f :follow? F q:quiet:silent v:verbose z:zero-terminated s:sleep-interval= :pid= :retry :max-unchanged-stats= :help :version",
         Files,
     ),
     e(
@@ -174,7 +211,7 @@ const ENTRIES: &[Entry] = &[
     ),
     e(
         &["sort"],
-        "b:ignore-leading-blanks d:dictionary-order f:ignore-case g:general-numeric-sort i:ignore-nonprinting M:month-sort h:human-numeric-sort n:numeric-sort R:random-sort r:reverse :sort= V:version-sort :batch-size= c:check? C m:merge s:stable S:buffer-size= t:field-separator= k:key= :parallel= u:unique z:zero-terminated :debug :help :version",
+        "b:ignore-leading-blanks d:dictionary-order f:ignore-case g:general-numeric-sort i:ignore-nonprinting M:month-sort h:human-numeric-sort n:numeric-sort R:random-sort r:reverse :sort= V:version-sort :batch-size= c :check? C m:merge s:stable S:buffer-size= t:field-separator= k:key= :parallel= u:unique z:zero-terminated :debug :help :version",
         Files,
     ),
     e(
@@ -184,7 +221,7 @@ const ENTRIES: &[Entry] = &[
     ),
     e(
         &["diff"],
-        "i:ignore-case :ignore-file-name-case :no-ignore-file-name-case E:ignore-tab-expansion Z:ignore-trailing-space b:ignore-space-change w:ignore-all-space B:ignore-blank-lines I:ignore-matching-lines= a:text :strip-trailing-cr r:recursive N:new-file :unidirectional-new-file s:report-identical-files q:brief c C:context? u U:unified? e:ed n:rcs y:side-by-side W:width= :left-column :suppress-common-lines p:show-c-function F:show-function-line= :label= t:expand-tabs T:initial-tab :tabsize= :suppress-blank-empty d:minimal :speed-large-files :horizon-lines= :normal x:exclude= X:exclude-from=< S:starting-file= :from-file=< :to-file=< :color? :palette= :no-dereference :old-line-format= :new-line-format= :unchanged-line-format= :line-format= :old-group-format= :new-group-format= :changed-group-format= :unchanged-group-format= D:ifdef= :help :version",
+        "i:ignore-case :ignore-file-name-case :no-ignore-file-name-case E:ignore-tab-expansion Z:ignore-trailing-space b:ignore-space-change w:ignore-all-space B:ignore-blank-lines I:ignore-matching-lines= a:text :strip-trailing-cr r:recursive N:new-file :unidirectional-new-file s:report-identical-files q:brief c C= :context? u U= :unified? e:ed n:rcs y:side-by-side W:width= :left-column :suppress-common-lines p:show-c-function F:show-function-line= :label= t:expand-tabs T:initial-tab :tabsize= :suppress-blank-empty d:minimal :speed-large-files :horizon-lines= :normal x:exclude= X:exclude-from=< S:starting-file= :from-file=< :to-file=< :color? :palette= :no-dereference :old-line-format= :new-line-format= :unchanged-line-format= :line-format= :old-group-format= :new-group-format= :changed-group-format= :unchanged-group-format= D:ifdef= :help :version",
         Files,
     ),
     e(
@@ -256,7 +293,8 @@ const ENTRIES: &[Entry] = &[
         &["tree"],
         "a d l f x L= P= I= :gitignore :gitfile=< :ignore-case :matchdirs :metafirst :prune :info :noreport :charset= :filelimit= :timefmt= :du :si :sort= :dirsfirst :filesfirst :inodes :device :help :version q N Q p u g s h D F v t c U r A S n C J X i",
         Files,
-    ),
+    )
+    .style(Style::Tree),
     num(
         &["grep", "egrep", "fgrep"],
         "E:extended-regexp F:fixed-strings G:basic-regexp P:perl-regexp e:regexp= f:file=< i:ignore-case y :no-ignore-case v:invert-match w:word-regexp x:line-regexp c:count :color? :colour? L:files-without-match l:files-with-matches m:max-count= o:only-matching q:quiet:silent s:no-messages b:byte-offset H:with-filename h:no-filename :label= n:line-number T:initial-tab Z:null A:after-context= B:before-context= C:context= a:text :binary-files= I D:devices= d:directories= :exclude= :exclude-from=< :exclude-dir= :include= r:recursive R:dereference-recursive :line-buffered U:binary z:null-data :help :version",
@@ -266,12 +304,14 @@ const ENTRIES: &[Entry] = &[
         &["rg"],
         "e:regexp= f:file=< A:after-context= B:before-context= C:context= :binary :no-binary :block-buffered :line-buffered b:byte-offset s:case-sensitive :color= :colors= :column :no-column :context-separator= :no-context-separator c:count :count-matches :crlf :no-crlf :debug :trace :dfa-size-limit= E:encoding= :engine= :field-context-separator= :field-match-separator= :files l:files-with-matches :files-without-match F:fixed-strings L:follow :no-follow g:glob= :glob-case-insensitive :no-glob-case-insensitive :heading :no-heading .:hidden :no-hidden :iglob= i:ignore-case :ignore-file=< :ignore-file-case-insensitive :include-zero :invert-match v :json :no-json :line-number n N:no-line-number x:line-regexp M:max-columns= :max-columns-preview m:max-count= d:max-depth= :max-filesize= :mmap :no-mmap U:multiline :multiline-dotall :no-config :no-ignore :no-ignore-dot :no-ignore-exclude :no-ignore-files :no-ignore-global :no-ignore-parent :no-ignore-vcs :no-messages :no-require-git 0:null :null-data :one-file-system o:only-matching :passthru :passthrough P:pcre2 :no-pcre2 :pcre2-version :path-separator= :no-pre q:quiet :regex-size-limit= r:replace= z:search-zip :no-search-zip S:smart-case :sort= :sortr= :stats :stop-on-nonmatch a:text j:threads= :trim :no-trim t:type= T:type-not= :type-add= :type-clear= :type-list u:unrestricted :vimgrep H:with-filename I:no-filename w:word-regexp p:pretty h:help V:version",
         PatternFiles,
-    ),
+    )
+    .style(Style::Clap),
     e(
         &["fd", "fdfind"],
         "H:hidden I:no-ignore :no-ignore-vcs :no-ignore-parent u:unrestricted s:case-sensitive i:ignore-case g:glob :regex F:fixed-strings a:absolute-path L:follow p:full-path 0:print0 d:max-depth= :min-depth= :exact-depth= :prune t:type= e:extension= E:exclude= S:size= :changed-within= :changed-before= :newer= :older= o:owner= c:color= j:threads= :max-results= 1 q:quiet :show-errors :path-separator= :strip-cwd-prefix? :one-file-system :format= :ignore-file=< :hyperlink? h:help V:version",
         PatternFiles,
-    ),
+    )
+    .style(Style::Clap),
     e(
         &["jq"],
         "r:raw-output :raw-output0 j:join-output a:ascii-output c:compact-output s:slurp n:null-input e:exit-status S:sort-keys C:color-output M:monochrome-output :tab :indent= R:raw-input :arg=2 :argjson=2 :args :jsonargs :seq :stream :stream-errors :unbuffered h:help V:version",
@@ -279,9 +319,10 @@ const ENTRIES: &[Entry] = &[
     ),
     e(
         &["yq"],
-        "e:exit-status o:output-format= p:input-format= P:prettyPrint I:indent= C:colors M:no-colors N:no-doc n:null-input r:unwrapScalar? j:tojson y:yaml-output Y:yaml-roundtrip c:compact-output S:sort-keys :raw-output h:help V:version",
+        "e:exit-status o:output-format= p:input-format= P:prettyPrint I:indent= C:colors M:no-colors N:no-doc n:null-input r:unwrapScalar j:tojson y:yaml-output Y:yaml-roundtrip c:compact-output S:sort-keys :raw-output h:help V:version",
         Files,
-    ),
+    )
+    .style(Style::Clap),
 ];
 
 /// Programs that read a pattern, filter or program text first (not a file).
@@ -298,7 +339,13 @@ fn grammars() -> &'static [Grammar] {
             .map(|e| {
                 let opts: &'static [Opt] = Box::leak(spec_opts(e.spec).into_boxed_slice());
                 let g = Grammar::new(opts, Abbrev::None);
-                if e.numeric { g.numeric() } else { g }
+                let g = if e.numeric { g.numeric() } else { g };
+                match e.style {
+                    Style::Getopt => g,
+                    Style::Builtin => g.no_permute(),
+                    Style::Tree => g.tree(),
+                    Style::Clap => g.short_eq(),
+                }
             })
             .collect()
     })
@@ -411,7 +458,6 @@ pub fn verify(words: &[&str]) -> Option<Verified> {
         return None;
     }
     let mut v = Verified::default();
-    option_reads(&parsed, &mut v);
     let mut ops: Vec<&str> = parsed
         .operands
         .iter()
@@ -419,6 +465,9 @@ pub fn verify(words: &[&str]) -> Option<Verified> {
         .collect();
     match name {
         "date" if ops.iter().any(|o| !o.starts_with('+')) => return None,
+        // `pushd +N` rotates the directory stack: it goes to a directory the words do
+        // not name (bash: `pushd /etc; cd p; pushd +1` is back in /etc).
+        "pushd" if ops.iter().any(|o| o.starts_with('+')) => return None,
         "tail" | "head" => {}
         "jq" => {
             let filter_given = !ops.is_empty();
@@ -455,15 +504,64 @@ pub fn verify(words: &[&str]) -> Option<Verified> {
         }
         PatternFiles => pattern_files(name, &parsed, ops, &mut v)?,
     }
-    if name == "diff" {
-        // Directory operands are compared file by file (recursively with `-r`).
-        let recursive = parsed.has("recursive") || parsed.has_short('r');
-        if recursive {
-            v.recursive.append(&mut v.reads);
+    match name {
+        "diff" => {
+            // Directory operands are compared file by file (recursively with `-r`),
+            // through symlinks to directories (unless `--no-dereference`).
+            let recursive = parsed.has("recursive") || parsed.has_short('r');
+            if recursive {
+                v.recursive.append(&mut v.reads);
+                v.follow = !parsed.has("no-dereference");
+            }
         }
+        "ls" => listing_ls(&parsed, &mut v),
+        "tree" => {
+            // A recursive listing: hidden names with `-a`, symlinked directories
+            // entered with `-l`.
+            listing_tree(&mut v, parsed.has_short('a'), parsed.has_short('l'));
+        }
+        // `-s`: one total per operand, no name below it.
+        "du" if parsed.has("summarize") && v.reads.is_empty() => v.reads.push(".".to_string()),
+        "du" if parsed.has("summarize") => {}
+        "du" => {
+            // Names of every directory below (and with `-a` every file), through
+            // symlinks with `-L`.
+            listing_tree(&mut v, true, parsed.has("dereference"));
+        }
+        _ => {}
     }
+    option_reads(&parsed, &mut v);
     v.reads.retain(|r| *r != "-");
     Some(v)
+}
+
+/// `ls`: a directory operand's entries are listed (`.` when none is named); with `-R`
+/// its whole tree (through symlinked directories with `-L`); with `-d` only the
+/// directory itself is read.
+fn listing_ls(parsed: &Parsed, v: &mut Verified) {
+    if parsed.has("directory") {
+        return;
+    }
+    if v.reads.is_empty() {
+        v.reads.push(".".to_string());
+    }
+    if parsed.has("recursive") {
+        let all = parsed.has("all") || parsed.has("almost-all") || parsed.has_short('f');
+        listing_tree(v, all, parsed.has_short('L'));
+    } else {
+        v.lists.append(&mut v.reads);
+    }
+}
+
+/// A recursive listing of names of the operands (`.` when none is named).
+fn listing_tree(v: &mut Verified, hidden: bool, follow: bool) {
+    if v.reads.is_empty() {
+        v.reads.push(".".to_string());
+    }
+    v.recursive.append(&mut v.reads);
+    v.names_only = true;
+    v.skips_hidden = !hidden;
+    v.follow = follow;
 }
 
 /// The files option values read (`grep -f F`, `date -r F`).
@@ -486,11 +584,20 @@ fn pattern_files(name: &str, parsed: &Parsed, mut ops: Vec<&str>, v: &mut Verifi
             return Some(());
         }
         "fd" | "fdfind" => {
-            // fd lists names; it reads no file's content. Its paths come after the pattern.
+            // fd lists names; it reads no file's content. Its paths come after the
+            // pattern; it walks them (`.` when none), hidden names with `-H`/`-u`,
+            // symlinked directories with `-L`.
             if !ops.is_empty() {
                 ops.remove(0);
             }
-            v.reads.extend(ops.iter().map(|s| (*s).to_string()));
+            let mut paths: Vec<String> = ops.iter().map(|s| (*s).to_string()).collect();
+            if paths.is_empty() {
+                paths.push(".".to_string());
+            }
+            v.recursive.extend(paths);
+            v.names_only = true;
+            v.skips_hidden = !(parsed.has("hidden") || parsed.has("unrestricted"));
+            v.follow = parsed.has("follow");
             return Some(());
         }
         _ => {}
@@ -512,6 +619,9 @@ fn pattern_files(name: &str, parsed: &Parsed, mut ops: Vec<&str>, v: &mut Verifi
                 || parsed.values("directories").contains(&"recurse")
         }
     };
+    // `grep -R` enters symlinked directories, `grep -r` only those named as operands;
+    // `rg` only with `-L`/`--follow`.
+    v.follow = parsed.has("dereference-recursive") || (name == "rg" && parsed.has("follow"));
     if name == "rg" {
         let unrestricted = parsed
             .found
@@ -550,7 +660,15 @@ fn command_v(rest: &[&str]) -> Option<Verified> {
 /// `find`: start paths, then an expression of tests and printing actions only. Any
 /// action that runs, deletes or writes (`-exec*`, `-ok*`, `-delete`, `-fprint*`,
 /// `-fls`) or a primary not listed makes it not verified.
+///
+/// find lists the names below its start paths (a recursive listing, judged by the
+/// directories it lists), except a query for one literal name (`find / -name apt`,
+/// only tests joined by "and"): it prints only entries of the name the command spells,
+/// so it tells whether that name exists, not what a directory holds.
 fn find(rest: &[&str]) -> Option<Verified> {
+    if matches!(rest, ["-version" | "--version" | "-help" | "--help"]) {
+        return Some(Verified::default());
+    }
     const NO_VALUE: &[&str] = &[
         "-print",
         "-print0",
@@ -626,26 +744,42 @@ fn find(rest: &[&str]) -> Option<Verified> {
         "-context",
     ];
     let mut i = 0;
-    // Leading options (`-H -L -P -O3 -D x`) before the start paths.
+    let mut v = Verified::default();
+    // Leading options (`-H -L -P`) before the start paths; the last one counts. `-L`
+    // enters symlinked directories; `-H` only start paths, which are resolved anyway.
     while let Some(w) = rest.get(i) {
         match *w {
-            "-H" | "-L" | "-P" => i += 1,
+            "-L" => v.follow = true,
+            "-H" | "-P" => v.follow = false,
             _ => break,
         }
+        i += 1;
     }
-    let mut v = Verified::default();
+    // find lists the names of everything below its start paths.
+    v.names_only = true;
     while let Some(w) = rest.get(i) {
         if w.starts_with('-') || matches!(*w, "!" | "(" | ")" | "\\(" | "\\)" | ",") {
             break;
         }
-        v.reads.push((*w).to_string());
+        v.recursive.push((*w).to_string());
         i += 1;
     }
+    let mut branches = false;
+    let mut literal_name = false;
     while let Some(w) = rest.get(i) {
         if NO_VALUE.contains(w) {
+            // `-follow` acts as `-L` from where it stands; taken for the whole walk.
+            v.follow |= *w == "-follow";
+            branches |= matches!(
+                *w,
+                "-o" | "-or" | "," | "!" | "-not" | "(" | ")" | "\\(" | "\\)"
+            );
             i += 1;
         } else if ONE_VALUE.contains(w) {
-            rest.get(i + 1)?;
+            let value = rest.get(i + 1)?;
+            literal_name |= matches!(*w, "-name" | "-iname")
+                && !value.is_empty()
+                && !value.contains(['*', '?', '[', '\\']);
             if matches!(*w, "-newer" | "-anewer" | "-cnewer" | "-samefile") {
                 v.reads.push(rest.get(i + 1)?.to_string());
             }
@@ -658,8 +792,13 @@ fn find(rest: &[&str]) -> Option<Verified> {
             return None;
         }
     }
-    if v.reads.is_empty() {
-        v.reads.push(".".to_string());
+    if v.recursive.is_empty() {
+        v.recursive.push(".".to_string());
+    }
+    if literal_name && !branches {
+        v.reads.append(&mut v.recursive);
+        v.names_only = false;
+        v.follow = false;
     }
     Some(v)
 }
@@ -852,5 +991,87 @@ mod tests {
         assert!(v("./cat x").is_none());
         assert!(v("command rm x").is_none());
         assert!(v("command -v cargo").is_some());
+    }
+
+    /// Each program's options as the program itself reads them (checked with strace).
+    #[test]
+    fn options_are_read_by_each_programs_own_rules() {
+        // tree: a cluster's value letters take the next words in turn, so `-Lo 1 F`
+        // writes F; `-L2` is a level (tree 2.2), `-L2a` is read differently by versions.
+        assert!(v("tree -Lo 1 out").is_none());
+        assert!(v("tree -L 1").is_some_and(|x| x.reads.is_empty()));
+        assert_eq!(
+            v("tree -aL 2 src").map(|x| x.recursive),
+            Some(vec!["src".into()])
+        );
+        assert_eq!(
+            v("tree -La 2 src").map(|x| x.recursive),
+            Some(vec!["src".into()])
+        );
+        assert!(v("tree -L2 src").is_some());
+        assert!(v("tree -L2a src").is_none());
+        assert_eq!(
+            v("tree --gitfile f src").map(|x| (x.reads, x.recursive)),
+            Some((vec!["f".into()], vec!["src".into()]))
+        );
+        // rg/fd (clap): `-f=F` reads F, not `=F`.
+        assert_eq!(
+            v("rg -f=/h/.ssh/id_rsa x").map(|x| x.reads),
+            Some(vec!["/h/.ssh/id_rsa".into()])
+        );
+        // grep (getopt): `-f=F` reads the file `=F`.
+        assert_eq!(
+            v("grep -f=pats x").map(|x| x.reads),
+            Some(vec!["x".into(), "=pats".into()])
+        );
+        // A short flag whose long form takes an optional value stays a flag: `ls -Fa`
+        // is `-F -a`, `yq -ri` is `-r -i` (Go yq's in-place edit).
+        assert!(v("yq -ri .a=1 f.yml").is_none());
+        assert!(v("yq -r .a f.yml").is_some());
+        assert!(v("sort -co out f").is_none());
+        // diff's `-C NUM`/`-U NUM` take the next word.
+        assert_eq!(
+            v("diff -U 3 a b").map(|x| x.reads),
+            Some(vec!["a".into(), "b".into()])
+        );
+        // Builtins stop at the first operand: `type pwd -a` looks up `-a`.
+        assert!(v("cd src -P").is_none());
+        assert!(v("pushd +1").is_none());
+        assert!(v("du -sh ~/.ssh").is_some_and(|x| x.recursive.is_empty()));
+        assert!(v("du -h ~/.ssh").is_some_and(|x| x.names_only));
+        assert!(v("pushd src").is_some());
+    }
+
+    /// Recursive readers and listings follow symlinked directories exactly when the
+    /// program does (each checked on the real program with a link to `~/.aws`).
+    #[test]
+    fn recursive_readers_follow_what_the_program_follows() {
+        let follows = |s: &str| v(s).map(|x| x.follow);
+        assert_eq!(follows("grep -R x docs"), Some(true));
+        assert_eq!(follows("grep -r x docs"), Some(false));
+        assert_eq!(follows("rg -L x docs"), Some(true));
+        assert_eq!(follows("rg x docs"), Some(false));
+        assert_eq!(follows("diff -r a b"), Some(true));
+        assert_eq!(follows("find -L docs"), Some(true));
+        assert_eq!(follows("find docs -follow"), Some(true));
+        assert_eq!(follows("find docs"), Some(false));
+        assert_eq!(follows("du -aL docs"), Some(true));
+        assert_eq!(follows("ls -RL docs"), Some(true));
+        assert_eq!(follows("tree -l docs"), Some(true));
+        assert_eq!(follows("tree docs"), Some(false));
+        assert_eq!(follows("fd -L x docs"), Some(true));
+        // Listings read names: `ls DIR` lists, `ls -d DIR` reads the directory only.
+        assert_eq!(
+            v("ls -la ~/.ssh").map(|x| x.lists),
+            Some(vec!["~/.ssh".into()])
+        );
+        assert!(v("ls -d ~/.ssh").is_some_and(|x| x.lists.is_empty()));
+        assert!(v("find ~/.ssh").is_some_and(|x| x.names_only));
+        assert!(v("find ~/.ssh -name 'id_*'").is_some_and(|x| x.names_only));
+        assert!(v("find ~/.ssh -name a -o -print").is_some_and(|x| x.names_only));
+        assert_eq!(
+            v("find / -type d -name apt").map(|x| (x.reads, x.recursive)),
+            Some((vec!["/".into()], vec![]))
+        );
     }
 }

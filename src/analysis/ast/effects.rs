@@ -36,6 +36,9 @@ pub(crate) struct Effects {
     pub option_code: Vec<(String, Cwd)>,
     /// Code that could not be read (dynamic `-c` strings, `source FILE`, too deep).
     pub opaque: Vec<String>,
+    /// Why a command's own words cannot be read (a brace bomb): the command is
+    /// obfuscated, as with the plan's opacities.
+    pub unreadable: Vec<String>,
     /// A wrapper was looked through, or a path word holds a literal wildcard: no always
     /// pattern at all (a `*` in a subject would become a wildcard in the offered pattern,
     /// issue 8 class 10, and the rule syntax has no escape for it).
@@ -175,6 +178,18 @@ fn join(words: &[String]) -> String {
 /// Adds everything one simple command does.
 pub(crate) fn command_effects(cmd: &SimpleCommand, ctx: &AnalysisContext, fx: &mut Effects) {
     let words: Vec<String> = cmd.words.iter().map(|w| w.text.clone()).collect();
+    if crate::shell::braces::over_budget(&words) {
+        // bash builds every word of a brace expansion before the command runs: past the
+        // budget it exhausts memory (`ls {0..999999999}`). The words are never
+        // expanded here either; the command is opaque, so it asks and earns no pattern.
+        let why = format!(
+            "builds more than {} words by brace expansion, all in memory before it runs",
+            crate::shell::braces::MAX_COMMAND_WORDS
+        );
+        if !fx.unreadable.contains(&why) {
+            fx.unreadable.push(why);
+        }
+    }
     fx.globbed.clear();
     fx.literal = cmd
         .words
@@ -328,8 +343,22 @@ fn verdict(
         for r in &v.reads {
             read_request(r, cwd, ctx, fx);
         }
+        let reach = crate::model::vocab::DirectoryRead {
+            recursive: true,
+            skips_hidden: v.skips_hidden,
+            glob: None,
+            follow: v.follow,
+            names_only: v.names_only,
+        };
         for d in &v.recursive {
-            recursive_read_request(d, v.skips_hidden, cwd, ctx, fx);
+            recursive_read_request(d, &reach, cwd, ctx, fx);
+        }
+        let listing = crate::model::vocab::DirectoryRead {
+            names_only: true,
+            ..Default::default()
+        };
+        for d in &v.lists {
+            recursive_read_request(d, &listing, cwd, ctx, fx);
         }
         return Some(Verdict::ReadOnly);
     }
@@ -469,11 +498,13 @@ fn plain_classes(glob: &str) -> bool {
     true
 }
 
-/// A recursive read of a directory's files (`grep -r x dir`, `rg x`): `decide` walks
-/// what it reaches (bounded) and judges each file by the read rules.
+/// A read of what a directory holds: its files, recursively (`grep -r x dir`, `rg x`),
+/// or its names (`ls dir`, `find dir`, `tree dir`): `decide` walks what it reaches
+/// (bounded, through symlinked directories where the program follows them) and judges
+/// each file, or each directory listed, by the read rules.
 fn recursive_read_request(
     word: &str,
-    skips_hidden: bool,
+    reach: &crate::model::vocab::DirectoryRead,
     cwd: &Cwd,
     ctx: &AnalysisContext,
     fx: &mut Effects,
@@ -487,16 +518,13 @@ fn recursive_read_request(
         return;
     }
     let s = p.display().to_string();
-    let mut r = CapabilityRequest::new(
-        Capability::FileRead,
-        s.clone(),
-        format!("Search files under {s}"),
-    );
-    r.directory_read = Some(crate::model::vocab::DirectoryRead {
-        recursive: true,
-        skips_hidden,
-        glob: None,
-    });
+    let display = match (reach.names_only, reach.recursive) {
+        (false, _) => format!("Search files under {s}"),
+        (true, true) => format!("List files under {s}"),
+        (true, false) => format!("List {s}"),
+    };
+    let mut r = CapabilityRequest::new(Capability::FileRead, s.clone(), display);
+    r.directory_read = Some(reach.clone());
     // A plain read of the same directory (pushed earlier by the readers' hooks) says
     // less than this one: replace it.
     fx.requests
@@ -983,9 +1011,14 @@ fn inner_effects(
         for w in fs_writes(name, words) {
             write_request(&w, cwd, ctx, fx);
         }
-        // What is copied, moved or linked is read: its content is then reachable under
-        // the new name, which no secret rule names (`mv .env notes.txt`).
-        if matches!(name, "cp" | "install" | "mv" | "ln") {
+        // What is copied, moved or hard-linked is read: its content is then reachable
+        // under the new name, which no secret rule names (`mv .env notes.txt`). A
+        // symbolic link is not: a read through it resolves to the file it names.
+        let symbolic = name == "ln"
+            && words.iter().skip(1).any(|w| {
+                w == "--symbolic" || (w.starts_with('-') && !w.starts_with("--") && w.contains('s'))
+            });
+        if matches!(name, "cp" | "install" | "mv" | "ln") && !symbolic {
             for r in cp_sources(words) {
                 read_request(&r, cwd, ctx, fx);
             }

@@ -1234,6 +1234,12 @@ fn analyze_ast(command: &str, ctx: &AnalysisContext) -> Result<Analysis, AstErro
         fx.code.append(&mut fx.option_code);
     }
 
+    for why in std::mem::take(&mut fx.unreadable) {
+        let why = Opacity::Other(why);
+        if !obfuscated.contains(&why) {
+            obfuscated.push(why);
+        }
+    }
     let class = if !obfuscated.is_empty() || code_runner {
         CommandClass::Obfuscated
     } else if !top.compound.is_empty() || top.statements > 1 {
@@ -1330,7 +1336,9 @@ fn analyze_ast(command: &str, ctx: &AnalysisContext) -> Result<Analysis, AstErro
             } else {
                 always.clone()
             }
-        } else if r.subject.starts_with('/') && !r.unresolved {
+        } else if r.subject.starts_with('/') && !r.unresolved && !r.subject.contains('*') {
+            // A `*` in a path is a character of its name; as a pattern it would be a
+            // wildcard (the rule syntax has no escape).
             vec![r.subject.clone()]
         } else {
             Vec::new()
@@ -1447,7 +1455,8 @@ fn always_patterns(
         // A path whose location is unknown: nothing general can be said.
         return Vec::new();
     }
-    if fx.inline_code || fx.escalated {
+    let words: Vec<String> = cmd.words.iter().map(|w| w.text.clone()).collect();
+    let patterns = if fx.inline_code || fx.escalated {
         // As `arity`'s exact patterns: a word holding a blank would make the pattern
         // name other words (`python3 -c 'x'\<CR>` is the word `x<CR>`).
         if cmd
@@ -1457,10 +1466,15 @@ fn always_patterns(
         {
             return Vec::new();
         }
-        return vec![cmd.text.clone()];
-    }
-    let words: Vec<String> = cmd.words.iter().map(|w| w.text.clone()).collect();
-    crate::analysis::arity::suggest(&words, cmd.cwd.path(), ctx)
+        vec![cmd.text.clone()]
+    } else {
+        crate::analysis::arity::suggest(&words, cmd.cwd.path(), ctx)
+    };
+    // Whatever built them: no `*` of a word becomes a wildcard (`bash '*'`).
+    patterns
+        .into_iter()
+        .filter(|p| crate::analysis::arity::no_literal_star(p, &words))
+        .collect()
 }
 
 #[cfg(test)]
