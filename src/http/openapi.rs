@@ -451,6 +451,7 @@ mod tests {
             recursive: true,
             skips_hidden: true,
             glob: Some("*.rs".into()),
+            paths: vec!["/p/.env".into()],
         });
         r
     }

@@ -107,6 +107,9 @@ pub struct DirectoryReadSchema {
     pub skips_hidden: Option<bool>,
     /// Only the names this glob returns.
     pub glob: Option<String>,
+    /// Exactly these paths, not what the directory holds now (the files a git reader
+    /// reaches in history). Absent when empty.
+    pub paths: Option<Vec<String>>,
 }
 
 #[derive(ToSchema)]

@@ -158,6 +158,10 @@ pub struct DirectoryRead {
     /// Only the names this glob returns (`ls *.rs`, the `glob` tool).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub glob: Option<String>,
+    /// Exactly these paths (absolute), not what the directory holds now: the files a
+    /// git reader reaches in the repository's history and index (`git log -p`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub paths: Vec<String>,
 }
 
 impl CapabilityRequest {

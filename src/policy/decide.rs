@@ -191,7 +191,14 @@ pub fn decide(
             // to those paths (`list ~/.ssh`, `grep -r key ~`).
             let subject = req.subject.clone();
             let dir = Path::new(&subject);
-            let mut reach = if reach_of.recursive {
+            let mut reach = if !reach_of.paths.is_empty() {
+                // A git reader's history: the paths it can print, wherever they are now.
+                reach_of
+                    .paths
+                    .iter()
+                    .map(|p| (std::path::PathBuf::from(p), std::path::PathBuf::from(p)))
+                    .collect()
+            } else if reach_of.recursive {
                 // Issue 10: a recursive read (`grep -r`, `rg`) reads every file below.
                 match crate::policy::reach::walk(dir, reach_of.skips_hidden) {
                     Ok(all) => all.into_iter().map(|p| (p.clone(), p)).collect(),
