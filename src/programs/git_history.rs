@@ -136,7 +136,11 @@ pub fn content_read(
     is_path: &dyn Fn(&str) -> bool,
 ) -> Option<ContentRead> {
     let sub = *words.get(sub_at)?;
-    let (revs, pathspecs) = split_operands(words, p, is_path);
+    let (revs, mut pathspecs) = split_operands(words, p, is_path);
+    // `--full-diff`: the pathspec picks commits, and their whole patch is printed.
+    if p.has("full-diff") {
+        pathspecs.clear();
+    }
     let mut read = ContentRead {
         pathspecs,
         object_ids: Vec::new(),

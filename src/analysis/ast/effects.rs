@@ -62,7 +62,15 @@ pub(crate) struct Effects {
     /// system for its verdict: each match is a read of its own, so the pattern itself
     /// is not read again as an unknown path.
     pub globbed: Vec<String>,
+    /// The repositories git commands of this plan use, by `--git-dir`, `--work-tree`
+    /// and cwd: found once for the verdict and the effects.
+    git_repos: Vec<GitRepoKey>,
 }
+
+type GitRepoKey = (
+    (Option<String>, Option<String>, Option<PathBuf>),
+    programs::GitRepo,
+);
 
 impl Effects {
     fn note(&mut self, n: String) {
@@ -308,7 +316,7 @@ fn verdict(
         {
             return None;
         }
-        match programs::git_repository(&owned, &read_cwd, ctx) {
+        match programs::git_repository(&owned, &read_cwd, ctx, fx) {
             programs::GitRepo::Unprotected(_) => return None,
             programs::GitRepo::Protected(r) => git_repo = Some(r),
             programs::GitRepo::None => {}

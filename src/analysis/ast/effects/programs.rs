@@ -448,6 +448,7 @@ pub(super) fn git_effects(
 }
 
 /// The repository a git command uses, as the analysis can vouch for it.
+#[derive(Debug, Clone)]
 pub(super) enum GitRepo {
     /// No repository; the configuration git reads is protected.
     None,
@@ -470,7 +471,28 @@ fn outside_repositories(words: &[String]) -> bool {
 /// The repository git finds for `words` run in `git_cwd` (after `-C`): `--git-dir`,
 /// `--work-tree`, or discovery from the cwd (`git_discovery`), and whether every file
 /// it takes code from is protected.
-pub(super) fn git_repository(words: &[String], git_cwd: &Cwd, ctx: &AnalysisContext) -> GitRepo {
+/// Found once per command: the verdict and the effects both ask.
+pub(super) fn git_repository(
+    words: &[String],
+    git_cwd: &Cwd,
+    ctx: &AnalysisContext,
+    fx: &mut Effects,
+) -> GitRepo {
+    let (d, w) = git_repo_options(words);
+    let key = (
+        d.map(str::to_string),
+        w.map(str::to_string),
+        git_cwd.path().map(std::path::Path::to_path_buf),
+    );
+    if let Some((_, found)) = fx.git_repos.iter().find(|(k, _)| *k == key) {
+        return found.clone();
+    }
+    let found = find_repository(words, git_cwd, ctx);
+    fx.git_repos.push((key, found.clone()));
+    found
+}
+
+fn find_repository(words: &[String], git_cwd: &Cwd, ctx: &AnalysisContext) -> GitRepo {
     let Some(cwd) = git_cwd.path() else {
         return GitRepo::Unprotected(
             "git runs in a directory only known when it runs, whose repository cannot be checked"
@@ -528,7 +550,7 @@ fn git_repository_effects(
     if outside_repositories(words) {
         return;
     }
-    let repo = match git_repository(words, git_cwd, ctx) {
+    let repo = match git_repository(words, git_cwd, ctx, fx) {
         GitRepo::None => return,
         GitRepo::Unprotected(why) => {
             fx.note(format!(
