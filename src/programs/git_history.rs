@@ -38,6 +38,12 @@ pub struct ContentRead {
     pub pathspecs: Vec<String>,
     /// Objects named by what may be an id (`3b18e51`): vouched for only as a commit.
     pub object_ids: Vec<String>,
+    /// The other names of revisions (`main`, `v1.0`, `HEAD`): a ref that names a blob
+    /// or a tree (`git tag key <blob>`) prints it.
+    pub names: Vec<String>,
+    /// Only objects named by id or ref may print contents (`git show --stat v1.0`):
+    /// commits print no file there, so the history's paths are not reached.
+    pub objects_only: bool,
 }
 
 /// Options after which the diff machinery prints file contents (patches, the lines
@@ -102,6 +108,17 @@ pub fn id_parts(rev: &str) -> Vec<String> {
         .collect()
 }
 
+/// The ref names a revision expression starts from (`v1.0^{}` -> `v1.0`, `a..b`).
+pub fn name_parts(rev: &str) -> Vec<String> {
+    let rev = rev.split_once(':').map_or(rev, |(r, _)| r);
+    rev.split("..")
+        .map(|r| r.trim_start_matches(['.', '^']))
+        .map(|r| r.split(['^', '~', '@']).next().unwrap_or(r))
+        .filter(|r| !r.is_empty() && !looks_like_id(r))
+        .map(str::to_string)
+        .collect()
+}
+
 /// The operands of a parsed git subcommand, split at `--` into revisions (and paths git
 /// tells apart by existence: `is_path`) and pathspecs.
 fn split_operands<'a>(
@@ -143,11 +160,12 @@ pub fn content_read(
     }
     let mut read = ContentRead {
         pathspecs,
-        object_ids: Vec::new(),
+        ..ContentRead::default()
     };
     // `REV:PATH` operands are reads of PATH of their own (the effects' `git_reads`);
     // their revision part is one more revision.
     let ids = |revs: &[&str]| -> Vec<String> { revs.iter().flat_map(|r| id_parts(r)).collect() };
+    read.names = revs.iter().flat_map(|r| name_parts(r)).collect();
     match sub {
         "log" | "whatchanged" | "reflog" => {
             if !asks_for_content(p) {
@@ -166,11 +184,13 @@ pub fn content_read(
         "show" => {
             read.object_ids = ids(&revs);
             let names_blob = revs.iter().any(|r| r.contains(':'));
-            if !(default_patch(p) || asks_for_content(p) || names_blob)
-                && read.object_ids.is_empty()
-            {
+            // `HEAD` is always a commit; another name may be a tag of a blob.
+            let other_names = read.names.iter().any(|n| n != "HEAD" && n != "@");
+            let content = default_patch(p) || asks_for_content(p) || names_blob;
+            if !content && !other_names && read.object_ids.is_empty() {
                 return None;
             }
+            read.objects_only = !content;
         }
         "diff" => {
             if p.has("no-index") || !(default_patch(p) || asks_for_content(p)) {
@@ -209,9 +229,25 @@ pub struct Reach {
     pub paths: Vec<String>,
     /// Full ids of the commits reachable from a ref or a reflog.
     pub commits: Vec<String>,
+    /// Refs that name a blob or a tree, directly or through a tag (`refs/tags/key`).
+    pub object_refs: Vec<String>,
 }
 
 impl Reach {
+    /// Whether `name` may mean one of `object_refs` (git's `refs/`, `refs/tags/`,
+    /// `refs/heads/`, `refs/remotes/` lookup, and `refs/remotes/NAME/HEAD`).
+    pub fn names_object(&self, name: &str) -> bool {
+        self.object_refs.iter().any(|r| {
+            r == name
+                || ["refs/", "refs/tags/", "refs/heads/", "refs/remotes/"]
+                    .iter()
+                    .any(|p| r.strip_prefix(p) == Some(name))
+                || r.strip_prefix("refs/remotes/")
+                    .and_then(|x| x.strip_suffix("/HEAD"))
+                    == Some(name)
+        })
+    }
+
     /// Whether `id` is the start of exactly one reachable commit's id.
     pub fn is_commit(&self, id: &str) -> bool {
         let id = id.to_ascii_lowercase();
@@ -295,6 +331,24 @@ pub fn reach(git_dir: &Path) -> Result<Reach, String> {
         ],
     )?;
     let index = run_git(git_dir, &["ls-files", "-z", "--cached", "--full-name"])?;
+    let refs = run_git(
+        git_dir,
+        &[
+            "for-each-ref",
+            "--format=%(objecttype) %(*objecttype) %(refname)",
+        ],
+    )?;
+    let object_refs: Vec<String> = String::from_utf8_lossy(&refs)
+        .lines()
+        .filter_map(|l| {
+            let mut it = l.splitn(3, ' ');
+            let (t, peeled, name) = (it.next()?, it.next()?, it.next()?);
+            [t, peeled]
+                .iter()
+                .any(|x| matches!(*x, "blob" | "tree"))
+                .then(|| name.to_string())
+        })
+        .collect();
     let mut paths = std::collections::BTreeSet::new();
     let mut commits = Vec::new();
     for token in log.split(|b| *b == 0).chain(index.split(|b| *b == 0)) {
@@ -314,6 +368,7 @@ pub fn reach(git_dir: &Path) -> Result<Reach, String> {
     Ok(Reach {
         paths: paths.into_iter().collect(),
         commits,
+        object_refs,
     })
 }
 
@@ -345,4 +400,45 @@ pub fn selected(reach: &Reach, base: &Path, prefix: &Path, pathspecs: &[String])
         })
         .map(|p| base.join(p))
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn revision_parts() {
+        assert_eq!(id_parts("3b18e51~2..abcdef0"), vec!["3b18e51", "abcdef0"]);
+        assert_eq!(id_parts("^3b18e51:src/a.rs"), vec!["3b18e51"]);
+        assert!(id_parts("main..HEAD").is_empty());
+        assert_eq!(name_parts("v1.0^{}...main@{1}"), vec!["v1.0", "main"]);
+        assert!(name_parts("3b18e51").is_empty());
+    }
+
+    #[test]
+    fn pathspecs_narrow_and_magic_widens() {
+        let reach = Reach {
+            paths: vec![".env".into(), "src/a.rs".into(), "src/sub/b.rs".into()],
+            commits: vec!["3b18e51aaaa".into()],
+            object_refs: vec!["refs/tags/key".into()],
+        };
+        let base = Path::new("/p");
+        let all = |specs: &[&str], prefix: &str| -> Vec<PathBuf> {
+            let specs: Vec<String> = specs.iter().map(|s| (*s).to_string()).collect();
+            selected(&reach, base, Path::new(prefix), &specs)
+        };
+        assert_eq!(
+            all(&["src"], ""),
+            vec![base.join("src/a.rs"), base.join("src/sub/b.rs")]
+        );
+        assert_eq!(all(&["."], "src/sub"), vec![base.join("src/sub/b.rs")]);
+        assert_eq!(all(&["../.env"], "src"), vec![base.join(".env")]);
+        assert_eq!(all(&[":!src"], "").len(), 3);
+        assert_eq!(all(&["*.rs"], "").len(), 3);
+        assert!(reach.is_commit("3b18e51"));
+        assert!(!reach.is_commit("65ec267"));
+        assert!(reach.names_object("key"));
+        assert!(reach.names_object("tags/key"));
+        assert!(!reach.names_object("main"));
+    }
 }

@@ -358,9 +358,12 @@ pub fn content_read(
                 // id can name here (`REV:PATH` is a read of PATH of its own).
                 ["-p", object] => {
                     let ids = super::git_history::id_parts(object);
-                    (!ids.is_empty()).then_some(ContentRead {
+                    let names = super::git_history::name_parts(object);
+                    (!ids.is_empty() || !names.is_empty()).then_some(ContentRead {
                         pathspecs: Vec::new(),
                         object_ids: ids,
+                        names,
+                        objects_only: true,
                     })
                 }
                 [mode, _] if matches!(*mode, "-t" | "-s" | "-e") => None,

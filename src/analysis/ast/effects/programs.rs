@@ -604,6 +604,22 @@ fn git_repository_effects(
             );
         }
     }
+    for name in &content.names {
+        if reach.names_object(name) {
+            fx.note(format!(
+                "`{name}` names a blob or tree, whose file it may be is unknown"
+            ));
+            unresolved_request(
+                Capability::FileRead,
+                "Read",
+                &format!("git object {name}"),
+                fx,
+            );
+        }
+    }
+    if content.objects_only {
+        return;
+    }
     let prefix = git_cwd
         .path()
         .and_then(|c| c.strip_prefix(&base).ok())
