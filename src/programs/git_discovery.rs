@@ -243,6 +243,14 @@ pub fn out_of_reach(p: &Path, root: &Path) -> bool {
 /// `config`, and its `config.worktree` when present. `Err`: an include that cannot be
 /// known (git then reads a file the analysis cannot name).
 pub fn config_files(repo: Option<&Repository>, home: &Path) -> Result<Vec<PathBuf>, String> {
+    Ok(config_files_and_code(repo, home)?.0)
+}
+
+/// `config_files`, and the values of the keys in them that run a program.
+fn config_files_and_code(
+    repo: Option<&Repository>,
+    home: &Path,
+) -> Result<(Vec<PathBuf>, Vec<String>), String> {
     let mut base = global_config_files(home);
     if let Some(r) = repo {
         base.push(r.common_dir.join("config"));
@@ -251,7 +259,7 @@ pub fn config_files(repo: Option<&Repository>, home: &Path) -> Result<Vec<PathBu
             base.push(wt);
         }
     }
-    with_includes(&base, home)
+    read_all(&base, home)
 }
 
 /// The system and user configuration files (`--system`, `--global`).
@@ -265,14 +273,27 @@ pub fn global_config_files(home: &Path) -> Vec<PathBuf> {
 
 /// `files` and, after each, what it includes (depth first, as git reads them).
 pub fn with_includes(files: &[PathBuf], home: &Path) -> Result<Vec<PathBuf>, String> {
-    let mut out: Vec<PathBuf> = Vec::new();
-    for f in files {
-        follow(f, home, 0, &mut out)?;
-    }
-    Ok(out)
+    Ok(read_all(files, home)?.0)
 }
 
-fn follow(file: &Path, home: &Path, depth: usize, out: &mut Vec<PathBuf>) -> Result<(), String> {
+/// The files (`with_includes`) and the values of their keys that run a program
+/// (`git::config_key`: `diff.*.textconv`, `core.fsmonitor`, …).
+fn read_all(files: &[PathBuf], home: &Path) -> Result<(Vec<PathBuf>, Vec<String>), String> {
+    let mut out: Vec<PathBuf> = Vec::new();
+    let mut code: Vec<String> = Vec::new();
+    for f in files {
+        follow(f, home, 0, &mut out, &mut code)?;
+    }
+    Ok((out, code))
+}
+
+fn follow(
+    file: &Path,
+    home: &Path,
+    depth: usize,
+    out: &mut Vec<PathBuf>,
+    code: &mut Vec<String>,
+) -> Result<(), String> {
     if depth > MAX_INCLUDE_DEPTH {
         return Err(format!(
             "`{}` nests includes deeper than git allows",
@@ -296,13 +317,23 @@ fn follow(file: &Path, home: &Path, depth: usize, out: &mut Vec<PathBuf>) -> Res
     }
     let text = std::fs::read(&file).map_err(|_| format!("cannot read `{}`", file.display()))?;
     let text = String::from_utf8_lossy(&text);
-    let includes =
-        include_paths(&text).ok_or_else(|| format!("cannot parse `{}`", file.display()))?;
+    let all = entries(&text).ok_or_else(|| format!("cannot parse `{}`", file.display()))?;
     let dir = file.parent().unwrap_or(Path::new("/")).to_path_buf();
-    for inc in includes {
-        let target = resolve_include(&inc, &dir, home)
-            .ok_or_else(|| format!("`{}` includes `{inc}`", file.display()))?;
-        follow(&target, home, depth + 1, out)?;
+    for (name, value) in all {
+        let lower = name.to_ascii_lowercase();
+        let include = lower == "include.path"
+            || (lower.starts_with("includeif.") && lower.ends_with(".path"));
+        if include {
+            let target = resolve_include(&value, &dir, home)
+                .ok_or_else(|| format!("`{}` includes `{value}`", file.display()))?;
+            follow(&target, home, depth + 1, out, code)?;
+        } else if super::git::config_key(&name).is_some()
+            // Hook directories (husky's `core.hooksPath = .husky/_`) run on commit,
+            // checkout and push, which ask on their own; the hook table protects them.
+            && !matches!(lower.as_str(), "core.hookspath" | "init.templatedir")
+        {
+            code.push(value);
+        }
     }
     Ok(())
 }
@@ -327,10 +358,10 @@ fn resolve_include(value: &str, dir: &Path, home: &Path) -> Option<PathBuf> {
     Some(paths::clean(&p))
 }
 
-/// The values of `include.path` and `includeIf.<condition>.path` in a configuration
-/// file's text, every condition counted as true (reading more is the safe side).
+/// Every `name = value` of a configuration file's text, the name as
+/// `section[.subsection].key` (section and key lowercased, as git compares them).
 /// `None`: text git's parser would read differently from this one, or reject.
-pub fn include_paths(text: &str) -> Option<Vec<String>> {
+pub fn entries(text: &str) -> Option<Vec<(String, String)>> {
     let mut out = Vec::new();
     let mut section = String::new();
     let chars: Vec<char> = text.chars().collect();
@@ -370,28 +401,33 @@ pub fn include_paths(text: &str) -> Option<Vec<String>> {
                         return None;
                     }
                     i += 1;
+                    let mut sub = String::new();
                     loop {
                         match at(i)? {
                             '\n' => return None,
-                            '\\' => i += 2,
+                            '\\' => {
+                                sub.push(at(i + 1)?);
+                                i += 2;
+                            }
                             '"' => {
                                 i += 1;
                                 break;
                             }
-                            _ => i += 1,
+                            c => {
+                                sub.push(c);
+                                i += 1;
+                            }
                         }
                     }
                     if at(i)? != ']' {
                         return None;
                     }
                     i += 1;
+                    name = format!("{name}.{sub}");
                 }
                 _ => return None,
             }
-            section = match name.split_once('.') {
-                Some((n, _)) => n.to_string(),
-                None => name,
-            };
+            section = name;
             continue;
         }
         if !c.is_ascii_alphabetic() {
@@ -421,11 +457,26 @@ pub fn include_paths(text: &str) -> Option<Vec<String>> {
             Some('\r') if at(i + 1) == Some('\n') => String::new(),
             _ => return None,
         };
-        if key == "path" && (section == "include" || section == "includeif") {
-            out.push(value);
-        }
+        out.push((format!("{section}.{key}"), value));
     }
     Some(out)
+}
+
+/// The values of `include.path` and `includeIf.<condition>.path` in a configuration
+/// file's text, every condition counted as true (reading more is the safe side).
+/// `None`: text git's parser would read differently from this one, or reject.
+pub fn include_paths(text: &str) -> Option<Vec<String>> {
+    Some(
+        entries(text)?
+            .into_iter()
+            .filter(|(name, _)| {
+                let lower = name.to_ascii_lowercase();
+                lower == "include.path"
+                    || (lower.starts_with("includeif.") && lower.ends_with(".path"))
+            })
+            .map(|(_, v)| v)
+            .collect(),
+    )
 }
 
 /// A value from `start` to the end of its line, as git's `parse_value` reads it: quotes
@@ -509,7 +560,7 @@ pub fn unprotected(repo: &Repository, root: &Path, home: &Path) -> Option<String
             ));
         }
     }
-    let files = match config_files(Some(repo), home) {
+    let (files, code) = match config_files_and_code(Some(repo), home) {
         Ok(f) => f,
         Err(e) => {
             return Some(format!(
@@ -517,12 +568,38 @@ pub fn unprotected(repo: &Repository, root: &Path, home: &Path) -> Option<String
             ));
         }
     };
-    files.iter().find(|f| !out_of_reach(f, root)).map(|f| {
-        format!(
+    if let Some(f) = files.iter().find(|f| !out_of_reach(f, root)) {
+        return Some(format!(
             "git reads its configuration from `{}`, which any write can change",
             f.display()
-        )
-    })
+        ));
+    }
+    // A driver the protected configuration names may itself be a project file
+    // (`textconv = ./tools/conv.sh`): git runs it from the top of the work tree.
+    let top = repo.work_tree.as_deref().unwrap_or(&repo.git_dir);
+    code.iter()
+        .flat_map(|v| program_paths(v))
+        .map(|w| match w.strip_prefix("~/") {
+            Some(rest) => home.join(rest),
+            None => paths::clean(&top.join(w)),
+        })
+        .map(|p| paths::resolve_existing_prefix(&p))
+        .find(|p| !out_of_reach(p, root))
+        .map(|p| {
+            format!(
+                "git's configuration runs `{}`, which any write can change",
+                p.display()
+            )
+        })
+}
+
+/// The words of a configuration value that name a file by path (`./x.sh`, `tools/x`,
+/// `/abs/x`, `~/x`): split at whitespace, quotes and shell operators.
+fn program_paths(value: &str) -> Vec<&str> {
+    value
+        .split(|c: char| c.is_whitespace() || "'\";|&<>()`$!".contains(c))
+        .filter(|w| w.contains('/'))
+        .collect()
 }
 
 #[cfg(test)]
@@ -604,6 +681,38 @@ mod tests {
         assert_eq!(unprotected(&r, &root, &base.join("home")), None);
         let files = config_files(Some(&r), &base.join("home")).unwrap();
         assert!(files.contains(&base.join("home/.pypirc")));
+    }
+
+    #[test]
+    fn a_driver_in_the_project_is_unprotected() {
+        let t = tempfile::tempdir().unwrap();
+        let base = std::fs::canonicalize(t.path()).unwrap();
+        let root = base.join("p");
+        let git = root.join(".git");
+        std::fs::create_dir_all(git.join("objects")).unwrap();
+        std::fs::create_dir_all(git.join("refs")).unwrap();
+        std::fs::write(git.join("HEAD"), "ref: refs/heads/main\n").unwrap();
+        let repo = Repository {
+            git_dir: git.clone(),
+            common_dir: git.clone(),
+            work_tree: Some(root.clone()),
+        };
+        let home = base.join("home");
+        for (config, protected) in [
+            ("[diff \"x\"]\n\ttextconv = ./tools/conv.sh\n", false),
+            ("[core]\n\tfsmonitor = \"sh tools/fsmon\"\n", false),
+            ("[diff \"x\"]\n\ttextconv = /usr/bin/strings\n", true),
+            ("[diff \"x\"]\n\ttextconv = cat\n", true),
+            ("[core]\n\thooksPath = .husky/_\n", true),
+            ("[diff \"x\"]\n\ttextconv = .git/conv.sh\n", true),
+        ] {
+            std::fs::write(git.join("config"), config).unwrap();
+            assert_eq!(
+                unprotected(&repo, &root, &home).is_none(),
+                protected,
+                "{config}"
+            );
+        }
     }
 
     #[test]
