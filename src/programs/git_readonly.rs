@@ -11,6 +11,13 @@
 //! file, or `grep`'s pager), `log -L`. The files git prints (`show REV:PATH`, `diff
 //! --no-index A B`, `blame FILE`) are found by the AST effects' `git_reads`; `git grep`
 //! is returned here as a recursive read.
+//!
+//! Being listed here is not enough: the analysis verifies a git command only in a
+//! repository it can vouch for (`git_discovery`). `config_read` says which configuration
+//! files a reading `git config` prints and whether it follows their includes;
+//! `content_read` says which commands print file contents from history
+//! (`git_history`). `config --blob` is not listed: the blob, and what it includes, is
+//! only known from the object database.
 
 use std::sync::OnceLock;
 

@@ -1,6 +1,9 @@
 //! Word-level hooks the program table cannot say as data: the read-only readers and the
 //! files they name, the filesystem verbs' destinations, sed scripts (`-i`, `w`, `e`),
-//! `rg --pre`, git's `--output`/`--ext-diff`/difftool and the files git reads. Options
+//! `rg --pre`, git's `--output`/`--ext-diff`/difftool and the files git reads, the
+//! repository git uses (`git_repository`: a repository the analysis cannot vouch for
+//! makes the command ask) and the paths its history holds for the commands that print
+//! them (`git_history`). Options
 //! that run, read or write something by declaration live in `crate::programs`. The
 //! parent decides which words form the command and turns paths into requests.
 
