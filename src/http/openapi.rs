@@ -453,6 +453,7 @@ mod tests {
             glob: Some("*.rs".into()),
             follow: true,
             names_only: true,
+            paths: vec!["/p/.env".into()],
         });
         r
     }

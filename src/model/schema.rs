@@ -112,6 +112,9 @@ pub struct DirectoryReadSchema {
     /// Only names are read: each directory listed is judged as a read of its contents.
     /// Absent when false.
     pub names_only: Option<bool>,
+    /// Exactly these paths, not what the directory holds now (the files a git reader
+    /// reaches in history). Absent when empty.
+    pub paths: Option<Vec<String>>,
 }
 
 #[derive(ToSchema)]

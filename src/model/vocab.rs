@@ -166,6 +166,10 @@ pub struct DirectoryRead {
     /// is judged as a read of that directory's contents (`~/.ssh/`), not its files.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub names_only: bool,
+    /// Exactly these paths (absolute), not what the directory holds now: the files a
+    /// git reader reaches in the repository's history and index (`git log -p`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub paths: Vec<String>,
 }
 
 impl CapabilityRequest {

@@ -196,7 +196,14 @@ pub fn decide(
                 follow: reach_of.follow,
                 dirs_only: reach_of.names_only,
             };
-            let mut reach = if reach_of.recursive {
+            let mut reach = if !reach_of.paths.is_empty() {
+                // A git reader's history: the paths it can print, wherever they are now.
+                reach_of
+                    .paths
+                    .iter()
+                    .map(|p| (std::path::PathBuf::from(p), std::path::PathBuf::from(p)))
+                    .collect()
+            } else if reach_of.recursive {
                 // Issue 10: a recursive read (`grep -r`, `rg`) reads every file below.
                 match crate::policy::reach::walk(dir, how) {
                     Ok(all) => all.into_iter().map(|p| (p.clone(), p)).collect(),

@@ -140,13 +140,22 @@ const TABLE: &[(Shape, &str, &str)] = &[
 pub const OWN_CONFIG_REASON: &str =
     "KHAELOR's own permission configuration: an agent must not grant itself permissions";
 
+/// The row for a directory shaped like a git directory, which is found on the file
+/// system rather than by name (see `git_shaped_write`).
+const GIT_SHAPED: (&str, &str) = (
+    "<dir with HEAD, objects/, refs/>/",
+    "git takes any directory with HEAD, objects/ and refs/ for a repository and runs the drivers its config and info/attributes name",
+);
+
 /// The table as data, for `rules` and `/v1/rules`.
 pub fn table() -> Vec<ProtectedEntry> {
     TABLE
         .iter()
-        .map(|(_, path, reason)| ProtectedEntry {
-            path: (*path).to_string(),
-            reason: (*reason).to_string(),
+        .map(|(_, path, reason)| (*path, *reason))
+        .chain(std::iter::once(GIT_SHAPED))
+        .map(|(path, reason)| ProtectedEntry {
+            path: path.to_string(),
+            reason: reason.to_string(),
         })
         .collect()
 }
@@ -187,6 +196,9 @@ pub fn protected_write(path: &Path, extra: &[PathBuf]) -> Option<Hit> {
             });
         }
     }
+    if let Some(hit) = git_shaped_write(path) {
+        return Some(hit);
+    }
     extra
         .iter()
         .find(|d| crate::model::paths::is_inside(path, d))
@@ -198,6 +210,24 @@ pub fn protected_write(path: &Path, extra: &[PathBuf]) -> Option<Hit> {
             },
             reason: OWN_CONFIG_REASON.to_string(),
             own_config: true,
+        })
+}
+
+/// A write into a directory that has, or with this write gets, the shape of a git
+/// directory (`HEAD`, `objects/`, `refs/`, or `HEAD` and `commondir`): git run there,
+/// or below it, takes it for a repository, reads its `config`, `info/attributes` and
+/// `objects/info/alternates` — none of them under `.git/` — and runs the textconv and
+/// diff drivers they name on `git show` and `git log -p`. Such a directory is as
+/// protected as `.git/` itself, and so is the write that completes its shape. Looks
+/// at the file system: the ancestors of `path` as they are now.
+fn git_shaped_write(path: &Path) -> Option<Hit> {
+    path.ancestors()
+        .skip(1)
+        .find(|d| crate::programs::git_discovery::git_shaped_after(d, path))
+        .map(|d| Hit {
+            pattern: format!("{}/*", d.display()),
+            reason: GIT_SHAPED.1.to_string(),
+            own_config: false,
         })
 }
 
@@ -266,6 +296,31 @@ mod tests {
         ] {
             assert_eq!(hit(p), None, "{p}");
         }
+    }
+
+    #[test]
+    fn writes_that_make_or_fill_a_git_shaped_directory_are_protected() {
+        let t = tempfile::tempdir().unwrap();
+        let d = std::fs::canonicalize(t.path()).unwrap().join("bare");
+        std::fs::create_dir_all(d.join("objects/info")).unwrap();
+        std::fs::write(d.join("HEAD"), "ref: refs/heads/main\n").unwrap();
+        // Not yet a repository: an ordinary file next to the parts is not protected...
+        assert_eq!(protected_write(&d.join("notes.txt"), &[]), None);
+        // ...the write that completes the shape is,
+        let h = protected_write(&d.join("refs/heads/main"), &[]).unwrap();
+        assert_eq!(h.pattern, format!("{}/*", d.display()));
+        // and, once it has the shape, every write into it.
+        std::fs::create_dir_all(d.join("refs")).unwrap();
+        for f in [
+            "config",
+            "info/attributes",
+            "objects/info/alternates",
+            "x/y",
+        ] {
+            assert!(protected_write(&d.join(f), &[]).is_some(), "{f}");
+        }
+        // A neighbour is not.
+        assert_eq!(protected_write(&d.with_file_name("other.txt"), &[]), None);
     }
 
     #[test]

@@ -761,6 +761,25 @@ pub fn git_dir_options(words: &[String]) -> Vec<&str> {
         .collect()
 }
 
+/// The values of git's `--git-dir` and `--work-tree` options (the last of each wins).
+pub fn git_repo_options(words: &[String]) -> (Option<&str>, Option<&str>) {
+    if words.first().map(|w| basename(w)) != Some("git") {
+        return (None, None);
+    }
+    let g = Grammar::wrapper(GLOBAL, Abbrev::None);
+    let parsed = parse(&g, &words_str(words), 1);
+    let value = |long: &str| {
+        parsed
+            .found
+            .iter()
+            .filter(|f| f.opt.long == Some(long))
+            .filter_map(|f| f.value_at)
+            .filter_map(|(i, off)| words.get(i).and_then(|w| w.get(off..)))
+            .next_back()
+    };
+    (value("git-dir"), value("work-tree"))
+}
+
 /// Whether a git command modifies the repository (seed §3.4, `git.modify`). Read-only
 /// forms of the listed subcommands (`branch` listing, `tag -l`, `config --get`,
 /// `stash list`, `fetch --dry-run`, `apply --check`) stay plain `process.execute`.

@@ -11,6 +11,13 @@
 //! file, or `grep`'s pager), `log -L`. The files git prints (`show REV:PATH`, `diff
 //! --no-index A B`, `blame FILE`) are found by the AST effects' `git_reads`; `git grep`
 //! is returned here as a recursive read.
+//!
+//! Being listed here is not enough: the analysis verifies a git command only in a
+//! repository it can vouch for (`git_discovery`). `config_read` says which configuration
+//! files a reading `git config` prints and whether it follows their includes;
+//! `content_read` says which commands print file contents from history
+//! (`git_history`). `config --blob` is not listed: the blob, and what it includes, is
+//! only known from the object database.
 
 use std::sync::OnceLock;
 
@@ -232,6 +239,11 @@ fn config(words: &[&str], start: usize, args: &[&str]) -> Option<Verified> {
         _ => (start, false),
     };
     let p = parsed(g!(CONFIG), words, from)?;
+    // A blob's configuration, and what it includes, is only known from the object
+    // database.
+    if p.has("blob") {
+        return None;
+    }
     let reading = subcommand
         || [
             "get",
@@ -249,6 +261,149 @@ fn config(words: &[&str], start: usize, args: &[&str]) -> Option<Verified> {
     }
     Some(reads_of(&p))
 }
+
+/// Which configuration a reading `git config` form prints.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ConfigScope {
+    /// Every file git reads: system, user, repository, worktree.
+    All,
+    /// `--system`.
+    System,
+    /// `--global`: the user's files.
+    Global,
+    /// `--local`: the repository's `config`.
+    Local,
+    /// `--worktree`: the worktree's `config.worktree` (or `config`).
+    Worktree,
+    /// `--file FILE`, as written.
+    File(String),
+}
+
+/// What a verified `git config` reading form (`git config --list`, `--get`, `get`,
+/// `list`, …) reads: its scope, and whether it follows `include.path` and
+/// `includeIf.*.path` (git: on when reading every file, off for one file, `--includes`
+/// and `--no-includes` decide, the last one given wins; checked with git 2.47:
+/// `--file x.cfg --list` prints `include.path=…` but not the included values,
+/// `--includes` prints them). `None`: not such a form.
+pub fn config_read(words: &[&str]) -> Option<(ConfigScope, bool)> {
+    let sub_at = globals(words)?;
+    if words.get(sub_at) != Some(&"config") {
+        return None;
+    }
+    config(
+        words,
+        sub_at + 1,
+        words.get(sub_at + 1..).unwrap_or_default(),
+    )?;
+    let from = match words.get(sub_at + 1) {
+        Some(&("get" | "list")) => sub_at + 2,
+        _ => sub_at + 1,
+    };
+    let p = parsed(g!(CONFIG), words, from)?;
+    let scope = if let Some(f) = p.values("file").last() {
+        ConfigScope::File((*f).to_string())
+    } else if p.has("system") {
+        ConfigScope::System
+    } else if p.has("global") {
+        ConfigScope::Global
+    } else if p.has("local") {
+        ConfigScope::Local
+    } else if p.has("worktree") {
+        ConfigScope::Worktree
+    } else {
+        ConfigScope::All
+    };
+    let mut includes = scope == ConfigScope::All;
+    for f in &p.found {
+        match f.opt.long {
+            Some("includes") => includes = true,
+            Some("no-includes") => includes = false,
+            _ => {}
+        }
+    }
+    Some((scope, includes))
+}
+
+/// Whether a git command (`words`, git first) prints file contents from the object
+/// database or the index, and what it reaches (`git_history::content_read`). Forms the
+/// grammar does not know (`git log -p --unknown`, allowed by name by the seed's
+/// `git log *`) count as printing everything they could. `is_path`: whether an operand
+/// names an existing file.
+pub fn content_read(
+    words: &[&str],
+    is_path: &dyn Fn(&str) -> bool,
+) -> Option<super::git_history::ContentRead> {
+    use super::git_history::{ContentRead, content_read as reach_of};
+    let everything = || Some(ContentRead::default());
+    let Some(sub_at) = globals(words) else {
+        // Options only `git_readonly` does not list (`--git-dir`, `-c`): judged as a
+        // reader of anything when its subcommand prints contents.
+        return match crate::programs::git::git_subcommand(
+            &words.iter().map(|w| (*w).to_string()).collect::<Vec<_>>(),
+        ) {
+            Some((_, sub)) if PRINTERS.contains(&sub) => everything(),
+            _ => None,
+        };
+    };
+    let sub = *words.get(sub_at)?;
+    if !PRINTERS.contains(&sub) {
+        return None;
+    }
+    let start = sub_at + 1;
+    let grammar = match sub {
+        "diff" => g!(DIFF, ":cached :staged :no-index"),
+        "log" | "whatchanged" | "show" | "reflog" => g!(LOG, DIFF),
+        "grep" => g!(GREP),
+        "stash" => match words.get(start) {
+            Some(&"list") => g!(LOG, DIFF),
+            Some(&"show") => g!(STASH_SHOW, DIFF),
+            _ => return None,
+        },
+        "cat-file" => {
+            return match words.get(start..).unwrap_or_default() {
+                // A commit or tag prints its header; a blob its content, which only an
+                // id can name here (`REV:PATH` is a read of PATH of its own).
+                ["-p", object] => {
+                    let ids = super::git_history::id_parts(object);
+                    let names = super::git_history::name_parts(object);
+                    (!ids.is_empty() || !names.is_empty()).then_some(ContentRead {
+                        pathspecs: Vec::new(),
+                        object_ids: ids,
+                        names,
+                        objects_only: true,
+                    })
+                }
+                [mode, _] if matches!(*mode, "-t" | "-s" | "-e") => None,
+                _ => everything(),
+            };
+        }
+        _ => return None,
+    };
+    let from = if sub == "stash"
+        || (sub == "reflog" && matches!(words.get(start), Some(&("show" | "list"))))
+    {
+        start + 1
+    } else {
+        start
+    };
+    let p = parse(grammar, words, from);
+    if !p.unknown.is_empty() || p.missing_value {
+        return everything();
+    }
+    reach_of(words, sub_at, &p, is_path)
+}
+
+/// The subcommands that can print file contents from the object database or index.
+const PRINTERS: &[&str] = &[
+    "log",
+    "whatchanged",
+    "show",
+    "reflog",
+    "diff",
+    "grep",
+    "stash",
+    "cat-file",
+];
 
 #[cfg(test)]
 mod tests {

@@ -12,6 +12,8 @@ pub mod builds;
 pub mod builtins;
 pub mod environment;
 pub mod git;
+pub mod git_discovery;
+pub mod git_history;
 pub mod git_readonly;
 pub mod languages;
 pub mod options;

@@ -65,7 +65,15 @@ pub(crate) struct Effects {
     /// system for its verdict: each match is a read of its own, so the pattern itself
     /// is not read again as an unknown path.
     pub globbed: Vec<String>,
+    /// The repositories git commands of this plan use, by `--git-dir`, `--work-tree`
+    /// and cwd: found once for the verdict and the effects.
+    git_repos: Vec<GitRepoKey>,
 }
+
+type GitRepoKey = (
+    (Option<String>, Option<String>, Option<PathBuf>),
+    programs::GitRepo,
+);
 
 impl Effects {
     fn note(&mut self, n: String) {
@@ -302,27 +310,38 @@ fn verdict(
     if fx.functions.iter().any(|f| f == name) {
         return None;
     }
-    // git runs the configuration of the repository it is in (`core.fsmonitor`,
-    // `core.pager`): read-only only in a repository inside the project, where writes to
-    // `.git/config` are protected.
+    // git runs the configuration of the repository it finds (`core.fsmonitor`,
+    // `core.pager`, the textconv drivers `info/attributes` selects): read-only only when
+    // it runs inside the project and the repository it will use, found as git finds it,
+    // is protected (`programs::git_repository`). Its file operands are relative to
+    // where `-C` moved it.
+    let mut read_cwd = cmd.cwd.clone();
+    let mut git_repo = None;
     if name == "git" {
-        let mut git_cwd = cmd.cwd.clone();
         let owned: Vec<String> = words.iter().map(|w| (*w).to_string()).collect();
         for d in crate::programs::git::git_dir_options(&owned) {
-            git_cwd = match resolve(d, &git_cwd, ctx) {
+            read_cwd = match resolve(d, &read_cwd, ctx) {
                 Some(p) => Cwd::Known(p),
                 None => Cwd::Unknown,
             };
         }
-        if !git_cwd
+        if !read_cwd
             .path()
             .is_some_and(|p| paths::is_inside(p, ctx.root()))
         {
             return None;
         }
+        match programs::git_repository(&owned, &read_cwd, ctx, fx) {
+            programs::GitRepo::Unprotected(_) => return None,
+            programs::GitRepo::Protected(r) => git_repo = Some(r),
+            programs::GitRepo::None => {}
+        }
     }
     if !writes_file && let Some(v) = table::readonly::verify(&words) {
-        let cwd = &cmd.cwd;
+        if name == "git" && !git_config_reads(&words, git_repo.as_ref(), &read_cwd, ctx, fx) {
+            return None;
+        }
+        let cwd = &read_cwd;
         // `cd` changes what later commands, allowed by name (`git status`), act on: a
         // move is verified only into the project (`cd`, `cd -`, `popd` go where the
         // analysis cannot vouch for).
@@ -349,6 +368,7 @@ fn verdict(
             glob: None,
             follow: v.follow,
             names_only: v.names_only,
+            paths: Vec::new(),
         };
         for d in &v.recursive {
             recursive_read_request(d, &reach, cwd, ctx, fx);
@@ -370,6 +390,77 @@ fn verdict(
         write_request(w, &cmd.cwd, ctx, fx);
     }
     Some(build.verdict)
+}
+
+/// The configuration files a verified `git config` reading form prints, each a read
+/// that goes through the read rules: the files of its scope and, where git follows
+/// them, what they include (`[include] path = ~/.pypirc` prints the PyPI token).
+/// `false`: a file it reads cannot be known (the command is not verified).
+fn git_config_reads(
+    words: &[&str],
+    repo: Option<&crate::programs::git_discovery::Repository>,
+    cwd: &Cwd,
+    ctx: &AnalysisContext,
+    fx: &mut Effects,
+) -> bool {
+    use crate::programs::git_discovery as gd;
+    use crate::programs::git_readonly::{ConfigScope, config_read};
+    let Some((scope, includes)) = config_read(words) else {
+        return true;
+    };
+    let repo_config = || repo.map(|r| r.common_dir.join("config"));
+    let base: Vec<PathBuf> = match scope {
+        ConfigScope::All => {
+            let mut b = gd::global_config_files(ctx.home());
+            b.extend(repo_config());
+            if let Some(r) = repo {
+                let wt = r.git_dir.join("config.worktree");
+                if wt.exists() {
+                    b.push(wt);
+                }
+            }
+            b
+        }
+        ConfigScope::System => gd::global_config_files(ctx.home())
+            .into_iter()
+            .take(1)
+            .collect(),
+        ConfigScope::Global => gd::global_config_files(ctx.home())
+            .into_iter()
+            .skip(1)
+            .collect(),
+        ConfigScope::Local => repo_config().into_iter().collect(),
+        ConfigScope::Worktree => repo
+            .map(|r| {
+                let wt = r.git_dir.join("config.worktree");
+                if wt.exists() {
+                    wt
+                } else {
+                    r.common_dir.join("config")
+                }
+            })
+            .into_iter()
+            .collect(),
+        ConfigScope::File(f) => match resolve(&f, cwd, ctx) {
+            Some(p) => vec![p],
+            None => return false,
+        },
+    };
+    let files = if includes {
+        match gd::with_includes(&base, ctx.home()) {
+            Ok(f) => f,
+            Err(e) => {
+                fx.note(format!("`git config` {e}"));
+                return false;
+            }
+        }
+    } else {
+        base
+    };
+    for f in files {
+        read_request(&f.display().to_string(), cwd, ctx, fx);
+    }
+    true
 }
 
 /// Most names one glob operand may match before the command is left unverified.

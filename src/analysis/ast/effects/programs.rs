@@ -1,13 +1,18 @@
 //! Word-level hooks the program table cannot say as data: the read-only readers and the
 //! files they name, the filesystem verbs' destinations, sed scripts (`-i`, `w`, `e`),
-//! `rg --pre`, git's `--output`/`--ext-diff`/difftool and the files git reads. Options
+//! `rg --pre`, git's `--output`/`--ext-diff`/difftool and the files git reads, the
+//! repository git uses (`git_repository`: a repository the analysis cannot vouch for
+//! makes the command ask) and the paths its history holds for the commands that print
+//! them (`git_history`). Options
 //! that run, read or write something by declaration live in `crate::programs`. The
 //! parent decides which words form the command and turns paths into requests.
 
-use super::{Effects, escalation, read_request, resolve, write_request};
+use super::{Effects, escalation, read_request, resolve, unresolved_request, write_request};
 use crate::analysis::ast::walk::Cwd;
 use crate::model::vocab::{AnalysisContext, Capability, CapabilityRequest};
-use crate::programs::git::{git_dir_options, git_subcommand, is_git_modify};
+use crate::programs::git::{git_dir_options, git_repo_options, git_subcommand, is_git_modify};
+use crate::programs::git_discovery::{self, Discovery, Repository};
+use crate::programs::git_history;
 
 /// Read-only commands that name files, with their flags that take a value, and whether
 /// the first operand is a pattern/program rather than a file.
@@ -442,6 +447,201 @@ pub(super) fn git_effects(
             write_request(&v, &git_cwd, ctx, fx);
         }
     }
+    git_repository_effects(words, text, &git_cwd, ctx, fx);
+}
+
+/// The repository a git command uses, as the analysis can vouch for it.
+#[derive(Debug, Clone)]
+pub(super) enum GitRepo {
+    /// No repository; the configuration git reads is protected.
+    None,
+    /// A repository whose git directory and configuration are protected.
+    Protected(Repository),
+    /// git takes code from something an agent can write silently, or from something
+    /// the analysis cannot see: why.
+    Unprotected(String),
+}
+
+/// Subcommands that do not use the repository they run in (`clone`, `init` ask on their
+/// own), and git without one.
+fn outside_repositories(words: &[String]) -> bool {
+    match git_subcommand(words) {
+        Some((_, sub)) => matches!(sub, "clone" | "init" | "help" | "version"),
+        None => true,
+    }
+}
+
+/// The repository git finds for `words` run in `git_cwd` (after `-C`): `--git-dir`,
+/// `--work-tree`, or discovery from the cwd (`git_discovery`), and whether every file
+/// it takes code from is protected.
+/// Found once per command: the verdict and the effects both ask.
+pub(super) fn git_repository(
+    words: &[String],
+    git_cwd: &Cwd,
+    ctx: &AnalysisContext,
+    fx: &mut Effects,
+) -> GitRepo {
+    let (d, w) = git_repo_options(words);
+    let key = (
+        d.map(str::to_string),
+        w.map(str::to_string),
+        git_cwd.path().map(std::path::Path::to_path_buf),
+    );
+    if let Some((_, found)) = fx.git_repos.iter().find(|(k, _)| *k == key) {
+        return found.clone();
+    }
+    let found = find_repository(words, git_cwd, ctx);
+    fx.git_repos.push((key, found.clone()));
+    found
+}
+
+fn find_repository(words: &[String], git_cwd: &Cwd, ctx: &AnalysisContext) -> GitRepo {
+    let Some(cwd) = git_cwd.path() else {
+        return GitRepo::Unprotected(
+            "git runs in a directory only known when it runs, whose repository cannot be checked"
+                .to_string(),
+        );
+    };
+    let (git_dir, work_tree) = git_repo_options(words);
+    let at = |w: Option<&str>| -> Result<Option<std::path::PathBuf>, String> {
+        match w {
+            None => Ok(None),
+            Some(w) => resolve(w, git_cwd, ctx)
+                .map(Some)
+                .ok_or_else(|| format!("git uses `{w}`, only known when it runs")),
+        }
+    };
+    let (git_dir, work_tree) = match (at(git_dir), at(work_tree)) {
+        (Ok(g), Ok(w)) => (g, w),
+        (Err(e), _) | (_, Err(e)) => return GitRepo::Unprotected(e),
+    };
+    match git_discovery::discover(cwd, git_dir.as_deref(), work_tree.as_deref()) {
+        Discovery::Found(repo) => match git_discovery::unprotected(&repo, ctx.root(), ctx.home()) {
+            Some(why) => GitRepo::Unprotected(why),
+            None => GitRepo::Protected(repo),
+        },
+        Discovery::None => match git_discovery::config_files(None, ctx.home()) {
+            Ok(files) => match files
+                .iter()
+                .find(|f| !git_discovery::out_of_reach(f, ctx.root()))
+            {
+                Some(f) => GitRepo::Unprotected(format!(
+                    "git reads its configuration from `{}`, which any write can change",
+                    f.display()
+                )),
+                None => GitRepo::None,
+            },
+            Err(e) => GitRepo::Unprotected(e),
+        },
+        Discovery::Unknown(why) => GitRepo::Unprotected(why),
+    }
+}
+
+/// What the repository adds: a repository that is not protected (a bare-shaped `bare/`
+/// written by the agent, whose `config` names a textconv driver) makes any git command
+/// there a program run of its own, which asks even where a rule allows the command by
+/// name (`git log *`); in a protected one, a command that prints contents from history
+/// reads every path it can reach there (`git_history`), and an object named by an id
+/// that is not a reachable commit is a read of something unknown.
+fn git_repository_effects(
+    words: &[String],
+    text: &str,
+    git_cwd: &Cwd,
+    ctx: &AnalysisContext,
+    fx: &mut Effects,
+) {
+    if outside_repositories(words) {
+        return;
+    }
+    let repo = match git_repository(words, git_cwd, ctx, fx) {
+        GitRepo::None => return,
+        GitRepo::Unprotected(why) => {
+            fx.note(format!(
+                "{why}: git runs the programs its configuration names"
+            ));
+            fx.escalated = true;
+            fx.push(CapabilityRequest::via(
+                "an unprotected git repository",
+                text,
+                "Run git in a repository whose configuration any write can change",
+            ));
+            return;
+        }
+        GitRepo::Protected(r) => r,
+    };
+    let refs: Vec<&str> = words.iter().map(String::as_str).collect();
+    let is_path = |w: &str| resolve(w, git_cwd, ctx).is_some_and(|p| p.exists());
+    let Some(content) = crate::programs::git_readonly::content_read(&refs, &is_path) else {
+        return;
+    };
+    let base = repo
+        .work_tree
+        .clone()
+        .unwrap_or_else(|| repo.git_dir.clone());
+    let shown = repo.git_dir.display().to_string();
+    let reach = match git_history::reach(&repo.git_dir) {
+        Ok(r) => r,
+        Err(e) => {
+            fx.note(format!(
+                "{e}: what this command prints from it cannot be checked"
+            ));
+            unresolved_request(
+                Capability::FileRead,
+                "Read",
+                &format!("the git history in {shown}"),
+                fx,
+            );
+            return;
+        }
+    };
+    for id in &content.object_ids {
+        if !reach.is_commit(id) {
+            fx.note(format!(
+                "`{id}` may name any object, a secret file's content included"
+            ));
+            unresolved_request(
+                Capability::FileRead,
+                "Read",
+                &format!("git object {id}"),
+                fx,
+            );
+        }
+    }
+    for name in &content.names {
+        if reach.names_object(name) {
+            fx.note(format!(
+                "`{name}` names a blob or tree, whose file it may be is unknown"
+            ));
+            unresolved_request(
+                Capability::FileRead,
+                "Read",
+                &format!("git object {name}"),
+                fx,
+            );
+        }
+    }
+    if content.objects_only {
+        return;
+    }
+    let prefix = git_cwd
+        .path()
+        .and_then(|c| c.strip_prefix(&base).ok())
+        .map(std::path::Path::to_path_buf)
+        .unwrap_or_default();
+    let paths = git_history::selected(&reach, &base, &prefix, &content.pathspecs);
+    if paths.is_empty() {
+        return;
+    }
+    let mut r = CapabilityRequest::new(
+        Capability::FileRead,
+        shown.clone(),
+        format!("Read files from the git history in {shown}"),
+    );
+    r.directory_read = Some(crate::model::vocab::DirectoryRead {
+        paths: paths.iter().map(|p| p.display().to_string()).collect(),
+        ..Default::default()
+    });
+    fx.push(r);
 }
 
 /// `sed -i` writes its files; `w FILE` and `e` commands in the script write or run.
