@@ -20,6 +20,38 @@ use std::path::{Component, Path, PathBuf};
 /// How many symlinks one resolution follows before giving up (the kernel's own limit).
 const MAX_SYMLINKS: usize = 40;
 
+/// Reads a small regular file the analysis consults (a checksum list, a repository's
+/// `HEAD`, `commondir`, gitfile or config), at most `max` bytes. Opened without
+/// blocking and checked again once open, so a file swapped for a named pipe or a device
+/// between the look and the open never stalls an analysis. `Ok(None)`: nothing is
+/// there. `Err`: something is there that is not a regular file of at most `max` bytes,
+/// or cannot be read.
+pub fn read_small_file(path: &Path, max: u64) -> Result<Option<Vec<u8>>, std::io::Error> {
+    use std::io::Read;
+    use std::os::unix::fs::OpenOptionsExt;
+    let not_small = || std::io::Error::other("not a regular file within the size limit");
+    match fs::metadata(path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(e),
+        Ok(m) if !m.is_file() || m.len() > max => return Err(not_small()),
+        Ok(_) => {}
+    }
+    let f = fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)?;
+    let m = f.metadata()?;
+    if !m.is_file() || m.len() > max {
+        return Err(not_small());
+    }
+    let mut bytes = Vec::new();
+    f.take(max + 1).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > max {
+        return Err(not_small());
+    }
+    Ok(Some(bytes))
+}
+
 /// Lexical normalization: `.` removed, `..` applied, repeated `/` collapsed.
 pub fn clean(p: &Path) -> PathBuf {
     path_clean::clean(p)

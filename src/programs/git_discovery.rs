@@ -66,7 +66,7 @@ fn valid_head(head: &Path) -> bool {
     if !meta.is_file() || meta.len() > MAX_POINTER_BYTES {
         return false;
     }
-    let Ok(text) = std::fs::read(head) else {
+    let Ok(Some(text)) = crate::model::paths::read_small_file(head, MAX_POINTER_BYTES) else {
         return false;
     };
     let text = String::from_utf8_lossy(&text);
@@ -92,7 +92,10 @@ fn commondir_of(dir: &Path) -> Option<Option<PathBuf>> {
     if !meta.is_file() || meta.len() > MAX_POINTER_BYTES {
         return Some(None);
     }
-    let Ok(text) = std::fs::read_to_string(&file) else {
+    let Ok(Some(text)) = crate::model::paths::read_small_file(&file, MAX_POINTER_BYTES) else {
+        return Some(None);
+    };
+    let Ok(text) = String::from_utf8(text) else {
         return Some(None);
     };
     let line = text.trim_end_matches(['\n', '\r']);
@@ -138,7 +141,11 @@ fn read_gitfile(file: &Path) -> Result<PathBuf, String> {
     if meta.len() > MAX_POINTER_BYTES {
         return Err(format!("`{shown}` is too large for a gitfile"));
     }
-    let text = std::fs::read_to_string(file).map_err(|_| format!("cannot read `{shown}`"))?;
+    let text = crate::model::paths::read_small_file(file, MAX_POINTER_BYTES)
+        .ok()
+        .flatten()
+        .and_then(|b| String::from_utf8(b).ok())
+        .ok_or_else(|| format!("cannot read `{shown}`"))?;
     let target = text
         .strip_prefix("gitdir: ")
         .map(|t| t.trim_end_matches(['\n', '\r']))
@@ -315,7 +322,10 @@ fn follow(
     if meta.len() > MAX_CONFIG_BYTES {
         return Err(format!("`{}` is too large to read", file.display()));
     }
-    let text = std::fs::read(&file).map_err(|_| format!("cannot read `{}`", file.display()))?;
+    let text = crate::model::paths::read_small_file(&file, MAX_CONFIG_BYTES)
+        .ok()
+        .flatten()
+        .ok_or_else(|| format!("cannot read `{}`", file.display()))?;
     let text = String::from_utf8_lossy(&text);
     let all = entries(&text).ok_or_else(|| format!("cannot parse `{}`", file.display()))?;
     let dir = file.parent().unwrap_or(Path::new("/")).to_path_buf();

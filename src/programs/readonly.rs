@@ -37,6 +37,9 @@ pub struct Verified {
     pub lists: Vec<String>,
     /// The command changes the working directory only (`cd`, `pushd`, `popd`).
     pub chdir_only: bool,
+    /// Checksum files (`md5sum -c SUMS`): each is read, and so is every file its lines
+    /// name. The caller reads the list to know them (`checksum_names`).
+    pub checksum_lists: Vec<String>,
 }
 
 /// How an entry's operands are read.
@@ -266,7 +269,7 @@ const ENTRIES: &[Entry] = &[
             "sha512sum",
             "b2sum",
         ],
-        "b:binary t:text z:zero :tag :help :version",
+        "b:binary t:text z:zero :tag c:check :ignore-missing :quiet :status :strict w:warn :help :version",
         Files,
     ),
     e(
@@ -519,6 +522,21 @@ pub fn verify(words: &[&str]) -> Option<Verified> {
             // A recursive listing: hidden names with `-a`, symlinked directories
             // entered with `-l`.
             listing_tree(&mut v, parsed.has_short('a'), parsed.has_short('l'));
+        }
+        // `-c`: the operands are lists of names, each named file read. With `-z` the
+        // list's own format changes: not modelled.
+        n if n.ends_with("sum") && parsed.has("check") => {
+            if parsed.has("zero") {
+                return None;
+            }
+            if v.reads.is_empty() {
+                v.reads.push("-".to_string());
+            }
+            v.checksum_lists.append(&mut v.reads);
+            if v.checksum_lists.iter().any(|l| l == "-") {
+                // The list comes from standard input: its names are unknown here.
+                return None;
+            }
         }
         // `-s`: one total per operand, no name below it.
         "du" if parsed.has("summarize") && v.reads.is_empty() => v.reads.push(".".to_string()),
@@ -920,9 +938,93 @@ pub fn jq_filter_safe(filter: &str) -> bool {
     true
 }
 
+/// The names a checksum list holds, as `md5sum -c` reads them (GNU coreutils 9:
+/// `HASH  NAME`, `HASH *NAME`, a leading `\\` escaping `\\n` and `\\\\` in the name, and
+/// `--tag`'s `ALGO (NAME) = HASH`), blank lines skipped. `None` for any other line
+/// (a form this reader does not know may name a file it missed).
+pub fn checksum_names(text: &str) -> Option<Vec<String>> {
+    let mut names = Vec::new();
+    for line in text.lines() {
+        let line = line.strip_suffix('\r').unwrap_or(line);
+        if line.trim().is_empty() {
+            continue;
+        }
+        let (escaped, line) = match line.strip_prefix('\\') {
+            Some(rest) => (true, rest),
+            None => (false, line),
+        };
+        let name = if let Some((hash, rest)) = line.split_once(' ') {
+            if !hash.is_empty() && hash.chars().all(|c| c.is_ascii_hexdigit()) {
+                rest.strip_prefix(' ').or_else(|| rest.strip_prefix('*'))?
+            } else {
+                // `MD5 (NAME) = HASH`
+                let (_, tagged) = line.split_once(" (")?;
+                let (name, hash) = tagged.rsplit_once(") = ")?;
+                if hash.is_empty() || !hash.chars().all(|c| c.is_ascii_hexdigit()) {
+                    return None;
+                }
+                name
+            }
+        } else {
+            return None;
+        };
+        if name.is_empty() {
+            return None;
+        }
+        let name = if escaped {
+            let mut out = String::new();
+            let mut chars = name.chars();
+            while let Some(c) = chars.next() {
+                match (c, c == '\\') {
+                    (_, true) => match chars.next() {
+                        Some('n') => out.push('\n'),
+                        Some('\\') => out.push('\\'),
+                        _ => return None,
+                    },
+                    (c, false) => out.push(c),
+                }
+            }
+            out
+        } else {
+            name.to_string()
+        };
+        names.push(name);
+    }
+    Some(names)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn checksum_lists_as_md5sum_reads_them() {
+        let names = |t: &str| checksum_names(t);
+        assert_eq!(
+            names("401b30e3b8b5d629635a5c613cdb7919  a.txt\n6b39  .env\n\n"),
+            Some(vec!["a.txt".to_string(), ".env".to_string()])
+        );
+        assert_eq!(names("abcd *bin.dat\n"), Some(vec!["bin.dat".to_string()]));
+        assert_eq!(
+            names("MD5 (dir/x y) = 401b30e3\n"),
+            Some(vec!["dir/x y".to_string()])
+        );
+        assert_eq!(
+            names("\\abcd  a\\\\b\\nc\n"),
+            Some(vec!["a\\b\nc".to_string()])
+        );
+        assert_eq!(names("# comment\n"), None);
+        assert_eq!(names("abcd a.txt\n"), None);
+        assert_eq!(names("\\abcd  a\\xb\n"), None);
+        let v = |s: &str| verify(&s.split_whitespace().collect::<Vec<_>>());
+        assert_eq!(
+            v("md5sum -c --quiet SUMS").map(|x| x.checksum_lists),
+            Some(vec!["SUMS".to_string()])
+        );
+        assert!(v("md5sum -c").is_none());
+        assert!(v("sha256sum -c -").is_none());
+        assert!(v("md5sum -cz SUMS").is_none());
+    }
 
     fn v(s: &str) -> Option<Verified> {
         let w: Vec<&str> = s.split_whitespace().collect();

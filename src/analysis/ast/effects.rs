@@ -358,8 +358,12 @@ fn verdict(
                 return None;
             }
         }
+        let mut checked: Vec<String> = Vec::new();
+        for list in &v.checksum_lists {
+            checked.extend(checksum_list(list, cwd, ctx)?);
+        }
         fx.globbed = globbed;
-        for r in &v.reads {
+        for r in v.reads.iter().chain(&v.checksum_lists).chain(&checked) {
             read_request(r, cwd, ctx, fx);
         }
         let reach = crate::model::vocab::DirectoryRead {
@@ -461,6 +465,27 @@ fn git_config_reads(
         read_request(&f.display().to_string(), cwd, ctx, fx);
     }
     true
+}
+
+/// Largest checksum list read to learn the files `md5sum -c LIST` reads.
+const MAX_CHECKSUM_LIST_BYTES: u64 = 64 * 1024;
+/// Most names one checksum list may hold.
+const MAX_CHECKSUM_NAMES: usize = 256;
+
+/// The files a checksum list names (`md5sum -c LIST` reads each, relative to the cwd),
+/// read now, as a glob is expanded now: none when there is no such file (the program
+/// fails before reading any); `None` (not verified) when the list cannot be known — its
+/// place is unknown, it is not a small regular file, or a line is not a form
+/// `readonly::checksum_names` knows.
+fn checksum_list(list: &str, cwd: &Cwd, ctx: &AnalysisContext) -> Option<Vec<String>> {
+    let path = resolve(list, cwd, ctx)?;
+    let bytes = match paths::read_small_file(&path, MAX_CHECKSUM_LIST_BYTES) {
+        Ok(None) => return Some(Vec::new()),
+        Ok(Some(b)) => b,
+        Err(_) => return None,
+    };
+    let names = table::readonly::checksum_names(&String::from_utf8(bytes).ok()?)?;
+    (names.len() <= MAX_CHECKSUM_NAMES).then_some(names)
 }
 
 /// Most names one glob operand may match before the command is left unverified.
