@@ -37,6 +37,62 @@ const SHORTLOG: &str = "n:numbered s:summary e:email c:committer w? :format= :gr
 const GREP: &str = ":cached :no-index :untracked :no-exclude-standard :exclude-standard :recurse-submodules a:text :no-textconv i:ignore-case I :max-depth= r:recursive :no-recursive w:word-regexp v:invert-match h H :full-name E:extended-regexp G:basic-regexp F:fixed-strings P:perl-regexp n:line-number :column l:files-with-matches :name-only L:files-without-match z:null o:only-matching c:count :color? :no-color :break :heading p:show-function A:after-context= B:before-context= C:context= W:function-context :threads= f=< e= :and :or :not :all-match q:quiet m:max-count=";
 const STASH_SHOW: &str = "u:include-untracked :only-untracked :no-include-untracked";
 
+/// git's verified global options that take no value (`-C DIR` takes one).
+const GLOBAL_FLAGS: &[&str] = &[
+    "--no-pager",
+    "-P",
+    "--no-optional-locks",
+    "--literal-pathspecs",
+    "--glob-pathspecs",
+    "--noglob-pathspecs",
+    "--icase-pathspecs",
+    "--no-replace-objects",
+    "--no-advice",
+];
+
+/// One verified git form as the table lists it: the subcommand words (`stash show`)
+/// and the options allowed after them. `remote` and `cat-file` are read by hand (their
+/// few fixed shapes are in `verify`) and listed with no options.
+#[derive(Debug, Clone)]
+pub struct Form {
+    pub words: &'static [&'static str],
+    pub opts: Vec<Opt>,
+}
+
+/// Every verified git form and its options, for the program oracle's generator and
+/// coverage (`oracle::programs`), and git's global flags.
+pub fn forms() -> (Vec<Form>, &'static [&'static str]) {
+    let form = |words: &'static [&'static str], specs: &[&'static str]| Form {
+        words,
+        opts: specs.iter().flat_map(|s| spec_opts(s)).collect(),
+    };
+    let forms = vec![
+        form(&["status"], &[STATUS]),
+        form(&["diff"], &[DIFF, ":cached :staged :no-index"]),
+        form(&["log"], &[LOG, DIFF]),
+        form(&["whatchanged"], &[LOG, DIFF]),
+        form(&["show"], &[LOG, DIFF]),
+        form(&["shortlog"], &[SHORTLOG, LOG]),
+        form(&["reflog"], &[LOG, DIFF]),
+        form(&["reflog", "show"], &[LOG, DIFF]),
+        form(&["branch"], &[BRANCH]),
+        form(&["tag"], &[TAG]),
+        form(&["remote"], &[]),
+        form(&["rev-parse"], &[REV_PARSE]),
+        form(&["ls-files"], &[LS_FILES]),
+        form(&["ls-tree"], &[LS_TREE]),
+        form(&["cat-file"], &[]),
+        form(&["blame"], &[BLAME]),
+        form(&["annotate"], &[BLAME]),
+        form(&["describe"], &[DESCRIBE]),
+        form(&["stash", "list"], &[LOG, DIFF]),
+        form(&["stash", "show"], &[STASH_SHOW, DIFF]),
+        form(&["config"], &[CONFIG]),
+        form(&["grep"], &[GREP]),
+    ];
+    (forms, GLOBAL_FLAGS)
+}
+
 /// A grammar built once from a spec (git options are given in full: no abbreviations).
 fn grammar(cell: &'static OnceLock<Grammar>, specs: &[&'static str]) -> &'static Grammar {
     cell.get_or_init(|| {
@@ -62,15 +118,7 @@ fn globals(words: &[&str]) -> Option<usize> {
     while let Some(w) = words.get(i) {
         match *w {
             "-C" => i += 2,
-            "--no-pager"
-            | "-P"
-            | "--no-optional-locks"
-            | "--literal-pathspecs"
-            | "--glob-pathspecs"
-            | "--noglob-pathspecs"
-            | "--icase-pathspecs"
-            | "--no-replace-objects"
-            | "--no-advice" => i += 1,
+            w if GLOBAL_FLAGS.contains(&w) => i += 1,
             w if w.starts_with('-') => return None,
             _ => return Some(i),
         }

@@ -363,6 +363,42 @@ pub fn names() -> Vec<&'static str> {
     v
 }
 
+/// One verified program as the table lists it: its names and the options its spec
+/// allows. The program oracle (`oracle::programs`) generates commands from these and
+/// counts which were run, so that no option is verified without being run.
+#[derive(Debug, Clone)]
+pub struct TableEntry {
+    pub names: &'static [&'static str],
+    pub opts: Vec<Opt>,
+}
+
+/// Every entry of the option table (not the hand-read programs: see `find_words` and
+/// `xxd_words`; `echo`, `printf`, `test`, `command` run no file and are builtins).
+pub fn table() -> Vec<TableEntry> {
+    ENTRIES
+        .iter()
+        .map(|e| TableEntry {
+            names: e.names,
+            opts: spec_opts(e.spec),
+        })
+        .collect()
+}
+
+/// `find`'s verified words: leading options, expression words without a value, and
+/// expression words with one.
+pub fn find_words() -> (
+    &'static [&'static str],
+    &'static [&'static str],
+    &'static [&'static str],
+) {
+    (&["-H", "-L", "-P"], FIND_NO_VALUE, FIND_ONE_VALUE)
+}
+
+/// `xxd`'s verified words: flags, and words that take a numeric value.
+pub fn xxd_words() -> (&'static [&'static str], &'static [&'static str]) {
+    (XXD_FLAGS, XXD_VALUED)
+}
+
 /// Whether these words (command word first, literal, unquoted) are a verified read-only
 /// command, and what it reads. `None`: not verified (judge it as any other command).
 pub fn verify(words: &[&str]) -> Option<Verified> {
@@ -547,84 +583,88 @@ fn command_v(rest: &[&str]) -> Option<Verified> {
     describes.then(Verified::default)
 }
 
+/// `find`'s expression words that take no value (tests, printing actions, operators).
+const FIND_NO_VALUE: &[&str] = &[
+    "-print",
+    "-print0",
+    "-ls",
+    "-prune",
+    "-quit",
+    "-true",
+    "-false",
+    "-empty",
+    "-readable",
+    "-writable",
+    "-executable",
+    "-nouser",
+    "-nogroup",
+    "-depth",
+    "-d",
+    "-follow",
+    "-xdev",
+    "-mount",
+    "-daystart",
+    "-noleaf",
+    "-ignore_readdir_race",
+    "-noignore_readdir_race",
+    "-not",
+    "!",
+    "(",
+    ")",
+    "\\(",
+    "\\)",
+    "-a",
+    "-and",
+    "-o",
+    "-or",
+    ",",
+];
+
+/// `find`'s expression words that take one value (the next word).
+const FIND_ONE_VALUE: &[&str] = &[
+    "-name",
+    "-iname",
+    "-path",
+    "-ipath",
+    "-wholename",
+    "-iwholename",
+    "-regex",
+    "-iregex",
+    "-lname",
+    "-ilname",
+    "-type",
+    "-xtype",
+    "-size",
+    "-mtime",
+    "-mmin",
+    "-atime",
+    "-amin",
+    "-ctime",
+    "-cmin",
+    "-newer",
+    "-anewer",
+    "-cnewer",
+    "-perm",
+    "-user",
+    "-group",
+    "-uid",
+    "-gid",
+    "-maxdepth",
+    "-mindepth",
+    "-links",
+    "-inum",
+    "-samefile",
+    "-printf",
+    "-regextype",
+    "-used",
+    "-fstype",
+    "-context",
+];
+
 /// `find`: start paths, then an expression of tests and printing actions only. Any
 /// action that runs, deletes or writes (`-exec*`, `-ok*`, `-delete`, `-fprint*`,
 /// `-fls`) or a primary not listed makes it not verified.
 fn find(rest: &[&str]) -> Option<Verified> {
-    const NO_VALUE: &[&str] = &[
-        "-print",
-        "-print0",
-        "-ls",
-        "-prune",
-        "-quit",
-        "-true",
-        "-false",
-        "-empty",
-        "-readable",
-        "-writable",
-        "-executable",
-        "-nouser",
-        "-nogroup",
-        "-depth",
-        "-d",
-        "-follow",
-        "-xdev",
-        "-mount",
-        "-daystart",
-        "-noleaf",
-        "-ignore_readdir_race",
-        "-noignore_readdir_race",
-        "-not",
-        "!",
-        "(",
-        ")",
-        "\\(",
-        "\\)",
-        "-a",
-        "-and",
-        "-o",
-        "-or",
-        ",",
-    ];
-    const ONE_VALUE: &[&str] = &[
-        "-name",
-        "-iname",
-        "-path",
-        "-ipath",
-        "-wholename",
-        "-iwholename",
-        "-regex",
-        "-iregex",
-        "-lname",
-        "-ilname",
-        "-type",
-        "-xtype",
-        "-size",
-        "-mtime",
-        "-mmin",
-        "-atime",
-        "-amin",
-        "-ctime",
-        "-cmin",
-        "-newer",
-        "-anewer",
-        "-cnewer",
-        "-perm",
-        "-user",
-        "-group",
-        "-uid",
-        "-gid",
-        "-maxdepth",
-        "-mindepth",
-        "-links",
-        "-inum",
-        "-samefile",
-        "-printf",
-        "-regextype",
-        "-used",
-        "-fstype",
-        "-context",
-    ];
     let mut i = 0;
     // Leading options (`-H -L -P -O3 -D x`) before the start paths.
     while let Some(w) = rest.get(i) {
@@ -642,9 +682,9 @@ fn find(rest: &[&str]) -> Option<Verified> {
         i += 1;
     }
     while let Some(w) = rest.get(i) {
-        if NO_VALUE.contains(w) {
+        if FIND_NO_VALUE.contains(w) {
             i += 1;
-        } else if ONE_VALUE.contains(w) {
+        } else if FIND_ONE_VALUE.contains(w) {
             rest.get(i + 1)?;
             if matches!(*w, "-newer" | "-anewer" | "-cnewer" | "-samefile") {
                 v.reads.push(rest.get(i + 1)?.to_string());
@@ -664,44 +704,48 @@ fn find(rest: &[&str]) -> Option<Verified> {
     Some(v)
 }
 
+/// `xxd`'s flag words (it reads `-ps` as one word, not a cluster).
+const XXD_FLAGS: &[&str] = &[
+    "-a",
+    "-b",
+    "-C",
+    "-E",
+    "-e",
+    "-i",
+    "-p",
+    "-ps",
+    "-plain",
+    "-postscript",
+    "-r",
+    "-u",
+    "-d",
+    "-h",
+    "-v",
+    "-version",
+];
+
+/// `xxd`'s words that take a (numeric) value, the next word.
+const XXD_VALUED: &[&str] = &[
+    "-c",
+    "-cols",
+    "-g",
+    "-groupsize",
+    "-l",
+    "-len",
+    "-s",
+    "-seek",
+    "-o",
+];
+
 /// `xxd` reads its options its own way (`-ps`, `-cols 8`): only these exact words, the
 /// value options with a numeric value, and at most one operand (a second is written).
 fn xxd(rest: &[&str]) -> Option<Verified> {
-    const FLAGS: &[&str] = &[
-        "-a",
-        "-b",
-        "-C",
-        "-E",
-        "-e",
-        "-i",
-        "-p",
-        "-ps",
-        "-plain",
-        "-postscript",
-        "-r",
-        "-u",
-        "-d",
-        "-h",
-        "-v",
-        "-version",
-    ];
-    const VALUED: &[&str] = &[
-        "-c",
-        "-cols",
-        "-g",
-        "-groupsize",
-        "-l",
-        "-len",
-        "-s",
-        "-seek",
-        "-o",
-    ];
     let mut i = 0;
     let mut ops = Vec::new();
     while let Some(w) = rest.get(i) {
-        if FLAGS.contains(w) {
+        if XXD_FLAGS.contains(w) {
             i += 1;
-        } else if VALUED.contains(w) {
+        } else if XXD_VALUED.contains(w) {
             let val = rest.get(i + 1)?;
             let numeric = !val.is_empty()
                 && val
