@@ -287,7 +287,14 @@ while IFS= read -r -d '' cmd; do
   ( ulimit -t "$2"; cd "$1" || exit 99
     exec -a "__khaelor_oracle__:$i" /bin/bash -c "$cmd" bash ) </dev/null >"$out" 2>&1 &
   pid=$!
+  dog=
+  if [ "$3" = capture ]; then
+    # The real programs can wait forever (`tail -f`): a wall-clock limit per command.
+    ( trap 'exit 0' TERM; sleep 2 & wait $!; kill -KILL -- "-$pid" ) 2>/dev/null &
+    dog=$!
+  fi
   wait "$pid" 2>/dev/null
+  [ -n "$dog" ] && kill -TERM "$dog" 2>/dev/null
   kill -KILL -- "-$pid" 2>/dev/null
   i=$((i+1))
 done </.oracle/commands
