@@ -592,13 +592,15 @@ pub fn generate(seed: u64, n: usize) -> Vec<Generated> {
                 _ => spellings.push((opt, Some(opt.long.is_some()))),
             }
         }
-        if spellings.is_empty() {
-            let nm = name();
-            out.push(command(&mut rng, e, nm, &[]));
-        }
+        let mut used: Vec<&str> = Vec::new();
         for chunk in spellings.chunks(3) {
             let nm = name();
+            used.push(nm);
             out.push(command(&mut rng, e, nm, chunk));
+        }
+        // Every installed name of the entry runs at least once.
+        for nm in names.iter().filter(|n| !used.contains(n)) {
+            out.push(command(&mut rng, e, nm, &[]));
         }
     }
     // Random commands.

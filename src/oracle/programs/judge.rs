@@ -101,10 +101,14 @@ fn own_exec(program: &str, e: &Exec) -> bool {
     name == program || helpers(program).contains(&name)
 }
 
-/// Whether a write is the harness' own (the output capture).
-fn harness_write(path: &str) -> bool {
+/// Whether a write is the harness' own (the output capture), or git's refresh of its
+/// index's cached file times (`git status`/`git diff` take `GIT_DIR/index.lock` and
+/// rename it over the index: the same entries, fresher stat data; measured with
+/// strace on git 2.47, also under `--no-optional-locks` for `diff`).
+fn exempt_write(program: &str, path: &str) -> bool {
     path.strip_prefix(OUTPUT_DIR)
         .is_some_and(|r| r.is_empty() || r.starts_with('/'))
+        || (program == "git" && path.ends_with("/index.lock"))
 }
 
 /// Whether a socket event is the name service's.
@@ -134,7 +138,7 @@ pub fn judge(facts: &Facts<'_>, secrets: &Secrets) -> Vec<Violation> {
         }
     }
     for w in facts.writes {
-        if !harness_write(w) {
+        if !exempt_write(facts.program, w) {
             push(Class::Write, w.clone());
         }
     }
@@ -164,31 +168,51 @@ pub fn judge(facts: &Facts<'_>, secrets: &Secrets) -> Vec<Violation> {
     out
 }
 
-/// What an ask showed the user: the subjects of its file requests.
+/// What an ask showed the user: the subjects of its file requests, and the files its
+/// command names (each word as a path, `~/` expanded, symlinks resolved).
 #[derive(Debug, Clone, Default)]
 pub struct Reported {
     pub reads: Vec<String>,
     pub writes: Vec<String>,
+    pub named: Vec<String>,
+}
+
+/// A path with its symlinks resolved on the host (the world is at the same paths
+/// there): the whole path, or its parent and the last name when the file is missing.
+pub fn resolved(path: &str) -> String {
+    let p = Path::new(path);
+    if let Ok(c) = std::fs::canonicalize(p) {
+        return c.display().to_string();
+    }
+    match (p.parent().map(std::fs::canonicalize), p.file_name()) {
+        (Some(Ok(dir)), Some(name)) => dir.join(name).display().to_string(),
+        _ => path.to_string(),
+    }
 }
 
 impl Reported {
     /// Whether a violation is something the ask reported: a secret read whose file a
     /// read request names (or lies under, for a recursive read `DIR/**`), a write a
-    /// write request names. A program run or a socket is never reported (a verified
-    /// program's call has no such request).
+    /// write request names (symlinks resolved), or a file the asked command names
+    /// itself. A program run or a socket is never reported (a verified program's call
+    /// has no such request).
     pub fn covers(&self, v: &Violation) -> bool {
         let path = v
             .did
             .strip_prefix("opened ")
             .or_else(|| v.did.strip_prefix("printed the content of "))
             .unwrap_or(&v.did);
+        let real = resolved(path);
         let under = |subject: &String| {
             let s = subject.trim_end_matches("/**").trim_end_matches("/*");
-            path == subject || path.strip_prefix(s).is_some_and(|r| r.starts_with('/'))
+            [path, real.as_str()]
+                .iter()
+                .any(|p| *p == subject || p.strip_prefix(s).is_some_and(|r| r.starts_with('/')))
         };
+        let named = self.named.iter().any(|n| *n == real);
         match v.class {
-            Class::SecretRead => self.reads.iter().any(under),
-            Class::Write => self.writes.iter().any(|w| w == path),
+            Class::SecretRead => named || self.reads.iter().any(under),
+            Class::Write => named || self.writes.iter().any(|w| *w == real || w == path),
             Class::Exec | Class::Socket => false,
         }
     }

@@ -28,8 +28,8 @@ use crate::policy::rules::Action;
 use generate::Generated;
 use judge::{Class, Facts, Secrets, Violation};
 
-/// Examples kept per class.
-const EXAMPLES: usize = 10;
+/// Examples kept per class and table entry.
+const EXAMPLES: usize = 3;
 
 /// One violating (or history-printing) command.
 #[derive(Debug, Clone, Serialize)]
@@ -62,6 +62,9 @@ pub struct ProgramStats {
 #[serde(rename_all = "camelCase")]
 pub struct ClassStats {
     pub commands: usize,
+    /// Commands per table entry (`git show`, `tree`).
+    pub by_entry: BTreeMap<String, usize>,
+    /// The first few of each entry.
     pub examples: Vec<Example>,
 }
 
@@ -137,10 +140,16 @@ impl Report {
             self.hard
         ));
         for (class, st) in &self.by_class {
+            let entries: Vec<String> = st
+                .by_entry
+                .iter()
+                .map(|(e, n)| format!("{e} {n}"))
+                .collect();
             s.push_str(&format!(
-                "\n{} ({} commands):\n",
+                "\n{} ({} commands: {}):\n",
                 class.as_str(),
-                st.commands
+                st.commands,
+                entries.join(", ")
             ));
             for e in &st.examples {
                 s.push_str(&format!(
@@ -311,6 +320,17 @@ pub fn decision(command: &str, ctx: &AnalysisContext, policy: &Policy) -> Decide
             _ => {}
         }
     }
+    // The command's words as paths, as the user reads them in the ask.
+    for w in command.split_whitespace() {
+        let w = w.trim_matches('\'');
+        let path = match w.strip_prefix("~/") {
+            Some(rest) => ctx.home().join(rest),
+            None => ctx.root().join(w),
+        };
+        reported
+            .named
+            .push(judge::resolved(&path.display().to_string()));
+    }
     Decided {
         action: d.decision,
         always: !d.always_patterns.is_empty(),
@@ -391,7 +411,7 @@ pub fn run(
         }
         if judge::prints_history(&r.output, &secrets) {
             report.history.commands += 1;
-            if report.history.examples.len() < EXAMPLES {
+            if report.history.examples.len() < EXAMPLES * 4 {
                 report
                     .history
                     .examples
@@ -409,7 +429,9 @@ pub fn run(
         for class in classes {
             let cs = report.by_class.entry(class).or_default();
             cs.commands += 1;
-            if cs.examples.len() < EXAMPLES {
+            let n = cs.by_entry.entry(g.entry.clone()).or_default();
+            *n += 1;
+            if *n <= EXAMPLES {
                 cs.examples.push(example(
                     found
                         .iter()
