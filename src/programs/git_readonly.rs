@@ -24,7 +24,7 @@ const DIFF: &str = "p u s z w b a R W :patch :no-patch U:unified= :raw :patch-wi
 const LOG: &str = ":oneline :graph :decorate? :no-decorate :decorate-refs= :decorate-refs-exclude= :clear-decorations :source :all :branches? :tags? :remotes? :glob= :exclude= n:max-count= :skip= :since= :after= :until= :before= :since-as-filter= :max-age= :min-age= :author= :committer= :grep= :all-match :invert-grep i:regexp-ignore-case E:extended-regexp F:fixed-strings P:perl-regexp :basic-regexp :merges :no-merges :min-parents= :max-parents= :no-min-parents :no-max-parents :first-parent :exclude-first-parent-only :not :reverse :date= :relative-date :format= :pretty? :abbrev-commit :no-abbrev-commit :encoding= :follow :full-history :simplify-by-decoration :simplify-merges :ancestry-path? :dense :sparse :topo-order :date-order :author-date-order :left-right :cherry-pick :cherry-mark :cherry :left-only :right-only :boundary :walk-reflogs g :mailmap :no-mailmap :use-mailmap :no-use-mailmap :notes? :no-notes :show-notes? :parents :children :log-size :full-diff :show-linear-break? :no-walk? :do-walk :reflog :expand-tabs? :no-expand-tabs :diff-merges= :no-diff-merges :cc c m :remerge-diff :dd :combined-all-paths t :root :in-commit-order :single-worktree :ignore-missing :show-pulls";
 
 const STATUS: &str = "s:short b:branch :show-stash :porcelain? :long v:verbose u:untracked-files? :ignore-submodules? :ignored? z :column? :no-column :ahead-behind :no-ahead-behind :renames :no-renames :find-renames?";
-const BRANCH: &str = "a:all r:remotes l:list v:verbose :show-current :merged= :no-merged= :contains= :no-contains= :points-at= :sort= :format= :color? :no-color :column? :no-column i:ignore-case :abbrev= :no-abbrev q:quiet :omit-empty";
+const BRANCH: &str = "a:all r:remotes l:list v:verbose :show-current :merged= :no-merged= :contains= :no-contains= :points-at= :sort= :format= :color? :no-color :column? :no-column i:ignore-case :abbrev? :no-abbrev q:quiet :omit-empty";
 const TAG: &str = "l:list n? :sort= :contains= :no-contains= :merged= :no-merged= :points-at= :format= :color? :column? :no-column i:ignore-case :omit-empty";
 const REV_PARSE: &str = ":abbrev-ref? :short? :verify q:quiet :symbolic :symbolic-full-name :show-toplevel :show-prefix :show-cdup :git-dir :git-common-dir :absolute-git-dir :is-inside-git-dir :is-inside-work-tree :is-bare-repository :is-shallow-repository :show-superproject-working-tree :shared-index-path :show-object-format? :show-ref-format :local-env-vars :git-path= :resolve-git-dir= :all :branches? :tags? :remotes? :glob= :exclude= :since= :until= :revs-only :no-revs :flags :no-flags :default= :sq :not :disambiguate= :path-format=";
 const LS_FILES: &str = "c:cached d:deleted m:modified o:others i:ignored s:stage u:unmerged k:killed :directory :no-empty-directory :eol :deduplicate :resolve-undo z t v f :full-name :recurse-submodules :abbrev? :error-unmatch :with-tree= x:exclude= X:exclude-from=< :exclude-per-directory= :exclude-standard :sparse :format=";
@@ -318,6 +318,7 @@ mod tests {
             "git show HEAD --stat",
             "git branch -a",
             "git branch --list feat*",
+            "git branch --abbrev=10",
             "git tag -l v1*",
             "git remote -v",
             "git rev-parse --show-toplevel",
@@ -338,6 +339,8 @@ mod tests {
             "git --exec-path=/x status",
             "git -p log",
             "git branch new",
+            // `--abbrev` takes its value only attached: `10` is a new branch's name.
+            "git branch --abbrev 10",
             "git branch -D x",
             "git tag v1",
             "git remote add o u",
