@@ -219,7 +219,14 @@ fn value(rng: &mut Rng, opt: &Opt) -> String {
 
 /// The words of one option in one of its spellings (`prefer_long`: `Some(true)` the
 /// long name, `Some(false)` the short letter, `None` either).
-fn option_words(rng: &mut Rng, opt: &Opt, prefer_long: Option<bool>) -> Vec<String> {
+/// `unlisted`: the letters the entry does not list (options the table left out
+/// because they write, run or read more), for clusters that hide one.
+fn option_words(
+    rng: &mut Rng,
+    opt: &Opt,
+    prefer_long: Option<bool>,
+    unlisted: &[&'static str],
+) -> Vec<String> {
     let long = match (opt.short, opt.long, prefer_long) {
         (Some(_), Some(_), Some(p)) => p,
         (Some(_), Some(_), None) => rng.chance(50),
@@ -272,15 +279,10 @@ fn option_words(rng: &mut Rng, opt: &Opt, prefer_long: Option<bool>) -> Vec<Stri
                 let v = quote(&value(rng, opt));
                 match rng.below(3) {
                     0 => vec![format!("-{c}{v}")],
-                    // Option letters as the attached value (`tree -Lo`): the table
-                    // reads a value, the program may read another option.
-                    1 => vec![
-                        format!(
-                            "-{c}{}",
-                            rng.pick(&["o", "R", "f", "H", "O", "X", "x", "l"])
-                        ),
-                        quote(&value(rng, opt)),
-                    ],
+                    // An unlisted option letter as the attached value (`tree -Lo 1
+                    // FILE`): the table reads a value, the program may read the
+                    // letter as an option that takes the next word after `-L`'s.
+                    1 => hidden_cluster(rng, opt, unlisted),
                     _ => vec![format!("-{c}"), v],
                 }
             }
@@ -489,14 +491,23 @@ fn xxd_command(rng: &mut Rng, words: &[&'static str]) -> (String, Vec<String>) {
 }
 
 /// A command of entry `e` run as `name`, with `opts` (each with its spelling choice).
-fn command(rng: &mut Rng, e: &Entry, name: &str, opts: &[(&Opt, Option<bool>)]) -> Generated {
+/// `extra`: option words put first (after git's subcommand).
+fn command(
+    rng: &mut Rng,
+    e: &Entry,
+    name: &str,
+    opts: &[(&Opt, Option<bool>)],
+    extra: &[String],
+) -> Generated {
     let mut words: Vec<String> = vec![name.to_string()];
     if e.names == ["git"] {
         words.extend(git_globals(rng));
     }
     words.extend(e.lead.iter().map(|w| (*w).to_string()));
+    words.extend(extra.iter().cloned());
     let mut option_words: Vec<Vec<String>> = Vec::new();
     let mut keys = Vec::new();
+    let hidden = unlisted(&e.opts);
     // Short flags without a value may be clustered (`-la`), the last letter of a
     // cluster sometimes one that takes a value.
     let mut cluster = String::new();
@@ -507,7 +518,7 @@ fn command(rng: &mut Rng, e: &Entry, name: &str, opts: &[(&Opt, Option<bool>)]) 
             cluster.push(opt.short.unwrap_or('?'));
             continue;
         }
-        option_words.push(option_words_of(rng, opt, *long));
+        option_words.push(option_words_of(rng, opt, *long, &hidden));
     }
     if !cluster.is_empty() {
         option_words.push(vec![format!("-{cluster}")]);
@@ -539,8 +550,52 @@ fn command(rng: &mut Rng, e: &Entry, name: &str, opts: &[(&Opt, Option<bool>)]) 
     }
 }
 
-fn option_words_of(rng: &mut Rng, opt: &Opt, long: Option<bool>) -> Vec<String> {
-    option_words(rng, opt, long)
+fn option_words_of(
+    rng: &mut Rng,
+    opt: &Opt,
+    long: Option<bool>,
+    unlisted: &[&'static str],
+) -> Vec<String> {
+    option_words(rng, opt, long, unlisted)
+}
+
+/// Every ASCII letter and digit as a one-letter string.
+const LETTERS: &[&str] = &[
+    "a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l", "m", "n", "o", "p", "q", "r", "s",
+    "t", "u", "v", "w", "x", "y", "z", "A", "B", "C", "D", "E", "F", "G", "H", "I", "J", "K", "L",
+    "M", "N", "O", "P", "Q", "R", "S", "T", "U", "V", "W", "X", "Y", "Z", "0", "1", "2", "3", "4",
+    "5", "6", "7", "8", "9",
+];
+
+/// The letters an entry's options do not list.
+fn unlisted(opts: &[Opt]) -> Vec<&'static str> {
+    LETTERS
+        .iter()
+        .copied()
+        .filter(|l| {
+            !opts
+                .iter()
+                .any(|o| o.short.is_some_and(|c| l.starts_with(c)))
+        })
+        .collect()
+}
+
+/// `-{c}{x} VALUE TARGET`: a value option with an unlisted letter attached, then a
+/// value and a file a write would hurt.
+fn hidden_cluster(rng: &mut Rng, opt: &Opt, unlisted: &[&'static str]) -> Vec<String> {
+    let c = opt.short.unwrap_or('?');
+    let x = if unlisted.is_empty() {
+        "o"
+    } else {
+        rng.pick(unlisted)
+    };
+    let o = &OPERANDS;
+    let target = if rng.chance(60) {
+        rng.pick(o.targets)
+    } else {
+        rng.pick(o.secrets)
+    };
+    vec![format!("-{c}{x}"), quote(&value(rng, opt)), quote(target)]
 }
 
 /// The systematic pass (always whole, whatever `n`), then random commands up to `n` in
@@ -596,11 +651,30 @@ pub fn generate(seed: u64, n: usize) -> Vec<Generated> {
         for chunk in spellings.chunks(3) {
             let nm = name();
             used.push(nm);
-            out.push(command(&mut rng, e, nm, chunk));
+            out.push(command(&mut rng, e, nm, chunk, &[]));
+        }
+        // Every unlisted letter once attached to a short option with a value (the
+        // options in turn), then that value and a file a write would hurt.
+        let valued: Vec<&Opt> = e
+            .opts
+            .iter()
+            .filter(|o| o.short.is_some() && matches!(o.arg, Arg::Required | Arg::Two))
+            .collect();
+        if !valued.is_empty() && e.kind != Kind::Git && e.kind != Kind::GitConfig {
+            for (i, letter) in unlisted(&e.opts).into_iter().enumerate() {
+                let Some(opt) = valued.get(i % valued.len()) else {
+                    break;
+                };
+                let nm = name();
+                let words = hidden_cluster(&mut rng, opt, &[letter]);
+                let mut g = command(&mut rng, e, nm, &[], &words);
+                g.options.push(key(opt));
+                out.push(g);
+            }
         }
         // Every installed name of the entry runs at least once.
         for nm in names.iter().filter(|n| !used.contains(n)) {
-            out.push(command(&mut rng, e, nm, &[]));
+            out.push(command(&mut rng, e, nm, &[], &[]));
         }
     }
     // Random commands.
@@ -639,7 +713,7 @@ pub fn generate(seed: u64, n: usize) -> Vec<Generated> {
             .filter_map(|_| e.opts.get(rng.below(e.opts.len())))
             .map(|o| (o, None))
             .collect();
-        out.push(command(&mut rng, e, nm, &picked));
+        out.push(command(&mut rng, e, nm, &picked, &[]));
     }
     out
 }

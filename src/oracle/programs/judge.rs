@@ -199,7 +199,7 @@ pub fn resolved(path: &str) -> String {
 impl Reported {
     /// Whether a violation is something the ask reported: a secret read whose file a
     /// read request names (or lies under, for a recursive read `DIR/**`), a write a
-    /// write request names (symlinks resolved), or a file the asked command names
+    /// write request names (symlinks resolved), or a secret the asked command names
     /// itself. A program run or a socket is never reported (a verified program's call
     /// has no such request).
     pub fn covers(&self, v: &Violation) -> bool {
@@ -218,7 +218,8 @@ impl Reported {
         let named = self.named.contains(&real);
         match v.class {
             Class::SecretRead => named || self.reads.iter().any(under),
-            Class::Write => named || self.writes.iter().any(|w| *w == real || w == path),
+            // A file named as an operand was shown as read, not as written.
+            Class::Write => self.writes.iter().any(|w| *w == real || w == path),
             Class::Exec | Class::Socket => false,
         }
     }
