@@ -714,6 +714,55 @@ mod tests {
     }
 
     #[test]
+    fn the_programs_layout_shows_reads_as_opened_and_sockets() {
+        // `-y` prints descriptors with their paths: the read through `link` opened
+        // the file the kernel resolved, a directory descriptor names its directory.
+        let marker = hex("__khaelor_oracle__:0");
+        let bash = hex("/bin/bash");
+        let trace = [
+            format!("12 chdir(\"{}\") = 0", hex("/p")),
+            format!("12 execve(\"{bash}\", [\"{marker}\", \"-c\"], 0x1 /* 1 vars */) = 0"),
+            format!(
+                "12 openat(AT_FDCWD<{}>, \"{}\", O_RDONLY) = 3<{}>",
+                hex("/p"),
+                hex("link/cred"),
+                hex("/h/.aws/credentials")
+            ),
+            format!(
+                "12 openat(4<{}>, \"{}\", O_WRONLY|O_CREAT|O_TRUNC, 0666) = -1 EROFS (x)",
+                hex("/p/docs"),
+                hex("out")
+            ),
+            format!(
+                "12 openat(AT_FDCWD<{}>, \"{}\", O_RDONLY) = -1 ENOENT (x)",
+                hex("/p"),
+                hex("missing")
+            ),
+            format!(
+                "12 socket(AF_INET, SOCK_STREAM, IPPROTO_IP) = 3<{}>",
+                hex("socket:[1]")
+            ),
+            format!(
+                "12 connect(3<{}>, {{sa_family=AF_UNIX, sun_path=\"{}\"}}, 110) = -1 ENOENT (x)",
+                hex("socket:[1]"),
+                hex("/run/nscd/socket")
+            ),
+        ]
+        .join("\n");
+        let full = observe_full(&trace, 1, &[]);
+        let (o, x) = &full[0];
+        assert_eq!(o.writes, vec!["/p/docs/out".to_string()]);
+        assert_eq!(x.reads, vec!["/h/.aws/credentials".to_string()]);
+        assert_eq!(
+            x.sockets,
+            vec![
+                "socket AF_INET".to_string(),
+                "connect AF_UNIX /run/nscd/socket".to_string()
+            ]
+        );
+    }
+
+    #[test]
     fn a_reused_pid_is_a_new_process() {
         // pid 12 runs command 0 and exits; a runaway command 1 later forks a child that
         // gets pid 12 again, and that child's program is command 1's, not command 0's.
