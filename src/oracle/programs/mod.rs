@@ -28,6 +28,9 @@ use crate::policy::rules::Action;
 use generate::Generated;
 use judge::{Class, Facts, Secrets, Violation};
 
+/// Commands run and judged at a time.
+const CHUNK: usize = 2_000;
+
 /// Examples kept per class and table entry.
 const EXAMPLES: usize = 3;
 
@@ -352,9 +355,7 @@ pub fn run(
         }
     })?;
     let policy = Policy::builder().build();
-    let texts: Vec<String> = commands.iter().map(|g| g.command.clone()).collect();
-    let total = texts.len();
-    let runs = sandbox.run_programs(&texts, &|done| progress(done, total))?;
+    let total = commands.len();
     let secrets = secrets(sandbox);
     let mut report = Report {
         seed,
@@ -362,83 +363,91 @@ pub fn run(
         ..Report::default()
     };
     let mut exercised: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
-    for (g, r) in commands.iter().zip(&runs) {
-        match r.observed.status {
-            RunStatus::Unrunnable => {
-                report.not_run += 1;
+    let mut before = 0usize;
+    // In chunks, so that the outputs and the read lists of a long run are dropped as
+    // soon as they are judged.
+    for chunk in commands.chunks(CHUNK) {
+        let texts: Vec<String> = chunk.iter().map(|g| g.command.clone()).collect();
+        let runs = sandbox.run_programs(&texts, &|done| progress(before + done, total))?;
+        before += chunk.len();
+        for (g, r) in chunk.iter().zip(&runs) {
+            match r.observed.status {
+                RunStatus::Unrunnable => {
+                    report.not_run += 1;
+                    continue;
+                }
+                RunStatus::TimedOut => report.timed_out += 1,
+                RunStatus::Ran => report.ran += 1,
+            }
+            exercised
+                .entry(g.entry.as_str())
+                .or_default()
+                .extend(g.options.iter().map(String::as_str));
+            let decided = decision(&g.command, &ctx, &policy);
+            let (act, always) = (decided.action, decided.always);
+            *report.verdicts.entry(action(act).to_string()).or_default() += 1;
+            let st = report.by_program.entry(g.program.clone()).or_default();
+            st.commands += 1;
+            match act {
+                Action::Allow => st.allowed += 1,
+                Action::Ask => st.asked += 1,
+                Action::Deny => st.denied += 1,
+            }
+            if act == Action::Ask && always {
+                st.always_offered += 1;
+            }
+            if !(act == Action::Allow || always) {
                 continue;
             }
-            RunStatus::TimedOut => report.timed_out += 1,
-            RunStatus::Ran => report.ran += 1,
-        }
-        exercised
-            .entry(g.entry.as_str())
-            .or_default()
-            .extend(g.options.iter().map(String::as_str));
-        let decided = decision(&g.command, &ctx, &policy);
-        let (act, always) = (decided.action, decided.always);
-        *report.verdicts.entry(action(act).to_string()).or_default() += 1;
-        let st = report.by_program.entry(g.program.clone()).or_default();
-        st.commands += 1;
-        match act {
-            Action::Allow => st.allowed += 1,
-            Action::Ask => st.asked += 1,
-            Action::Deny => st.denied += 1,
-        }
-        if act == Action::Ask && always {
-            st.always_offered += 1;
-        }
-        if !(act == Action::Allow || always) {
-            continue;
-        }
-        report.judged += 1;
-        let label = if act == Action::Allow {
-            "allow"
-        } else {
-            "ask+always"
-        };
-        let example = |did: Vec<String>| Example {
-            command: g.command.clone(),
-            program: g.program.clone(),
-            entry: g.entry.clone(),
-            decision: label.to_string(),
-            did,
-        };
-        let mut found = judge::judge(&facts_of(&g.program, r), &secrets);
-        if act != Action::Allow {
-            // An ask shows its requests: what it reported the user saw.
-            found.retain(|v| !decided.reported.covers(v));
-        }
-        if judge::prints_history(&r.output, &secrets) {
-            report.history.commands += 1;
-            if report.history.examples.len() < EXAMPLES * 4 {
-                report
-                    .history
-                    .examples
-                    .push(example(vec!["printed the history secret".into()]));
+            report.judged += 1;
+            let label = if act == Action::Allow {
+                "allow"
+            } else {
+                "ask+always"
+            };
+            let example = |did: Vec<String>| Example {
+                command: g.command.clone(),
+                program: g.program.clone(),
+                entry: g.entry.clone(),
+                decision: label.to_string(),
+                did,
+            };
+            let mut found = judge::judge(&facts_of(&g.program, r), &secrets);
+            if act != Action::Allow {
+                // An ask shows its requests: what it reported the user saw.
+                found.retain(|v| !decided.reported.covers(v));
             }
-        }
-        if found.is_empty() {
-            continue;
-        }
-        report.hard += 1;
-        if let Some(st) = report.by_program.get_mut(&g.program) {
-            st.hard += 1;
-        }
-        let classes: BTreeSet<Class> = found.iter().map(|v| v.class).collect();
-        for class in classes {
-            let cs = report.by_class.entry(class).or_default();
-            cs.commands += 1;
-            let n = cs.by_entry.entry(g.entry.clone()).or_default();
-            *n += 1;
-            if *n <= EXAMPLES {
-                cs.examples.push(example(
-                    found
-                        .iter()
-                        .filter(|v| v.class == class)
-                        .map(|v| v.did.clone())
-                        .collect(),
-                ));
+            if judge::prints_history(&r.output, &secrets) {
+                report.history.commands += 1;
+                if report.history.examples.len() < EXAMPLES * 4 {
+                    report
+                        .history
+                        .examples
+                        .push(example(vec!["printed the history secret".into()]));
+                }
+            }
+            if found.is_empty() {
+                continue;
+            }
+            report.hard += 1;
+            if let Some(st) = report.by_program.get_mut(&g.program) {
+                st.hard += 1;
+            }
+            let classes: BTreeSet<Class> = found.iter().map(|v| v.class).collect();
+            for class in classes {
+                let cs = report.by_class.entry(class).or_default();
+                cs.commands += 1;
+                let n = cs.by_entry.entry(g.entry.clone()).or_default();
+                *n += 1;
+                if *n <= EXAMPLES {
+                    cs.examples.push(example(
+                        found
+                            .iter()
+                            .filter(|v| v.class == class)
+                            .map(|v| v.did.clone())
+                            .collect(),
+                    ));
+                }
             }
         }
     }
