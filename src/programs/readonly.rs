@@ -80,7 +80,8 @@ use Operands::{Chdir, Files, FilesAtMost, PatternFiles, Text};
 /// does not know. Options that write, run, read a list of further files, or are otherwise not
 /// modelled are simply not listed: `sort -o`/`--compress-program`/`-T`/`--files0-from`,
 /// `tree -o`/`-R`/`-H`/`--fromfile`, `date -s`, `hash -p`, `printf -v`, `*sum -c`,
-/// `diff -l`, `file -C`/`-f`, `fd -x`/`-X`/`-l`, `rg --pre`, `jq -f`/`-L`/`--rawfile`.
+/// `diff -l`, `diff -N`/`--unidirectional-new-file` (with directory operands they print
+/// every file only one side holds, a read of a whole directory), `file -C`/`-f`, `fd -x`/`-X`/`-l`, `rg --pre`, `jq -f`/`-L`/`--rawfile`.
 const ENTRIES: &[Entry] = &[
     e(&["pwd"], "L P", Text),
     e(&["whoami"], ":help :version", Text),
@@ -184,7 +185,7 @@ const ENTRIES: &[Entry] = &[
     ),
     e(
         &["diff"],
-        "i:ignore-case :ignore-file-name-case :no-ignore-file-name-case E:ignore-tab-expansion Z:ignore-trailing-space b:ignore-space-change w:ignore-all-space B:ignore-blank-lines I:ignore-matching-lines= a:text :strip-trailing-cr r:recursive N:new-file :unidirectional-new-file s:report-identical-files q:brief c C:context? u U:unified? e:ed n:rcs y:side-by-side W:width= :left-column :suppress-common-lines p:show-c-function F:show-function-line= :label= t:expand-tabs T:initial-tab :tabsize= :suppress-blank-empty d:minimal :speed-large-files :horizon-lines= :normal x:exclude= X:exclude-from=< S:starting-file= :from-file=< :to-file=< :color? :palette= :no-dereference :old-line-format= :new-line-format= :unchanged-line-format= :line-format= :old-group-format= :new-group-format= :changed-group-format= :unchanged-group-format= D:ifdef= :help :version",
+        "i:ignore-case :ignore-file-name-case :no-ignore-file-name-case E:ignore-tab-expansion Z:ignore-trailing-space b:ignore-space-change w:ignore-all-space B:ignore-blank-lines I:ignore-matching-lines= a:text :strip-trailing-cr r:recursive s:report-identical-files q:brief c C:context? u U:unified? e:ed n:rcs y:side-by-side W:width= :left-column :suppress-common-lines p:show-c-function F:show-function-line= :label= t:expand-tabs T:initial-tab :tabsize= :suppress-blank-empty d:minimal :speed-large-files :horizon-lines= :normal x:exclude= X:exclude-from=< S:starting-file= :from-file=< :to-file=< :color? :palette= :no-dereference :old-line-format= :new-line-format= :unchanged-line-format= :line-format= :old-group-format= :new-group-format= :changed-group-format= :unchanged-group-format= D:ifdef= :help :version",
         Files,
     ),
     e(
