@@ -47,12 +47,22 @@ pub struct Args {
     /// Sandbox processes at the same time.
     #[arg(long, value_name = "N", default_value_t = 2)]
     pub workers: usize,
+    /// The program oracle: run generated commands of the verified read-only programs
+    /// (the real programs, over a hostile world) and hold each one the default policy
+    /// allows to what "verified" promises: no program run, no write, no secret read, no
+    /// socket. `--generate N` commands in all (the systematic pass over every table
+    /// option always runs whole); FILEs are not read.
+    #[arg(long, conflicts_with = "files")]
+    pub programs: bool,
     /// Files of commands.
     #[arg(value_name = "FILE")]
     pub files: Vec<String>,
 }
 
 pub fn run(args: Args) -> ExitCode {
+    if args.programs {
+        return run_programs(&args);
+    }
     let mut all: Vec<Input> = Vec::new();
     for f in &args.files {
         if let Err(e) = inputs::read_file(f, &mut all) {
@@ -106,6 +116,71 @@ pub fn run(args: Args) -> ExitCode {
         }
     };
     let result = report::run(&sandbox, &all, &progress);
+    if let Some(b) = &bar {
+        b.finish_and_clear();
+    }
+    let report = match result {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let out = if args.json {
+        match serde_json::to_string_pretty(&report) {
+            Ok(s) => s,
+            Err(e) => {
+                eprintln!("error: cannot serialize the report: {e}");
+                return ExitCode::from(2);
+            }
+        }
+    } else if args.markdown {
+        report.markdown()
+    } else {
+        report.text()
+    };
+    super::print_out(&format!("{}\n", out.trim_end()));
+    if report.passes() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    }
+}
+
+/// `oracle --programs`: the program oracle (`crate::oracle::programs`).
+fn run_programs(args: &Args) -> ExitCode {
+    use crate::oracle::programs;
+    let mut commands = programs::generate::generate(args.seed, args.generate);
+    if let Some(n) = args.limit {
+        commands.truncate(n);
+    }
+    let limits = Limits {
+        batch: args.batch,
+        workers: args.workers,
+        ..Limits::default()
+    };
+    let sandbox = match programs::sandbox(limits) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let bar = std::io::stderr().is_terminal().then(|| {
+        let bar = indicatif::ProgressBar::new(commands.len() as u64);
+        if let Ok(style) = indicatif::ProgressStyle::with_template(
+            "{spinner} running {pos}/{len} program commands [{bar:40}] {eta} left",
+        ) {
+            bar.set_style(style.progress_chars("=> "));
+        }
+        bar
+    });
+    let progress = |done: usize, _total: usize| {
+        if let Some(b) = &bar {
+            b.set_position(done as u64);
+        }
+    };
+    let result = programs::run(&sandbox, args.seed, &commands, &progress);
     if let Some(b) = &bar {
         b.finish_and_clear();
     }

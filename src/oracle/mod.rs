@@ -9,13 +9,16 @@
 //! driver script, batches, time limits), `trace` (strace output -> per-command facts),
 //! `compare` (the property and its reasons), `generate` (the seeded grammar-aware
 //! generator), `inputs` (corpora, fixture tables and grammar snippets as command lists)
-//! and `report` (counts, violations by reason, text/markdown/JSON). It uses only the
+//! and `report` (counts, violations by reason, text/markdown/JSON). `programs` is the
+//! program oracle: the real programs of the verified table, over a hostile world, judge
+//! what "verified read-only" promises. It uses only the
 //! public analysis API (`analysis::analyze`, `tools::bash_call`, `decide::decide`,
 //! `config::Policy`) and never changes an analysis: it observes and judges.
 
 pub mod compare;
 pub mod generate;
 pub mod inputs;
+pub mod programs;
 pub mod report;
 pub mod sandbox;
 pub mod trace;

@@ -61,6 +61,46 @@ pub enum Layout {
     /// Only bash, which parses each text with `bash -n` and runs none
     /// (`parse_with_bash`).
     ParseOnly,
+    /// The host's programs (its `/usr` read-only and a few `/etc` files, `PROGRAM_ETC`)
+    /// over a hostile world built once per run (`new_programs`), each worker seeing
+    /// its own read-only copy at the world's path, raw-disk stand-ins at `DISKS`; each
+    /// command's output is kept, and the trace also shows reads (with the path the
+    /// kernel opened), sockets and connects (`run_programs`, the program oracle).
+    Programs,
+}
+
+/// The `/etc` entries the programs' layout binds (those that exist): the loader's
+/// cache, the alternatives links (`/usr/bin/awk` and others), user and group names
+/// (`ls -l`, `id`), the time zone, and libmagic's and MIME tables (`file`). Nothing
+/// else of the host's configuration (no `/etc/gitconfig`): the programs see a plain
+/// system.
+pub const PROGRAM_ETC: &[&str] = &[
+    "/etc/ld.so.cache",
+    "/etc/ld.so.conf",
+    "/etc/alternatives",
+    "/etc/passwd",
+    "/etc/group",
+    "/etc/nsswitch.conf",
+    "/etc/localtime",
+    "/etc/magic",
+    "/etc/magic.mime",
+    "/etc/mime.types",
+];
+
+/// Raw disks in the programs' layout: each is a read-only stand-in file, so writing
+/// one shows as an open for writing that fails.
+pub const DISKS: &[&str] = &["/dev/sda", "/dev/nvme0n1"];
+
+/// Where each command's stdout and stderr go in the programs' layout (`/.oracle/out/I`).
+pub const OUTPUT_DIR: &str = "/.oracle/out";
+
+/// One command's run: the facts, the extra facts of the programs' layout (empty
+/// elsewhere), and its output (stdout and stderr together, the programs' layout only).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Run {
+    pub observed: Observed,
+    pub extra: super::trace::Extra,
+    pub output: Vec<u8>,
 }
 
 /// Sandbox uids start here. Each (process, sandbox, worker) gets its own uid, so
@@ -135,6 +175,8 @@ pub struct Sandbox {
     limits: Limits,
     /// This sandbox's block of eight uids (see `UID_BASE`).
     uid_slot: u32,
+    /// The programs' layout is set up (`new_programs`).
+    programs: bool,
 }
 
 /// Finds an executable on the host PATH.
@@ -229,7 +271,7 @@ fn io_err(path: &Path) -> impl Fn(std::io::Error) -> SandboxError + '_ {
 /// `bash -n` under its own marker (`SYNTAX_ARGV0`), whose exit status the trace shows:
 /// bash runs nothing of a text it rejects, which the strict check must know. With
 /// `parse`, each text is only parsed.
-const DRIVER: &str = r#"# khaelor-perm oracle driver: $1 = project dir, $2 = CPU seconds per command, $3 = syntax to parse each first.
+const DRIVER: &str = r#"# khaelor-perm oracle driver: $1 = project dir, $2 = CPU seconds per command, $3 = syntax to parse each first, parse to only parse, capture to keep each output.
 set -m
 ulimit -u 128 2>/dev/null
 ulimit -f 2048 2>/dev/null
@@ -240,10 +282,19 @@ while IFS= read -r -d '' cmd; do
     ( ulimit -t "$2"; exec -a "__khaelor_syntax__:$i" /bin/bash -n -c "$cmd" bash ) </dev/null >/dev/null 2>&1
   fi
   if [ "$3" = parse ]; then i=$((i+1)); continue; fi
+  out=/dev/null
+  if [ "$3" = capture ]; then out="/.oracle/out/$i"; fi
   ( ulimit -t "$2"; cd "$1" || exit 99
-    exec -a "__khaelor_oracle__:$i" /bin/bash -c "$cmd" bash ) </dev/null >/dev/null 2>&1 &
+    exec -a "__khaelor_oracle__:$i" /bin/bash -c "$cmd" bash ) </dev/null >"$out" 2>&1 &
   pid=$!
+  dog=
+  if [ "$3" = capture ]; then
+    # The real programs can wait forever (`tail -f`): a wall-clock limit per command.
+    ( trap 'exit 0' TERM; sleep 2 & wait $!; kill -KILL -- "-$pid" ) 2>/dev/null &
+    dog=$!
+  fi
   wait "$pid" 2>/dev/null
+  [ -n "$dog" ] && kill -TERM "$dog" 2>/dev/null
   kill -KILL -- "-$pid" 2>/dev/null
   i=$((i+1))
 done </.oracle/commands
@@ -326,11 +377,45 @@ impl Sandbox {
             uid_slot: (std::process::id() % 4_000_000) * 16 + u32::try_from(n % 16).unwrap_or(0),
             limits: Limits {
                 batch: limits.batch.max(1),
-                workers: limits.workers.max(1),
+                // One uid per worker, eight per sandbox (`uid`).
+                workers: limits.workers.clamp(1, 8),
                 ..limits
             },
+            programs: false,
         };
         sb.probe()?;
+        Ok(sb)
+    }
+
+    /// A sandbox for the program oracle (`Layout::Programs`): `build(root, home)` makes
+    /// the world on the host at the project and HOME paths (the analysis reads it
+    /// there); each worker gets a copy owned by its uid (git refuses a repository
+    /// another user owns, and a real user owns their project), bound read-only at the
+    /// same paths, so the world never changes. `probe(sandbox)` must then pass.
+    pub fn new_programs(
+        limits: Limits,
+        build: &dyn Fn(&Path, &Path) -> Result<(), String>,
+        probe: &dyn Fn(&Sandbox) -> Result<(), String>,
+    ) -> Result<Sandbox, SandboxError> {
+        let mut sb = Sandbox::new(limits)?;
+        sb.programs = true;
+        build(&sb.root, &sb.home).map_err(|message| SandboxError::Io {
+            path: sb.scratch.display().to_string(),
+            message,
+        })?;
+        let disk = sb.scratch.join("disk");
+        std::fs::write(&disk, b"").map_err(io_err(&disk))?;
+        for w in 0..sb.limits.workers {
+            let uid = sb.uid(w);
+            let dir = sb.scratch.join(format!("w{w}"));
+            let world = dir.join("world");
+            std::fs::create_dir_all(dir.join("out")).map_err(io_err(&dir))?;
+            std::os::unix::fs::chown(dir.join("out"), Some(uid), Some(uid))
+                .map_err(io_err(&dir))?;
+            copy_tree(&sb.root, &world.join("project"), uid)?;
+            copy_tree(&sb.home, &world.join("home"), uid)?;
+        }
+        probe(&sb).map_err(|message| SandboxError::Probe { message })?;
         Ok(sb)
     }
 
@@ -359,10 +444,14 @@ impl Sandbox {
         let cmds = vec!["khaelor_oracle_probe arg > probe.out".to_string()];
         let (obs, cut) = self.run_batch(Layout::BashOnly, 0, &cmds, self.limits.command_wall)?;
         let seen = obs.first().is_some_and(|o| {
-            o.executed
+            o.observed
+                .executed
                 .iter()
                 .any(|e| e.argv == ["khaelor_oracle_probe", "arg"])
-                && o.writes.iter().any(|w| w.ends_with("/project/probe.out"))
+                && o.observed
+                    .writes
+                    .iter()
+                    .any(|w| w.ends_with("/project/probe.out"))
         });
         if cut || !seen {
             return Err(SandboxError::Probe {
@@ -376,7 +465,13 @@ impl Sandbox {
         let (obs, cut) = self.run_batch(Layout::Producers, 0, &probes, self.limits.command_wall)?;
         for ((name, command), o) in PRODUCER_PROBES.iter().zip(&obs) {
             let wanted = format!("khaelor_oracle_probe_{name}");
-            if cut || !o.executed.iter().any(|e| e.argv == [wanted.as_str()]) {
+            if cut
+                || !o
+                    .observed
+                    .executed
+                    .iter()
+                    .any(|e| e.argv == [wanted.as_str()])
+            {
                 return Err(SandboxError::Probe {
                     message: format!(
                         "producer `{name}` did not compute its output in the sandbox (`{command}`, cut: {cut}, observed: {o:?})"
@@ -414,6 +509,30 @@ impl Sandbox {
             .status();
     }
 
+    /// The programs' layout's system: the host's `/usr` read-only, the merged-`/usr`
+    /// links, and `PROGRAM_ETC`.
+    fn program_binds(&self, c: &mut Command) {
+        c.args(["--ro-bind", "/usr", "/usr"]);
+        for (link, target) in [
+            ("/bin", "usr/bin"),
+            ("/sbin", "usr/sbin"),
+            ("/lib", "usr/lib"),
+            ("/lib64", "usr/lib64"),
+        ] {
+            let host = Path::new(link);
+            if host.is_symlink() {
+                c.args(["--symlink", target, link]);
+            } else if host.is_dir() {
+                c.arg("--ro-bind").arg(host).arg(host);
+            }
+        }
+        for etc in PROGRAM_ETC {
+            if Path::new(etc).exists() {
+                c.args(["--ro-bind", etc, etc]);
+            }
+        }
+    }
+
     fn command(
         &self,
         layout: Layout,
@@ -427,12 +546,22 @@ impl Sandbox {
             // `--seccomp-bpf`: only the traced calls stop the tracee (measured: a
             // 50-command batch in 3.0 s instead of 4.4-7.6 s).
             .args(["-f", "--seccomp-bpf", "-q", "-xx", "-s", "1000000", "-o"])
-            .arg(trace_file)
-            .args([
+            .arg(trace_file);
+        if layout == Layout::Programs {
+            // `-y`: descriptors with their paths, so a read through a symlink shows the
+            // file the kernel opened, and a directory descriptor its directory.
+            c.args([
+                "-y",
+                "-e",
+                "trace=execve,openat,open,creat,chdir,fchdir,newfstatat,stat,clone,clone3,fork,vfork,socket,connect",
+            ]);
+        } else {
+            c.args([
                 "-e",
                 "trace=execve,openat,open,creat,chdir,fchdir,newfstatat,stat,clone,clone3,fork,vfork",
-            ])
-            .arg(&self.setpriv)
+            ]);
+        }
+        c.arg(&self.setpriv)
             .arg(format!("--reuid={uid}"))
             .arg(format!("--regid={uid}"))
             .arg("--clear-groups")
@@ -453,11 +582,15 @@ impl Sandbox {
                 "--tmpfs",
                 "/",
             ]);
-        for target in ["/bin/bash", "/bin/sh", "/usr/bin/bash", "/usr/bin/sh"] {
-            c.arg("--ro-bind").arg(&self.bash).arg(target);
-        }
-        for lib in &self.libs {
-            c.arg("--ro-bind").arg(lib).arg(lib);
+        if layout == Layout::Programs {
+            self.program_binds(&mut c);
+        } else {
+            for target in ["/bin/bash", "/bin/sh", "/usr/bin/bash", "/usr/bin/sh"] {
+                c.arg("--ro-bind").arg(&self.bash).arg(target);
+            }
+            for lib in &self.libs {
+                c.arg("--ro-bind").arg(lib).arg(lib);
+            }
         }
         if layout == Layout::Producers {
             // Where a Debian PATH lookup finds them first, and where scripts name them.
@@ -481,40 +614,54 @@ impl Sandbox {
             "/dev",
             "--tmpfs",
             "/tmp",
-        ])
-        .arg("--dir")
-        .arg(&self.root)
-        .arg("--dir")
-        .arg(&self.home)
-        .arg("--ro-bind")
-        .arg(self.scratch.join("driver.sh"))
-        .arg("/.oracle/driver")
-        .arg("--ro-bind")
-        .arg(commands_file)
-        .arg("/.oracle/commands")
-        .arg("--chdir")
-        .arg(&self.root)
-        .args(["--setenv", "PATH", SANDBOX_PATH])
-        .arg("--setenv")
-        .arg("HOME")
-        .arg(&self.home)
-        .args(["--setenv", "TMPDIR", "/tmp", "--setenv", "LC_ALL", "C"])
-        .args([
-            "--setenv",
-            "BASH_FUNC_command_not_found_handle%%",
-            "() { /.oracle/nf \"$@\"; return 127; }",
-        ])
-        .args(["/bin/bash", "/.oracle/driver"])
-        .arg(&self.root)
-        .arg(self.limits.cpu_seconds.to_string())
-        .arg(match layout {
-            Layout::BashOnly => "",
-            Layout::Producers => "syntax",
-            Layout::ParseOnly => "parse",
-        })
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null());
+        ]);
+        if layout == Layout::Programs {
+            let dir = self.scratch.join(format!("w{worker}"));
+            c.arg("--ro-bind")
+                .arg(dir.join("world/project"))
+                .arg(&self.root)
+                .arg("--ro-bind")
+                .arg(dir.join("world/home"))
+                .arg(&self.home)
+                .arg("--bind")
+                .arg(dir.join("out"))
+                .arg(OUTPUT_DIR);
+            for disk in DISKS {
+                c.arg("--ro-bind").arg(self.scratch.join("disk")).arg(disk);
+            }
+        } else {
+            c.arg("--dir").arg(&self.root).arg("--dir").arg(&self.home);
+        }
+        c.arg("--ro-bind")
+            .arg(self.scratch.join("driver.sh"))
+            .arg("/.oracle/driver")
+            .arg("--ro-bind")
+            .arg(commands_file)
+            .arg("/.oracle/commands")
+            .arg("--chdir")
+            .arg(&self.root)
+            .args(["--setenv", "PATH", SANDBOX_PATH])
+            .arg("--setenv")
+            .arg("HOME")
+            .arg(&self.home)
+            .args(["--setenv", "TMPDIR", "/tmp", "--setenv", "LC_ALL", "C"])
+            .args([
+                "--setenv",
+                "BASH_FUNC_command_not_found_handle%%",
+                "() { /.oracle/nf \"$@\"; return 127; }",
+            ])
+            .args(["/bin/bash", "/.oracle/driver"])
+            .arg(&self.root)
+            .arg(self.limits.cpu_seconds.to_string())
+            .arg(match layout {
+                Layout::BashOnly => "",
+                Layout::Producers => "syntax",
+                Layout::ParseOnly => "parse",
+                Layout::Programs => "capture",
+            })
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null());
         c
     }
 
@@ -526,7 +673,7 @@ impl Sandbox {
         worker: usize,
         commands: &[String],
         wall: Duration,
-    ) -> Result<(Vec<Observed>, bool), SandboxError> {
+    ) -> Result<(Vec<Run>, bool), SandboxError> {
         let dir = self.scratch.join(format!("w{worker}"));
         std::fs::create_dir_all(&dir).map_err(io_err(&dir))?;
         let commands_file = dir.join("commands");
@@ -549,17 +696,33 @@ impl Sandbox {
         self.sweep(worker);
         let text = std::fs::read(&trace_file).map_err(io_err(&trace_file))?;
         let text = String::from_utf8_lossy(&text);
-        let mut obs = super::trace::observe(&text, commands.len(), &Self::path_dirs());
+        let full = super::trace::observe_full(&text, commands.len(), &Self::path_dirs());
+        let mut runs: Vec<Run> = Vec::with_capacity(full.len());
+        for (i, (observed, extra)) in full.into_iter().enumerate() {
+            let output = if layout == Layout::Programs {
+                let file = dir.join("out").join(i.to_string());
+                let bytes = std::fs::read(&file).unwrap_or_default();
+                let _ = std::fs::remove_file(&file);
+                bytes
+            } else {
+                Vec::new()
+            };
+            runs.push(Run {
+                observed,
+                extra,
+                output,
+            });
+        }
         if cut {
             // The command that was running when the clock ran out, and the ones after
             // it, are not known to have finished.
             let started = super::trace::started(&text);
             let from = started.last().copied().unwrap_or(0);
-            for o in obs.iter_mut().skip(from) {
-                o.status = RunStatus::TimedOut;
+            for r in runs.iter_mut().skip(from) {
+                r.observed.status = RunStatus::TimedOut;
             }
         }
-        Ok((obs, cut))
+        Ok((runs, cut))
     }
 
     /// Runs every command; `progress` is called with the number done after each batch.
@@ -571,7 +734,27 @@ impl Sandbox {
         commands: &[String],
         progress: &(dyn Fn(usize) + Sync),
     ) -> Result<Vec<Observed>, SandboxError> {
-        self.run_in(Layout::BashOnly, commands, progress)
+        Ok(observed(self.run_in(
+            Layout::BashOnly,
+            commands,
+            progress,
+        )?))
+    }
+
+    /// `run` in the programs' layout (a sandbox from `new_programs`): the host's
+    /// programs over the hostile world; each run with its reads, sockets and output.
+    pub fn run_programs(
+        &self,
+        commands: &[String],
+        progress: &(dyn Fn(usize) + Sync),
+    ) -> Result<Vec<Run>, SandboxError> {
+        if !self.programs {
+            return Err(SandboxError::Probe {
+                message: "the programs' layout was not set up (`Sandbox::new_programs`)"
+                    .to_string(),
+            });
+        }
+        self.run_in(Layout::Programs, commands, progress)
     }
 
     /// `run` in the layout that also holds the evaluator's pure producers
@@ -582,7 +765,11 @@ impl Sandbox {
         commands: &[String],
         progress: &(dyn Fn(usize) + Sync),
     ) -> Result<Vec<Observed>, SandboxError> {
-        self.run_in(Layout::Producers, commands, progress)
+        Ok(observed(self.run_in(
+            Layout::Producers,
+            commands,
+            progress,
+        )?))
     }
 
     /// Whether bash parses each text (`bash -n -c TEXT` in the bash-only sandbox,
@@ -591,7 +778,7 @@ impl Sandbox {
     /// the evaluator computed, which bash may not read at all.
     pub fn parse_with_bash(&self, texts: &[String]) -> Result<Vec<Option<bool>>, SandboxError> {
         let obs = self.run_in(Layout::ParseOnly, texts, &|_| {})?;
-        Ok(obs.iter().map(|o| o.parsed).collect())
+        Ok(obs.iter().map(|r| r.observed.parsed).collect())
     }
 
     fn run_in(
@@ -599,15 +786,15 @@ impl Sandbox {
         layout: Layout,
         commands: &[String],
         progress: &(dyn Fn(usize) + Sync),
-    ) -> Result<Vec<Observed>, SandboxError> {
+    ) -> Result<Vec<Run>, SandboxError> {
         let runnable: Vec<usize> = (0..commands.len())
             .filter(|&i| commands.get(i).is_some_and(|c| !c.contains('\0')))
             .collect();
-        let mut out: Vec<Option<Observed>> = vec![None; commands.len()];
+        let mut out: Vec<Option<Run>> = vec![None; commands.len()];
         let chunks: Vec<&[usize]> = runnable.chunks(self.limits.batch).collect();
         let next = AtomicUsize::new(0);
         let done = AtomicUsize::new(0);
-        let results = std::sync::Mutex::new(Vec::<(usize, Observed)>::new());
+        let results = std::sync::Mutex::new(Vec::<(usize, Run)>::new());
         let first_error = std::sync::Mutex::new(None::<SandboxError>);
         std::thread::scope(|s| {
             for w in 0..self.limits.workers {
@@ -646,13 +833,17 @@ impl Sandbox {
         Ok(out
             .into_iter()
             .map(|o| {
-                o.unwrap_or(Observed {
-                    status: RunStatus::Unrunnable,
-                    executed: Vec::new(),
-                    searched: Vec::new(),
-                    writes: Vec::new(),
-                    syntax_error: false,
-                    parsed: None,
+                o.unwrap_or(Run {
+                    observed: Observed {
+                        status: RunStatus::Unrunnable,
+                        executed: Vec::new(),
+                        searched: Vec::new(),
+                        writes: Vec::new(),
+                        syntax_error: false,
+                        parsed: None,
+                    },
+                    extra: super::trace::Extra::default(),
+                    output: Vec::new(),
                 })
             })
             .collect())
@@ -664,7 +855,7 @@ impl Sandbox {
         worker: usize,
         commands: &[String],
         chunk: &[usize],
-    ) -> Result<Vec<(usize, Observed)>, SandboxError> {
+    ) -> Result<Vec<(usize, Run)>, SandboxError> {
         let batch: Vec<String> = chunk
             .iter()
             .filter_map(|&i| commands.get(i).cloned())
@@ -672,10 +863,10 @@ impl Sandbox {
         let wall = self.limits.command_wall
             + self.limits.per_command_wall * u32::try_from(batch.len()).unwrap_or(u32::MAX);
         let (obs, cut) = self.run_batch(layout, worker, &batch, wall)?;
-        let mut out: Vec<(usize, Observed)> = chunk.iter().copied().zip(obs).collect();
+        let mut out: Vec<(usize, Run)> = chunk.iter().copied().zip(obs).collect();
         if cut {
             for (i, o) in out.iter_mut() {
-                if o.status != RunStatus::TimedOut {
+                if o.observed.status != RunStatus::TimedOut {
                     continue;
                 }
                 let one = vec![commands.get(*i).cloned().unwrap_or_default()];
@@ -688,6 +879,43 @@ impl Sandbox {
         }
         Ok(out)
     }
+}
+
+/// The facts of each run.
+fn observed(runs: Vec<Run>) -> Vec<Observed> {
+    runs.into_iter().map(|r| r.observed).collect()
+}
+
+/// Copies a tree (files, directories, symlinks as links), mode bits kept, every entry
+/// owned by `uid`.
+fn copy_tree(from: &Path, to: &Path, uid: u32) -> Result<(), SandboxError> {
+    use std::os::unix::fs::PermissionsExt;
+    let mut stack = vec![(from.to_path_buf(), to.to_path_buf())];
+    // INVARIANT: symlinks are copied as links and never followed, so the walk ends.
+    while let Some((src, dst)) = stack.pop() {
+        let meta = std::fs::symlink_metadata(&src).map_err(io_err(&src))?;
+        if meta.file_type().is_symlink() {
+            let target = std::fs::read_link(&src).map_err(io_err(&src))?;
+            std::os::unix::fs::symlink(&target, &dst).map_err(io_err(&dst))?;
+        } else if meta.is_dir() {
+            std::fs::create_dir_all(&dst).map_err(io_err(&dst))?;
+            for entry in std::fs::read_dir(&src).map_err(io_err(&src))? {
+                let entry = entry.map_err(io_err(&src))?;
+                stack.push((entry.path(), dst.join(entry.file_name())));
+            }
+        } else {
+            std::fs::copy(&src, &dst).map_err(io_err(&dst))?;
+        }
+        if !meta.file_type().is_symlink() {
+            std::fs::set_permissions(
+                &dst,
+                std::fs::Permissions::from_mode(meta.permissions().mode()),
+            )
+            .map_err(io_err(&dst))?;
+        }
+        std::os::unix::fs::lchown(&dst, Some(uid), Some(uid)).map_err(io_err(&dst))?;
+    }
+    Ok(())
 }
 
 /// Waits for the child until `wall` has passed, then kills it (strace; bwrap dies with

@@ -24,6 +24,22 @@ enum Event {
         dirfd: Option<String>,
         path: String,
     },
+    /// `openat`/`open` without a write flag that succeeded (the program oracle's secret
+    /// reads); `dirfd` as in `OpenWrite`.
+    OpenRead {
+        dirfd: Option<String>,
+        path: String,
+        /// The file the kernel opened, where strace shows it (`-y`: `= 3</real/path>`).
+        opened: Option<String>,
+    },
+    /// `socket(DOMAIN, …)`, the domain as strace names it (`AF_INET`).
+    Socket {
+        domain: String,
+    },
+    /// `connect(fd, ADDRESS, …)`: the family, and a Unix socket's path.
+    Connect {
+        address: String,
+    },
     Chdir {
         path: String,
     },
@@ -169,6 +185,33 @@ fn write_flags(flags: &str) -> bool {
     })
 }
 
+/// An `openat` directory argument: `None` for the cwd (`AT_FDCWD`, also as `-y` prints
+/// it, `AT_FDCWD</dir>`), the directory's path where `-y` shows it (`4</dir>`), else
+/// the descriptor number.
+fn directory(dirfd: &str) -> Option<String> {
+    if dirfd.starts_with("AT_FDCWD") {
+        return None;
+    }
+    match dirfd.split_once('<') {
+        Some((_, rest)) => Some(decode_string(rest.strip_suffix('>').unwrap_or(rest))),
+        None => Some(dirfd.to_string()),
+    }
+}
+
+/// The path `-y` shows after a returned descriptor (`) = 3</real/path>`).
+fn fd_path(call: &str) -> Option<String> {
+    let at = call.rfind(" = ")?;
+    let ret = call.get(at + 3..)?;
+    let (_, rest) = ret.split_once('<')?;
+    let body = rest.get(..rest.find('>')?)?;
+    Some(decode_string(body))
+}
+
+/// Whether an open call succeeded (returned a descriptor).
+fn opened(call: &str) -> bool {
+    return_value(call).is_some_and(|r| r >= 0)
+}
+
 /// Decodes one complete call (`name(args) = ret`), or `None` for what is not of interest.
 fn decode_call(call: &str) -> Option<Event> {
     let open = call.find('(')?;
@@ -187,16 +230,52 @@ fn decode_call(call: &str) -> Option<Event> {
             let (path, rest) = take_string(args.get(comma + 2..)?)?;
             let flags = rest.trim_start_matches([',', ' ']);
             let flags = flags.split([',', ')']).next().unwrap_or("");
-            write_flags(flags).then(|| Event::OpenWrite {
-                dirfd: (dirfd != "AT_FDCWD").then(|| dirfd.to_string()),
-                path,
-            })
+            let dirfd = directory(dirfd);
+            if write_flags(flags) {
+                Some(Event::OpenWrite { dirfd, path })
+            } else {
+                opened(call).then(|| Event::OpenRead {
+                    dirfd,
+                    path,
+                    opened: fd_path(call),
+                })
+            }
         }
         "open" => {
             let (path, rest) = take_string(args)?;
             let flags = rest.trim_start_matches([',', ' ']);
             let flags = flags.split([',', ')']).next().unwrap_or("");
-            write_flags(flags).then_some(Event::OpenWrite { dirfd: None, path })
+            if write_flags(flags) {
+                Some(Event::OpenWrite { dirfd: None, path })
+            } else {
+                opened(call).then(|| Event::OpenRead {
+                    dirfd: None,
+                    path,
+                    opened: fd_path(call),
+                })
+            }
+        }
+        "socket" => {
+            let domain = args.split([',', ')']).next().unwrap_or("").trim();
+            Some(Event::Socket {
+                domain: domain.to_string(),
+            })
+        }
+        "connect" => {
+            // `connect(3, {sa_family=AF_UNIX, sun_path="\x2f…"}, 110) = -1 ENOENT`
+            let family = args
+                .split_once("sa_family=")
+                .map(|(_, r)| r.split([',', '}']).next().unwrap_or("").trim().to_string())
+                .unwrap_or_default();
+            let path = args
+                .split_once("sun_path=")
+                .and_then(|(_, r)| take_string(r.trim_start_matches('@')))
+                .map(|(p, _)| p);
+            let address = match path {
+                Some(p) => format!("{family} {p}"),
+                None => family,
+            };
+            Some(Event::Connect { address })
         }
         "creat" => {
             let (path, _) = take_string(args)?;
@@ -353,7 +432,28 @@ fn exempt_write(path: &str) -> bool {
 /// are the sandbox's PATH entries (to recognise lookup probes). Commands whose marker is
 /// missing get empty facts with status `Ran`; the caller decides what that means.
 pub fn observe(text: &str, count: usize, path_dirs: &[String]) -> Vec<Observed> {
+    observe_full(text, count, path_dirs)
+        .into_iter()
+        .map(|(o, _)| o)
+        .collect()
+}
+
+/// What the program oracle reads from a trace besides `Observed`: the files a command's
+/// processes opened for reading, and the sockets they made or connected.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Extra {
+    /// Files opened for reading that opened, each with the opener's cwd joined on (not
+    /// cleaned: `..` after a symlink is the caller's to resolve); a path relative to an
+    /// unknown directory keeps a `?/` prefix, one relative to a descriptor `?fdN/`.
+    pub reads: Vec<String>,
+    /// `socket DOMAIN` and `connect ADDRESS`, as the trace shows them.
+    pub sockets: Vec<String>,
+}
+
+/// `observe`, and each command's `Extra`.
+pub fn observe_full(text: &str, count: usize, path_dirs: &[String]) -> Vec<(Observed, Extra)> {
     let events = events_by_proc(text);
+    let mut extra: Vec<Extra> = vec![Extra::default(); count];
     // Parents from the spawn returns; command roots from the harness' execs.
     let mut parent: HashMap<Proc, Proc> = HashMap::new();
     let mut root_of: HashMap<Proc, usize> = HashMap::new();
@@ -434,6 +534,38 @@ pub fn observe(text: &str, count: usize, path_dirs: &[String]) -> Vec<Observed> 
                 Event::Chdir { path } => cwd = Some(resolve(cwd.as_deref(), path)),
                 Event::Fchdir => cwd = None,
                 Event::Exited { .. } => {}
+                Event::OpenRead {
+                    dirfd,
+                    path,
+                    opened,
+                } => {
+                    let Some(x) = cmd.and_then(|i| extra.get_mut(i)) else {
+                        continue;
+                    };
+                    let joined = match (opened, dirfd, cwd.as_deref()) {
+                        (Some(real), _, _) => real.clone(),
+                        _ if path.starts_with('/') => path.clone(),
+                        (None, None, Some(c)) => format!("{}/{path}", c.trim_end_matches('/')),
+                        (None, None, None) => format!("?/{path}"),
+                        (None, Some(d), _) if d.starts_with('/') => {
+                            format!("{}/{path}", d.trim_end_matches('/'))
+                        }
+                        (None, Some(fd), _) => format!("?fd{fd}/{path}"),
+                    };
+                    if !x.reads.contains(&joined) {
+                        x.reads.push(joined);
+                    }
+                }
+                Event::Socket { domain } => {
+                    if let Some(x) = cmd.and_then(|i| extra.get_mut(i)) {
+                        x.sockets.push(format!("socket {domain}"));
+                    }
+                }
+                Event::Connect { address } => {
+                    if let Some(x) = cmd.and_then(|i| extra.get_mut(i)) {
+                        x.sockets.push(format!("connect {address}"));
+                    }
+                }
                 Event::Spawn { child } => stack.push((*child, cwd.clone())),
                 Event::Execve { path, argv } => {
                     if marker_index(argv).is_some() || syntax_index(argv).is_some() {
@@ -464,6 +596,8 @@ pub fn observe(text: &str, count: usize, path_dirs: &[String]) -> Vec<Observed> 
                             let _ = fd;
                             resolve(None, path)
                         }
+                        // A directory `-y` showed (the program oracle's layout).
+                        Some(dir) if dir.starts_with('/') => resolve(Some(dir), path),
                         Some(fd) => format!("?fd{fd}/{path}"),
                     };
                     if !exempt_write(&resolved) && !o.writes.contains(&resolved) {
@@ -490,7 +624,7 @@ pub fn observe(text: &str, count: usize, path_dirs: &[String]) -> Vec<Observed> 
         list.sort_by_key(|(seq, _)| *seq);
         o.executed = list.into_iter().map(|(_, e)| e).collect();
     }
-    out
+    out.into_iter().zip(extra).collect()
 }
 
 /// The indices whose marker appears in the trace (a command whose marker is missing
@@ -577,6 +711,55 @@ mod tests {
         assert_eq!(o.writes, vec!["/p/out".to_string()]);
         assert_eq!(o.searched, vec!["zz".to_string()]);
         assert_eq!(started(&trace), vec![0]);
+    }
+
+    #[test]
+    fn the_programs_layout_shows_reads_as_opened_and_sockets() {
+        // `-y` prints descriptors with their paths: the read through `link` opened
+        // the file the kernel resolved, a directory descriptor names its directory.
+        let marker = hex("__khaelor_oracle__:0");
+        let bash = hex("/bin/bash");
+        let trace = [
+            format!("12 chdir(\"{}\") = 0", hex("/p")),
+            format!("12 execve(\"{bash}\", [\"{marker}\", \"-c\"], 0x1 /* 1 vars */) = 0"),
+            format!(
+                "12 openat(AT_FDCWD<{}>, \"{}\", O_RDONLY) = 3<{}>",
+                hex("/p"),
+                hex("link/cred"),
+                hex("/h/.aws/credentials")
+            ),
+            format!(
+                "12 openat(4<{}>, \"{}\", O_WRONLY|O_CREAT|O_TRUNC, 0666) = -1 EROFS (x)",
+                hex("/p/docs"),
+                hex("out")
+            ),
+            format!(
+                "12 openat(AT_FDCWD<{}>, \"{}\", O_RDONLY) = -1 ENOENT (x)",
+                hex("/p"),
+                hex("missing")
+            ),
+            format!(
+                "12 socket(AF_INET, SOCK_STREAM, IPPROTO_IP) = 3<{}>",
+                hex("socket:[1]")
+            ),
+            format!(
+                "12 connect(3<{}>, {{sa_family=AF_UNIX, sun_path=\"{}\"}}, 110) = -1 ENOENT (x)",
+                hex("socket:[1]"),
+                hex("/run/nscd/socket")
+            ),
+        ]
+        .join("\n");
+        let full = observe_full(&trace, 1, &[]);
+        let (o, x) = &full[0];
+        assert_eq!(o.writes, vec!["/p/docs/out".to_string()]);
+        assert_eq!(x.reads, vec!["/h/.aws/credentials".to_string()]);
+        assert_eq!(
+            x.sockets,
+            vec![
+                "socket AF_INET".to_string(),
+                "connect AF_UNIX /run/nscd/socket".to_string()
+            ]
+        );
     }
 
     #[test]

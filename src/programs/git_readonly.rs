@@ -31,7 +31,7 @@ const DIFF: &str = "p u s z w b a R W :patch :no-patch U:unified= :raw :patch-wi
 const LOG: &str = ":oneline :graph :decorate? :no-decorate :decorate-refs= :decorate-refs-exclude= :clear-decorations :source :all :branches? :tags? :remotes? :glob= :exclude= n:max-count= :skip= :since= :after= :until= :before= :since-as-filter= :max-age= :min-age= :author= :committer= :grep= :all-match :invert-grep i:regexp-ignore-case E:extended-regexp F:fixed-strings P:perl-regexp :basic-regexp :merges :no-merges :min-parents= :max-parents= :no-min-parents :no-max-parents :first-parent :exclude-first-parent-only :not :reverse :date= :relative-date :format= :pretty? :abbrev-commit :no-abbrev-commit :encoding= :follow :full-history :simplify-by-decoration :simplify-merges :ancestry-path? :dense :sparse :topo-order :date-order :author-date-order :left-right :cherry-pick :cherry-mark :cherry :left-only :right-only :boundary :walk-reflogs g :mailmap :no-mailmap :use-mailmap :no-use-mailmap :notes? :no-notes :show-notes? :parents :children :log-size :full-diff :show-linear-break? :no-walk? :do-walk :reflog :expand-tabs? :no-expand-tabs :diff-merges= :no-diff-merges :cc c m :remerge-diff :dd :combined-all-paths t :root :in-commit-order :single-worktree :ignore-missing :show-pulls";
 
 const STATUS: &str = "s:short b:branch :show-stash :porcelain? :long v:verbose u:untracked-files? :ignore-submodules? :ignored? z :column? :no-column :ahead-behind :no-ahead-behind :renames :no-renames :find-renames?";
-const BRANCH: &str = "a:all r:remotes l:list v:verbose :show-current :merged= :no-merged= :contains= :no-contains= :points-at= :sort= :format= :color? :no-color :column? :no-column i:ignore-case :abbrev= :no-abbrev q:quiet :omit-empty";
+const BRANCH: &str = "a:all r:remotes l:list v:verbose :show-current :merged= :no-merged= :contains= :no-contains= :points-at= :sort= :format= :color? :no-color :column? :no-column i:ignore-case :abbrev? :no-abbrev q:quiet :omit-empty";
 const TAG: &str = "l:list n? :sort= :contains= :no-contains= :merged= :no-merged= :points-at= :format= :color? :column? :no-column i:ignore-case :omit-empty";
 const REV_PARSE: &str = ":abbrev-ref? :short? :verify q:quiet :symbolic :symbolic-full-name :show-toplevel :show-prefix :show-cdup :git-dir :git-common-dir :absolute-git-dir :is-inside-git-dir :is-inside-work-tree :is-bare-repository :is-shallow-repository :show-superproject-working-tree :shared-index-path :show-object-format? :show-ref-format :local-env-vars :git-path= :resolve-git-dir= :all :branches? :tags? :remotes? :glob= :exclude= :since= :until= :revs-only :no-revs :flags :no-flags :default= :sq :not :disambiguate= :path-format=";
 const LS_FILES: &str = "c:cached d:deleted m:modified o:others i:ignored s:stage u:unmerged k:killed :directory :no-empty-directory :eol :deduplicate :resolve-undo z t v f :full-name :recurse-submodules :abbrev? :error-unmatch :with-tree= x:exclude= X:exclude-from=< :exclude-per-directory= :exclude-standard :sparse :format=";
@@ -43,6 +43,62 @@ const CONFIG: &str = ":get :get-all :get-regexp :get-urlmatch :get-color :get-co
 const SHORTLOG: &str = "n:numbered s:summary e:email c:committer w? :format= :group=";
 const GREP: &str = ":cached :no-index :untracked :no-exclude-standard :exclude-standard :recurse-submodules a:text :no-textconv i:ignore-case I :max-depth= r:recursive :no-recursive w:word-regexp v:invert-match h H :full-name E:extended-regexp G:basic-regexp F:fixed-strings P:perl-regexp n:line-number :column l:files-with-matches :name-only L:files-without-match z:null o:only-matching c:count :color? :no-color :break :heading p:show-function A:after-context= B:before-context= C:context= W:function-context :threads= f=< e= :and :or :not :all-match q:quiet m:max-count=";
 const STASH_SHOW: &str = "u:include-untracked :only-untracked :no-include-untracked";
+
+/// git's verified global options that take no value (`-C DIR` takes one).
+const GLOBAL_FLAGS: &[&str] = &[
+    "--no-pager",
+    "-P",
+    "--no-optional-locks",
+    "--literal-pathspecs",
+    "--glob-pathspecs",
+    "--noglob-pathspecs",
+    "--icase-pathspecs",
+    "--no-replace-objects",
+    "--no-advice",
+];
+
+/// One verified git form as the table lists it: the subcommand words (`stash show`)
+/// and the options allowed after them. `remote` and `cat-file` are read by hand (their
+/// few fixed shapes are in `verify`) and listed with no options.
+#[derive(Debug, Clone)]
+pub struct Form {
+    pub words: &'static [&'static str],
+    pub opts: Vec<Opt>,
+}
+
+/// Every verified git form and its options, for the program oracle's generator and
+/// coverage (`oracle::programs`), and git's global flags.
+pub fn forms() -> (Vec<Form>, &'static [&'static str]) {
+    let form = |words: &'static [&'static str], specs: &[&'static str]| Form {
+        words,
+        opts: specs.iter().flat_map(|s| spec_opts(s)).collect(),
+    };
+    let forms = vec![
+        form(&["status"], &[STATUS]),
+        form(&["diff"], &[DIFF, ":cached :staged :no-index"]),
+        form(&["log"], &[LOG, DIFF]),
+        form(&["whatchanged"], &[LOG, DIFF]),
+        form(&["show"], &[LOG, DIFF]),
+        form(&["shortlog"], &[SHORTLOG, LOG]),
+        form(&["reflog"], &[LOG, DIFF]),
+        form(&["reflog", "show"], &[LOG, DIFF]),
+        form(&["branch"], &[BRANCH]),
+        form(&["tag"], &[TAG]),
+        form(&["remote"], &[]),
+        form(&["rev-parse"], &[REV_PARSE]),
+        form(&["ls-files"], &[LS_FILES]),
+        form(&["ls-tree"], &[LS_TREE]),
+        form(&["cat-file"], &[]),
+        form(&["blame"], &[BLAME]),
+        form(&["annotate"], &[BLAME]),
+        form(&["describe"], &[DESCRIBE]),
+        form(&["stash", "list"], &[LOG, DIFF]),
+        form(&["stash", "show"], &[STASH_SHOW, DIFF]),
+        form(&["config"], &[CONFIG]),
+        form(&["grep"], &[GREP]),
+    ];
+    (forms, GLOBAL_FLAGS)
+}
 
 /// A grammar built once from a spec (git options are given in full: no abbreviations).
 fn grammar(cell: &'static OnceLock<Grammar>, specs: &[&'static str]) -> &'static Grammar {
@@ -69,15 +125,7 @@ fn globals(words: &[&str]) -> Option<usize> {
     while let Some(w) = words.get(i) {
         match *w {
             "-C" => i += 2,
-            "--no-pager"
-            | "-P"
-            | "--no-optional-locks"
-            | "--literal-pathspecs"
-            | "--glob-pathspecs"
-            | "--noglob-pathspecs"
-            | "--icase-pathspecs"
-            | "--no-replace-objects"
-            | "--no-advice" => i += 1,
+            w if GLOBAL_FLAGS.contains(&w) => i += 1,
             w if w.starts_with('-') => return None,
             _ => return Some(i),
         }
@@ -425,6 +473,7 @@ mod tests {
             "git show HEAD --stat",
             "git branch -a",
             "git branch --list feat*",
+            "git branch --abbrev=10",
             "git tag -l v1*",
             "git remote -v",
             "git rev-parse --show-toplevel",
@@ -445,6 +494,8 @@ mod tests {
             "git --exec-path=/x status",
             "git -p log",
             "git branch new",
+            // `--abbrev` takes its value only attached: `10` is a new branch's name.
+            "git branch --abbrev 10",
             "git branch -D x",
             "git tag v1",
             "git remote add o u",

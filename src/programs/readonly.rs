@@ -120,7 +120,8 @@ use Operands::{Chdir, Files, FilesAtMost, PatternFiles, Text};
 /// does not know. Options that write, run, read a list of further files, or are otherwise not
 /// modelled are simply not listed: `sort -o`/`--compress-program`/`-T`/`--files0-from`,
 /// `tree -o`/`-R`/`-H`/`--fromfile`, `date -s`, `hash -p`, `printf -v`, `*sum -c`,
-/// `diff -l`, `file -C`/`-f`, `fd -x`/`-X`/`-l`, `rg --pre`, `jq -f`/`-L`/`--rawfile`.
+/// `diff -l`, `diff -N`/`--unidirectional-new-file` (with directory operands they print
+/// every file only one side holds, a read of a whole directory), `file -C`/`-f`, `fd -x`/`-X`/`-l`, `rg --pre`, `jq -f`/`-L`/`--rawfile`.
 const ENTRIES: &[Entry] = &[
     e(&["pwd"], "L P", Text).style(Style::Builtin),
     e(&["whoami"], ":help :version", Text),
@@ -224,7 +225,7 @@ const ENTRIES: &[Entry] = &[
     ),
     e(
         &["diff"],
-        "i:ignore-case :ignore-file-name-case :no-ignore-file-name-case E:ignore-tab-expansion Z:ignore-trailing-space b:ignore-space-change w:ignore-all-space B:ignore-blank-lines I:ignore-matching-lines= a:text :strip-trailing-cr r:recursive N:new-file :unidirectional-new-file s:report-identical-files q:brief c C= :context? u U= :unified? e:ed n:rcs y:side-by-side W:width= :left-column :suppress-common-lines p:show-c-function F:show-function-line= :label= t:expand-tabs T:initial-tab :tabsize= :suppress-blank-empty d:minimal :speed-large-files :horizon-lines= :normal x:exclude= X:exclude-from=< S:starting-file= :from-file=< :to-file=< :color? :palette= :no-dereference :old-line-format= :new-line-format= :unchanged-line-format= :line-format= :old-group-format= :new-group-format= :changed-group-format= :unchanged-group-format= D:ifdef= :help :version",
+        "i:ignore-case :ignore-file-name-case :no-ignore-file-name-case E:ignore-tab-expansion Z:ignore-trailing-space b:ignore-space-change w:ignore-all-space B:ignore-blank-lines I:ignore-matching-lines= a:text :strip-trailing-cr r:recursive s:report-identical-files q:brief c C= :context? u U= :unified? e:ed n:rcs y:side-by-side W:width= :left-column :suppress-common-lines p:show-c-function F:show-function-line= :label= t:expand-tabs T:initial-tab :tabsize= :suppress-blank-empty d:minimal :speed-large-files :horizon-lines= :normal x:exclude= X:exclude-from=< S:starting-file= :from-file=< :to-file=< :color? :palette= :no-dereference :old-line-format= :new-line-format= :unchanged-line-format= :line-format= :old-group-format= :new-group-format= :changed-group-format= :unchanged-group-format= D:ifdef= :help :version",
         Files,
     ),
     e(
@@ -413,6 +414,42 @@ pub fn names() -> Vec<&'static str> {
     v
 }
 
+/// One verified program as the table lists it: its names and the options its spec
+/// allows. The program oracle (`oracle::programs`) generates commands from these and
+/// counts which were run, so that no option is verified without being run.
+#[derive(Debug, Clone)]
+pub struct TableEntry {
+    pub names: &'static [&'static str],
+    pub opts: Vec<Opt>,
+}
+
+/// Every entry of the option table (not the hand-read programs: see `find_words` and
+/// `xxd_words`; `echo`, `printf`, `test`, `command` run no file and are builtins).
+pub fn table() -> Vec<TableEntry> {
+    ENTRIES
+        .iter()
+        .map(|e| TableEntry {
+            names: e.names,
+            opts: spec_opts(e.spec),
+        })
+        .collect()
+}
+
+/// `find`'s verified words: leading options, expression words without a value, and
+/// expression words with one.
+pub fn find_words() -> (
+    &'static [&'static str],
+    &'static [&'static str],
+    &'static [&'static str],
+) {
+    (&["-H", "-L", "-P"], FIND_NO_VALUE, FIND_ONE_VALUE)
+}
+
+/// `xxd`'s verified words: flags, and words that take a numeric value.
+pub fn xxd_words() -> (&'static [&'static str], &'static [&'static str]) {
+    (XXD_FLAGS, XXD_VALUED)
+}
+
 /// Whether these words (command word first, literal, unquoted) are a verified read-only
 /// command, and what it reads. `None`: not verified (judge it as any other command).
 pub fn verify(words: &[&str]) -> Option<Verified> {
@@ -509,13 +546,13 @@ pub fn verify(words: &[&str]) -> Option<Verified> {
     }
     match name {
         "diff" => {
-            // Directory operands are compared file by file (recursively with `-r`),
-            // through symlinks to directories (unless `--no-dereference`).
+            // Directory operands are compared file by file: without `-r` the files of the
+            // same name in both (`diff notes ~` reads `~/.pypirc` when `notes/.pypirc`
+            // exists), with `-r` the whole trees, through symlinks to directories (unless
+            // `--no-dereference`). Both are read as the trees, the one level included.
             let recursive = parsed.has("recursive") || parsed.has_short('r');
-            if recursive {
-                v.recursive.append(&mut v.reads);
-                v.follow = !parsed.has("no-dereference");
-            }
+            v.recursive.append(&mut v.reads);
+            v.follow = recursive && !parsed.has("no-dereference");
         }
         "ls" => listing_ls(&parsed, &mut v),
         "tree" => {
@@ -675,6 +712,84 @@ fn command_v(rest: &[&str]) -> Option<Verified> {
     describes.then(Verified::default)
 }
 
+/// `find`'s expression words that take no value (tests, printing actions, operators).
+const FIND_NO_VALUE: &[&str] = &[
+    "-print",
+    "-print0",
+    "-ls",
+    "-prune",
+    "-quit",
+    "-true",
+    "-false",
+    "-empty",
+    "-readable",
+    "-writable",
+    "-executable",
+    "-nouser",
+    "-nogroup",
+    "-depth",
+    "-d",
+    "-follow",
+    "-xdev",
+    "-mount",
+    "-daystart",
+    "-noleaf",
+    "-ignore_readdir_race",
+    "-noignore_readdir_race",
+    "-not",
+    "!",
+    "(",
+    ")",
+    "\\(",
+    "\\)",
+    "-a",
+    "-and",
+    "-o",
+    "-or",
+    ",",
+];
+
+/// `find`'s expression words that take one value (the next word).
+const FIND_ONE_VALUE: &[&str] = &[
+    "-name",
+    "-iname",
+    "-path",
+    "-ipath",
+    "-wholename",
+    "-iwholename",
+    "-regex",
+    "-iregex",
+    "-lname",
+    "-ilname",
+    "-type",
+    "-xtype",
+    "-size",
+    "-mtime",
+    "-mmin",
+    "-atime",
+    "-amin",
+    "-ctime",
+    "-cmin",
+    "-newer",
+    "-anewer",
+    "-cnewer",
+    "-perm",
+    "-user",
+    "-group",
+    "-uid",
+    "-gid",
+    "-maxdepth",
+    "-mindepth",
+    "-links",
+    "-inum",
+    "-samefile",
+    "-printf",
+    "-regextype",
+    "-used",
+    "-fstype",
+    "-context",
+];
+
 /// `find`: start paths, then an expression of tests and printing actions only. Any
 /// action that runs, deletes or writes (`-exec*`, `-ok*`, `-delete`, `-fprint*`,
 /// `-fls`) or a primary not listed makes it not verified.
@@ -687,80 +802,6 @@ fn find(rest: &[&str]) -> Option<Verified> {
     if matches!(rest, ["-version" | "--version" | "-help" | "--help"]) {
         return Some(Verified::default());
     }
-    const NO_VALUE: &[&str] = &[
-        "-print",
-        "-print0",
-        "-ls",
-        "-prune",
-        "-quit",
-        "-true",
-        "-false",
-        "-empty",
-        "-readable",
-        "-writable",
-        "-executable",
-        "-nouser",
-        "-nogroup",
-        "-depth",
-        "-d",
-        "-follow",
-        "-xdev",
-        "-mount",
-        "-daystart",
-        "-noleaf",
-        "-ignore_readdir_race",
-        "-noignore_readdir_race",
-        "-not",
-        "!",
-        "(",
-        ")",
-        "\\(",
-        "\\)",
-        "-a",
-        "-and",
-        "-o",
-        "-or",
-        ",",
-    ];
-    const ONE_VALUE: &[&str] = &[
-        "-name",
-        "-iname",
-        "-path",
-        "-ipath",
-        "-wholename",
-        "-iwholename",
-        "-regex",
-        "-iregex",
-        "-lname",
-        "-ilname",
-        "-type",
-        "-xtype",
-        "-size",
-        "-mtime",
-        "-mmin",
-        "-atime",
-        "-amin",
-        "-ctime",
-        "-cmin",
-        "-newer",
-        "-anewer",
-        "-cnewer",
-        "-perm",
-        "-user",
-        "-group",
-        "-uid",
-        "-gid",
-        "-maxdepth",
-        "-mindepth",
-        "-links",
-        "-inum",
-        "-samefile",
-        "-printf",
-        "-regextype",
-        "-used",
-        "-fstype",
-        "-context",
-    ];
     let mut i = 0;
     let mut v = Verified::default();
     // Leading options (`-H -L -P`) before the start paths; the last one counts. `-L`
@@ -785,7 +826,7 @@ fn find(rest: &[&str]) -> Option<Verified> {
     let mut branches = false;
     let mut literal_name = false;
     while let Some(w) = rest.get(i) {
-        if NO_VALUE.contains(w) {
+        if FIND_NO_VALUE.contains(w) {
             // `-follow` acts as `-L` from where it stands; taken for the whole walk.
             v.follow |= *w == "-follow";
             branches |= matches!(
@@ -793,7 +834,7 @@ fn find(rest: &[&str]) -> Option<Verified> {
                 "-o" | "-or" | "," | "!" | "-not" | "(" | ")" | "\\(" | "\\)"
             );
             i += 1;
-        } else if ONE_VALUE.contains(w) {
+        } else if FIND_ONE_VALUE.contains(w) {
             let value = rest.get(i + 1)?;
             literal_name |= matches!(*w, "-name" | "-iname")
                 && !value.is_empty()
@@ -821,44 +862,48 @@ fn find(rest: &[&str]) -> Option<Verified> {
     Some(v)
 }
 
+/// `xxd`'s flag words (it reads `-ps` as one word, not a cluster).
+const XXD_FLAGS: &[&str] = &[
+    "-a",
+    "-b",
+    "-C",
+    "-E",
+    "-e",
+    "-i",
+    "-p",
+    "-ps",
+    "-plain",
+    "-postscript",
+    "-r",
+    "-u",
+    "-d",
+    "-h",
+    "-v",
+    "-version",
+];
+
+/// `xxd`'s words that take a (numeric) value, the next word.
+const XXD_VALUED: &[&str] = &[
+    "-c",
+    "-cols",
+    "-g",
+    "-groupsize",
+    "-l",
+    "-len",
+    "-s",
+    "-seek",
+    "-o",
+];
+
 /// `xxd` reads its options its own way (`-ps`, `-cols 8`): only these exact words, the
 /// value options with a numeric value, and at most one operand (a second is written).
 fn xxd(rest: &[&str]) -> Option<Verified> {
-    const FLAGS: &[&str] = &[
-        "-a",
-        "-b",
-        "-C",
-        "-E",
-        "-e",
-        "-i",
-        "-p",
-        "-ps",
-        "-plain",
-        "-postscript",
-        "-r",
-        "-u",
-        "-d",
-        "-h",
-        "-v",
-        "-version",
-    ];
-    const VALUED: &[&str] = &[
-        "-c",
-        "-cols",
-        "-g",
-        "-groupsize",
-        "-l",
-        "-len",
-        "-s",
-        "-seek",
-        "-o",
-    ];
     let mut i = 0;
     let mut ops = Vec::new();
     while let Some(w) = rest.get(i) {
-        if FLAGS.contains(w) {
+        if XXD_FLAGS.contains(w) {
             i += 1;
-        } else if VALUED.contains(w) {
+        } else if XXD_VALUED.contains(w) {
             let val = rest.get(i + 1)?;
             let numeric = !val.is_empty()
                 && val
@@ -1133,7 +1178,7 @@ mod tests {
         assert!(v("sort -co out f").is_none());
         // diff's `-C NUM`/`-U NUM` take the next word.
         assert_eq!(
-            v("diff -U 3 a b").map(|x| x.reads),
+            v("diff -U 3 a b").map(|x| x.recursive),
             Some(vec!["a".into(), "b".into()])
         );
         // Builtins stop at the first operand: `type pwd -a` looks up `-a`.

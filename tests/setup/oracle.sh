@@ -16,6 +16,27 @@ for p in cat base64 base32 tr head tail printf echo; do need "$p" coreutils; don
 need sed sed
 need rev util-linux
 need xxd xxd
+# The program oracle (`khaelor-perm oracle --programs`, tests/oracle_programs.rs) runs
+# the real programs of the verified read-only table (`src/programs/readonly.rs`,
+# `git_readonly.rs`). Debian names fd `fdfind` (fd-find); `fd` itself stays missing
+# and the report lists it. Debian's `yq` is the Python jq wrapper.
+for p in ls cat head tail wc nl tac cut sort uniq comm fold expand paste join base64 \
+  md5sum sha1sum sha224sum sha256sum sha384sum sha512sum b2sum stat du df date seq \
+  basename dirname realpath readlink id uname whoami; do need "$p" coreutils; done
+need diff diffutils
+need cmp diffutils
+need find findutils
+need grep grep
+need which debianutils
+need whereis util-linux
+need column bsdextrautils
+need tree tree
+need rg ripgrep
+need fdfind fd-find
+need jq jq
+need yq yq
+need git git
+need file file
 if [ "${#missing[@]}" -eq 0 ]; then
   exit 0
 fi

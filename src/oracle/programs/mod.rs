@@ -1,0 +1,491 @@
+//! The program oracle: the real programs of the verified table judge "verified". Each
+//! generated command (`generate`) runs in the sandbox's programs layout — the host's
+//! programs over a hostile world (`world`), every namespace unshared, traced — and is
+//! decided by the analysis under the default policy (`recommended`). Each command the
+//! policy allows, or offers an always pattern for, is held to the promise of a
+//! verified read-only program (`judge`): it ran nothing else, wrote nothing, read no
+//! secret, opened no socket. Commands asked or denied are counted, not judged.
+//!
+//! Owns the run, the counts (per program, per verdict, violations by class, option
+//! coverage) and their rendering as text, markdown and JSON. Uses only the public
+//! analysis API, like the bash oracle, and never changes an analysis.
+
+pub mod generate;
+pub mod judge;
+pub mod world;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::time::Instant;
+
+use serde::Serialize;
+
+use super::RunStatus;
+use super::sandbox::{Limits, Run, Sandbox, SandboxError};
+use crate::model::vocab::{AnalysisContext, Capability};
+use crate::policy::config::Policy;
+use crate::policy::decide::decide;
+use crate::policy::rules::Action;
+use generate::Generated;
+use judge::{Class, Facts, Secrets, Violation};
+
+/// Commands run and judged at a time.
+const CHUNK: usize = 2_000;
+
+/// Examples kept per class and table entry.
+const EXAMPLES: usize = 3;
+
+/// One violating (or history-printing) command.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Example {
+    pub command: String,
+    pub program: String,
+    pub entry: String,
+    /// `allow`, or `ask` with an always pattern.
+    pub decision: String,
+    pub did: Vec<String>,
+}
+
+/// Counts of one program.
+#[derive(Debug, Clone, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ProgramStats {
+    pub commands: usize,
+    pub allowed: usize,
+    pub asked: usize,
+    pub denied: usize,
+    /// Asked with an always pattern offered (judged like an allow).
+    pub always_offered: usize,
+    /// Commands with a hard violation.
+    pub hard: usize,
+}
+
+/// The violations of one class.
+#[derive(Debug, Clone, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ClassStats {
+    pub commands: usize,
+    /// Commands per table entry (`git show`, `tree`).
+    pub by_entry: BTreeMap<String, usize>,
+    /// The first few of each entry.
+    pub examples: Vec<Example>,
+}
+
+/// Which options of one entry the run exercised.
+#[derive(Debug, Clone, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct EntryCoverage {
+    pub options: usize,
+    pub exercised: usize,
+    /// Options no command that ran used.
+    pub missing: Vec<String>,
+}
+
+/// The whole run.
+#[derive(Debug, Clone, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Report {
+    pub seed: u64,
+    pub commands: usize,
+    pub ran: usize,
+    pub timed_out: usize,
+    pub not_run: usize,
+    /// Commands per decision (`allow`, `ask`, `deny`).
+    pub verdicts: BTreeMap<String, usize>,
+    /// Commands judged (allowed or offered an always pattern).
+    pub judged: usize,
+    /// Commands with at least one hard violation.
+    pub hard: usize,
+    pub by_class: BTreeMap<Class, ClassStats>,
+    /// Allowed commands that printed the secret only the project's history holds (not a
+    /// violation; reported so the choice stays visible).
+    pub history: ClassStats,
+    pub by_program: BTreeMap<String, ProgramStats>,
+    /// Per entry of the table: options exercised.
+    pub coverage: BTreeMap<String, EntryCoverage>,
+    /// Programs of the table not installed here (not run; `tests/setup/oracle.sh`).
+    pub missing_programs: Vec<String>,
+    pub seconds: f64,
+    /// Commands per second, the whole run.
+    pub rate: f64,
+}
+
+impl Report {
+    /// No hard violation.
+    pub fn passes(&self) -> bool {
+        self.hard == 0
+    }
+
+    /// Entries with options never exercised.
+    pub fn uncovered(&self) -> Vec<(&str, &[String])> {
+        self.coverage
+            .iter()
+            .filter(|(_, c)| !c.missing.is_empty())
+            .map(|(e, c)| (e.as_str(), c.missing.as_slice()))
+            .collect()
+    }
+
+    pub fn text(&self) -> String {
+        let mut s = String::new();
+        s.push_str(&format!(
+            "program oracle (seed {}): {} commands, {} ran, {} timed out, {} not run; {:.1} s, {:.1} commands/s\n",
+            self.seed, self.commands, self.ran, self.timed_out, self.not_run, self.seconds, self.rate
+        ));
+        let verdicts: Vec<String> = self
+            .verdicts
+            .iter()
+            .map(|(k, v)| format!("{k} {v}"))
+            .collect();
+        s.push_str(&format!(
+            "decisions (recommended): {}; judged {}; HARD violations: {}\n",
+            verdicts.join(", "),
+            self.judged,
+            self.hard
+        ));
+        for (class, st) in &self.by_class {
+            let entries: Vec<String> = st
+                .by_entry
+                .iter()
+                .map(|(e, n)| format!("{e} {n}"))
+                .collect();
+            s.push_str(&format!(
+                "\n{} ({} commands: {}):\n",
+                class.as_str(),
+                st.commands,
+                entries.join(", ")
+            ));
+            for e in &st.examples {
+                s.push_str(&format!(
+                    "  [{}] {}  ->  {}\n",
+                    e.decision,
+                    e.command,
+                    e.did.join("; ")
+                ));
+            }
+        }
+        if self.history.commands > 0 {
+            s.push_str(&format!(
+                "\nprinted the history secret (not a violation): {} commands, e.g. {}\n",
+                self.history.commands,
+                self.history
+                    .examples
+                    .first()
+                    .map_or("", |e| e.command.as_str())
+            ));
+        }
+        s.push_str("\nper program: commands allow/ask/deny (always offered) hard\n");
+        for (p, st) in &self.by_program {
+            s.push_str(&format!(
+                "  {p}: {} {}/{}/{} ({}) {}\n",
+                st.commands, st.allowed, st.asked, st.denied, st.always_offered, st.hard
+            ));
+        }
+        let total: usize = self.coverage.values().map(|c| c.options).sum();
+        let done: usize = self.coverage.values().map(|c| c.exercised).sum();
+        s.push_str(&format!(
+            "\ncoverage: {done} of {total} table options exercised in {} entries\n",
+            self.coverage.len()
+        ));
+        for (e, missing) in self.uncovered() {
+            s.push_str(&format!("  {e}: not exercised {}\n", missing.join(" ")));
+        }
+        if !self.missing_programs.is_empty() {
+            s.push_str(&format!(
+                "not installed (not run): {}\n",
+                self.missing_programs.join(" ")
+            ));
+        }
+        s
+    }
+
+    pub fn markdown(&self) -> String {
+        let mut s = String::new();
+        s.push_str(&format!(
+            "| seed | commands | ran | judged | hard | commands/s |\n|---|---|---|---|---|---|\n| {} | {} | {} | {} | {} | {:.1} |\n\n",
+            self.seed, self.commands, self.ran, self.judged, self.hard, self.rate
+        ));
+        s.push_str("| class | commands | example | did |\n|---|---|---|---|\n");
+        for (class, st) in &self.by_class {
+            let e = st.examples.first();
+            s.push_str(&format!(
+                "| {} | {} | `{}` | {} |\n",
+                class.as_str(),
+                st.commands,
+                e.map_or("", |e| e.command.as_str()).replace('|', "\\|"),
+                e.map_or(String::new(), |e| e.did.join("; "))
+                    .replace('|', "\\|")
+            ));
+        }
+        s.push_str("\n| program | commands | allow | ask | deny | always offered | hard |\n|---|---|---|---|---|---|---|\n");
+        for (p, st) in &self.by_program {
+            s.push_str(&format!(
+                "| {p} | {} | {} | {} | {} | {} | {} |\n",
+                st.commands, st.allowed, st.asked, st.denied, st.always_offered, st.hard
+            ));
+        }
+        s
+    }
+}
+
+/// The secrets of the world a sandbox holds.
+pub fn secrets(sandbox: &Sandbox) -> Secrets {
+    let mut files = Vec::new();
+    let mut history = String::new();
+    for (path, canary) in world::canaries(sandbox.root(), sandbox.home()) {
+        match path {
+            Some(p) => files.push((p, canary)),
+            None => history = canary,
+        }
+    }
+    Secrets { files, history }
+}
+
+/// The sandbox of the program oracle: the world built, and the probe passed (a plain
+/// `cat` of a secret through a symlink must show as a secret read, its canary in the
+/// output, and a write to a raw disk as a write).
+pub fn sandbox(limits: Limits) -> Result<Sandbox, SandboxError> {
+    Sandbox::new_programs(limits, &world::build, &|sb| {
+        let probes = vec![
+            "cat docs/awslink/credentials".to_string(),
+            "tree -o /dev/sda .".to_string(),
+        ];
+        let runs = sb
+            .run_programs(&probes, &|_| {})
+            .map_err(|e| e.to_string())?;
+        let s = secrets(sb);
+        let facts = |i: usize, program: &'static str| -> Result<Vec<Violation>, String> {
+            let r = runs.get(i).ok_or("a probe did not run")?;
+            Ok(judge::judge(&facts_of(program, r), &s))
+        };
+        let cat = facts(0, "cat")?;
+        let read = cat
+            .iter()
+            .any(|v| v.class == Class::SecretRead && v.did.starts_with("opened"));
+        let printed = cat
+            .iter()
+            .any(|v| v.class == Class::SecretRead && v.did.starts_with("printed"));
+        let tree = facts(1, "tree")?;
+        let wrote = tree
+            .iter()
+            .any(|v| v.class == Class::Write && v.did == "/dev/sda");
+        if read && printed && wrote {
+            Ok(())
+        } else {
+            Err(format!(
+                "the programs' layout did not show a secret read, its output and a raw-disk write (cat: {cat:?}, tree: {tree:?}, runs: {runs:?})"
+            ))
+        }
+    })
+}
+
+/// The facts of one run of `program`.
+pub fn facts_of<'a>(program: &'a str, r: &'a Run) -> Facts<'a> {
+    Facts {
+        program,
+        executed: &r.observed.executed,
+        writes: &r.observed.writes,
+        reads: &r.extra.reads,
+        sockets: &r.extra.sockets,
+        output: &r.output,
+    }
+}
+
+fn action(a: Action) -> &'static str {
+    match a {
+        Action::Allow => "allow",
+        Action::Ask => "ask",
+        Action::Deny => "deny",
+    }
+}
+
+/// The default policy's decision of a command in `ctx`.
+#[derive(Debug, Clone)]
+pub struct Decided {
+    pub action: Action,
+    /// An always pattern is offered.
+    pub always: bool,
+    /// The subjects of the call's file requests (reads and writes): what the analysis
+    /// reported, so the user saw it in the ask.
+    pub reported: judge::Reported,
+}
+
+pub fn decision(command: &str, ctx: &AnalysisContext, policy: &Policy) -> Decided {
+    let analysis = crate::analysis::analyze(command, ctx);
+    let call = crate::tools::bash_call(command, analysis, ctx, false);
+    let d = decide(policy, &[], &call, ctx, true);
+    let mut reported = judge::Reported::default();
+    for r in &call.requests {
+        match r.capability {
+            Capability::FileRead => reported.reads.push(r.subject.clone()),
+            Capability::FileWriteProject | Capability::FileWriteOutsideProject => {
+                reported.writes.push(r.subject.clone());
+            }
+            _ => {}
+        }
+    }
+    // The command's words as paths, as the user reads them in the ask.
+    for w in command.split_whitespace() {
+        let w = w.trim_matches('\'');
+        let path = match w.strip_prefix("~/") {
+            Some(rest) => ctx.home().join(rest),
+            None => ctx.root().join(w),
+        };
+        reported
+            .named
+            .push(judge::resolved(&path.display().to_string()));
+    }
+    Decided {
+        action: d.decision,
+        always: !d.always_patterns.is_empty(),
+        reported,
+    }
+}
+
+/// Generates `n` commands (`generate::generate`), runs them and judges them.
+pub fn run(
+    sandbox: &Sandbox,
+    seed: u64,
+    commands: &[Generated],
+    progress: &(dyn Fn(usize, usize) + Sync),
+) -> Result<Report, SandboxError> {
+    let t = Instant::now();
+    let ctx = AnalysisContext::new(sandbox.root(), None, sandbox.home()).map_err(|e| {
+        SandboxError::Probe {
+            message: e.to_string(),
+        }
+    })?;
+    let policy = Policy::builder().build();
+    let total = commands.len();
+    let secrets = secrets(sandbox);
+    let mut report = Report {
+        seed,
+        commands: commands.len(),
+        ..Report::default()
+    };
+    let mut exercised: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
+    let mut before = 0usize;
+    // In chunks, so that the outputs and the read lists of a long run are dropped as
+    // soon as they are judged.
+    for chunk in commands.chunks(CHUNK) {
+        let texts: Vec<String> = chunk.iter().map(|g| g.command.clone()).collect();
+        let runs = sandbox.run_programs(&texts, &|done| progress(before + done, total))?;
+        before += chunk.len();
+        for (g, r) in chunk.iter().zip(&runs) {
+            match r.observed.status {
+                RunStatus::Unrunnable => {
+                    report.not_run += 1;
+                    continue;
+                }
+                RunStatus::TimedOut => report.timed_out += 1,
+                RunStatus::Ran => report.ran += 1,
+            }
+            exercised
+                .entry(g.entry.as_str())
+                .or_default()
+                .extend(g.options.iter().map(String::as_str));
+            let decided = decision(&g.command, &ctx, &policy);
+            let (act, always) = (decided.action, decided.always);
+            *report.verdicts.entry(action(act).to_string()).or_default() += 1;
+            let st = report.by_program.entry(g.program.clone()).or_default();
+            st.commands += 1;
+            match act {
+                Action::Allow => st.allowed += 1,
+                Action::Ask => st.asked += 1,
+                Action::Deny => st.denied += 1,
+            }
+            if act == Action::Ask && always {
+                st.always_offered += 1;
+            }
+            if !(act == Action::Allow || always) {
+                continue;
+            }
+            report.judged += 1;
+            let label = if act == Action::Allow {
+                "allow"
+            } else {
+                "ask+always"
+            };
+            let example = |did: Vec<String>| Example {
+                command: g.command.clone(),
+                program: g.program.clone(),
+                entry: g.entry.clone(),
+                decision: label.to_string(),
+                did,
+            };
+            let mut found = judge::judge(&facts_of(&g.program, r), &secrets);
+            if act != Action::Allow {
+                // An ask shows its requests: what it reported the user saw.
+                found.retain(|v| !decided.reported.covers(v));
+            }
+            if judge::prints_history(&r.output, &secrets) {
+                report.history.commands += 1;
+                if report.history.examples.len() < EXAMPLES * 4 {
+                    report
+                        .history
+                        .examples
+                        .push(example(vec!["printed the history secret".into()]));
+                }
+            }
+            if found.is_empty() {
+                continue;
+            }
+            report.hard += 1;
+            if let Some(st) = report.by_program.get_mut(&g.program) {
+                st.hard += 1;
+            }
+            let classes: BTreeSet<Class> = found.iter().map(|v| v.class).collect();
+            for class in classes {
+                let cs = report.by_class.entry(class).or_default();
+                cs.commands += 1;
+                let n = cs.by_entry.entry(g.entry.clone()).or_default();
+                *n += 1;
+                if *n <= EXAMPLES {
+                    cs.examples.push(example(
+                        found
+                            .iter()
+                            .filter(|v| v.class == class)
+                            .map(|v| v.did.clone())
+                            .collect(),
+                    ));
+                }
+            }
+        }
+    }
+    for e in generate::entries() {
+        report.missing_programs.extend(
+            e.names
+                .iter()
+                .filter(|n| !generate::installed(n))
+                .map(|n| (*n).to_string()),
+        );
+        if !e.names.iter().any(|n| generate::installed(n)) {
+            continue;
+        }
+        let keys: Vec<String> = match e.kind {
+            generate::Kind::Find | generate::Kind::Xxd => generate::own_words(e.kind)
+                .iter()
+                .map(|w| (*w).to_string())
+                .collect(),
+            _ => e.opts.iter().map(generate::key).collect(),
+        };
+        let seen = exercised.get(e.label.as_str());
+        let missing: Vec<String> = keys
+            .iter()
+            .filter(|k| !seen.is_some_and(|s| s.contains(k.as_str())))
+            .cloned()
+            .collect();
+        report.coverage.insert(
+            e.label.clone(),
+            EntryCoverage {
+                options: keys.len(),
+                exercised: keys.len() - missing.len(),
+                missing,
+            },
+        );
+    }
+    report.missing_programs.sort();
+    report.missing_programs.dedup();
+    report.seconds = t.elapsed().as_secs_f64();
+    report.rate = commands.len() as f64 / report.seconds.max(0.001);
+    Ok(report)
+}
