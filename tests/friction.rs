@@ -1,5 +1,5 @@
 //! Issue 10's targets on the friction set (fixtures/friction.jsonl, also run by
-//! `cargo bench --bench friction`): under `recommended` at least 90% of the benign
+//! `cargo bench --bench friction`): under `recommended` at least 92% of the benign
 //! read-only commands run without asking, `autonomous` also runs the project-local
 //! builds and edits, and no preset allows a single risky command.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
@@ -25,8 +25,8 @@ fn recommended_allows_most_reads_and_no_preset_allows_a_risky_command() {
     }
     let (allowed, total) = kind(get("recommended"), "read");
     assert!(
-        allowed * 10 >= total * 9,
-        "recommended allows {allowed} of {total} benign reads"
+        allowed * 100 >= total * 92,
+        "recommended allows {allowed} of {total} benign reads (at least 92%)"
     );
     // strict is today's behaviour: the presets only add.
     assert!(kind(get("strict"), "read").0 <= allowed);

@@ -269,6 +269,25 @@ fn config_files_and_code(
     read_all(&base, home)
 }
 
+/// The files the configuration git reads includes (`include.path`,
+/// `includeIf.*.path`, every condition counted as met), beyond the system, user and
+/// repository files themselves: git opens each of them on every command, so each is a
+/// read (an include of `~/.pypirc` reads the secret whether or not git prints it).
+pub fn included_config_files(
+    repo: Option<&Repository>,
+    home: &Path,
+) -> Result<Vec<PathBuf>, String> {
+    let mut base = global_config_files(home);
+    if let Some(r) = repo {
+        base.push(r.common_dir.join("config"));
+        base.push(r.git_dir.join("config.worktree"));
+    }
+    Ok(config_files(repo, home)?
+        .into_iter()
+        .filter(|f| !base.contains(f))
+        .collect())
+}
+
 /// The system and user configuration files (`--system`, `--global`).
 pub fn global_config_files(home: &Path) -> Vec<PathBuf> {
     vec![
@@ -562,10 +581,16 @@ fn parse_value(chars: &[char], start: usize) -> Option<(String, usize)> {
 /// the git directory or common directory of a repository that is not under a `.git`
 /// component of the project, or a configuration file it includes. `None`: protected.
 pub fn unprotected(repo: &Repository, root: &Path, home: &Path) -> Option<String> {
+    // The project's own repository is `<root>/.git` (its worktrees and submodules live
+    // below it); a repository elsewhere in the project (`vendor/dep/.git`, a bare
+    // directory) has a configuration this project's protection never vouched for, even
+    // under a `.git` component: git only runs it when it is the project's own or the
+    // user's, outside the project.
+    let own = root.join(".git");
     for d in [&repo.git_dir, &repo.common_dir] {
-        if !out_of_reach(d, root) {
+        if paths::is_inside(d, root) && !d.starts_with(&own) {
             return Some(format!(
-                "git uses the repository at `{}`, whose configuration and attributes any write can change",
+                "git uses the repository at `{}`, not the project's own `.git`: its configuration and attributes can run programs",
                 d.display()
             ));
         }

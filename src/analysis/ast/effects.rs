@@ -341,6 +341,12 @@ fn verdict(
         if name == "git" && !git_config_reads(&words, git_repo.as_ref(), &read_cwd, ctx, fx) {
             return None;
         }
+        let git_includes = if name == "git" {
+            crate::programs::git_discovery::included_config_files(git_repo.as_ref(), ctx.home())
+                .ok()?
+        } else {
+            Vec::new()
+        };
         let cwd = &read_cwd;
         // `cd` changes what later commands, allowed by name (`git status`), act on: a
         // move is verified only into the project (`cd`, `cd -`, `popd` go where the
@@ -365,6 +371,9 @@ fn verdict(
         fx.globbed = globbed;
         for r in v.reads.iter().chain(&v.checksum_lists).chain(&checked) {
             read_request(r, cwd, ctx, fx);
+        }
+        for f in &git_includes {
+            read_request(&f.display().to_string(), cwd, ctx, fx);
         }
         let reach = crate::model::vocab::DirectoryRead {
             recursive: true,
