@@ -100,17 +100,7 @@ fn decide_in(w: &World, command: &str) -> Result<(Action, bool, String), String>
         && d.message
             .as_deref()
             .is_some_and(|m| m.contains(HARDLINE_NOTE));
-    let reqs: Vec<String> = d
-        .requests
-        .iter()
-        .map(|r| {
-            format!(
-                "{} {} {:?}",
-                r.decision, r.request.capability, r.request.subject
-            )
-        })
-        .collect();
-    Ok((d.decision, floored, reqs.join("\n      ")))
+    Ok((d.decision, floored, common::requests_shown(&d)))
 }
 
 fn table() -> Vec<(usize, Case)> {

@@ -86,20 +86,10 @@ fn run_preset(allow_all: bool, strict: bool) {
         let d = decide(&policy, &[], &call, &ctx, true);
         let tag = format!("line {line} (class {}) {:?}", case.class, case.command);
         if d.decision != want {
-            let reqs: Vec<String> = d
-                .requests
-                .iter()
-                .map(|r| {
-                    format!(
-                        "{} {} {:?}",
-                        r.decision, r.request.capability, r.request.subject
-                    )
-                })
-                .collect();
             failures.push(format!(
                 "{tag}: expected {want}, got {}\n      {}",
                 d.decision,
-                reqs.join("\n      ")
+                common::requests_shown(&d)
             ));
         }
         if case.hardline != d.hardline.is_some() {

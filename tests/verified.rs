@@ -205,20 +205,10 @@ fn check(setting: Setting) {
         };
         let d = decide(&policy, &[], &call, &ctx, true);
         if d.decision != want {
-            let reqs: Vec<String> = d
-                .requests
-                .iter()
-                .map(|r| {
-                    format!(
-                        "{} {} {:?}",
-                        r.decision, r.request.capability, r.request.subject
-                    )
-                })
-                .collect();
             failures.push(format!(
                 "{tag}: expected {want}, got {}\n      {}",
                 d.decision,
-                reqs.join("\n      ")
+                common::requests_shown(&d)
             ));
         }
         if case.hardline != d.hardline.is_some() {

@@ -119,31 +119,18 @@ pub fn run(args: Args) -> ExitCode {
     if let Some(b) = &bar {
         b.finish_and_clear();
     }
-    let report = match result {
-        Ok(r) => r,
+    match result {
+        Ok(report) => print_report(
+            &report,
+            &args,
+            || report.markdown(),
+            || report.text(),
+            report.passes(),
+        ),
         Err(e) => {
             eprintln!("error: {e}");
-            return ExitCode::from(2);
+            ExitCode::from(2)
         }
-    };
-    let out = if args.json {
-        match serde_json::to_string_pretty(&report) {
-            Ok(s) => s,
-            Err(e) => {
-                eprintln!("error: cannot serialize the report: {e}");
-                return ExitCode::from(2);
-            }
-        }
-    } else if args.markdown {
-        report.markdown()
-    } else {
-        report.text()
-    };
-    super::print_out(&format!("{}\n", out.trim_end()));
-    if report.passes() {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(1)
     }
 }
 
@@ -184,15 +171,32 @@ fn run_programs(args: &Args) -> ExitCode {
     if let Some(b) = &bar {
         b.finish_and_clear();
     }
-    let report = match result {
-        Ok(r) => r,
+    match result {
+        Ok(report) => print_report(
+            &report,
+            args,
+            || report.markdown(),
+            || report.text(),
+            report.passes(),
+        ),
         Err(e) => {
             eprintln!("error: {e}");
-            return ExitCode::from(2);
+            ExitCode::from(2)
         }
-    };
+    }
+}
+
+/// Prints a report as `--json`, `--markdown` or text, and the exit status: 0 when it
+/// passes, 1 when it does not, 2 when it cannot be written.
+fn print_report<R: serde::Serialize>(
+    report: &R,
+    args: &Args,
+    markdown: impl FnOnce() -> String,
+    text: impl FnOnce() -> String,
+    passes: bool,
+) -> ExitCode {
     let out = if args.json {
-        match serde_json::to_string_pretty(&report) {
+        match serde_json::to_string_pretty(report) {
             Ok(s) => s,
             Err(e) => {
                 eprintln!("error: cannot serialize the report: {e}");
@@ -200,12 +204,12 @@ fn run_programs(args: &Args) -> ExitCode {
             }
         }
     } else if args.markdown {
-        report.markdown()
+        markdown()
     } else {
-        report.text()
+        text()
     };
     super::print_out(&format!("{}\n", out.trim_end()));
-    if report.passes() {
+    if passes {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)

@@ -75,10 +75,40 @@ fn output_value<'w>(args: &[&'w str], i: usize, names: &[&str]) -> Option<(&'w s
     None
 }
 
+/// The arguments a test harness or runner takes after `--`, read by its rules: name
+/// filters (words without a dash), `flags`, `valued` options (`--opt V`, `--opt=V`),
+/// and `outputs`, options whose value is a file it writes (returned, to be judged as
+/// writes). Anything else: `None`, no build this preset vouches for (a harness could do
+/// anything with it).
+fn harness_args(
+    args: &[&str],
+    flags: &[&str],
+    valued: &[&str],
+    outputs: &[&str],
+) -> Option<Vec<String>> {
+    let mut writes = Vec::new();
+    let mut i = 0;
+    while let Some(w) = args.get(i) {
+        let flag = w.split_once('=').map_or(*w, |(f, _)| f);
+        if let Some((v, n)) = output_value(args, i, outputs) {
+            writes.push(v.to_string());
+            i += n;
+        } else if flags.contains(w) {
+            i += 1;
+        } else if valued.contains(&flag) {
+            i += if w.contains('=') { 1 } else { 2 };
+        } else if !w.starts_with('-') {
+            i += 1;
+        } else {
+            return None;
+        }
+    }
+    Some(writes)
+}
+
 /// The arguments libtest (the harness of `cargo test`'s unit and integration tests)
 /// takes after `--`: test name filters, flags that choose and report tests, and
-/// `--logfile F`, a write. Anything else: not a build this preset vouches for (a
-/// custom harness could do anything with it).
+/// `--logfile F`, a write.
 fn libtest_args(args: &[&str]) -> Option<Vec<String>> {
     const FLAGS: &[&str] = &[
         "--nocapture",
@@ -105,24 +135,7 @@ fn libtest_args(args: &[&str]) -> Option<Vec<String>> {
         "--shuffle-seed",
         "-Z",
     ];
-    let mut writes = Vec::new();
-    let mut i = 0;
-    while let Some(w) = args.get(i) {
-        let flag = w.split_once('=').map_or(*w, |(f, _)| f);
-        if let Some((v, n)) = output_value(args, i, &["--logfile"]) {
-            writes.push(v.to_string());
-            i += n;
-        } else if FLAGS.contains(w) {
-            i += 1;
-        } else if VALUED.contains(&flag) {
-            i += if w.contains('=') { 1 } else { 2 };
-        } else if !w.starts_with('-') {
-            i += 1;
-        } else {
-            return None;
-        }
-    }
-    Some(writes)
+    harness_args(args, FLAGS, VALUED, &["--logfile"])
 }
 
 /// Whether `file` exists in `cwd` or a directory above it inside the project (the
@@ -305,24 +318,7 @@ fn runner_args(args: &[&str]) -> Option<Vec<String>> {
         "--updateSnapshot",
     ];
     const VALUED: &[&str] = &["-t", "--testNamePattern", "--testPathPattern", "--grep"];
-    let mut writes = Vec::new();
-    let mut i = 0;
-    while let Some(w) = args.get(i) {
-        let flag = w.split_once('=').map_or(*w, |(f, _)| f);
-        if let Some((v, n)) = output_value(args, i, &["--outputFile"]) {
-            writes.push(v.to_string());
-            i += n;
-        } else if FLAGS.contains(w) {
-            i += 1;
-        } else if VALUED.contains(&flag) {
-            i += if w.contains('=') { 1 } else { 2 };
-        } else if !w.starts_with('-') {
-            i += 1;
-        } else {
-            return None;
-        }
-    }
-    Some(writes)
+    harness_args(args, FLAGS, VALUED, &["--outputFile"])
 }
 
 /// `go build|test|vet` of packages (`./...`, `.`, `./pkg`) with flags that choose what

@@ -102,3 +102,17 @@ pub fn world(allow_all: bool, dirs: &[&str]) -> World {
         home,
     }
 }
+
+/// A decision's requests, one a line (`allow file.read "/p/a"`), for a failure message.
+pub fn requests_shown(d: &khaelor_perm::policy::decide::CallDecision) -> String {
+    d.requests
+        .iter()
+        .map(|r| {
+            format!(
+                "{} {} {:?}",
+                r.decision, r.request.capability, r.request.subject
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("\n      ")
+}
