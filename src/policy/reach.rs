@@ -11,8 +11,9 @@
 
 use std::path::{Path, PathBuf};
 
-/// At most this many entries are looked at for one recursive read; beyond, the read
-/// cannot be vouched for (it asks).
+/// At most this many entries are looked at for one recursive read, whatever is
+/// returned of them (a listing returns only directories, yet reads every entry); beyond,
+/// the read cannot be vouched for (it asks).
 pub const MAX_WALK_ENTRIES: usize = 20_000;
 /// Directories deeper than this are not entered (the read then asks).
 pub const MAX_WALK_DEPTH: usize = 64;
@@ -47,6 +48,7 @@ pub fn walk(dir: &Path, how: Walk) -> Result<Vec<PathBuf>, OverBound> {
         out.push(dir.to_path_buf());
     }
     let mut stack: Vec<(PathBuf, usize)> = vec![(dir.to_path_buf(), 0)];
+    let mut seen = 0usize;
     while let Some((d, depth)) = stack.pop() {
         if depth > MAX_WALK_DEPTH {
             return Err(OverBound);
@@ -57,7 +59,8 @@ pub fn walk(dir: &Path, how: Walk) -> Result<Vec<PathBuf>, OverBound> {
         let mut entries: Vec<std::fs::DirEntry> = entries.filter_map(Result::ok).collect();
         entries.sort_by_key(std::fs::DirEntry::file_name);
         for e in entries {
-            if out.len() >= MAX_WALK_ENTRIES {
+            seen += 1;
+            if seen > MAX_WALK_ENTRIES {
                 return Err(OverBound);
             }
             if how.skip_hidden && e.file_name().to_string_lossy().starts_with('.') {
@@ -105,6 +108,25 @@ pub fn walk(dir: &Path, how: Walk) -> Result<Vec<PathBuf>, OverBound> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_listing_is_bounded_by_every_entry_it_reads() {
+        let d = tempfile_dir("bound");
+        std::fs::create_dir_all(&d).unwrap();
+        for i in 0..=MAX_WALK_ENTRIES {
+            std::fs::write(d.join(format!("f{i}")), "").unwrap();
+        }
+        let listing = Walk {
+            dirs_only: true,
+            ..Walk::default()
+        };
+        assert_eq!(walk(&d, listing), Err(OverBound));
+        std::fs::remove_dir_all(&d).unwrap();
+    }
+
+    fn tempfile_dir(name: &str) -> PathBuf {
+        std::env::temp_dir().join(format!("khaelor-reach-{name}-{}", std::process::id()))
+    }
 
     #[test]
     fn walks_nested_and_skips_hidden_when_asked() {
