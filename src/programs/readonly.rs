@@ -402,6 +402,26 @@ pub(super) fn spec_opts(spec: &'static str) -> Vec<Opt> {
     out
 }
 
+/// Whether `words` name a reader the verified table describes (a program of its
+/// entries, or one of git's read-only subcommands after its global options), whatever
+/// the rest of the words: when `verify` then refuses them (an option it does not list,
+/// an abbreviation), what the command reads is not known.
+pub fn describes_reader(words: &[&str]) -> bool {
+    let Some(name) = words.first() else {
+        return false;
+    };
+    if *name == "git" {
+        let owned: Vec<String> = words.iter().map(|w| (*w).to_string()).collect();
+        return super::git::git_subcommand(&owned).is_some_and(|(_, sub)| {
+            super::git_readonly::forms()
+                .0
+                .iter()
+                .any(|f| f.words.first() == Some(&sub))
+        });
+    }
+    ENTRIES.iter().any(|e| e.names.contains(name)) || matches!(*name, "find" | "xxd")
+}
+
 /// Every name the verified table knows (for the golden tests and the docs).
 pub fn names() -> Vec<&'static str> {
     let mut v: Vec<&'static str> = ENTRIES

@@ -50,6 +50,10 @@ pub(crate) struct Effects {
     pub stdin_program: bool,
     /// A flag made a reader run or write something.
     pub escalated: bool,
+    /// A reader the verified table describes whose words it could not read (an option
+    /// it does not list, an abbreviation): what it reads is unknown, so no always
+    /// pattern may make it silent (`egrep -r --cou x` reads every file below).
+    pub unread_reader: bool,
     /// Commands of this plan may be verified (issue 10): set for the top-level plan
     /// when no statement assigns a variable; never for code strings.
     pub verifying: bool,
@@ -394,6 +398,9 @@ fn verdict(
             recursive_read_request(d, &listing, cwd, ctx, fx);
         }
         return Some(Verdict::ReadOnly);
+    }
+    if !writes_file && table::readonly::describes_reader(&words) {
+        fx.unread_reader = true;
     }
     let build =
         crate::programs::builds::autonomous_verdict(&words, cmd.cwd.path(), ctx, writes_file)?;

@@ -1427,8 +1427,9 @@ fn fx_background(command: &str, fx: &mut Effects) {
 }
 
 /// Always patterns are offered only for a simple command read in full (seed §3.3):
-/// none for wrappers, assignments, hardline hits; exact only for inline code and for
-/// flags that make a reader write or run something.
+/// none for wrappers, assignments, hardline hits, readers the verified table could not
+/// read; exact only for inline code and for flags that make a reader write or run
+/// something.
 fn always_patterns(
     class: CommandClass,
     top: &Plan,
@@ -1439,6 +1440,7 @@ fn always_patterns(
         || fx.hardline.is_some()
         || fx.wrapped
         || fx.stdin_program
+        || fx.unread_reader
         || top.background
     {
         return Vec::new();
