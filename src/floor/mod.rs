@@ -213,7 +213,8 @@ fn check_environment(
 /// forks (a pipeline stage, or in the background), so every call starts more calls
 /// that each live on. A recursion that does not fork (`fib(){ …; fib …; fib …; }`)
 /// ends at bash's own limits, and one behind a condition (`[ $1 -gt 0 ] && f … &`)
-/// can end: neither is the floor's.
+/// can end: neither is the floor's. Only what runs counts: the same characters in a
+/// quoted argument, a commit message or a comment are data (`echo ':(){ :|:& };:'`).
 fn check_fork_bomb_plan(plan: &Plan) -> Option<HardlineHit> {
     plan.functions.iter().find_map(|f| {
         let inside = |at: usize| f.body.contains(&at);
