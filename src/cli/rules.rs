@@ -207,7 +207,11 @@ fn render(policy: &crate::policy::config::Policy, shadowed: Option<&[Shadowed]>)
             }
             out.push_str(&format!(
                 "  {}\n",
-                crate::presentation::messages::ignored_allows_note(i)
+                crate::presentation::messages::ignored_allows_note(
+                    &i.file,
+                    i.rules.len(),
+                    i.status
+                )
             ));
         }
     }

@@ -1,5 +1,5 @@
 //! The model types every layer shares: the analysis vocabulary (`vocab`: capabilities,
-//! requests, classes, reasons), their OpenAPI mirrors (`schema`), what a path in a
+//! requests, classes, reasons), the rule record (`rule`), their OpenAPI mirrors (`schema`), what a path in a
 //! request means (`paths`: resolution against cwd, home and symlinks) and the strict
 //! JSON every client input is read with (`json`).
 //!
@@ -8,5 +8,6 @@
 
 pub mod json;
 pub mod paths;
+pub mod rule;
 pub mod schema;
 pub mod vocab;

@@ -263,6 +263,11 @@ pub struct Part {
     pub cwd: Option<String>,
 }
 
+/// At most this many entries are looked at for one recursive read, whatever is
+/// returned of them (a listing returns only directories, yet reads every entry); beyond,
+/// the read cannot be vouched for (it asks: `Reason::WalkBound`).
+pub const MAX_WALK_ENTRIES: usize = 20_000;
+
 /// Why `decide` made a request stricter than the rule that matched it, or denied it:
 /// typed, so hosts, tests and the panel read the cause without parsing risk notes
 /// (`messages::reason_note` words each one).

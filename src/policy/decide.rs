@@ -385,7 +385,10 @@ pub fn decide(
         push_note(&mut risk_notes, messages::HARDLINE_NOTE);
     }
     for ignored in policy.ignored() {
-        push_note(&mut risk_notes, &messages::ignored_allows_note(ignored));
+        push_note(
+            &mut risk_notes,
+            &messages::ignored_allows_note(&ignored.file, ignored.rules.len(), ignored.status),
+        );
     }
     for e in policy.errors() {
         push_note(

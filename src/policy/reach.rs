@@ -11,10 +11,7 @@
 
 use std::path::{Path, PathBuf};
 
-/// At most this many entries are looked at for one recursive read, whatever is
-/// returned of them (a listing returns only directories, yet reads every entry); beyond,
-/// the read cannot be vouched for (it asks).
-pub const MAX_WALK_ENTRIES: usize = 20_000;
+pub use crate::model::vocab::MAX_WALK_ENTRIES;
 /// Directories deeper than this are not entered (the read then asks).
 pub const MAX_WALK_DEPTH: usize = 64;
 

@@ -7,11 +7,11 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::model::rule::{Action, PermissionRule, TrustStatus};
 pub use crate::model::vocab::lower_first;
 use crate::model::vocab::{
     Capability, CapabilityRequest, HardlineHit, Reason, collapse_whitespace,
 };
-use crate::policy::rules::{Action, PermissionRule};
 
 /// The hardline risk note (seed §4.2), owned by the floor; a test pins the text.
 pub const HARDLINE_NOTE: &str = crate::floor::HARDLINE_RISK_NOTE;
@@ -27,31 +27,26 @@ pub const NON_INTERACTIVE_MESSAGE: &str =
 pub const SELF_PROTECTION_NOTE: &str =
     "Changes KHAELOR's own permission configuration — never allowed silently.";
 
-/// The note for a project config whose allows were ignored (issue 14 §1): what was
-/// ignored, why, and the command that trusts it.
-pub fn ignored_allows_note(ignored: &crate::policy::config::IgnoredAllows) -> String {
-    let why = match ignored.status {
-        crate::policy::trust::TrustStatus::Changed => "it changed since you trusted it",
-        crate::policy::trust::TrustStatus::Forbidden => {
-            "the managed configuration forbids trusting project configs"
-        }
+/// The note for a project config `file` whose `rules` allows were ignored (issue 14 §1):
+/// what was ignored, why (its trust `status`), and the command that trusts it.
+pub fn ignored_allows_note(file: &str, rules: usize, status: TrustStatus) -> String {
+    let why = match status {
+        TrustStatus::Changed => "it changed since you trusted it",
+        TrustStatus::Forbidden => "the managed configuration forbids trusting project configs",
         _ => "you have not trusted it",
     };
-    let n = ignored.rules.len();
+    let n = rules;
     let rules = if n == 1 { "rule" } else { "rules" };
-    let dir = std::path::Path::new(&ignored.file)
+    let dir = std::path::Path::new(file)
         .parent()
         .and_then(std::path::Path::parent)
         .map_or_else(|| ".".to_string(), |d| d.display().to_string());
-    let fix = if ignored.status == crate::policy::trust::TrustStatus::Forbidden {
+    let fix = if status == TrustStatus::Forbidden {
         String::new()
     } else {
         format!(" Review it, then run `khaelor-perm trust {dir}` to apply them.")
     };
-    format!(
-        "The project config {} has {n} allow {rules} that were ignored: {why}.{fix}",
-        ignored.file
-    )
+    format!("The project config {file} has {n} allow {rules} that were ignored: {why}.{fix}")
 }
 
 /// Risk note on a directory read that reaches a path a stricter rule covers.
@@ -448,7 +443,7 @@ pub const BROKEN_CONFIG_NOTE: &str =
 pub fn walk_bound_note(dir: &str) -> String {
     format!(
         "Reads every file under {dir}, more than KHAELOR checks for secrets ({} entries); it cannot vouch for this read.",
-        crate::policy::reach::MAX_WALK_ENTRIES
+        crate::model::vocab::MAX_WALK_ENTRIES
     )
 }
 
