@@ -9,6 +9,7 @@
 //! unknown tool, missing field, relative or missing root). A broken config is not an
 //! input error: its problems go to stderr and the decision is capped at ask.
 
+pub use super::error::{CliError, EXIT_USAGE, fail};
 use super::print_out;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -21,8 +22,6 @@ use crate::tools::map_call;
 
 /// Exit status for allow.
 pub const EXIT_ALLOW: u8 = 0;
-/// Exit status for a usage or input error (clap's own usage errors use 2 as well).
-pub const EXIT_USAGE: u8 = 2;
 /// Exit status for ask.
 pub const EXIT_ASK: u8 = 3;
 /// Exit status for deny.
@@ -73,38 +72,6 @@ pub struct Args {
     /// are shell-quoted and joined).
     #[arg(last = true, value_name = "COMMAND")]
     pub command: Vec<String>,
-}
-
-/// A usage or input problem, printed as `error: …` (or as JSON with `--json`).
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{message}")]
-pub struct CliError {
-    pub code: &'static str,
-    pub message: String,
-}
-
-impl CliError {
-    pub fn new(code: &'static str, message: impl Into<String>) -> Self {
-        CliError {
-            code,
-            message: message.into(),
-        }
-    }
-}
-
-/// Prints a usage error in the requested form and returns exit status 2.
-pub fn fail(json: bool, e: &CliError) -> ExitCode {
-    if json {
-        let v = serde_json::json!({ "error": { "code": e.code, "message": e.message } });
-        print_out(&format!("{v}\n"));
-    } else {
-        // The message can quote a patch line or a config value: no control codes to a terminal.
-        eprintln!(
-            "error: {}",
-            crate::presentation::messages::terminal_safe(&e.to_string())
-        );
-    }
-    ExitCode::from(EXIT_USAGE)
 }
 
 /// The analysis context from the flags: root defaults to the current directory, cwd to

@@ -10,6 +10,7 @@
 pub mod analyze;
 pub mod check;
 pub mod compare;
+pub mod error;
 pub mod healthcheck;
 pub mod hook;
 pub mod openapi;

@@ -8,8 +8,8 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+use super::error::{CliError, fail};
 use super::print_out;
-use crate::cli::check::{CliError, fail};
 use crate::policy::config::{load_policy_trusted, project_config_path};
 use crate::policy::trust::{TrustError, TrustStore};
 use crate::presentation::messages::terminal_safe;
