@@ -22,7 +22,7 @@
 use std::sync::OnceLock;
 
 use super::options::{Abbrev, Grammar, Opt, Parsed, parse};
-use super::readonly::{Verified, spec_opts};
+use super::verified::{Verified, spec_opts};
 
 /// Diff options shared by `diff`, `log`, `show`, `stash show`.
 const DIFF: &str = "p u s z w b a R W :patch :no-patch U:unified= :raw :patch-with-raw :patch-with-stat :stat? :compact-summary :numstat :shortstat :dirstat? :cumulative :dirstat-by-file? :summary :name-only :name-status :submodule? :color? :no-color :color-moved? :no-color-moved :color-moved-ws= :color-words? :word-diff? :word-diff-regex= :no-renames :renames :rename-empty :no-rename-empty :check :ws-error-highlight= :full-index :binary :abbrev? :no-abbrev B:break-rewrites? M:find-renames? C:find-copies? :find-copies-harder D:irreversible-delete l= :diff-filter= S= G= :pickaxe-all :pickaxe-regex :find-object= :relative? :no-relative :text :ignore-cr-at-eol :ignore-space-at-eol :ignore-space-change :ignore-all-space :ignore-blank-lines I:ignore-matching-lines= :indent-heuristic :no-indent-heuristic :minimal :patience :histogram :diff-algorithm= :anchored= :inter-hunk-context= :function-context :exit-code :quiet :no-ext-diff :no-textconv :ignore-submodules? :src-prefix= :dst-prefix= :no-prefix :default-prefix :line-prefix= :ita-invisible-in-index :ita-visible-in-index :stat-width= :stat-name-width= :stat-count= :stat-graph-width= X? :merge-base";

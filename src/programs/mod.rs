@@ -21,6 +21,7 @@ pub mod readonly;
 pub mod shells;
 pub mod tools;
 pub mod unwrap;
+pub mod verified;
 pub mod wrappers;
 
 pub use options::{Abbrev, Arg, Does, Grammar, Opt, Value};
