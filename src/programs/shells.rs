@@ -8,8 +8,8 @@
 //! know makes the call opaque: it is never taken as the script path, since a shell
 //! whose options we misread could be running any string (issue 8, class 4).
 
+use super::description::{CodeArg, Description};
 use super::options::{Abbrev, Arg, Does, Grammar, Opt, l, parse, s, sl};
-use super::unwrap::{CodeArg, Description};
 use super::{Example, Program, Role};
 
 const RC_RUNS: Does = Does::RunsFile("the shell runs the commands of its rc file");
