@@ -1,4 +1,4 @@
-//! Stateless handlers: health, metrics, the spec, analysis, evaluation, rules and the
+//! Stateless handlers: health, metrics, analysis, evaluation, rules and the
 //! tool list. Each only translates JSON to library calls and back.
 //!
 //! Must not hold policy or analysis logic: `analysis`, `tools`, `decide` and `config`
@@ -87,22 +87,11 @@ pub async fn metrics(State(state): State<AppState>) -> Response {
         .into_response()
 }
 
-/// This API's OpenAPI document.
-#[utoipa::path(get, path = "/openapi.yaml", tag = "service",
-    responses((status = 200, description = "The OpenAPI 3.1 document", body = String, content_type = "application/yaml")))]
-pub async fn openapi_yaml() -> Response {
-    (
-        [(header::CONTENT_TYPE, "application/yaml")],
-        super::openapi::yaml(),
-    )
-        .into_response()
-}
-
 /// Analyzes one bash command: class, parts, capability requests, always patterns, risk
 /// notes, hardline hit, engine and fallback.
 #[utoipa::path(post, path = "/v1/analyze", tag = "analysis", request_body = AnalyzeRequest,
     responses(
-        (status = 200, description = "The analysis; for `engine: both` also `lexer` and `agree`", body = super::openapi::BothAnalysisSchema),
+        (status = 200, description = "The analysis; for `engine: both` also `lexer` and `agree`", body = crate::model::schema::BothAnalysisSchema),
         (status = 400, description = "Malformed JSON or a wrong type (the field is named)", body = ErrorBody),
         (status = 401, description = "Missing or invalid bearer token", body = ErrorBody),
         (status = 503, description = "At the concurrency cap (`overloaded`) or over the request timeout (`request_timeout`); `Retry-After` says when to retry", body = ErrorBody),
@@ -166,7 +155,7 @@ pub fn check_command(command: &str) -> Result<(), ApiError> {
 /// Decides one tool call against the layered rules, statelessly: nothing is recorded.
 #[utoipa::path(post, path = "/v1/evaluate", tag = "policy", request_body = EvaluateRequest,
     responses(
-        (status = 200, description = "The call decision", body = super::openapi::CallDecisionSchema),
+        (status = 200, description = "The call decision", body = crate::model::schema::CallDecisionSchema),
         (status = 400, description = "Malformed JSON, a wrong type or a missing field (the field is named)", body = ErrorBody),
         (status = 401, description = "Missing or invalid bearer token", body = ErrorBody),
         (status = 503, description = "At the concurrency cap (`overloaded`) or over the request timeout (`request_timeout`); `Retry-After` says when to retry", body = ErrorBody),

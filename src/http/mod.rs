@@ -426,7 +426,7 @@ pub fn app(state: AppState) -> Router {
         .route("/healthz", get(handlers::healthz))
         .route("/readyz", get(handlers::readyz))
         .route("/metrics", get(handlers::metrics))
-        .route("/openapi.yaml", get(handlers::openapi_yaml));
+        .route("/openapi.yaml", get(openapi::openapi_yaml));
     let api = Router::new()
         .route("/v1/analyze", post(handlers::analyze))
         .route("/v1/evaluate", post(handlers::evaluate))

@@ -307,7 +307,7 @@ pub struct CallResponse {
     /// `approved` (run it), `pending` (ask the user, then grant or deny), `denied`.
     pub status: CallStatus,
     #[serde(flatten)]
-    #[schema(inline, value_type = super::openapi::CallDecisionSchema)]
+    #[schema(inline, value_type = crate::model::schema::CallDecisionSchema)]
     pub decision: CallDecision,
 }
 
