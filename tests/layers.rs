@@ -907,6 +907,14 @@ fn a_circle_through_a_re_export_is_found() {
     let found = circles(&load(&src));
     let _ = std::fs::remove_dir_all(&root);
     assert_eq!(found.len(), 1, "{found:?}");
-    assert!(found[0].contains("circle in src/f: a -> b -> a"), "{}", found[0]);
-    assert!(found[0].contains("src/f/a.rs:2: use super::Shared"), "{}", found[0]);
+    assert!(
+        found[0].contains("circle in src/f: a -> b -> a"),
+        "{}",
+        found[0]
+    );
+    assert!(
+        found[0].contains("src/f/a.rs:2: use super::Shared"),
+        "{}",
+        found[0]
+    );
 }
