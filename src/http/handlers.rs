@@ -82,7 +82,10 @@ pub async fn metrics(State(state): State<AppState>) -> Response {
             header::CONTENT_TYPE,
             "text/plain; version=0.0.4; charset=utf-8",
         )],
-        state.metrics().render_with(state.sessions().in_memory()),
+        state.metrics().render_with(
+            state.sessions().in_memory(),
+            state.sessions().resident_bytes(),
+        ),
     )
         .into_response()
 }

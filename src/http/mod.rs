@@ -93,6 +93,8 @@ pub struct Limits {
     pub blocking_threads: usize,
     /// Sessions kept in memory at most (`--max-sessions`).
     pub max_sessions: usize,
+    /// Bytes of sessions kept in memory at most (`--max-session-memory`).
+    pub max_session_memory: usize,
     /// A session unused this long leaves memory (`--session-idle-secs`).
     pub session_idle: std::time::Duration,
     /// Events a session's log may hold: recording a call beyond it compacts the log,
@@ -131,6 +133,7 @@ impl Default for Limits {
         Limits {
             blocking_threads: default_blocking_threads(),
             max_sessions: sessions::DEFAULT_MAX_SESSIONS,
+            max_session_memory: sessions::DEFAULT_MAX_SESSION_MEMORY,
             session_idle: sessions::DEFAULT_SESSION_IDLE,
             max_session_events: sessions::DEFAULT_MAX_SESSION_EVENTS,
             header_timeout: Duration::from_secs(10),
@@ -177,7 +180,8 @@ impl AppState {
                     config.state_dir.join("sessions"),
                     config.limits.max_sessions,
                     config.limits.session_idle,
-                ),
+                )
+                .with_max_bytes(config.limits.max_session_memory),
                 blocking: Arc::new(tokio::sync::Semaphore::new(
                     config.limits.blocking_threads.max(1),
                 )),
