@@ -1147,7 +1147,6 @@ fn analyze_ast(command: &str, ctx: &AnalysisContext) -> Result<Analysis, AstErro
 
     // Code passed as a string is parsed again, level by level, depth-bounded.
     fx.verifying = false;
-    let mut level = 0;
     // Code strings or opaque code (`source f`) found at the top level; the loop below
     // only ever runs when this is already true.
     let code_runner = !fx.code.is_empty() || !fx.opaque.is_empty();
@@ -1156,83 +1155,7 @@ fn analyze_ast(command: &str, ctx: &AnalysisContext) -> Result<Analysis, AstErro
     fx.code.append(&mut fx.option_code);
     // Issue 9: evaluated code only adds (read like a code string, after the class).
     take_evaluated(&mut top, &mut fx);
-    let mut seen_code: std::collections::HashSet<String> = std::collections::HashSet::new();
-    while !fx.code.is_empty() {
-        level += 1;
-        let pending: Vec<(String, Cwd)> = std::mem::take(&mut fx.code);
-        for (code, cwd) in pending {
-            // The same code twice (a residual re-evaluated, a fed text found again)
-            // adds nothing but a level.
-            if !seen_code.insert(code.clone()) {
-                continue;
-            }
-            // Defence in depth: the lexer's reading of the code goes through the floor too,
-            // where it could fire.
-            let lexed = crate::shell::lexer::lex(&code);
-            if crate::analysis::lexer::floor_relevant(&code, &lexed)
-                && let Some(hit) = floor::check_plan(
-                    &crate::analysis::lexer::lower(&code, lexed, &cwd),
-                    ctx,
-                    &Reader,
-                )
-            {
-                fx.hardline.get_or_insert(hit);
-            }
-            if level > MAX_CODE_DEPTH {
-                fx.opaque.push(format!(
-                    "code nested more than {MAX_CODE_DEPTH} levels deep"
-                ));
-                continue;
-            }
-            match plan(&code, ctx, cwd, false) {
-                Ok(mut inner) => {
-                    fx.code.append(&mut inner.code);
-                    take_evaluated(&mut inner, &mut fx);
-                    if let Some(hit) = floor::check_plan(&inner, ctx, &Reader) {
-                        fx.hardline.get_or_insert(hit);
-                    }
-                    for o in inner.obfuscated {
-                        if !obfuscated.contains(&o) {
-                            obfuscated.push(o);
-                        }
-                    }
-                    for cmd in &inner.commands {
-                        effects::command_effects(cmd, ctx, &mut fx);
-                        environment_request(cmd, &mut fx);
-                    }
-                    for (r, c) in &inner.loose_redirects {
-                        effects::redirect_effects(r, c, ctx, &mut fx);
-                    }
-                    if inner.background {
-                        fx_background(&code, &mut fx);
-                    }
-                }
-                Err(e) => {
-                    // The inner string is not bash we can read: its lexer rendering still
-                    // goes through the floor, and the whole command stays obfuscated.
-                    let lexed = crate::analysis::lexer::analyze(&code, ctx);
-                    if let Some(hit) = lexed.hardline {
-                        fx.hardline.get_or_insert(hit);
-                    }
-                    for r in lexed.requests {
-                        if r.capability != Capability::ProcessExecute {
-                            fx.push(r);
-                        }
-                    }
-                    fx.opaque.push(format!(
-                        "an inner command string KHAELOR could not parse ({e})"
-                    ));
-                    // Code read after the class was decided (an option's, an
-                    // evaluated one) must not leave the command readable.
-                    let why = Opacity::Other("holds code KHAELOR could not parse".to_string());
-                    if !obfuscated.contains(&why) {
-                        obfuscated.push(why);
-                    }
-                }
-            }
-        }
-        fx.code.append(&mut fx.option_code);
-    }
+    read_code_strings(ctx, &mut fx, &mut obfuscated);
 
     for why in std::mem::take(&mut fx.unreadable) {
         let why = Opacity::Other(why);
@@ -1264,6 +1187,146 @@ fn analyze_ast(command: &str, ctx: &AnalysisContext) -> Result<Analysis, AstErro
         fx_background(command, &mut fx);
     }
 
+    notes.extend(class_notes(
+        class,
+        &top,
+        &obfuscated,
+        code_runner,
+        &fx.opaque,
+    ));
+    if let Some(after) = &top.unknown_cwd_after {
+        notes.push(format!(
+            "The working directory is unknown after {after}; relative paths after it count as outside the project."
+        ));
+    }
+    notes.extend(fx.notes.iter().cloned());
+
+    let always = if lexer_doubts {
+        Vec::new()
+    } else {
+        always_patterns(class, &top, &fx, ctx)
+    };
+    if class == CommandClass::Obfuscated {
+        fx.verdicts.clear();
+    }
+    fx.mark_verified();
+    let mut requests = std::mem::take(&mut fx.requests);
+    give_always_patterns(&mut requests, &always);
+    if fx.hardline.is_some() {
+        notes.push(floor::HARDLINE_RISK_NOTE.to_string());
+    }
+    let mut seen = std::collections::HashSet::new();
+    notes.retain(|n| seen.insert(n.clone()));
+    let parts = std::mem::take(&mut fx.parts);
+    Ok(Analysis {
+        command: command.to_string(),
+        class,
+        parts,
+        requests,
+        always_patterns: always,
+        risk_notes: notes,
+        hardline: fx.hardline,
+        engine: EngineKind::Ast,
+        fallback: None,
+    })
+}
+
+/// Reads the code passed as a string (and the code of options, variables and evaluated
+/// text that joins it), level by level, at most `MAX_CODE_DEPTH` deep: each text goes
+/// through the floor in the lexer's reading too, then is planned and its effects added;
+/// a text that does not parse adds what the lexer reads in it and leaves the command
+/// obfuscated.
+fn read_code_strings(ctx: &AnalysisContext, fx: &mut Effects, obfuscated: &mut Vec<Opacity>) {
+    let mut level = 0;
+    let mut seen_code: std::collections::HashSet<String> = std::collections::HashSet::new();
+    while !fx.code.is_empty() {
+        level += 1;
+        let pending: Vec<(String, Cwd)> = std::mem::take(&mut fx.code);
+        for (code, cwd) in pending {
+            // The same code twice (a residual re-evaluated, a fed text found again)
+            // adds nothing but a level.
+            if !seen_code.insert(code.clone()) {
+                continue;
+            }
+            // Defence in depth: the lexer's reading of the code goes through the floor too,
+            // where it could fire.
+            let lexed = crate::shell::lexer::lex(&code);
+            if crate::analysis::lexer::floor_relevant(&code, &lexed)
+                && let Some(hit) = floor::check_plan(
+                    &crate::analysis::lexer::lower(&code, lexed, &cwd),
+                    ctx,
+                    &Reader,
+                )
+            {
+                fx.hardline.get_or_insert(hit);
+            }
+            if level > MAX_CODE_DEPTH {
+                fx.opaque.push(format!(
+                    "code nested more than {MAX_CODE_DEPTH} levels deep"
+                ));
+                continue;
+            }
+            match plan(&code, ctx, cwd, false) {
+                Ok(mut inner) => {
+                    fx.code.append(&mut inner.code);
+                    take_evaluated(&mut inner, fx);
+                    if let Some(hit) = floor::check_plan(&inner, ctx, &Reader) {
+                        fx.hardline.get_or_insert(hit);
+                    }
+                    for o in inner.obfuscated {
+                        if !obfuscated.contains(&o) {
+                            obfuscated.push(o);
+                        }
+                    }
+                    for cmd in &inner.commands {
+                        effects::command_effects(cmd, ctx, fx);
+                        environment_request(cmd, fx);
+                    }
+                    for (r, c) in &inner.loose_redirects {
+                        effects::redirect_effects(r, c, ctx, fx);
+                    }
+                    if inner.background {
+                        fx_background(&code, fx);
+                    }
+                }
+                Err(e) => {
+                    // The inner string is not bash we can read: its lexer rendering still
+                    // goes through the floor, and the whole command stays obfuscated.
+                    let lexed = crate::analysis::lexer::analyze(&code, ctx);
+                    if let Some(hit) = lexed.hardline {
+                        fx.hardline.get_or_insert(hit);
+                    }
+                    for r in lexed.requests {
+                        if r.capability != Capability::ProcessExecute {
+                            fx.push(r);
+                        }
+                    }
+                    fx.opaque.push(format!(
+                        "an inner command string KHAELOR could not parse ({e})"
+                    ));
+                    // Code read after the class was decided (an option's, an
+                    // evaluated one) must not leave the command readable.
+                    let why = Opacity::Other("holds code KHAELOR could not parse".to_string());
+                    if !obfuscated.contains(&why) {
+                        obfuscated.push(why);
+                    }
+                }
+            }
+        }
+        fx.code.append(&mut fx.option_code);
+    }
+}
+
+/// The risk notes that say what the class means: why a command is obfuscated, or how
+/// many parts a compound one has and what joins them.
+fn class_notes(
+    class: CommandClass,
+    top: &Plan,
+    obfuscated: &[Opacity],
+    code_runner: bool,
+    opaque: &[String],
+) -> Vec<String> {
+    let mut notes = Vec::new();
     match class {
         CommandClass::Obfuscated => {
             if obfuscated
@@ -1284,7 +1347,7 @@ fn analyze_ast(command: &str, ctx: &AnalysisContext) -> Result<Analysis, AstErro
             if code_runner {
                 notes.push("Runs code passed as a string; KHAELOR parsed it again and counts its commands.".to_string());
             }
-            for o in &fx.opaque {
+            for o in opaque {
                 notes.push(format!(
                     "Runs {o} — KHAELOR cannot verify what it will run."
                 ));
@@ -1310,31 +1373,20 @@ fn analyze_ast(command: &str, ctx: &AnalysisContext) -> Result<Analysis, AstErro
         }
         CommandClass::Simple => {}
     }
-    if let Some(after) = &top.unknown_cwd_after {
-        notes.push(format!(
-            "The working directory is unknown after {after}; relative paths after it count as outside the project."
-        ));
-    }
-    notes.extend(fx.notes.iter().cloned());
+    notes
+}
 
-    let always = if lexer_doubts {
-        Vec::new()
-    } else {
-        always_patterns(class, &top, &fx, ctx)
-    };
-    if class == CommandClass::Obfuscated {
-        fx.verdicts.clear();
-    }
-    fx.mark_verified();
-    let mut requests = std::mem::take(&mut fx.requests);
-    for r in &mut requests {
+/// Each request's always patterns: a command's get the command's (none when it runs
+/// through another program), a resolved absolute path its own path, anything else none.
+fn give_always_patterns(requests: &mut [CapabilityRequest], always: &[String]) {
+    for r in requests.iter_mut() {
         r.always_patterns = if always.is_empty() {
             Vec::new()
         } else if r.capability.has_command_subject() {
             if r.via.is_some() {
                 Vec::new()
             } else {
-                always.clone()
+                always.to_vec()
             }
         } else if r.subject.starts_with('/') && !r.unresolved && !r.subject.contains('*') {
             // A `*` in a path is a character of its name; as a pattern it would be a
@@ -1344,23 +1396,6 @@ fn analyze_ast(command: &str, ctx: &AnalysisContext) -> Result<Analysis, AstErro
             Vec::new()
         };
     }
-    if fx.hardline.is_some() {
-        notes.push(floor::HARDLINE_RISK_NOTE.to_string());
-    }
-    let mut seen = std::collections::HashSet::new();
-    notes.retain(|n| seen.insert(n.clone()));
-    let parts = std::mem::take(&mut fx.parts);
-    Ok(Analysis {
-        command: command.to_string(),
-        class,
-        parts,
-        requests,
-        always_patterns: always,
-        risk_notes: notes,
-        hardline: fx.hardline,
-        engine: EngineKind::Ast,
-        fallback: None,
-    })
 }
 
 /// Moves what the static evaluator computed on `plan` into the code still to read and
