@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Measures `khaelor-perm hook claude` per call against /bin/true (BENCHMARKS.md, issue 11).
+# Measures `khaelor-perm hook claude` per call against /bin/true (BENCHMARKS.md).
 # Usage: bash benches/hook_claude.sh [path/to/khaelor-perm]   (RUNS=300 by default)
 set -euo pipefail
 BIN=$(realpath "${1:-target/release/khaelor-perm}")

@@ -1,4 +1,4 @@
-//! End to end against the real agent hosts (issue 11): each host, installed at its
+//! End to end against the real agent hosts: each host, installed at its
 //! pinned version by `tests/setup/hosts.sh`, runs offline against the scripted model
 //! server of `hosts_support`, with `khaelor-perm hook <host>` as its pre-tool hook.
 //!
