@@ -85,7 +85,7 @@ impl ServiceConfig {
     }
 }
 
-/// Every bound the service enforces, each with its `serve` flag (README, "Reliability").
+/// Every bound the service enforces, each with its `serve` flag (the book: docs/src/reliability.md).
 #[derive(Debug, Clone)]
 pub struct Limits {
     /// Blocking jobs (analysis, decisions, config and session I/O) running at once;
