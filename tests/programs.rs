@@ -247,7 +247,7 @@ fn always_patterns_never_hold_a_literal_wildcard_or_cover_opaque_commands() {
 
 #[test]
 fn the_table_knows_every_program_the_fixture_wraps() {
-    // Every wrapper the issue names has an entry whose examples are tested in the
+    // Every wrapper this list names has an entry whose examples are tested in the
     // library (`programs::unwrap::tests`); here: each is looked up by name and by path.
     for name in [
         "chroot",
