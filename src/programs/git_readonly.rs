@@ -1,4 +1,4 @@
-//! git's verified read-only forms (issue 10 §1): `status`, `diff`, `log`, `show`,
+//! git's verified read-only forms: `status`, `diff`, `log`, `show`,
 //! `branch` listing forms, `tag -l`, `remote`/`remote -v`/`remote show -n`/`remote
 //! get-url`, `rev-parse`, `ls-files`, `ls-tree`, `cat-file -p/-t/-s/-e`, `blame`,
 //! `describe`, `stash list/show`, `config --get/--list` (and `config get/list`),
