@@ -1,4 +1,4 @@
-//! Issue 10 §2: presets from config and flag, their precedence, and decisions under
+//! Presets from config and flag, their precedence, and decisions under
 //! each (fixtures/presets.jsonl): what `recommended` and `autonomous` add, and the risky
 //! commands (secrets, network, git.modify, outside writes, the floor) that stay ask or
 //! deny under every preset.

@@ -10,9 +10,11 @@
 pub mod analyze;
 pub mod check;
 pub mod compare;
+pub mod completions;
 pub mod error;
 pub mod healthcheck;
 pub mod hook;
+pub mod man;
 pub mod openapi;
 pub mod oracle;
 pub mod rules;

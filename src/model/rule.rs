@@ -62,7 +62,7 @@ pub enum RuleSource {
     Hardline,
     Builtin,
     Default,
-    /// The active preset's rules (issue 10), right after the defaults.
+    /// The active preset's rules, right after the defaults.
     Preset,
     User,
     Project,
@@ -193,7 +193,7 @@ pub struct PermissionRule {
     )]
     pub dialect: MatchDialect,
     /// Matches only a `process.execute` request the analysis gave this verdict
-    /// (preset rules, issue 10). Config files cannot set it.
+    /// (preset rules only). Config files cannot set it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub when: Option<crate::model::vocab::Verdict>,
     /// A name for a shipped rule (`secret: AWS credentials`), shown by `rules`.

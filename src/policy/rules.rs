@@ -707,11 +707,11 @@ pub const DEFAULT_RULES: &[(&str, &str, Action)] = &[
     ("process.background", "*", Action::Ask),
     ("network.access", "*", Action::Ask),
     ("git.modify", "*", Action::Ask),
-    // issue 11: an MCP server's tool can do anything its server can; the user decides
+    // An MCP server's tool can do anything its server can; the user decides
     ("mcp.call", "*", Action::Ask),
 ];
 
-/// Issue 10 §4: the usual credential stores, as named `file.read` ask rules after the
+/// The usual credential stores, as named `file.read` ask rules after the
 /// seed's secret shapes. Every preset has them (they only narrow). Patterns match the
 /// resolved path anywhere (`*/.aws/*` is `~/.aws/` and any copy of it).
 pub const SECRET_RULES: &[(&str, &str)] = &[
