@@ -184,10 +184,10 @@ fn render_schema(s: &Value, out: &mut String) {
             if p.get("$ref").is_some() {
                 let _ = writeln!(out, "All the fields of {}.\n", type_of(p));
             } else if p.get("properties").is_some() {
-                if let Some(d) = p.get("description").and_then(Value::as_str) {
-                    if s.get("description").and_then(Value::as_str) != Some(d) {
-                        let _ = writeln!(out, "{}\n", d.trim());
-                    }
+                if let Some(d) = p.get("description").and_then(Value::as_str)
+                    && s.get("description").and_then(Value::as_str) != Some(d)
+                {
+                    let _ = writeln!(out, "{}\n", d.trim());
                 }
                 fields_table(p, out);
             } else {
