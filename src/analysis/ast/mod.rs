@@ -279,6 +279,10 @@ fn first_error(root: Node<'_>) -> String {
 /// tree then does not say what bash runs.
 fn skipped_backslash(root: Node<'_>, src: &str) -> Option<usize> {
     let bytes = src.as_bytes();
+    // Only a backslash is ever reported: a command without one needs no walk.
+    if !bytes.contains(&b'\\') {
+        return None;
+    }
     // Before and after the root too: a leading `\<TAB>` is outside every node.
     for (from, to) in [(0, root.start_byte()), (root.end_byte(), bytes.len())] {
         if let Some(i) = bytes
@@ -323,6 +327,8 @@ fn skipped_backslash(root: Node<'_>, src: &str) -> Option<usize> {
 /// - `[abc]` read as a test, and arguments split where bash reads one word.
 fn misread_construct(root: Node<'_>, src: &str) -> Option<String> {
     let bytes = src.as_bytes();
+    // One cursor for the whole walk: a cursor per node allocates its own stack.
+    let mut cursor = root.walk();
     let mut stack = vec![root];
     while let Some(node) = stack.pop() {
         match node.kind() {
@@ -368,7 +374,6 @@ fn misread_construct(root: Node<'_>, src: &str) -> Option<String> {
                 // grammar makes it an anonymous token the walk does not read as one.
                 // Glued to what follows, it is part of a word (`$"x"`, a translated
                 // string).
-                let mut cursor = node.walk();
                 let all: Vec<Node<'_>> = node.children(&mut cursor).collect();
                 let lone = all.iter().enumerate().find(|(i, c)| {
                     !c.is_named()
@@ -381,7 +386,6 @@ fn misread_construct(root: Node<'_>, src: &str) -> Option<String> {
                         dollar.start_byte()
                     ));
                 }
-                let mut cursor = node.walk();
                 let kids: Vec<Node<'_>> = node.named_children(&mut cursor).collect();
                 // A newline between two words ends the command for bash; after a
                 // pipeline of three stages the grammar's GLR can read it as a blank
@@ -416,7 +420,6 @@ fn misread_construct(root: Node<'_>, src: &str) -> Option<String> {
             // elsewhere than the grammar; a word spanning a line break is body text.
             // Words after a blank are the command's arguments (the walk reads them).
             kinds::HEREDOC_REDIRECT => {
-                let mut cursor = node.walk();
                 let kids: Vec<Node<'_>> = node.named_children(&mut cursor).collect();
                 let start_end = kids
                     .iter()
@@ -478,9 +481,8 @@ fn misread_construct(root: Node<'_>, src: &str) -> Option<String> {
                     .child_by_field_name("body")
                     .is_some_and(|b| b.kind() != kinds::COMMAND) =>
             {
-                let mut cursor = node.walk();
+                let mut c = root.walk();
                 let extra = node.named_children(&mut cursor).find(|r| {
-                    let mut c = r.walk();
                     matches!(r.kind(), kinds::FILE_REDIRECT | kinds::HERESTRING_REDIRECT)
                         && r.named_children(&mut c)
                             .filter(|w| w.kind() != kinds::FILE_DESCRIPTOR)
@@ -513,7 +515,6 @@ fn misread_construct(root: Node<'_>, src: &str) -> Option<String> {
             }
             _ => {}
         }
-        let mut cursor = node.walk();
         stack.extend(node.children(&mut cursor));
     }
     None
