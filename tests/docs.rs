@@ -164,45 +164,119 @@ fn render_api(yaml: &str) -> String {
             out.push_str(d.trim());
             out.push_str("\n\n");
         }
-        if let Some(props) = s.get("properties").and_then(Value::as_object) {
-            let required: BTreeSet<&str> = s
-                .get("required")
-                .and_then(Value::as_array)
-                .map(|r| r.iter().filter_map(Value::as_str).collect())
-                .unwrap_or_default();
-            out.push_str("| field | type | required | description |\n|---|---|---|---|\n");
-            for (field, p) in props {
-                let _ = writeln!(
-                    out,
-                    "| `{field}` | {} | {} | {} |",
-                    type_of(p),
-                    if required.contains(field.as_str()) {
-                        "yes"
-                    } else {
-                        "no"
-                    },
-                    cell(p.get("description").and_then(Value::as_str).unwrap_or(""))
-                );
-            }
-            out.push('\n');
-        } else {
-            let _ = writeln!(out, "Type: {}.\n", type_of(s));
-        }
-        if let Some(variants) = s.get("oneOf").and_then(Value::as_array) {
-            for v in variants {
-                if let Some(d) = v.get("description").and_then(Value::as_str) {
-                    let _ = writeln!(out, "- {}: {}", type_of(v), one_line(d));
-                }
-            }
-            if variants.iter().any(|v| v.get("description").is_some()) {
-                out.push('\n');
-            }
-        }
+        render_schema(s, &mut out);
     }
     while out.ends_with("\n\n") {
         out.pop();
     }
     out
+}
+
+/// A schema's shape: its fields as a table; for `allOf`, each part in turn; for
+/// `oneOf`/`anyOf`, each variant (a table, a link or a type) as a list item.
+fn render_schema(s: &Value, out: &mut String) {
+    if s.get("properties").is_some() {
+        fields_table(s, out);
+        return;
+    }
+    if let Some(parts) = s.get("allOf").and_then(Value::as_array) {
+        for p in parts {
+            if p.get("$ref").is_some() {
+                let _ = writeln!(out, "All the fields of {}.\n", type_of(p));
+            } else if p.get("properties").is_some() {
+                if let Some(d) = p.get("description").and_then(Value::as_str)
+                    && s.get("description").and_then(Value::as_str) != Some(d)
+                {
+                    let _ = writeln!(out, "{}\n", d.trim());
+                }
+                fields_table(p, out);
+            } else {
+                let _ = writeln!(out, "And: {}.\n", type_of(p));
+            }
+        }
+        return;
+    }
+    for key in ["oneOf", "anyOf"] {
+        if let Some(variants) = s.get(key).and_then(Value::as_array) {
+            out.push_str("One of:\n\n");
+            for (i, v) in variants.iter().enumerate() {
+                let desc = v.get("description").and_then(Value::as_str).map(one_line);
+                if v.get("properties").is_some() {
+                    // A variant tagged by a one-value field is named by it (`tool` = "read").
+                    let tag = v["properties"].as_object().and_then(|props| {
+                        props.iter().find_map(|(k, p)| {
+                            match p.get("enum")?.as_array()?.as_slice() {
+                                [only] => Some(format!("`{k}` = `{only}`")),
+                                _ => None,
+                            }
+                        })
+                    });
+                    let label = tag.unwrap_or_else(|| format!("Variant {}", i + 1));
+                    let _ = writeln!(
+                        out,
+                        "**{label}**{}\n",
+                        desc.map(|d| format!(": {d}")).unwrap_or_default()
+                    );
+                    fields_table(v, out);
+                } else {
+                    let _ = writeln!(
+                        out,
+                        "- {}{}",
+                        type_of(v),
+                        desc.map(|d| format!(": {d}")).unwrap_or_default()
+                    );
+                    if variants
+                        .get(i + 1)
+                        .is_none_or(|n| n.get("properties").is_some())
+                    {
+                        out.push('\n');
+                    }
+                }
+            }
+            return;
+        }
+    }
+    let _ = writeln!(out, "Type: {}.\n", type_of(s));
+}
+
+/// The `properties` of an object schema as a table, required ones marked.
+fn fields_table(s: &Value, out: &mut String) {
+    let empty = serde_json::Map::new();
+    let props = s
+        .get("properties")
+        .and_then(Value::as_object)
+        .unwrap_or(&empty);
+    let required: BTreeSet<&str> = s
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|r| r.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    out.push_str("| field | type | required | description |\n|---|---|---|---|\n");
+    for (field, p) in props {
+        let desc = p
+            .get("description")
+            .and_then(Value::as_str)
+            .or_else(|| {
+                // A nullable reference carries its description on the non-null branch.
+                p.get("oneOf")?
+                    .as_array()?
+                    .iter()
+                    .find_map(|v| v.get("description")?.as_str())
+            })
+            .unwrap_or("");
+        let _ = writeln!(
+            out,
+            "| `{field}` | {} | {} | {} |",
+            type_of(p),
+            if required.contains(field.as_str()) {
+                "yes"
+            } else {
+                "no"
+            },
+            cell(desc)
+        );
+    }
+    out.push('\n');
 }
 
 fn one_line(s: &str) -> String {
