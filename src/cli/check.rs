@@ -27,6 +27,9 @@ pub const EXIT_USAGE: u8 = 2;
 pub const EXIT_ASK: u8 = 3;
 /// Exit status for deny.
 pub const EXIT_DENY: u8 = 4;
+/// Exit status for contain: run it through `khaelor-perm exec --contain` (a caller that
+/// cannot treats it as ask).
+pub const EXIT_CONTAIN: u8 = 5;
 
 #[derive(Debug, clap::Args)]
 #[command(
@@ -156,6 +159,7 @@ pub fn context(
 fn exit_for(a: Action) -> ExitCode {
     ExitCode::from(match a {
         Action::Allow => EXIT_ALLOW,
+        Action::Contain => EXIT_CONTAIN,
         Action::Ask => EXIT_ASK,
         Action::Deny => EXIT_DENY,
     })

@@ -10,6 +10,7 @@
 pub mod analyze;
 pub mod check;
 pub mod compare;
+pub mod exec;
 pub mod healthcheck;
 pub mod hook;
 pub mod openapi;

@@ -248,5 +248,8 @@ fn verdict_words(v: crate::model::vocab::Verdict) -> &'static str {
         crate::model::vocab::Verdict::ReadOnly => "read-only",
         crate::model::vocab::Verdict::ProjectBuild => "a project-local build or test",
         crate::model::vocab::Verdict::ProjectWrite => "an in-project mkdir/touch/cp/mv",
+        crate::model::vocab::Verdict::ProjectScript => {
+            "a script of the project run by its interpreter"
+        }
     }
 }

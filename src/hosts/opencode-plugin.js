@@ -34,6 +34,12 @@ export const KhaelorPerm = async ({ directory, worktree }) => {
         throw new Error(`khaelor-perm could not check this tool call, so it was blocked: ${why}`);
       }
       if (answer.decision === "allow") return;
+      // Contained: the same command, run through `khaelor-perm exec --contain`.
+      if (answer.decision === "contain" && typeof answer.command === "string"
+          && output.args && typeof output.args.command === "string") {
+        output.args.command = answer.command;
+        return;
+      }
       if (answer.decision === "ask" && human) return;
       throw new Error(answer.reason || "khaelor-perm blocked this tool call.");
     },

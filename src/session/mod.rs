@@ -59,6 +59,8 @@ pub enum ApprovedBy {
     User,
     /// An "always" grant on another call of the session made it evaluate to allow.
     AutoResolve,
+    /// The rules contain it: it runs without asking, inside the sandbox.
+    Contained,
 }
 
 /// What denied a call.
@@ -111,6 +113,10 @@ pub enum EventKind {
         /// For `autoResolve`: the call whose "always" grant resolved this one.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         resolved_by: Option<String>,
+        /// For `contained`: the sandbox profile and the rewritten command it runs as.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[schema(value_type = Option<crate::model::schema::ContainmentSchema>)]
+        contained: Option<Value>,
     },
     #[serde(rename_all = "camelCase")]
     PermissionGranted {
@@ -1171,6 +1177,7 @@ mod tests {
                     by: ApprovedBy::Policy,
                     decisions: json!([]),
                     resolved_by: None,
+                    contained: None,
                 },
             ])
             .unwrap();
@@ -1221,6 +1228,7 @@ mod tests {
                 by: ApprovedBy::Policy,
                 decisions: json!([]),
                 resolved_by: None,
+                contained: None,
             },
         ])
         .unwrap();
@@ -1289,6 +1297,7 @@ mod tests {
             by: ApprovedBy::Policy,
             decisions: json!([]),
             resolved_by: None,
+            contained: None,
         }
     }
 
