@@ -531,7 +531,16 @@ fn contain_call(
     if call.command.is_none() || call.tool != "bash" {
         return Err(NotContained::NotACommand);
     }
-    if !crate::model::paths::is_inside(Path::new(&call.cwd), ctx.root()) {
+    // Every part must run inside the project (`cd /tmp && make` does not), where
+    // an unknown working directory counts as outside.
+    let parts_inside = call.analysis.as_ref().is_none_or(|a| {
+        a.parts.iter().all(|p| {
+            p.cwd
+                .as_deref()
+                .is_some_and(|c| crate::model::paths::is_inside(Path::new(c), ctx.root()))
+        })
+    });
+    if !parts_inside || !crate::model::paths::is_inside(Path::new(&call.cwd), ctx.root()) {
         return Err(NotContained::OutsideProject);
     }
     // Every network request is allowed here (a stricter one would make the call ask),
