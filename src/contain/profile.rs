@@ -68,7 +68,8 @@ pub fn build(
         .map_err(|_| ProfileError::Unreadable(root.display().to_string()))?;
     let mut read_only: Vec<PathBuf> = Vec::new();
     let mut masked: Vec<PathBuf> = Vec::new();
-    walk_project(&root, policy, &mut read_only, &mut masked)?;
+    let mut links: Vec<PathBuf> = Vec::new();
+    walk_project(&root, policy, &mut read_only, &mut masked, &mut links)?;
     walk_home(home, &root, policy, &mut masked)?;
     absolute_rules(policy, &root, home, &mut masked);
     let text = |v: Vec<PathBuf>| -> Vec<String> {
@@ -83,6 +84,7 @@ pub fn build(
         writable: vec![root.display().to_string(), "/tmp".to_string()],
         read_only: text(read_only),
         masked: text(masked),
+        masked_links: text(links),
         network: name.network(),
     })
 }
@@ -104,6 +106,7 @@ fn walk_project(
     policy: &Policy,
     read_only: &mut Vec<PathBuf>,
     masked: &mut Vec<PathBuf>,
+    links: &mut Vec<PathBuf>,
 ) -> Result<(), ProfileError> {
     let mut stack = vec![root.to_path_buf()];
     let mut seen = 0usize;
@@ -123,6 +126,7 @@ fn walk_project(
                     let is_dir = target.is_dir();
                     if secret(policy, &target, is_dir) || secret(policy, &path, is_dir) {
                         masked.push(target);
+                        links.push(path.clone());
                     }
                     if crate::policy::protected::in_table(&path) {
                         // A protected name that is a link: the link itself cannot be

@@ -298,11 +298,23 @@ pub fn refusal_message(profile: &SandboxProfile, outcome: &Outcome) -> Option<St
             p.display()
         ));
     }
+    let root = Path::new(&profile.root);
     let masked_hit = profile
         .masked
         .iter()
-        .any(|m| outcome.stderr_tail.contains(m.as_str()));
-    let refused = REFUSALS.iter().any(|w| outcome.stderr_tail.contains(w));
+        .any(|m| outcome.stderr_tail.contains(m.as_str()))
+        || profile.masked_links.iter().any(|l| {
+            let rel = Path::new(l)
+                .strip_prefix(root)
+                .map(|r| r.display().to_string())
+                .unwrap_or_default();
+            outcome.stderr_tail.contains(l.as_str())
+                || (!rel.is_empty() && outcome.stderr_tail.contains(rel.as_str()))
+        });
+    let lower = outcome.stderr_tail.to_ascii_lowercase();
+    let refused = REFUSALS
+        .iter()
+        .any(|w| lower.contains(&w.to_ascii_lowercase()));
     if outcome.status != 0 && (refused || masked_hit) {
         out.push_str(&format!(
             "khaelor-perm: this command ran in KHAELOR's sandbox (profile `{}`, policy: contain): it may write only inside {} and /tmp, protected paths there are read-only, secrets are masked (unreadable or empty), {}. If the command needs more than that, do not try to get around the sandbox: tell the user what it needs and why, and ask them to run it outside the sandbox or to allow it with a rule.\n",

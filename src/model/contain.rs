@@ -26,6 +26,10 @@ pub struct SandboxProfile {
     /// Secrets made unreadable: an empty directory over each credential directory,
     /// an empty file over each secret file.
     pub masked: Vec<String>,
+    /// Symlinks in the project that lead to a masked path (their targets are in
+    /// `masked`): named so a failed read through one is explained.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub masked_links: Vec<String>,
     /// Whether the command has the host's network; otherwise loopback only, in a
     /// network of its own.
     pub network: bool,

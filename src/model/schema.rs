@@ -356,6 +356,8 @@ pub struct SandboxProfileSchema {
     pub read_only: Vec<String>,
     /// Secrets made unreadable (an empty directory or file over each).
     pub masked: Vec<String>,
+    /// Symlinks in the project that lead to a masked path; absent when none.
+    pub masked_links: Option<Vec<String>>,
     /// Whether the command has the host's network (else loopback only).
     pub network: bool,
 }
