@@ -139,6 +139,7 @@ pub fn run(args: Args) -> ExitCode {
                 r.pattern.trim_end_matches('*').trim_end(),
             ));
         }
+        text.push_str(&contain_line());
         print_out(&terminal_safe(&text));
     }
     ExitCode::from(if problems { EXIT_PROBLEMS } else { 0 })
@@ -240,6 +241,17 @@ fn render(policy: &crate::policy::config::Policy, shadowed: Option<&[Shadowed]>)
         }
     }
     out
+}
+
+/// Whether `contain` works here: the sandbox's probe, in one line.
+fn contain_line() -> String {
+    match crate::contain::available() {
+        Ok(bwrap) => format!(
+            "contain: available (bubblewrap at {}); contained commands run in the sandbox without a prompt\n",
+            bwrap.display()
+        ),
+        Err(e) => format!("contain: unavailable ({e}); commands the rules contain ask instead\n"),
+    }
 }
 
 /// How `rules` names a preset rule's condition.
