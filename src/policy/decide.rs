@@ -169,6 +169,7 @@ pub fn decide_with(
         let mut rule = ev.rule.cloned();
         let mut offer_always = true;
         if policy.preset() == crate::policy::presets::Preset::Autonomous
+            && !writes
             && req.capability == Capability::ProcessExecute
             && action == Action::Ask
             && rule
@@ -177,6 +178,9 @@ pub fn decide_with(
         {
             // `autonomous` contains what would otherwise ask only because no rule
             // vouches for the command; an ask a person wrote, and every cap below, stays.
+            // A call whose writes the analysis sees (`rm -rf build`, `find . -delete`)
+            // keeps its ask: the project is writable inside the sandbox, so it would not
+            // hold a deletion there.
             action = Action::Contain;
             rule = Some(crate::policy::presets::Preset::contain_everything_rule());
         }

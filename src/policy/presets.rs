@@ -9,8 +9,9 @@
 //!   own, judged by the read rules, so secrets still ask.
 //! - `autonomous`: `recommended` plus project-local builds and tests and in-project
 //!   `mkdir`/`touch`/`cp`/`mv` allowed, and every other command that would ask only
-//!   because no rule vouches for it contained (`decide` applies that one, since it
-//!   depends on no rule having matched).
+//!   because no rule vouches for it contained, unless the analysis sees it write
+//!   (the sandbox leaves the project writable, so it would not hold a deletion there);
+//!   `decide` applies that one, since it depends on no rule having matched.
 //!
 //! Network, `git.modify`, writes outside the project, secrets and the hardline floor
 //! are the defaults' under every preset: presets only add conditional allows and
