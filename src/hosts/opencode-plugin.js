@@ -3,6 +3,9 @@
 // the model reads. This plugin pipes each tool call to `khaelor-perm hook opencode`
 // and throws on a deny, and on an ask unless a human is attached
 // (KHAELOR_PERM_INTERACTIVE=1: then OpenCode's own `permission` settings decide).
+// A contained call (`"decision":"contain"`) runs without a prompt: the plugin replaces
+// the command with the one the answer gives, which runs it through
+// `khaelor-perm exec --contain` (the project writable, secrets masked, no network).
 // Anything that goes wrong (binary missing, no answer, bad JSON) blocks the call.
 //
 // Install: copy this file to .opencode/plugin/ (project) or ~/.config/opencode/plugin/.
