@@ -3,17 +3,25 @@
 
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 use khaelor_perm::cli;
 
 /// See Cargo.toml: the service's many small allocations.
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+/// `--version`: the package version and the commit it was built from (build.rs).
+const VERSION: &str = concat!(
+    env!("CARGO_PKG_VERSION"),
+    " (",
+    env!("KHAELOR_PERM_COMMIT"),
+    ")"
+);
+
 #[derive(Parser)]
 #[command(
     name = "khaelor-perm",
-    version,
+    version = VERSION,
     about = "Decides allow / ask / deny before an AI coding agent runs a tool"
 )]
 struct Cli {
@@ -49,6 +57,10 @@ enum Command {
     Healthcheck(cli::healthcheck::Args),
     /// Print the service's OpenAPI document (YAML).
     Openapi(cli::openapi::Args),
+    /// Print the completion script for a shell (bash, zsh, fish, elvish, powershell).
+    Completions(cli::completions::Args),
+    /// Print the man page (roff), or a subcommand's page.
+    Man(cli::man::Args),
 }
 
 fn main() -> ExitCode {
@@ -64,5 +76,7 @@ fn main() -> ExitCode {
         Command::Trust(args) => cli::trust::run(args),
         Command::Healthcheck(args) => cli::healthcheck::run(args),
         Command::Openapi(args) => cli::openapi::run(args),
+        Command::Completions(args) => cli::completions::run(args, Cli::command()),
+        Command::Man(args) => cli::man::run(args, Cli::command()),
     }
 }

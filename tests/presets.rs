@@ -1,5 +1,5 @@
-//! Issue 10 §2: presets from config and flag, their precedence, and decisions under
-//! each (fixtures/presets.jsonl): what `recommended` and `autonomous` add (allowed or
+//! Presets from config and flag, their precedence, and decisions under each
+//! (fixtures/presets.jsonl): what `recommended` and `autonomous` add (allowed, or
 //! contained in the sandbox), and the risky commands (secrets, network, git.modify,
 //! outside writes, the floor) that stay ask or deny under every preset.
 #![allow(

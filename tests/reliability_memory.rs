@@ -1,4 +1,4 @@
-//! Issue 15, "every session stays in memory forever": 10,000 sessions, each with one
+//! Reliability, "every session stays in memory forever": 10,000 sessions, each with one
 //! call of a 256-byte command, recorded against the real server; its resident memory must
 //! stay under `RSS_BOUND` because sessions are a bounded cache over their logs (the
 //! logs stay complete on disk).
@@ -15,7 +15,7 @@ use http_support::{Dirs, Server, bash_call};
 
 const SESSIONS: usize = 10_000;
 const THREADS: usize = 4;
-/// Stated bound: before the cache, 10,000 such sessions took 1.27 GB (issue 15); with
+/// Stated bound: before the cache, 10,000 such sessions took 1.27 GB; with
 /// at most `--max-sessions 1024` in memory a debug build stays far below this.
 const RSS_BOUND: i64 = 150 * 1024 * 1024;
 

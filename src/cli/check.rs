@@ -117,7 +117,7 @@ pub fn context(
     cwd: Option<&Path>,
     home: Option<&Path>,
 ) -> Result<AnalysisContext, CliError> {
-    // Issue 14 §3: a path flag with a control character, or one naming a process alias
+    // A path flag with a control character, or one naming a process alias
     // (which would resolve through this process, not the tool's), is refused.
     for (flag, value) in [("--root", root), ("--cwd", cwd), ("--home", home)] {
         let Some(v) = value else { continue };

@@ -30,7 +30,7 @@ const MAX_RESPONSE_BYTES: u64 = 4 * 1024 * 1024;
 #[derive(Debug, clap::Args)]
 #[command(
     after_help = "Reads the host's hook JSON on stdin and prints the host's answer; \
-always exits 0 except where the host reads a status (see README: Use with agent hosts).\n\n\
+always exits 0 except where the host reads a status (see the book: docs/src/hosts/index.md).\n\n\
 Examples:\n  khaelor-perm hook claude\n  \
 khaelor-perm hook codex --non-interactive\n  \
 khaelor-perm hook gemini --url http://127.0.0.1:8790 --token-file ~/.config/khaelor-perm/token"

@@ -27,7 +27,7 @@ pub const EXIT_PROBLEMS: u8 = 1;
 )]
 #[command(args_conflicts_with_subcommands = true)]
 pub struct Args {
-    /// `import` or `export` (issue 12); without one, list the rules.
+    /// `import` or `export`; without one, list the rules.
     #[command(subcommand)]
     pub action: Option<RulesAction>,
     /// Project root (absolute; default: the current directory).
@@ -68,7 +68,7 @@ pub enum RulesAction {
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
 struct Listing<'a> {
-    /// The active preset (issue 10) and where it was chosen.
+    /// The active preset and where it was chosen.
     preset: crate::policy::presets::Preset,
     preset_source: &'a str,
     files: Vec<String>,

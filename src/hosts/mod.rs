@@ -1,4 +1,4 @@
-//! Agent hosts' hook protocols (issue 11): what Claude Code, Codex CLI, Gemini CLI and
+//! Agent hosts' hook protocols: what Claude Code, Codex CLI, Gemini CLI and
 //! OpenCode send before a tool runs, mapped to our tool calls, and what each host
 //! understands back.
 //!

@@ -1,4 +1,4 @@
-// khaelor-perm for OpenCode (issue 11). OpenCode has no deciding hook; a plugin's
+// khaelor-perm for OpenCode. OpenCode has no deciding hook; a plugin's
 // `tool.execute.before` can only throw, and the thrown message becomes the tool result
 // the model reads. This plugin pipes each tool call to `khaelor-perm hook opencode`
 // and throws on a deny, and on an ask unless a human is attached

@@ -71,7 +71,7 @@ pub fn map(name: &str, input: &Value) -> Mapped {
         "patch" | "apply_patch" => tool("apply_patch", pick(input, &[("patch", "patchText")])),
         "webfetch" => tool("webfetch", pick(input, &[("url", "url")])),
         // OpenCode names MCP tools `<server>_<tool>`, which cannot be told from a
-        // built-in tool by name alone: they ask as unknown tools (README: limits).
+        // built-in tool by name alone: they ask as unknown tools (the book: docs/src/hosts/opencode.md).
         other => Mapped::Unjudged {
             reason: format!("khaelor-perm does not know the OpenCode tool `{other}`"),
         },

@@ -236,12 +236,12 @@ pub struct RulesResponse {
     pub errors: Vec<crate::policy::config::ConfigError>,
     /// The config files read, existing or not.
     pub files: Vec<String>,
-    /// Project config files whose allows were ignored because they are not trusted
-    /// (issue 14 §1); `khaelor-perm trust` or `POST /v1/trust` applies them.
+    /// Project config files whose allows were ignored because they are not trusted:
+    /// `khaelor-perm trust` or `POST /v1/trust` applies them.
     #[schema(value_type = Vec<crate::policy::config::IgnoredAllows>)]
     pub ignored: Vec<crate::policy::config::IgnoredAllows>,
     /// Paths whose writes always ask and never get an "always" pattern, with the
-    /// reason for each (issue 14 §2).
+    /// reason for each.
     pub protected: Vec<crate::policy::protected::ProtectedEntry>,
 }
 

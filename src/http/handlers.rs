@@ -242,7 +242,7 @@ pub async fn rules(
 }
 
 /// Trusts (or with `revoke`, forgets) the current content of a project's
-/// `.khaelor/config.json`, so its allow rules apply (issue 14 §1). For hosts with a UI:
+/// `.khaelor/config.json`, so its allow rules apply. For hosts with a UI:
 /// call it only on the user's explicit say-so.
 #[utoipa::path(post, path = "/v1/trust", tag = "policy", request_body = TrustRequest,
     responses(

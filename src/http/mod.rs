@@ -63,7 +63,7 @@ pub struct ServiceConfig {
     pub workspace_roots: Vec<PathBuf>,
     /// An extra, highest-precedence config file set by the operator.
     pub managed_config: Option<PathBuf>,
-    /// The preset chosen with `--preset` (issue 10); `None`: what the configs choose.
+    /// The preset chosen with `--preset`; `None`: what the configs choose.
     pub preset: Option<crate::policy::presets::Preset>,
     /// The home used when a request gives none: `--home`, else the server's `$HOME`.
     /// Its `.khaelor/config.json` is the user layer.
@@ -85,7 +85,7 @@ impl ServiceConfig {
     }
 }
 
-/// Every bound the service enforces, each with its `serve` flag (README, "Reliability").
+/// Every bound the service enforces, each with its `serve` flag (the book: docs/src/reliability.md).
 #[derive(Debug, Clone)]
 pub struct Limits {
     /// Blocking jobs (analysis, decisions, config and session I/O) running at once;
@@ -325,12 +325,12 @@ impl AppState {
         if !roots.is_empty() && !roots.iter().any(|r| paths::is_inside(ctx.root(), r)) {
             return Err(outside());
         }
-        // The cwd is validated like the root (issue 14 §4).
+        // The cwd is validated like the root.
         self.confine_dir("cwd", ctx.cwd())?;
         Ok(ctx)
     }
 
-    /// The home of a request (issue 14 §6): the server's own unless the server allows
+    /// The home of a request: the server's own unless the server allows
     /// requests to name another, and never one inside a workspace root (that would make
     /// a project file act as the user's config).
     fn request_home(&self, home: Option<&str>) -> Result<PathBuf, ApiError> {

@@ -262,7 +262,7 @@ pub struct PermissionRuleSchema {
     /// false.
     pub allow_always: Option<bool>,
     /// A preset rule matches only a `process.execute` request the analysis gave this
-    /// verdict (`readOnly`, `projectBuild`, `projectWrite`; issue 10).
+    /// verdict (`readOnly`, `projectBuild`, `projectWrite`).
     pub when: Option<String>,
     /// The name of a shipped rule (`secret: AWS credentials and config`).
     pub name: Option<String>,

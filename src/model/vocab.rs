@@ -11,7 +11,7 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
-/// The seven V1 capabilities (seed §1) plus `mcp.call` (issue 11: a call of an MCP
+/// The seven V1 capabilities (seed §1) plus `mcp.call` (a call of an MCP
 /// server's tool, subject `<server>/<tool>`). Rules match these names, never tool names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum Capability {
@@ -135,11 +135,11 @@ pub struct CapabilityRequest {
     /// can vouch for, so it is at most asked and never offered a pattern.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub unresolved: bool,
-    /// What the analysis verified about this command (issue 10, on `process.execute`
+    /// What the analysis verified about this command (on `process.execute`
     /// only); the active preset's rules match on it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub verdict: Option<Verdict>,
-    /// A `file.read` of what a directory holds (issue 14 §4): `decide` judges the paths
+    /// A `file.read` of what a directory holds: `decide` judges the paths
     /// it reaches, not only the directory's name.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub directory_read: Option<DirectoryRead>,
@@ -489,7 +489,7 @@ mod tests {
     }
 }
 
-/// What the analysis verified about one command (issue 10), carried on its
+/// What the analysis verified about one command, carried on its
 /// `process.execute` request as `verdict`; preset rules match on it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]

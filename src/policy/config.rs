@@ -16,7 +16,7 @@
 //! everything else, and puts the whole project at most at ask (`decide` applies the cap
 //! and names the file in a risk note).
 //!
-//! Project trust (issue 14 §1): a project file read from disk keeps its narrowing rules
+//! Project trust: a project file read from disk keeps its narrowing rules
 //! (deny, ask) always, and its widening ones (allow, and `allowAlways` on an ask) only
 //! when the trust store says its current bytes are the ones the user trusted. The
 //! managed file's top-level `"trustProjectConfigs": false` forbids that trust outright.
@@ -110,7 +110,7 @@ pub struct ParsedConfig {
 pub struct ConfigSettings {
     /// `permissions.alwaysScope`, when the file sets it.
     pub always_scope: Option<AlwaysScope>,
-    /// `permissions.preset`, when the file sets it (issue 10).
+    /// `permissions.preset`, when the file sets it.
     pub preset: Option<Preset>,
 }
 
@@ -165,7 +165,7 @@ impl Policy {
         }
     }
 
-    /// The active preset (issue 10).
+    /// The active preset.
     pub fn preset(&self) -> Preset {
         self.inner.preset
     }

@@ -157,7 +157,7 @@ pub fn decide_with(
     let mut evaluated: Vec<EvaluatedRequest> = Vec::with_capacity(requests.len());
     for mut req in requests {
         let mut reasons: Vec<Reason> = Vec::new();
-        // Issue 10: the analysis' verdict on a command (verified read-only, …), which
+        // The analysis' verdict on a command (verified read-only, …), which
         // only the active preset's rules match on.
         let verdict = if req.capability == Capability::ProcessExecute {
             req.verdict
@@ -246,7 +246,7 @@ pub fn decide_with(
             && action != Action::Deny
             && let Some(reach_of) = req.directory_read.clone()
         {
-            // Issue 14 §4: a directory read reads what is in it; the secret rules apply
+            // A directory read reads what is in it; the secret rules apply
             // to those paths (`list ~/.ssh`, `grep -r key ~`).
             let subject = req.subject.clone();
             let dir = Path::new(&subject);
@@ -263,7 +263,7 @@ pub fn decide_with(
                     .map(|p| (std::path::PathBuf::from(p), std::path::PathBuf::from(p)))
                     .collect()
             } else if reach_of.recursive {
-                // Issue 10: a recursive read (`grep -r`, `rg`) reads every file below.
+                // A recursive read (`grep -r`, `rg`) reads every file below.
                 match crate::policy::reach::walk(dir, how) {
                     Ok(all) => all.into_iter().map(|p| (p.clone(), p)).collect(),
                     Err(crate::policy::reach::OverBound) => {
@@ -343,7 +343,7 @@ pub fn decide_with(
             }
         }
         // A process alias (`/proc/self/…`, `/dev/fd/N`) names the tool's own view, which
-        // this process cannot see: as unknown as a variable (issue 14 §3).
+        // this process cannot see: as unknown as a variable.
         let unknown_path = req.unresolved
             || !req.subject.starts_with('/')
             || crate::model::paths::is_process_alias(Path::new(&req.subject));
@@ -361,7 +361,7 @@ pub fn decide_with(
             push_reason(&mut req, &mut reasons, Reason::UnknownPath);
         }
         if let Some(hit) = protected_target(&req, &protected) {
-            // Issue 14 §2: never quiet, never under an "always" pattern, whatever tool.
+            // Never quiet, never under an "always" pattern, whatever tool.
             offer_always = false;
             let reason = if hit.own_config {
                 Reason::SelfProtection

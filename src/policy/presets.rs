@@ -1,4 +1,4 @@
-//! Presets (issue 10 §2, the idea of seed 004): named bundles of rules layered right
+//! Presets (the idea of seed 004): named bundles of rules layered right
 //! after the defaults, so every config layer can still narrow them.
 //!
 //! - `strict`: the defaults alone (seed §4.5 plus the credential-store reads).

@@ -1,4 +1,4 @@
-//! Never-quiet writes (issue 14 §2): the one table of paths whose writes always ask and
+//! Never-quiet writes: the one table of paths whose writes always ask and
 //! never get an "always" pattern, each with the reason, plus KHAELOR's own config files
 //! and trust store.
 //!

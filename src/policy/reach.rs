@@ -1,4 +1,4 @@
-//! What a recursive read reaches (issue 10): a bounded walk of a directory's files, for
+//! What a recursive read reaches: a bounded walk of a directory's files, for
 //! judging `grep -r x dir`, `rg x` and `git grep x` by the secret rules.
 //!
 //! Owns only the walk. Directories are followed through symlinks exactly when the

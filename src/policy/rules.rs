@@ -92,7 +92,7 @@ pub enum RuleSource {
     Hardline,
     Builtin,
     Default,
-    /// The active preset's rules (issue 10), right after the defaults.
+    /// The active preset's rules, right after the defaults.
     Preset,
     User,
     Project,
@@ -223,7 +223,7 @@ pub struct PermissionRule {
     )]
     pub dialect: MatchDialect,
     /// Matches only a `process.execute` request the analysis gave this verdict
-    /// (preset rules, issue 10). Config files cannot set it.
+    /// (preset rules only). Config files cannot set it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub when: Option<crate::model::vocab::Verdict>,
     /// A name for a shipped rule (`secret: AWS credentials`), shown by `rules`.
@@ -977,11 +977,11 @@ pub const DEFAULT_RULES: &[(&str, &str, Action)] = &[
     ("process.background", "*", Action::Ask),
     ("network.access", "*", Action::Ask),
     ("git.modify", "*", Action::Ask),
-    // issue 11: an MCP server's tool can do anything its server can; the user decides
+    // An MCP server's tool can do anything its server can; the user decides
     ("mcp.call", "*", Action::Ask),
 ];
 
-/// Issue 10 §4: the usual credential stores, as named `file.read` ask rules after the
+/// The usual credential stores, as named `file.read` ask rules after the
 /// seed's secret shapes. Every preset has them (they only narrow). Patterns match the
 /// resolved path anywhere (`*/.aws/*` is `~/.aws/` and any copy of it).
 pub const SECRET_RULES: &[(&str, &str)] = &[

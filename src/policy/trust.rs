@@ -1,4 +1,4 @@
-//! Project config trust (issue 14 §1): which project config files the user has reviewed,
+//! Project config trust: which project config files the user has reviewed,
 //! by content hash, so that a cloned repository cannot grant itself permissions.
 //!
 //! Owns the trust store (one small JSON record per trusted file under

@@ -27,7 +27,7 @@ pub const NON_INTERACTIVE_MESSAGE: &str =
 pub const SELF_PROTECTION_NOTE: &str =
     "Changes KHAELOR's own permission configuration — never allowed silently.";
 
-/// The note for a project config whose allows were ignored (issue 14 §1): what was
+/// The note for a project config whose allows were ignored: what was
 /// ignored, why, and the command that trusts it.
 pub fn ignored_allows_note(ignored: &crate::policy::config::IgnoredAllows) -> String {
     let why = match ignored.status {
@@ -61,7 +61,7 @@ pub fn directory_read_note(path: &str) -> String {
     )
 }
 
-/// Risk note on a write the protected table covers (issue 14 §2).
+/// Risk note on a write the protected table covers.
 pub fn protected_write_note(reason: &str) -> String {
     format!(
         "Writes a file that makes code run later or changes what git or the shell does ({reason}) — never allowed silently."
@@ -424,7 +424,7 @@ pub fn render_panel_details(panel: &Panel) -> String {
     out
 }
 
-/// A recursive read too large to check for secrets (issue 10).
+/// A recursive read too large to check for secrets.
 /// The risk note that words a typed reason; `subject` is the request's subject.
 pub fn reason_note(reason: &Reason, subject: &str) -> String {
     match reason {

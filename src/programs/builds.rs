@@ -1,4 +1,4 @@
-//! Project-local builds, tests and in-project file operations (issue 10 §2): which
+//! Project-local builds, tests and in-project file operations: which
 //! literal commands the `autonomous` preset may allow, read the way the program table
 //! reads every program (options that name a program, a config or a place elsewhere
 //! make a command no build of this project).

@@ -1,4 +1,4 @@
-//! Verified read-only programs (issue 10 §1): programs whose every effect is modelled
+//! Verified read-only programs: programs whose every effect is modelled
 //! **for a known set of options** — they read the files they are given (those reads are
 //! returned, to be judged by the read rules), write nothing, run nothing, open no
 //! network connection and print no environment.

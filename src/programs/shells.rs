@@ -6,7 +6,7 @@
 //! Bash reads options up to the first operand (`-` and `--` end them too); with `-c`
 //! that operand is the code, otherwise a script path. An option the grammar does not
 //! know makes the call opaque: it is never taken as the script path, since a shell
-//! whose options we misread could be running any string (issue 8, class 4).
+//! whose options we misread could be running any string.
 
 use super::options::{Abbrev, Arg, Does, Grammar, Opt, l, parse, s, sl};
 use super::unwrap::{CodeArg, Description};

@@ -5,7 +5,7 @@
 //! Options of a wrapper end at its first operand (their parsers stop there, so the inner
 //! command keeps its own options). An option the grammar does not know makes the call
 //! opaque: we cannot tell whether it took the next word as its value, so we cannot tell
-//! which command runs (issue 8, class 7).
+//! which command runs, and an allowed wrapper would run whatever follows it.
 
 use super::options::{Abbrev, Arg, Does, Found, Grammar, Opt, Parsed, l, parse, s, sl};
 use super::unwrap::{CodeArg, Description};

@@ -38,7 +38,7 @@ pub fn load_table<T: DeserializeOwned>(name: &str) -> Vec<(usize, T)> {
 }
 
 /// Loads the layered policy with the project config trusted first, in a throw-away
-/// trust store: project allows apply only to content the user trusted (issue 14 §1),
+/// trust store: project allows apply only to content the user trusted,
 /// and these tests are about layering, not trust.
 pub fn load_trusted_policy(
     root: &Path,
@@ -54,7 +54,7 @@ pub fn load_trusted_policy(
     khaelor_perm::policy::config::load_policy_trusted(root, home, managed, Some(&store))
 }
 
-/// As `load_trusted_policy`, with a preset chosen as by `--preset` (issue 10).
+/// As `load_trusted_policy`, with a preset chosen as by `--preset`.
 pub fn load_trusted_policy_preset(
     root: &Path,
     home: &Path,

@@ -97,7 +97,7 @@ thread_local! {
     static PARSER: RefCell<Option<Parser>> = const { RefCell::new(None) };
     /// Whether `plan` may parse proven parts alone (see `split`); on by default.
     static SPLIT: Cell<bool> = const { Cell::new(true) };
-    /// Whether `plan` runs the static evaluator (issue 9); on by default.
+    /// Whether `plan` runs the static evaluator; on by default.
     static EVALUATE: Cell<bool> = const { Cell::new(true) };
 }
 
@@ -116,7 +116,7 @@ pub fn with_whole_parse<R>(f: impl FnOnce() -> R) -> R {
 }
 
 /// Runs `f` with the static evaluator off on this thread: commands are read as they
-/// were before issue 9 (nothing computed, nothing fed on). For measuring what the
+/// were before the evaluator existed (nothing computed, nothing fed on). For measuring what the
 /// evaluator adds (`oracle::report`'s "opened" count); the engine itself never turns
 /// it off.
 pub fn without_evaluator<R>(f: impl FnOnce() -> R) -> R {
@@ -279,6 +279,10 @@ fn first_error(root: Node<'_>) -> String {
 /// tree then does not say what bash runs.
 fn skipped_backslash(root: Node<'_>, src: &str) -> Option<usize> {
     let bytes = src.as_bytes();
+    // Only a backslash is ever reported: a command without one needs no walk.
+    if !bytes.contains(&b'\\') {
+        return None;
+    }
     // Before and after the root too: a leading `\<TAB>` is outside every node.
     for (from, to) in [(0, root.start_byte()), (root.end_byte(), bytes.len())] {
         if let Some(i) = bytes
@@ -323,6 +327,8 @@ fn skipped_backslash(root: Node<'_>, src: &str) -> Option<usize> {
 /// - `[abc]` read as a test, and arguments split where bash reads one word.
 fn misread_construct(root: Node<'_>, src: &str) -> Option<String> {
     let bytes = src.as_bytes();
+    // One cursor for the whole walk: a cursor per node allocates its own stack.
+    let mut cursor = root.walk();
     let mut stack = vec![root];
     while let Some(node) = stack.pop() {
         match node.kind() {
@@ -368,7 +374,6 @@ fn misread_construct(root: Node<'_>, src: &str) -> Option<String> {
                 // grammar makes it an anonymous token the walk does not read as one.
                 // Glued to what follows, it is part of a word (`$"x"`, a translated
                 // string).
-                let mut cursor = node.walk();
                 let all: Vec<Node<'_>> = node.children(&mut cursor).collect();
                 let lone = all.iter().enumerate().find(|(i, c)| {
                     !c.is_named()
@@ -381,7 +386,6 @@ fn misread_construct(root: Node<'_>, src: &str) -> Option<String> {
                         dollar.start_byte()
                     ));
                 }
-                let mut cursor = node.walk();
                 let kids: Vec<Node<'_>> = node.named_children(&mut cursor).collect();
                 // A newline between two words ends the command for bash; after a
                 // pipeline of three stages the grammar's GLR can read it as a blank
@@ -416,7 +420,6 @@ fn misread_construct(root: Node<'_>, src: &str) -> Option<String> {
             // elsewhere than the grammar; a word spanning a line break is body text.
             // Words after a blank are the command's arguments (the walk reads them).
             kinds::HEREDOC_REDIRECT => {
-                let mut cursor = node.walk();
                 let kids: Vec<Node<'_>> = node.named_children(&mut cursor).collect();
                 let start_end = kids
                     .iter()
@@ -478,9 +481,8 @@ fn misread_construct(root: Node<'_>, src: &str) -> Option<String> {
                     .child_by_field_name("body")
                     .is_some_and(|b| b.kind() != kinds::COMMAND) =>
             {
-                let mut cursor = node.walk();
+                let mut c = root.walk();
                 let extra = node.named_children(&mut cursor).find(|r| {
-                    let mut c = r.walk();
                     matches!(r.kind(), kinds::FILE_REDIRECT | kinds::HERESTRING_REDIRECT)
                         && r.named_children(&mut c)
                             .filter(|w| w.kind() != kinds::FILE_DESCRIPTOR)
@@ -513,7 +515,6 @@ fn misread_construct(root: Node<'_>, src: &str) -> Option<String> {
             }
             _ => {}
         }
-        let mut cursor = node.walk();
         stack.extend(node.children(&mut cursor));
     }
     None
@@ -666,7 +667,7 @@ fn plan(src: &str, ctx: &AnalysisContext, cwd: Cwd, top: bool) -> Result<Plan, A
     // text bash reads.
     let spliced = crate::shell::source::splice(src).map_err(|e| AstError::Parse(e.to_string()))?;
     let src: &str = &spliced;
-    // Issue 13: parts whose top-level separators the scan proves are parsed alone (the
+    // Parts whose top-level separators the scan proves are parsed alone (the
     // grammar is superlinear in pipeline stages); anything unproven is parsed whole. A
     // plan the static evaluator has work on is parsed whole too: it reads values across
     // statements (`c=ch; ${c}mod …`), which parts parsed alone cannot carry.
@@ -712,7 +713,7 @@ fn plan(src: &str, ctx: &AnalysisContext, cwd: Cwd, top: bool) -> Result<Plan, A
             max_nodes: MAX_NODES,
         },
     )?;
-    // Issue 9: what the command computes from its own text, as code to read again.
+    // What the command computes from its own text, as code to read again.
     if EVALUATE.with(Cell::get) {
         evaluate::evaluate(root, src, &start, &mut plan, top.then(Vec::new));
     }
@@ -729,7 +730,7 @@ pub fn analyze(command: &str, ctx: &AnalysisContext) -> Analysis {
 
 pub use crate::shell::ir::Feed;
 
-/// One piece of the code the static evaluator computed for a command (issue 9), read
+/// One piece of the code the static evaluator computed for a command, read
 /// by the same engine, for the oracle's strict check (`oracle::compare::strict`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct EvaluatedCode {
@@ -1131,7 +1132,7 @@ fn analyze_ast(command: &str, ctx: &AnalysisContext) -> Result<Analysis, AstErro
     let mut fx = Effects::default();
     fx.code.append(&mut top.code);
     fx.hardline = floor::check_plan(&top, ctx, &Reader);
-    // Issue 10: commands of the top-level plan may be verified, unless a statement
+    // Commands of the top-level plan may be verified, unless a statement
     // assigns a variable (`PATH=/tmp/x; ls` changes what `ls` is).
     fx.verifying = top.commands.iter().all(|c| c.assignments.is_empty());
     fx.functions = top.functions.iter().map(|f| f.name.clone()).collect();
@@ -1154,7 +1155,7 @@ fn analyze_ast(command: &str, ctx: &AnalysisContext) -> Result<Analysis, AstErro
     // Code of options and variables (`tar -I CMD`) is read from here on, like code
     // strings, but does not make the command a code runner.
     fx.code.append(&mut fx.option_code);
-    // Issue 9: evaluated code only adds (read like a code string, after the class).
+    // Evaluated code only adds (read like a code string, after the class).
     take_evaluated(&mut top, &mut fx);
     let mut seen_code: std::collections::HashSet<String> = std::collections::HashSet::new();
     while !fx.code.is_empty() {
@@ -1364,7 +1365,7 @@ fn analyze_ast(command: &str, ctx: &AnalysisContext) -> Result<Analysis, AstErro
 }
 
 /// Moves what the static evaluator computed on `plan` into the code still to read and
-/// the notes (issue 9). Never into the plan's own code: that would change the class.
+/// the notes. Never into the plan's own code: that would change the class.
 fn take_evaluated(plan: &mut Plan, fx: &mut Effects) {
     let ev = std::mem::take(&mut plan.evaluated);
     fx.code
