@@ -33,8 +33,11 @@ struct Cli {
 enum Command {
     /// Analyze one bash command and print what it asks to do.
     Analyze(cli::analyze::Args),
-    /// Decide one tool call: allow (exit 0), ask (3) or deny (4).
+    /// Decide one tool call: allow (exit 0), ask (3), deny (4) or contain (5).
     Check(cli::check::Args),
+    /// Run a command inside the sandbox (`--contain`): the project writable, protected
+    /// paths read-only, secrets masked, no network.
+    Exec(cli::exec::Args),
     /// List the effective permission rules with source and position; `--check` lints them.
     Rules(cli::rules::Args),
     /// Run the AST engine and the V1 lexer over files of commands and report where and
@@ -64,6 +67,7 @@ fn main() -> ExitCode {
     match Cli::parse().command {
         Command::Analyze(args) => cli::analyze::run(args),
         Command::Check(args) => cli::check::run(args),
+        Command::Exec(args) => cli::exec::run(args),
         Command::Rules(args) => cli::rules::run(args),
         Command::Compare(args) => cli::compare::run(args),
         Command::Oracle(args) => cli::oracle::run(args),

@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use crate::model::vocab::AnalysisContext;
-use crate::policy::decide::{CallDecision, decide};
+use crate::policy::decide::CallDecision;
 use crate::policy::rules::Action;
 use crate::presentation::messages::render_panel_box;
 use crate::tools::map_call;
@@ -26,10 +26,13 @@ pub const EXIT_ALLOW: u8 = 0;
 pub const EXIT_ASK: u8 = 3;
 /// Exit status for deny.
 pub const EXIT_DENY: u8 = 4;
+/// Exit status for contain: run it through `khaelor-perm exec --contain` (a caller that
+/// cannot treats it as ask).
+pub const EXIT_CONTAIN: u8 = 5;
 
 #[derive(Debug, clap::Args)]
 #[command(
-    after_help = "Exit status: 0 allow, 3 ask, 4 deny, 2 usage or input error.\n\n\
+    after_help = "Exit status: 0 allow, 3 ask, 4 deny, 5 contain (run `containment.command` from --json), 2 usage or input error.\n\n\
 Examples:\n  khaelor-perm check -- 'git status && rm -rf build'\n  \
 khaelor-perm check --tool write --input '{\"path\":\"src/a.rs\",\"content\":\"x\"}' --json"
 )]
@@ -123,6 +126,7 @@ pub fn context(
 fn exit_for(a: Action) -> ExitCode {
     ExitCode::from(match a {
         Action::Allow => EXIT_ALLOW,
+        Action::Contain => EXIT_CONTAIN,
         Action::Ask => EXIT_ASK,
         Action::Deny => EXIT_DENY,
     })
@@ -194,7 +198,18 @@ fn decide_from_args(args: &Args) -> Result<CallDecision, CliError> {
         );
     }
     let call = map_call(&tool, &input, &ctx).map_err(|e| CliError::new(e.code(), e.to_string()))?;
-    Ok(decide(&policy, &[], &call, &ctx, !args.non_interactive))
+    // `khaelor-perm exec --contain` runs a contained answer on this machine.
+    let runner = crate::contain::runner();
+    Ok(crate::policy::decide::decide_with(
+        &policy,
+        &[],
+        &call,
+        &ctx,
+        !args.non_interactive,
+        runner
+            .as_ref()
+            .map(|r| r as &dyn crate::policy::decide::Sandbox),
+    ))
 }
 
 fn print_decision(d: &CallDecision, json: bool) {

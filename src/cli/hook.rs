@@ -136,14 +136,15 @@ fn answer(args: &Args) -> Result<Rendered, String> {
         );
     }
     let interactive = args.interactive();
+    let input = call.input.clone();
     let decision = blocking_decide_and_record(
         &state.join("sessions"),
         call,
-        |call, rules| hosts::decide_hook(call, &policy, rules, &ctx, interactive),
+        |call, rules| hosts::decide_hook_contained(call, &policy, rules, &ctx, interactive),
         &ctx,
         interactive,
     )?;
-    Ok(hosts::render(args.host, &decision))
+    Ok(hosts::render_call(args.host, &input, &decision))
 }
 
 /// The root: `--root`, else the host's project directory variable, else the root the

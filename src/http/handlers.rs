@@ -180,8 +180,17 @@ pub async fn evaluate(
             st.confine_workdir(&req.tool, &req.input, &ctx)?;
             let call = map_call(&st, &req.tool, &req.input, &ctx)?;
             let policy = st.blocking_policy(&ctx);
-            let decision =
-                decide::decide(&policy, &[], &call, &ctx, req.interactive.unwrap_or(true));
+            // A contained answer carries the profile and the rewritten command; a
+            // client that cannot run it treats it as ask.
+            let runner = crate::contain::runner();
+            let decision = decide::decide_with(
+                &policy,
+                &[],
+                &call,
+                &ctx,
+                req.interactive.unwrap_or(true),
+                runner.as_ref().map(|r| r as &dyn decide::Sandbox),
+            );
             st.metrics().record_decision(decision.decision.as_str());
             Ok(Json(decision))
         })

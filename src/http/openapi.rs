@@ -55,7 +55,7 @@ use super::sessions;
         ToolNameSchema, CapabilitySchema, CapabilityRequestSchema, CommandClassSchema, EngineKindSchema, PartSchema,
         HardlineHitSchema, FallbackReasonSchema, FallbackSchema, AnalysisSchema, BothAnalysisSchema,
         ActionSchema, RuleSourceSchema, RuleOriginSchema, PermissionRuleSchema, ConfigErrorSchema,
-        EvaluatedRequestSchema, ReasonSchema, VerdictSchema, DirectoryReadSchema, PanelKeySchema, PanelDetailSchema, PanelSchema, CallDecisionSchema,
+        EvaluatedRequestSchema, ReasonSchema, NotContainedWhySchema, SandboxProfileSchema, ContainmentSchema, VerdictSchema, DirectoryReadSchema, PanelKeySchema, PanelDetailSchema, PanelSchema, CallDecisionSchema,
     )),
     tags(
         (name = "service", description = "Health, metrics and this document"),

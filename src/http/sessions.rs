@@ -940,6 +940,7 @@ mod tests {
                 by: crate::session::ApprovedBy::Policy,
                 decisions: serde_json::json!([]),
                 resolved_by: None,
+                contained: None,
             }
         });
         s.blocking_append(events).unwrap();

@@ -11,11 +11,16 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
-/// What a rule decides (seed §4.1). Ordered by strictness: `Allow < Ask < Deny`.
+/// What a rule decides (seed §4.1). Ordered by strictness:
+/// `Allow < Contain < Ask < Deny`, so a call's decision is its strictest request's.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Action {
     Allow,
+    /// Run without a prompt inside the OS sandbox (`crate::contain`): writes only in
+    /// the project, protected paths read-only, secrets masked, no network. Only a
+    /// command can be contained; where the sandbox cannot run it, it asks.
+    Contain,
     Ask,
     Deny,
 }
@@ -24,6 +29,7 @@ impl Action {
     pub fn as_str(self) -> &'static str {
         match self {
             Action::Allow => "allow",
+            Action::Contain => "contain",
             Action::Ask => "ask",
             Action::Deny => "deny",
         }
@@ -36,9 +42,9 @@ impl fmt::Display for Action {
     }
 }
 
-/// An action name that is not `allow`, `ask` or `deny`.
+/// An action name that is not `allow`, `contain`, `ask` or `deny`.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown action `{0}`, expected `allow`, `ask` or `deny`")]
+#[error("unknown action `{0}`, expected `allow`, `contain`, `ask` or `deny`")]
 pub struct UnknownAction(pub String);
 
 impl FromStr for Action {
@@ -46,9 +52,27 @@ impl FromStr for Action {
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         match s {
             "allow" => Ok(Action::Allow),
+            "contain" => Ok(Action::Contain),
             "ask" => Ok(Action::Ask),
             "deny" => Ok(Action::Deny),
             other => Err(UnknownAction(other.to_string())),
+        }
+    }
+}
+
+/// An action name another tool's format does not have: those formats know `allow`,
+/// `ask` and `deny` only (`contain` is this tool's own).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown action `{0}`, expected `allow`, `ask` or `deny`")]
+pub struct UnknownSeedAction(pub String);
+
+impl Action {
+    /// Reads one of seed 000's three actions, as the formats `interop` imports write
+    /// them; `contain` there is an unknown word, not a wider meaning.
+    pub fn parse_seed(s: &str) -> Result<Action, UnknownSeedAction> {
+        match s.parse::<Action>() {
+            Ok(Action::Contain) | Err(_) => Err(UnknownSeedAction(s.to_string())),
+            Ok(a) => Ok(a),
         }
     }
 }

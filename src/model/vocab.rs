@@ -296,6 +296,12 @@ pub enum Reason {
     Hardline { rule: String },
     /// Nobody can answer an ask (seed §5.2), so it resolves as deny.
     NonInteractive,
+    /// The policy would contain the command, but it cannot be contained here, so it
+    /// asks.
+    NotContained {
+        #[serde(flatten)]
+        why: crate::model::contain::NotContained,
+    },
 }
 
 /// A hit of the hardline floor (seed §4.2).
@@ -500,6 +506,9 @@ pub enum Verdict {
     ProjectBuild,
     /// `mkdir`/`touch`/`cp`/`mv` whose every path resolves inside the project.
     ProjectWrite,
+    /// A script of the project run by its interpreter (`python reproduce.py`, `node
+    /// scripts/x.js`, `./run.sh`): the project's own code, which no reading can prove.
+    ProjectScript,
 }
 
 impl Verdict {
@@ -508,6 +517,7 @@ impl Verdict {
             Verdict::ReadOnly => "readOnly",
             Verdict::ProjectBuild => "projectBuild",
             Verdict::ProjectWrite => "projectWrite",
+            Verdict::ProjectScript => "projectScript",
         }
     }
 
@@ -516,6 +526,7 @@ impl Verdict {
             Verdict::ReadOnly,
             Verdict::ProjectBuild,
             Verdict::ProjectWrite,
+            Verdict::ProjectScript,
         ]
         .into_iter()
         .find(|v| v.as_str() == s)

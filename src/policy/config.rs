@@ -774,7 +774,9 @@ mod tests {
         );
         assert_eq!(
             p.errors.first().map(ToString::to_string).as_deref(),
-            Some("c.json:2:33: unknown action `alow`, expected `allow`, `ask` or `deny`")
+            Some(
+                "c.json:2:33: unknown action `alow`, expected `allow`, `contain`, `ask` or `deny`"
+            )
         );
     }
 }

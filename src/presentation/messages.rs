@@ -433,6 +433,20 @@ pub fn reason_note(reason: &Reason, subject: &str) -> String {
         Reason::BrokenConfig => BROKEN_CONFIG_NOTE.to_string(),
         Reason::Hardline { .. } => HARDLINE_NOTE.to_string(),
         Reason::NonInteractive => NON_INTERACTIVE_MESSAGE.to_string(),
+        Reason::NotContained { why } => not_contained_note(why),
+    }
+}
+
+/// Why a command the policy would run in the sandbox asks instead.
+pub fn not_contained_note(why: &crate::model::contain::NotContained) -> String {
+    use crate::model::contain::NotContained;
+    match why {
+        NotContained::Unavailable { detail } => format!(
+            "The policy would run this in KHAELOR's sandbox, but this machine cannot build it ({detail}), so it asks."
+        ),
+        NotContained::NoRunner => "The policy would run this in KHAELOR's sandbox, but the caller cannot run a rewritten command, so it asks.".to_string(),
+        NotContained::NotACommand => "Only a shell command can run in KHAELOR's sandbox, so this asks.".to_string(),
+        NotContained::OutsideProject => "The command runs outside the project, where KHAELOR's sandbox would not let it write, so it asks.".to_string(),
     }
 }
 

@@ -59,6 +59,8 @@ pub enum ApprovedBy {
     User,
     /// An "always" grant on another call of the session made it evaluate to allow.
     AutoResolve,
+    /// The rules contain it: it runs without asking, inside the sandbox.
+    Contained,
 }
 
 /// What denied a call.
@@ -111,6 +113,10 @@ pub enum EventKind {
         /// For `autoResolve`: the call whose "always" grant resolved this one.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         resolved_by: Option<String>,
+        /// For `contained`: the sandbox profile and the rewritten command it runs as.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[schema(value_type = Option<crate::model::schema::ContainmentSchema>)]
+        contained: Option<Value>,
     },
     #[serde(rename_all = "camelCase")]
     PermissionGranted {
@@ -1400,6 +1406,7 @@ mod tests {
                     by: ApprovedBy::Policy,
                     decisions: json!([]),
                     resolved_by: None,
+                    contained: None,
                 },
             ])
             .unwrap();
@@ -1441,6 +1448,7 @@ mod tests {
                 by: ApprovedBy::Policy,
                 decisions: json!([{"decision": "allow"}]),
                 resolved_by: None,
+                contained: None,
             },
             requested("p", None),
             EventKind::PermissionRequested {
@@ -1496,6 +1504,7 @@ mod tests {
                 by: ApprovedBy::Policy,
                 decisions: json!([]),
                 resolved_by: None,
+                contained: None,
             },
         ])
         .unwrap();
@@ -1564,6 +1573,7 @@ mod tests {
             by: ApprovedBy::Policy,
             decisions: json!([]),
             resolved_by: None,
+            contained: None,
         }
     }
 

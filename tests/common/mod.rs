@@ -116,3 +116,19 @@ pub fn requests_shown(d: &khaelor_perm::policy::decide::CallDecision) -> String 
         .collect::<Vec<_>>()
         .join("\n      ")
 }
+
+/// The sandbox the product's callers hand to `decide_with` (bubblewrap through this
+/// test binary's path): a call the policy contains is answered `contain` where the
+/// sandbox can run, as the hooks, the HTTP API and `check` answer it. Fails with the
+/// setup script's name when bubblewrap cannot run here.
+pub fn sandbox() -> Option<&'static dyn khaelor_perm::policy::decide::Sandbox> {
+    use std::sync::OnceLock;
+    static RUNNER: OnceLock<khaelor_perm::contain::Bubblewrap> = OnceLock::new();
+    if let Err(e) = khaelor_perm::contain::available() {
+        panic!("the sandbox cannot run here ({e}); run tests/setup/contain.sh");
+    }
+    let r = RUNNER.get_or_init(|| khaelor_perm::contain::Bubblewrap {
+        exe: PathBuf::from(env!("CARGO_BIN_EXE_khaelor-perm")),
+    });
+    Some(r as &dyn khaelor_perm::policy::decide::Sandbox)
+}

@@ -402,8 +402,16 @@ fn verdict(
     if !writes_file && table::readonly::describes_reader(&words) {
         fx.unread_reader = true;
     }
-    let build =
-        crate::programs::builds::autonomous_verdict(&words, cmd.cwd.path(), ctx, writes_file)?;
+    // A word bash expands as a pattern names files only when it runs: no script of
+    // the project is vouched for through one.
+    let patterned = cmd.words.iter().any(|w| w.pattern);
+    let build = crate::programs::builds::autonomous_verdict(
+        &words,
+        cmd.cwd.path(),
+        ctx,
+        writes_file,
+        patterned,
+    )?;
     // The files a build's own options name (a harness's `--logfile`, `-coverprofile`)
     // are judged like any write: inside the project, or asked for.
     for w in &build.writes {
