@@ -14,8 +14,7 @@ use std::path::Path;
 use crate::model::vocab::{Capability, collapse_whitespace};
 
 pub use crate::model::rule::{
-    Action, MatchDialect, PermissionRule, RuleOrigin, RuleSource, UnknownAction,
-    UnknownSeedAction,
+    Action, MatchDialect, PermissionRule, RuleOrigin, RuleSource, UnknownAction, UnknownSeedAction,
 };
 
 /// A `*` pattern compiled to a match strategy, so most patterns never scan (ripgrep
