@@ -33,8 +33,8 @@ const LOG: &str = ":oneline :graph :decorate? :no-decorate :decorate-refs= :deco
 const STATUS: &str = "s:short b:branch :show-stash :porcelain? :long v:verbose u:untracked-files? :ignore-submodules? :ignored? z :column? :no-column :ahead-behind :no-ahead-behind :renames :no-renames :find-renames?";
 const BRANCH: &str = "a:all r:remotes l:list v:verbose :show-current :merged= :no-merged= :contains= :no-contains= :points-at= :sort= :format= :color? :no-color :column? :no-column i:ignore-case :abbrev? :no-abbrev q:quiet :omit-empty";
 const TAG: &str = "l:list n? :sort= :contains= :no-contains= :merged= :no-merged= :points-at= :format= :color? :column? :no-column i:ignore-case :omit-empty";
-const REV_PARSE: &str = ":abbrev-ref? :short? :verify q:quiet :symbolic :symbolic-full-name :show-toplevel :show-prefix :show-cdup :git-dir :git-common-dir :absolute-git-dir :is-inside-git-dir :is-inside-work-tree :is-bare-repository :is-shallow-repository :show-superproject-working-tree :shared-index-path :show-object-format? :show-ref-format :local-env-vars :git-path= :resolve-git-dir= :all :branches? :tags? :remotes? :glob= :exclude= :since= :until= :revs-only :no-revs :flags :no-flags :default= :sq :not :disambiguate= :path-format=";
-const LS_FILES: &str = "c:cached d:deleted m:modified o:others i:ignored s:stage u:unmerged k:killed :directory :no-empty-directory :eol :deduplicate :resolve-undo z t v f :full-name :recurse-submodules :abbrev? :error-unmatch :with-tree= x:exclude= X:exclude-from=< :exclude-per-directory= :exclude-standard :sparse :format=";
+const REV_PARSE: &str = ":abbrev-ref? :short? :verify q:quiet :symbolic :symbolic-full-name :show-toplevel :show-prefix :show-cdup :git-dir :git-common-dir :absolute-git-dir :is-inside-git-dir :is-inside-work-tree :is-bare-repository :is-shallow-repository :show-superproject-working-tree :shared-index-path :show-object-format? :show-ref-format :local-env-vars :git-path= :resolve-git-dir=< :all :branches? :tags? :remotes? :glob= :exclude= :since= :until= :revs-only :no-revs :flags :no-flags :default= :sq :not :disambiguate= :path-format=";
+const LS_FILES: &str = "c:cached d:deleted m:modified o:others i:ignored s:stage u:unmerged k:killed :directory :no-empty-directory :deduplicate :resolve-undo z t v f :full-name :recurse-submodules :abbrev? :error-unmatch :with-tree= x:exclude= X:exclude-from=< :exclude-per-directory= :exclude-standard :sparse :format=";
 const LS_TREE: &str =
     "d r t l:long z :name-only :name-status :object-only :full-name :full-tree :abbrev? :format=";
 const BLAME: &str = "b :root :show-stats :progress :no-progress f:show-name n:show-number p:porcelain :line-porcelain c l t S=< :reverse= :first-parent :incremental :encoding= :contents=< :date= M? C? :ignore-rev= :ignore-revs-file=< :color-lines :color-by-age e:show-email s w :minimal :abbrev= L= :since=";
@@ -223,7 +223,7 @@ pub fn verify(words: &[&str]) -> Option<Verified> {
             }
             _ => None,
         },
-        "rev-parse" => parsed(g!(REV_PARSE), words, start).and(ok),
+        "rev-parse" => parsed(g!(REV_PARSE), words, start).map(|p| reads_of(&p)),
         "ls-files" => parsed(g!(LS_FILES), words, start).map(|p| reads_of(&p)),
         "ls-tree" => parsed(g!(LS_TREE), words, start).and(ok),
         "cat-file" => match args {
