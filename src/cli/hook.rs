@@ -70,6 +70,11 @@ pub struct Args {
     /// Nobody answers prompts: every ask becomes a deny.
     #[arg(long)]
     pub non_interactive: bool,
+    /// Leave the host's own permission rules (its "don't ask again" grants, its
+    /// settings' allow/ask/deny lists) out of the policy; a config's
+    /// `"hostRules": false` does the same.
+    #[arg(long, env = "KHAELOR_PERM_NO_HOST_RULES")]
+    pub no_host_rules: bool,
 }
 
 impl Args {
@@ -122,13 +127,29 @@ fn answer(args: &Args) -> Result<Rendered, String> {
     // The same trust store as `serve` and `khaelor-perm trust`: a project file's allow
     // rules apply only once the user has trusted its current content.
     let trust = crate::policy::trust::TrustStore::new(&state);
-    let policy = crate::policy::config::load_policy_preset(
+    let layers = crate::policy::config::load_layers(
         ctx.root(),
         ctx.home(),
         args.managed_config.as_deref(),
         Some(&trust),
         args.preset,
     );
+    // Without the host's rules read, what Claude's own rules would let through is not
+    // known, so its own dialog is never left to answer (`leave_to_native_dialog`).
+    let host_layer_on = !args.no_host_rules && !layers.host_rules_off();
+    let hosts: &[Host] = if !host_layer_on {
+        &[]
+    } else {
+        std::slice::from_ref(&args.host)
+    };
+    let (layers, warnings) = hosts::grants::add_to(layers, hosts, ctx.home());
+    for w in warnings {
+        eprintln!(
+            "khaelor-perm: {}",
+            crate::presentation::messages::terminal_safe(&w)
+        );
+    }
+    let policy = layers.build();
     for e in policy.errors() {
         eprintln!(
             "khaelor-perm: broken config, every decision is at most ask: {}",
@@ -136,13 +157,23 @@ fn answer(args: &Args) -> Result<Rendered, String> {
         );
     }
     let interactive = args.interactive();
+    let mut native = false;
     let decision = blocking_decide_and_record(
         &state.join("sessions"),
         call,
-        |call, rules| hosts::decide_hook(call, &policy, rules, &ctx, interactive),
+        |call, rules| {
+            let (mapped, d) = hosts::decide_hook(call, &policy, rules, &ctx, interactive);
+            native = args.host == Host::Claude
+                && host_layer_on
+                && hosts::claude::leave_to_native_dialog(call, &d, &policy);
+            (mapped, d)
+        },
         &ctx,
         interactive,
     )?;
+    if native {
+        return Ok(hosts::claude::render_native_dialog(&decision));
+    }
     Ok(hosts::render(args.host, &decision))
 }
 
