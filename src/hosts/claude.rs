@@ -166,8 +166,9 @@ pub(crate) fn hook_specific(decision: &str, reason: &str) -> Value {
 /// - our panel offers "always" (`always_patterns`), and every request that asks is a
 ///   command request asked by our defaults or the preset, with no cap on it (no
 ///   secret, protected write, unreadable command, broken config);
-/// - no allow rule of Claude's own matches the command or any of its parts (else
-///   Claude would run what we ask: then the explicit `ask` is what stops it).
+/// - no allow rule of Claude's own, trusted by us or not, matches the command or any
+///   of its parts (else Claude would run what we ask: then the explicit `ask` is what
+///   stops it), and every file of Claude's could be read.
 pub fn leave_to_native_dialog(
     call: &HookCall,
     d: &CallDecision,
@@ -181,7 +182,7 @@ pub fn leave_to_native_dialog(
     if call.host_tool != "Bash" || call.permission_mode.as_deref() != Some("default") {
         return false;
     }
-    if d.hardline.is_some() || !d.config_errors.is_empty() {
+    if d.hardline.is_some() || !d.config_errors.is_empty() || policy.host_rules_incomplete() {
         return false;
     }
     let asks_plainly = d

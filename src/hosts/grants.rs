@@ -135,6 +135,8 @@ pub struct HostLayer {
     /// Every file looked at, present or not (all protected from the agent's writes).
     pub files: Vec<PathBuf>,
     pub ignored: Vec<IgnoredAllows>,
+    /// Every allow rule the files hold, trusted or not: the host honours them all.
+    pub all_allows: Vec<PermissionRule>,
     /// Files that could not be read or translated, one sentence each.
     pub warnings: Vec<String>,
 }
@@ -206,6 +208,11 @@ pub fn read(
                 .filter(|r| r.from.file == file && !is_mode_default(r))
                 .map(|r| host_rule(host, r))
                 .collect();
+            out.all_allows.extend(
+                mine.iter()
+                    .filter(|r| r.action == crate::policy::rules::Action::Allow)
+                    .cloned(),
+            );
             let status = match f.kind {
                 Kind::Own => TrustStatus::Trusted,
                 Kind::Local if !tracked(root, &f.path) => TrustStatus::Trusted,
@@ -324,7 +331,9 @@ pub fn add_to(mut b: PolicyBuilder, hosts: &[Host], home: &Path) -> (PolicyBuild
                 }
             }
         });
+        let complete = layer.warnings.is_empty();
         warnings.extend(layer.warnings);
+        b = b.host_seen(layer.all_allows, complete);
         let (user_files, project_files): (Vec<PathBuf>, Vec<PathBuf>) = layer
             .files
             .iter()

@@ -129,8 +129,10 @@ struct PolicyInner {
     /// The layers without the hosts' rules, when there are any: what a host's allow is
     /// checked against (`host_allow_holds`).
     without_hosts: Option<RuleSet>,
-    /// The hosts' own allow rules alone (`Policy::host_allows`).
+    /// Every allow rule in the hosts' files, trusted or not (`Policy::host_allows`).
     hosts: RuleSet,
+    /// A host file could not be read: `host_allows` cannot rule anything out.
+    host_incomplete: bool,
     /// The managed layer alone: the ceiling its deny/ask rules impose.
     managed: RuleSet,
     errors: Vec<ConfigError>,
@@ -162,6 +164,7 @@ impl Policy {
                 set: RuleSet::new(rules),
                 without_hosts: None,
                 hosts: RuleSet::new(Vec::new()),
+                host_incomplete: false,
                 managed: RuleSet::default(),
                 errors: Vec::new(),
                 files: Vec::new(),
@@ -288,10 +291,17 @@ impl Policy {
     }
 
     /// The hosts' allow rule that matches `cap` / `subject`, if any, whatever the other
-    /// layers say: whether the host itself would let this through (`crate::hosts`
-    /// answers an explicit ask then, so the host's own rule cannot run what we ask).
+    /// layers say and whether or not its file is trusted: whether the host itself would
+    /// let this through (`crate::hosts` answers an explicit ask then, so the host's own
+    /// rule cannot run what we ask).
     pub fn host_allows(&self, cap: Capability, subject: &str) -> Option<&PermissionRule> {
         self.inner.hosts.matched(cap, subject)
+    }
+
+    /// Whether a host file could not be read, so `host_allows` may miss a rule the host
+    /// itself honours.
+    pub fn host_rules_incomplete(&self) -> bool {
+        self.inner.host_incomplete
     }
 
     /// Whether `cap` is denied for every subject whatever session rules say: the layered
@@ -367,6 +377,9 @@ pub struct PolicyBuilder {
     /// The hosts' own rules read beside the user and the project layer.
     host_user: Vec<PermissionRule>,
     host_project: Vec<PermissionRule>,
+    /// Every allow of the hosts' files, trusted or not, and whether one went unread.
+    host_seen: Vec<PermissionRule>,
+    host_incomplete: bool,
     errors: Vec<ConfigError>,
     files: Vec<PathBuf>,
     root: Option<PathBuf>,
@@ -485,6 +498,15 @@ impl PolicyBuilder {
             RuleSource::Project => self.host_project.extend(rules),
             _ => self.host_user.extend(rules),
         }
+        self
+    }
+
+    /// Records every allow rule the hosts' files hold, trusted or not (the host itself
+    /// honours them all: `Policy::host_allows`), and whether every host file could be
+    /// read (`complete`; when not, `Policy::host_allows` cannot rule anything out).
+    pub fn host_seen(mut self, allows: Vec<PermissionRule>, complete: bool) -> Self {
+        self.host_seen.extend(allows);
+        self.host_incomplete |= !complete;
         self
     }
 
@@ -621,14 +643,8 @@ impl PolicyBuilder {
             v.extend(self.project.iter().cloned());
             v
         });
-        // The hosts' allows alone, for `Policy::host_allows`.
-        let hosts: Vec<PermissionRule> = self
-            .host_user
-            .iter()
-            .chain(self.host_project.iter())
-            .filter(|r| r.action == Action::Allow)
-            .cloned()
-            .collect();
+        // Every allow the hosts hold, for `Policy::host_allows`.
+        let hosts = self.host_seen;
         all.extend(self.user);
         all.extend(self.host_user);
         all.extend(self.project);
@@ -639,6 +655,7 @@ impl PolicyBuilder {
                 set: RuleSet::with_root(all, root),
                 without_hosts: without_hosts.take().map(|v| RuleSet::with_root(v, root)),
                 hosts: RuleSet::with_root(hosts, root),
+                host_incomplete: self.host_incomplete,
                 managed: RuleSet::with_root(self.managed, self.root.as_deref()),
                 errors: self.errors,
                 files: self.files,
