@@ -67,8 +67,10 @@ impl Tmux {
         String::from_utf8_lossy(&out.stdout).into_owned()
     }
 
-    /// Sends keys (tmux key names, or literal text with `literal`).
+    /// Sends keys (tmux key names, or literal text with `literal`), after a moment for
+    /// the screen to settle (a dialog redrawn as the hook's message arrives).
     fn keys(&self, keys: &[&str], literal: bool) {
+        std::thread::sleep(Duration::from_millis(1500));
         let mut c = self.cmd();
         c.args(["send-keys", "-t", "t"]);
         if literal {
@@ -143,18 +145,20 @@ fn claude_code_tui_dont_ask_again_sticks_and_stays_narrow() {
     )
     .unwrap();
     git(&proj, &["init", "-q"]);
-    let hook = format!("{BIN} hook claude --state-dir {}", state.display());
-    std::fs::create_dir_all(proj.join(".claude")).unwrap();
-    std::fs::write(
-        proj.join(".claude/settings.json"),
-        serde_json::to_string_pretty(&json!({
-            "hooks": { "PreToolUse": [{ "matcher": "*", "hooks": [{
-                "type": "command", "command": hook }] }] }
-        }))
-        .unwrap(),
-    )
-    .unwrap();
-    git(&proj, &["add", "package.json", ".claude/settings.json"]);
+    // Wired the way a person does it: `install claude --project DIR`.
+    let out = Command::new(BIN)
+        .args(["install", "claude", "--project"])
+        .arg(&proj)
+        .env("HOME", &home)
+        .env("KHAELOR_PERM_STATE_DIR", &state)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    git(&proj, &["add", "package.json"]);
     git(&proj, &["commit", "-q", "-m", "init"]);
     // Claude's first-run screens answered: onboarding done, the folder trusted, the
     // API key approved (Claude keeps the key's last 20 characters).
@@ -193,10 +197,12 @@ fn claude_code_tui_dont_ask_again_sticks_and_stays_narrow() {
     );
     let command = format!(
         "env -i PATH={path} HOME={home} TERM=xterm-256color ANTHROPIC_BASE_URL={url} \
+         KHAELOR_PERM_STATE_DIR={state} \
          ANTHROPIC_API_KEY={key} CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 \
          DISABLE_TELEMETRY=1 DISABLE_AUTOUPDATER=1 {claude}",
         path = std::env::var("PATH").unwrap_or_default(),
         home = home.display(),
+        state = state.display(),
         url = model.base,
         claude = claude.display(),
     );
@@ -273,14 +279,13 @@ fn claude_code_tui_dont_ask_again_sticks_and_stays_narrow() {
         tmux.screen()
     );
 
-    // The log tells the story: the first call asked, the second was allowed by
-    // Claude's own rule (named with its file), the third asked.
     // Our reasons for the first ask reached the person as the hook's message.
     assert!(
         tmux.screen().contains("says: khaelor-perm asks: npm test"),
         "{}",
         tmux.screen()
     );
+    // The log: the second call was allowed by Claude's own rule, named as such.
     let events = log_events(&state);
     let approved: Vec<&Value> = events
         .iter()
@@ -291,6 +296,28 @@ fn claude_code_tui_dont_ask_again_sticks_and_stays_narrow() {
             .iter()
             .any(|e| e.to_string().contains("host:claude")),
         "{events:#?}"
+    );
+    drop(tmux);
+    // Uninstall takes our hook out and leaves the rule the person made in Claude.
+    uninstall_keeps_claudes_rule(&home, &proj);
+}
+
+fn uninstall_keeps_claudes_rule(home: &Path, proj: &Path) {
+    let out = Command::new(BIN)
+        .args(["uninstall", "claude", "--project"])
+        .arg(proj)
+        .env("HOME", home)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let left = std::fs::read_to_string(proj.join(".claude/settings.local.json")).unwrap();
+    assert!(
+        left.contains("npm test") && !left.contains("khaelor-perm"),
+        "{left}"
     );
 }
 

@@ -5,13 +5,15 @@
 //! 3 ask and 4 deny; `rules` 1 for a broken config or (with `--check`) shadowed rules.
 //! `compare` 0 success, 2 usage or unreadable file. `oracle` 0 no hard violation, 1 hard
 //! violations, 2 usage, unreadable file or no working sandbox. `hook` exits 0 whatever
-//! happens (the host reads the answer it prints; see `hook.rs`).
+//! happens (the host reads the answer it prints; see `hook.rs`). `install`/`uninstall`
+//! 0 done, 2 usage or a file they cannot edit; `doctor` 0 every check holds, 1 not.
 
 pub mod analyze;
 pub mod check;
 pub mod compare;
 pub mod healthcheck;
 pub mod hook;
+pub mod install;
 pub mod openapi;
 pub mod oracle;
 pub mod rules;

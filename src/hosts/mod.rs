@@ -19,6 +19,7 @@ pub mod codex;
 pub mod gemini;
 pub mod grants;
 pub mod opencode;
+pub mod wiring;
 
 use std::fmt;
 use std::time::{SystemTime, UNIX_EPOCH};
