@@ -320,3 +320,87 @@ fn claudes_own_dialog_answers_only_plain_asks_in_default_mode() {
     ));
     assert_eq!(d, "ask");
 }
+
+/// Runs the hook on a raw Claude input; returns stdout.
+fn raw_hook(w: &World, input: Value) -> String {
+    use std::io::Write;
+    let mut child = Command::new(BIN)
+        .args(["hook", "claude", "--state-dir"])
+        .arg(&w.state)
+        .env("HOME", &w.home)
+        .current_dir(&w.proj)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.to_string().as_bytes())
+        .unwrap();
+    String::from_utf8(child.wait_with_output().unwrap().stdout).unwrap()
+}
+
+#[test]
+fn what_happened_after_an_ask_is_on_the_record() {
+    let w = World::new();
+    let pre = |id: &str, cmd: &str| {
+        raw_hook(
+            &w,
+            json!({ "session_id": "after", "cwd": w.proj, "hook_event_name": "PreToolUse",
+                "permission_mode": "default", "tool_name": "Bash",
+                "tool_input": { "command": cmd }, "tool_use_id": id }),
+        )
+    };
+    let event = |name: &str, id: &str| {
+        raw_hook(
+            &w,
+            json!({ "session_id": "after", "cwd": w.proj, "hook_event_name": name,
+                "tool_name": "Bash", "tool_input": {}, "tool_response": {}, "tool_use_id": id }),
+        )
+    };
+    pre("t1", "npm install");
+    assert_eq!(
+        event("PostToolUse", "t1"),
+        "",
+        "a post-call event gets no decision"
+    );
+    pre("t2", "git status");
+    event("PostToolUse", "t2");
+    pre("t3", "npm ci");
+    pre("t4", "npm audit");
+    event("PermissionDenied", "t4");
+    event("Stop", "");
+    // A post-call event for a call it does not know changes nothing.
+    event("PostToolUse", "nope");
+    let out = Command::new(BIN)
+        .args(["log", "after", "--json", "--state-dir"])
+        .arg(&w.state)
+        .output()
+        .unwrap();
+    let rows: Vec<Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let got: Vec<(&str, &str, &str)> = rows
+        .iter()
+        .map(|r| {
+            (
+                r["what"].as_str().unwrap(),
+                r["decision"].as_str().unwrap(),
+                r["outcome"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            ("npm install", "ask", "approved by host"),
+            ("git status", "allow", "approved by policy"),
+            ("npm ci", "ask", "denied by host"),
+            ("npm audit", "ask", "denied by host"),
+        ]
+    );
+}

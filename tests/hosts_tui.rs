@@ -297,6 +297,46 @@ fn claude_code_tui_dont_ask_again_sticks_and_stays_narrow() {
             .any(|e| e.to_string().contains("host:claude")),
         "{events:#?}"
     );
+    // `khaelor-perm log` tells the story: the first call asked and the person approved
+    // it in Claude's dialog (Claude's PostToolUse reached the hook), the second was
+    // allowed by Claude's own rule, the third asked.
+    let out = Command::new(BIN)
+        .args(["log", "--json", "--state-dir"])
+        .arg(&state)
+        .output()
+        .unwrap();
+    let rows: Vec<Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let table = Command::new(BIN)
+        .args(["log", "--state-dir"])
+        .arg(&state)
+        .output()
+        .unwrap();
+    let table = String::from_utf8_lossy(&table.stdout).into_owned();
+    eprintln!("{table}");
+    assert_eq!(rows.len(), 3, "{table}");
+    assert_eq!(
+        (rows[0]["decision"].as_str(), rows[0]["outcome"].as_str()),
+        (Some("ask"), Some("approved by host")),
+        "{table}"
+    );
+    assert_eq!(
+        (rows[1]["decision"].as_str(), rows[1]["outcome"].as_str()),
+        (Some("allow"), Some("approved by policy")),
+        "{table}"
+    );
+    assert!(
+        rows[1]["rules"].to_string().contains("host:claude"),
+        "{table}"
+    );
+    assert_eq!(rows[2]["decision"].as_str(), Some("ask"), "{table}");
+    assert_ne!(
+        rows[2]["outcome"].as_str(),
+        Some("approved by host"),
+        "{table}"
+    );
     drop(tmux);
     // Uninstall takes our hook out and leaves the rule the person made in Claude.
     uninstall_keeps_claudes_rule(&home, &proj);

@@ -7,6 +7,7 @@
 //! violations, 2 usage, unreadable file or no working sandbox. `hook` exits 0 whatever
 //! happens (the host reads the answer it prints; see `hook.rs`). `install`/`uninstall`
 //! 0 done, 2 usage or a file they cannot edit; `doctor` 0 every check holds, 1 not.
+//! `log` 0 printed, 2 no such session.
 
 pub mod analyze;
 pub mod check;
@@ -14,6 +15,7 @@ pub mod compare;
 pub mod healthcheck;
 pub mod hook;
 pub mod install;
+pub mod log;
 pub mod openapi;
 pub mod oracle;
 pub mod rules;

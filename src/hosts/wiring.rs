@@ -54,7 +54,16 @@ pub fn settings_file(
 /// The hook events `install` wires for `host`, each with the matcher for every tool.
 pub fn events(host: Host) -> &'static [(&'static str, &'static str)] {
     match host {
-        Host::Claude => &[("PreToolUse", "*")],
+        // After the call: what ran (`PostToolUse`, `PostToolUseFailure`), what Claude
+        // refused (`PermissionDenied`), and the end of the turn (`Stop`: a call still
+        // waiting for the person never ran), so the log says who approved what.
+        Host::Claude => &[
+            ("PreToolUse", "*"),
+            ("PostToolUse", "*"),
+            ("PostToolUseFailure", "*"),
+            ("PermissionDenied", "*"),
+            ("Stop", ""),
+        ],
         Host::Gemini => &[("BeforeTool", ".*")],
         Host::Codex | Host::Opencode => &[],
     }
@@ -365,7 +374,9 @@ mod tests {
             "{}\n",
             "{\n  // mine\n  \"model\": \"x\",\n  \"permissions\": { \"allow\": [\"Bash(ls)\"] }\n}\n",
             "{\n  \"hooks\": {\n    \"PreToolUse\": [\n      { \"matcher\": \"Bash\", \"hooks\": [ { \"type\": \"command\", \"command\": \"other\" } ] }\n    ]\n  }\n}\n",
-            "{\n  \"hooks\": {\n    \"Stop\": []\n  },\n  \"z\": 1\n}\n",
+            // (An event list that was there but empty is removed with our entry: the
+            // one case where the bytes differ, and what they say does not.)
+            "{\n  \"hooks\": {\n    \"Notification\": []\n  },\n  \"z\": 1\n}\n",
             "{\n  \"a\": 1\n}",
         ];
         for t in texts {
