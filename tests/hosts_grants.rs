@@ -404,3 +404,96 @@ fn what_happened_after_an_ask_is_on_the_record() {
         ]
     );
 }
+
+/// Runs `hook <host> <flags>` on a raw input; returns stdout.
+fn host_hook(w: &World, host: &str, flags: &[&str], input: Value) -> String {
+    use std::io::Write;
+    let mut child = Command::new(BIN)
+        .args(["hook", host, "--state-dir"])
+        .arg(&w.state)
+        .args(flags)
+        .env("HOME", &w.home)
+        .env_remove("CODEX_HOME")
+        .env_remove("GEMINI_PROJECT_DIR")
+        .current_dir(&w.proj)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.to_string().as_bytes())
+        .unwrap();
+    String::from_utf8(child.wait_with_output().unwrap().stdout).unwrap()
+}
+
+#[test]
+fn codex_rules_and_gemini_policies_are_grants_too() {
+    let w = World::new();
+    // What Codex's "don't ask again for commands that start with `npm test`" amends.
+    w.write(
+        "~/.codex/rules/default.rules",
+        "prefix_rule(pattern=[\"npm\", \"test\"], decision=\"allow\")\n",
+    );
+    let codex = |cmd: &str| {
+        host_hook(
+            &w,
+            "codex",
+            &["--non-interactive"],
+            json!({ "session_id": "cx", "cwd": w.proj, "hook_event_name": "PreToolUse",
+                "tool_name": "exec_command", "tool_input": { "cmd": cmd } }),
+        )
+    };
+    // Codex hears only a deny: the grant's allow prints nothing, an ask (no one to
+    // answer) is denied.
+    assert_eq!(codex("npm test"), "");
+    assert!(codex("npm install").contains("\"deny\""));
+    assert!(codex("npm test && npm install").contains("\"deny\""));
+    // What Gemini's "Allow always" writes (its priority is fractional).
+    w.write(
+        "~/.gemini/policies/auto-saved.toml",
+        "[[rule]]\ntoolName = \"run_shell_command\"\ndecision = \"allow\"\npriority = 4.95\ncommandPrefix = [\"npm test\"]\n",
+    );
+    let gemini = |cmd: &str| {
+        let out = host_hook(
+            &w,
+            "gemini",
+            &["--interactive"],
+            json!({ "session_id": "gm", "cwd": w.proj, "hook_event_name": "BeforeTool",
+                "tool_name": "run_shell_command", "tool_input": { "command": cmd } }),
+        );
+        let v: Value = serde_json::from_str(&out).unwrap();
+        (
+            v["decision"].as_str().unwrap().to_string(),
+            v["reason"].as_str().unwrap_or_default().to_string(),
+        )
+    };
+    let (d, why) = gemini("npm test");
+    assert_eq!(d, "allow", "{why}");
+    assert!(
+        why.contains("host:gemini") && why.contains("auto-saved.toml"),
+        "{why}"
+    );
+    assert_eq!(gemini("npm install").0, "ask");
+    // A workspace policy the repository ships needs trust.
+    w.write(
+        ".gemini/policies/team.toml",
+        "[[rule]]\ntoolName = \"run_shell_command\"\ndecision = \"allow\"\npriority = 100\ncommandPrefix = \"npm install\"\n",
+    );
+    assert_eq!(gemini("npm install").0, "ask");
+    // Writing into the policy directories is a protected write.
+    let write = |p: &Path| {
+        host_hook(
+            &w,
+            "gemini",
+            &["--interactive"],
+            json!({ "session_id": "gm", "cwd": w.proj, "hook_event_name": "BeforeTool",
+                "tool_name": "write_file", "tool_input": { "file_path": p, "content": "x" } }),
+        )
+    };
+    assert!(write(&w.proj.join(".gemini/policies/new.toml")).contains("\"ask\""));
+    assert!(write(&w.proj.join("src/new.txt")).contains("\"allow\""));
+}

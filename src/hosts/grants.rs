@@ -59,8 +59,8 @@ pub struct HostFile {
     pub kind: Kind,
 }
 
-/// The files `host` persists permission rules in, user level first. Only Claude Code's
-/// are read for now; the other hosts' lists are empty (see the README).
+/// The files `host` persists permission rules in, user level first (those that exist,
+/// for the hosts that keep rules in a directory of files).
 pub fn files(host: Host, root: &Path, home: &Path) -> Vec<HostFile> {
     let f = |path: PathBuf, level, kind| HostFile {
         host,
@@ -99,19 +99,100 @@ pub fn files(host: Host, root: &Path, home: &Path) -> Vec<HostFile> {
             ));
             v
         }
-        Host::Codex | Host::Gemini | Host::Opencode => Vec::new(),
+        // Codex: the execpolicy `.rules` files, the user's (where its "don't ask again
+        // for commands that start with …" amends `default.rules`) and the project's.
+        // `CODEX_HOME` moves the user's.
+        Host::Codex => {
+            let codex_home = std::env::var_os("CODEX_HOME")
+                .filter(|v| !v.is_empty())
+                .map(PathBuf::from)
+                .unwrap_or_else(|| home.join(".codex"));
+            let mut v: Vec<HostFile> = files_in(&codex_home.join("rules"), "rules")
+                .into_iter()
+                .map(|p| f(p, RuleSource::User, Kind::Own))
+                .collect();
+            v.extend(
+                files_in(&root.join(".codex").join("rules"), "rules")
+                    .into_iter()
+                    .map(|p| f(p, RuleSource::Project, Kind::Shipped)),
+            );
+            v
+        }
+        // Gemini CLI: its policy TOML files, the administrator's and the user's (its
+        // "Allow always" writes `~/.gemini/policies/auto-saved.toml`), then the
+        // workspace's (`<project>/.gemini/policies/`, whose `auto-saved.toml` Gemini
+        // writes for a workspace-scoped "Allow always").
+        Host::Gemini => {
+            let mut v: Vec<HostFile> = files_in(Path::new(GEMINI_SYSTEM_POLICIES), "toml")
+                .into_iter()
+                .map(|p| f(p, RuleSource::User, Kind::Own))
+                .collect();
+            v.extend(
+                files_in(&home.join(".gemini").join("policies"), "toml")
+                    .into_iter()
+                    .map(|p| f(p, RuleSource::User, Kind::Own)),
+            );
+            let ws = root.join(".gemini").join("policies");
+            v.extend(files_in(&ws, "toml").into_iter().map(|p| {
+                let kind = if p.file_name().is_some_and(|n| n == "auto-saved.toml") {
+                    Kind::Local
+                } else {
+                    Kind::Shipped
+                };
+                f(p, RuleSource::Project, kind)
+            }));
+            v
+        }
+        // OpenCode's "always" lasts for its session only and is kept in memory: there
+        // is no file of grants to read.
+        Host::Opencode => Vec::new(),
     }
 }
 
+/// The directories a host reads every rules file of: writing anything in them is a
+/// protected write, a new file as much as a changed one.
+fn dirs(host: Host, root: &Path, home: &Path) -> Vec<(PathBuf, RuleSource)> {
+    match host {
+        Host::Codex => vec![
+            (
+                std::env::var_os("CODEX_HOME")
+                    .filter(|v| !v.is_empty())
+                    .map(PathBuf::from)
+                    .unwrap_or_else(|| home.join(".codex"))
+                    .join("rules"),
+                RuleSource::User,
+            ),
+            (root.join(".codex").join("rules"), RuleSource::Project),
+        ],
+        Host::Gemini => vec![
+            (home.join(".gemini").join("policies"), RuleSource::User),
+            (root.join(".gemini").join("policies"), RuleSource::Project),
+        ],
+        Host::Claude => vec![(
+            Path::new(CLAUDE_MANAGED_DIR).join("managed-settings.d"),
+            RuleSource::User,
+        )],
+        Host::Opencode => Vec::new(),
+    }
+}
+
+/// Where Gemini CLI reads the administrator's policies on Linux.
+pub const GEMINI_SYSTEM_POLICIES: &str = "/etc/gemini-cli/policies";
+
 /// `*.json` files directly in `dir`, sorted by name (as drop-in directories are read).
 fn json_files_in(dir: &Path) -> Vec<PathBuf> {
+    files_in(dir, "json")
+}
+
+/// `*.<ext>` files directly in `dir`, sorted by name.
+fn files_in(dir: &Path, ext: &str) -> Vec<PathBuf> {
     let Ok(rd) = std::fs::read_dir(dir) else {
         return Vec::new();
     };
     let mut v: Vec<PathBuf> = rd
         .filter_map(Result::ok)
         .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .filter(|p| p.extension().is_some_and(|x| x == ext))
         .collect();
     v.sort();
     v
@@ -161,6 +242,12 @@ pub fn read(
             .filter(|f| f.level == level)
             .collect();
         out.files.extend(level_files.iter().map(|f| f.path.clone()));
+        out.files.extend(
+            dirs(host, root, home)
+                .into_iter()
+                .filter(|(_, l)| *l == level)
+                .map(|(d, _)| d),
+        );
         // Each file alone first, so one broken file does not take the others with it.
         let mut good: Vec<(HostFile, Vec<u8>)> = Vec::new();
         for f in level_files {
@@ -246,10 +333,11 @@ pub fn read(
     out
 }
 
-/// The translator's stand-in for a host's default mode (Claude asks before edits): the
-/// host applies its own mode; only its rules are a layer here.
+/// The translator's stand-ins for a host's defaults (Claude's `defaultMode`, Gemini's
+/// "writes ask"), which `rules import` writes so an imported config is as strict as the
+/// host: here the host applies its own defaults itself; only its rules are a layer.
 fn is_mode_default(r: &ImportedRule) -> bool {
-    r.original.starts_with("defaultMode")
+    r.original.starts_with("defaultMode") || r.original.starts_with("(Gemini CLI default")
 }
 
 fn host_rule(host: Host, r: &ImportedRule) -> PermissionRule {
