@@ -12,6 +12,10 @@
 # path, and add --workspace-root to confine it to them).
 
 FROM rust:1.95-slim-bookworm AS build
+# The commit `khaelor-perm --version` names; the build context has no .git, so pass it:
+#   docker build --build-arg KHAELOR_PERM_COMMIT="$(git log -1 --format='%h %cs')" .
+# Without it the version says "unknown commit".
+ARG KHAELOR_PERM_COMMIT=""
 WORKDIR /src
 COPY . .
 RUN --mount=type=cache,target=/usr/local/cargo/registry \

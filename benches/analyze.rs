@@ -3,7 +3,7 @@
 //!
 //! Criterion times each engine over the same sample (throughput in commands); before
 //! that, one side-by-side pass measures every sampled command with each engine in turn
-//! and prints per-command medians, p99 and the ratios the README quotes.
+//! and prints per-command medians, p99 and the ratios BENCHMARKS.md quotes.
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,

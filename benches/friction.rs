@@ -1,7 +1,7 @@
-//! Friction benchmark (issue 10): the prompt rate per kind of everyday agent command
+//! Friction benchmark: the prompt rate per kind of everyday agent command
 //! (fixtures/friction.jsonl) under the seed's defaults, each preset and Codex's
 //! known-safe list. Run: `cargo bench --bench friction`; the table goes into
-//! BENCHMARKS.md, section "Friction (issue 10)".
+//! BENCHMARKS.md, section "Friction".
 #![allow(clippy::unwrap_used, clippy::indexing_slicing)]
 
 #[path = "friction_set.rs"]

@@ -1,4 +1,4 @@
-//! The friction benchmark's evaluation (issue 10), shared by `benches/friction.rs`
+//! The friction benchmark's evaluation, shared by `benches/friction.rs`
 //! (prints the table for BENCHMARKS.md) and `tests/friction.rs` (holds the targets):
 //! every command of `fixtures/friction.jsonl` decided in a temp project under the seed's
 //! defaults, each preset, and a model of Codex's known-safe-command list.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Measures `khaelor-perm hook claude` per call against /bin/true (BENCHMARKS.md, issue 11).
+# Measures `khaelor-perm hook claude` per call against /bin/true (BENCHMARKS.md).
 # Usage: bash benches/hook_claude.sh [path/to/khaelor-perm]   (RUNS=300 by default)
 set -euo pipefail
 BIN=$(realpath "${1:-target/release/khaelor-perm}")
@@ -26,6 +26,6 @@ for r in json.load(open(sys.argv[1]))["results"]:
     print(f'{r["command"]:28} median {r["median"]*1000:6.2f} ms  mean {r["mean"]*1000:6.2f} ms  max {r["max"]*1000:6.2f} ms')
 PY
 # The same cases without hyperfine's shell: spawned directly, interleaved with
-# /bin/true, ratios to its median (the issue-13 target is <= 1.5x).
+# /bin/true, ratios to its median (the hook process target is <= 1.5x).
 python3 "$HERE/hook_floor.py" "$BIN" "$W" "${RUNS:-300}"
 wc -l "$W"/state/sessions/*.jsonl

@@ -1,4 +1,4 @@
-"""Hook process against the process floor, side by side in one run (issue 13).
+"""Hook process against the process floor, side by side in one run.
 
 Each round starts /bin/true and then every hook case, each a fresh process with its
 stdin read from the case's file (no shell in between, so nothing is subtracted), and

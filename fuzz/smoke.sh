@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Smoke run of every fuzz target (issue 15), each for FUZZ_SECS seconds (default 5) on
+# Smoke run of every fuzz target, each for FUZZ_SECS seconds (default 5) on
 # a corpus seeded from fixtures/. Two modes, and the output says which ran:
 #  - guided, when the nightly toolchain and cargo-fuzz are installed
 #    (`cargo install cargo-fuzz --locked`): `cargo +nightly fuzz run -s none <target>`,

@@ -7,7 +7,8 @@
 //! program table in `programs`; the floor in `floor` reads that IR) -> requests (`model`)
 //! -> decision (`policy`: rules, layered config, decide) -> wording (`presentation`) ->
 //! events and grants (`session`) -> responses (`http`, `cli`, `hosts`, which only
-//! translate). Analysis knows nothing of rules; rules know nothing of bash. `interop`
+//! translate). `contain` runs what the policy contains inside the OS sandbox (above
+//! `policy`, below the responses). Analysis knows nothing of rules; rules know nothing of bash. `interop`
 //! reads and writes other tools' rule formats; `compare` and `oracle` are the
 //! verification tools (the engines against each other, the analysis against bash).
 #![forbid(unsafe_code)]
@@ -15,6 +16,7 @@
 pub mod analysis;
 pub mod cli;
 pub mod compare;
+pub mod contain;
 pub mod floor;
 pub mod hosts;
 pub mod http;

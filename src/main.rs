@@ -3,17 +3,25 @@
 
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 use khaelor_perm::cli;
 
 /// See Cargo.toml: the service's many small allocations.
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+/// `--version`: the package version and the commit it was built from (build.rs).
+const VERSION: &str = concat!(
+    env!("CARGO_PKG_VERSION"),
+    " (",
+    env!("KHAELOR_PERM_COMMIT"),
+    ")"
+);
+
 #[derive(Parser)]
 #[command(
     name = "khaelor-perm",
-    version,
+    version = VERSION,
     about = "Decides allow / ask / deny before an AI coding agent runs a tool"
 )]
 struct Cli {
@@ -25,8 +33,11 @@ struct Cli {
 enum Command {
     /// Analyze one bash command and print what it asks to do.
     Analyze(cli::analyze::Args),
-    /// Decide one tool call: allow (exit 0), ask (3) or deny (4).
+    /// Decide one tool call: allow (exit 0), ask (3), deny (4) or contain (5).
     Check(cli::check::Args),
+    /// Run a command inside the sandbox (`--contain`): the project writable, protected
+    /// paths read-only, secrets masked, no network.
+    Exec(cli::exec::Args),
     /// List the effective permission rules with source and position; `--check` lints them.
     Rules(cli::rules::Args),
     /// Run the AST engine and the V1 lexer over files of commands and report where and
@@ -54,12 +65,17 @@ enum Command {
     Healthcheck(cli::healthcheck::Args),
     /// Print the service's OpenAPI document (YAML).
     Openapi(cli::openapi::Args),
+    /// Print the completion script for a shell (bash, zsh, fish, elvish, powershell).
+    Completions(cli::completions::Args),
+    /// Print the man page (roff), or a subcommand's page.
+    Man(cli::man::Args),
 }
 
 fn main() -> ExitCode {
     match Cli::parse().command {
         Command::Analyze(args) => cli::analyze::run(args),
         Command::Check(args) => cli::check::run(args),
+        Command::Exec(args) => cli::exec::run(args),
         Command::Rules(args) => cli::rules::run(args),
         Command::Compare(args) => cli::compare::run(args),
         Command::Oracle(args) => cli::oracle::run(args),
@@ -72,5 +88,7 @@ fn main() -> ExitCode {
         Command::Trust(args) => cli::trust::run(args),
         Command::Healthcheck(args) => cli::healthcheck::run(args),
         Command::Openapi(args) => cli::openapi::run(args),
+        Command::Completions(args) => cli::completions::run(args, Cli::command()),
+        Command::Man(args) => cli::man::run(args, Cli::command()),
     }
 }

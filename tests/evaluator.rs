@@ -1,4 +1,4 @@
-//! Issue 9, the static partial evaluator, end to end: each category's attack is read
+//! The static partial evaluator, end to end: each category's attack is read
 //! (floor hit, risk note saying where the value came from) and its harmless look-alike
 //! keeps its decision (fixtures/evaluator.jsonl); over a set of obfuscated floor
 //! actions (fixtures/evaluator_floor.jsonl) the floor denies at least 90% and every one

@@ -1,4 +1,4 @@
-//! Issue 10's targets on the friction set (fixtures/friction.jsonl, also run by
+//! The friction targets on the friction set (fixtures/friction.jsonl, also run by
 //! `cargo bench --bench friction`): under `recommended` at least 92% of the benign
 //! read-only commands run without asking, `autonomous` also runs the project-local
 //! builds and edits, and no preset allows a single risky command.

@@ -1,4 +1,4 @@
-//! Issue 10 §3 (reads as the program really reads): a glob operand of a verified
+//! Globs read as the program really reads them: a glob operand of a verified
 //! read-only command is expanded against the file system and each match is judged by
 //! the read rules (fixtures/globs.jsonl), through the CLI under the built-in defaults.
 #![allow(

@@ -1,4 +1,4 @@
-//! End to end against the real agent hosts (issue 11): each host, installed at its
+//! End to end against the real agent hosts: each host, installed at its
 //! pinned version by `tests/setup/hosts.sh`, runs offline against the scripted model
 //! server of `hosts_support`, with `khaelor-perm hook <host>` as its pre-tool hook.
 //!
@@ -303,7 +303,7 @@ fn _show(p: &Path) -> String {
 }
 
 /// Claude Code's HTTP hook against the real service (`POST /v1/hooks/claude`), with a
-/// bearer token passed the way the README shows.
+/// bearer token passed the way the book shows (docs/src/hosts/claude-code.md).
 #[test]
 fn claude_code_http_hook_end_to_end() {
     let claude = host_bin("claude", "claude");
@@ -494,7 +494,7 @@ fn opencode_end_to_end() {
         "share": "disabled"
     });
     std::fs::write(scene.proj.join("opencode.json"), config.to_string()).unwrap();
-    // The plugin, as the README installs it, and the plugin package OpenCode would
+    // The plugin, as the README and the book install it, and the plugin package OpenCode would
     // otherwise try to download (the hosts script installed the same version).
     let modules = hosts_support::hosts_dir().join("opencode/node_modules");
     let xdg_config = scene.home.join(".config");

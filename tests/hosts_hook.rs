@@ -1,4 +1,4 @@
-//! `khaelor-perm hook <host>` as a host runs it (issue 11): the real binary, real
+//! `khaelor-perm hook <host>` as a host runs it: the real binary, real
 //! files, stdin in the host's shape, the answer in the host's form.
 //!
 //! The golden table `fixtures/hosts_hook.jsonl` maps each host's tool names and inputs
@@ -168,7 +168,7 @@ fn golden_table_of_host_tools() {
         if let Some(cfg) = case.get("config") {
             std::fs::create_dir_all(scene.root.join(".khaelor")).unwrap();
             std::fs::write(scene.root.join(".khaelor/config.json"), cfg.to_string()).unwrap();
-            // The user reviewed the file unless the row says it was not (issue 14 §1).
+            // The user reviewed the file unless the row says it was not.
             if case.get("untrusted") != Some(&Value::Bool(true)) {
                 scene.trust();
             }

@@ -102,7 +102,7 @@ fn evaluate_allow_ask_deny() {
     let r = s.post("/v1/evaluate", &bash(&d, "git status"));
     assert_eq!(r.status, 200, "{}", r.text);
     assert_eq!(r.body["decision"], "allow");
-    // Verified read-only: the recommended preset's rule is the last match (issue 10).
+    // Verified read-only: the recommended preset's rule is the last match.
     assert_eq!(r.body["requests"][0]["rule"]["source"], "preset");
 
     let r = s.post("/v1/evaluate", &bash(&d, "npm install"));

@@ -90,7 +90,7 @@ fn record_allow_ask_deny_and_events() {
     assert_eq!(evs[0]["callId"], "c1");
     assert_eq!(evs[0]["tool"], "bash");
     assert_eq!(evs[0]["requests"][0]["capability"], "process.execute");
-    // The recommended preset's rule decides the verified read-only command (issue 10).
+    // The recommended preset's rule decides the verified read-only command.
     assert_eq!(evs[1]["decisions"][0]["rule"]["source"], "preset");
     assert_eq!(evs[5]["by"], "policy");
     assert_eq!(evs[5]["decisions"][0]["rule"]["source"], "hardline");
@@ -448,7 +448,7 @@ fn malformed_config_fails_the_grant_loudly_but_it_holds_for_the_session() {
         .as_array()
         .unwrap()
         .clone();
-    // Issue 15: the session-only grant really applies, broken config or not: c2 (the
+    // The session-only grant really applies, broken config or not: c2 (the
     // same command) is approved with it. (It used to stay pending under the cap.)
     assert_eq!(pending.len(), 0, "{pending:?}");
     let c2 = events["events"]

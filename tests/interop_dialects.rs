@@ -1,4 +1,4 @@
-//! The rule engine's pattern dialects (issue 12): the golden table
+//! The rule engine's pattern dialects: the golden table
 //! `fixtures/interop/dialects.jsonl` (seed 003 globs, seed 004 prefixes, seed 000
 //! wildcards), properties of each dialect, the config's `match` field with its errors
 //! and provenance, and `alwaysScope: exact` through a real `check` on a real project.

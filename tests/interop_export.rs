@@ -1,4 +1,4 @@
-//! `rules export` (issue 12): nothing exported is wider than we decide (every exported
+//! `rules export`: nothing exported is wider than we decide (every exported
 //! allow is an allow of our real `check`), what cannot be expressed is listed, and the
 //! expressible subset round-trips: exporting to a host format and importing it back
 //! into a fresh project gives the same decisions.
@@ -61,7 +61,7 @@ fn world() -> World {
     }
 }
 
-/// A project with its config, trusted by the user (issue 14), so its allows apply.
+/// A project with its config, trusted by the user, so its allows apply.
 fn project(w: &World, name: &str, config: Option<&str>) -> PathBuf {
     let p = w.base.join(name);
     std::fs::create_dir_all(p.join(".khaelor")).unwrap();
@@ -228,7 +228,7 @@ fn the_expressible_subset_round_trips() {
             .output()
             .unwrap();
         assert!(o.status.success(), "{to}: {}", text(&o));
-        // The user reviews and trusts the imported file, as the import says (issue 14).
+        // The user reviews and trusts the imported file, as the import says.
         trust(&w, &b);
         let mut checked = 0;
         for x in e["exported"].as_array().unwrap() {

@@ -1,5 +1,5 @@
 //! Seed 004's stance that a project's grants never apply to another project, checked
-//! on every grant path of the real server (issue 12): an "always" grant written to the
+//! on every grant path of the real server: an "always" grant written to the
 //! project's config, an "always" grant that could not be written and lives in the
 //! session, and the auto-approval of other pending calls a grant triggers. Also
 //! `alwaysScope: exact` through the grant endpoint: the persisted rule is the subject.

@@ -1,4 +1,4 @@
-//! `rules import` for every format (issue 12): each realistic source file under
+//! `rules import` for every format: each realistic source file under
 //! `fixtures/interop/<format>/` is imported with the real binary into a real project,
 //! and every case of its decision table (`decisions.jsonl`) is decided with the real
 //! `check`. A case gives the source system's decision; where ours differs it names the
@@ -52,7 +52,7 @@ fn bin() -> Command {
     Command::new(env!("CARGO_BIN_EXE_khaelor-perm"))
 }
 
-/// What the user does after reviewing an imported project file: trust it (issue 14),
+/// What the user does after reviewing an imported project file: trust it,
 /// so its allows apply. The trust records live in the world's own state directory.
 fn trust(w: &World) {
     let o = bin()

@@ -9,7 +9,7 @@
 //! again in the layout that holds the evaluator's pure producers, and bash must run
 //! what the evaluator computed (`oracle::compare::strict`).
 //!
-//! On since the soundness fixes of issue 8 landed (0 hard violations);
+//! On since the fixes for reading bash as bash does landed (0 hard violations);
 //! `cargo test --test oracle_gate -- --nocapture` prints the report. Needs `bwrap`,
 //! `strace` and `setpriv`: `bash tests/setup/oracle.sh` installs them (the test command
 //! runs it first), and a missing sandbox fails the test.

@@ -47,7 +47,7 @@ fn bin(w: &World, args: &[&str]) -> Output {
         .unwrap()
 }
 
-/// Trusts the project config as it is now (issue 14 §1: project allows apply only to
+/// Trusts the project config as it is now (project allows apply only to
 /// trusted content), in the same state dir `bin` uses.
 fn trust(w: &World) {
     let o = Command::new(env!("CARGO_BIN_EXE_khaelor-perm"))

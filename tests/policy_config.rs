@@ -145,7 +145,7 @@ fn unknown_action_keeps_only_the_files_deny_rules() {
             &file,
             6,
             12,
-            "unknown action `alow`, expected `allow`, `ask` or `deny`"
+            "unknown action `alow`, expected `allow`, `contain`, `ask` or `deny`"
         )]
     );
     let kept: Vec<_> = policy

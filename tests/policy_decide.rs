@@ -311,7 +311,7 @@ fn git_hooks_and_config_ask_under_the_defaults() {
             RuleSource::Default
         );
     }
-    // Issue 14 §2 made all of `.git/` never quiet (this asserted Allow before); the
+    // The never-quiet table covers all of `.git/` (this asserted Allow before); the
     // neighbour that stays free is a file merely named like git's.
     assert_eq!(
         w.tool(

@@ -163,7 +163,7 @@ proptest! {
             .layer(RuleSource::Project, ParsedConfig { rules: project.clone(), errors: vec![] })
             .build();
         let mut all = default_rules();
-        // Issue 10: the default preset's rules come right after the defaults.
+        // The default preset's rules come right after the defaults.
         all.extend(khaelor_perm::policy::presets::Preset::Recommended.rules());
         all.extend(user);
         all.extend(project);

@@ -1,7 +1,7 @@
-//! Issue 10 §2: presets from config and flag, their precedence, and decisions under
-//! each (fixtures/presets.jsonl): what `recommended` and `autonomous` add, and the risky
-//! commands (secrets, network, git.modify, outside writes, the floor) that stay ask or
-//! deny under every preset.
+//! Presets from config and flag, their precedence, and decisions under each
+//! (fixtures/presets.jsonl): what `recommended` and `autonomous` add (allowed, or
+//! contained in the sandbox), and the risky commands (secrets, network, git.modify,
+//! outside writes, the floor) that stay ask or deny under every preset.
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 
 use khaelor_perm::model::vocab::AnalysisContext;
 use khaelor_perm::policy::config::{Policy, load_policy_preset};
-use khaelor_perm::policy::decide::decide;
+use khaelor_perm::policy::decide::decide_with;
 use khaelor_perm::policy::presets::Preset;
 use khaelor_perm::policy::rules::Action;
 use khaelor_perm::policy::trust::TrustStore;
@@ -106,7 +106,7 @@ fn decisions_under_each_preset() {
                 &ctx,
             )
             .unwrap_or_else(|e| panic!("line {line}: {e}"));
-            let d = decide(&policy, &[], &call, &ctx, true);
+            let d = decide_with(&policy, &[], &call, &ctx, true, common::sandbox());
             if d.decision != want {
                 failures.push(format!(
                     "line {line} `{}` under {preset}: expected {want}, got {}: {:?}",
@@ -195,7 +195,10 @@ fn a_bad_preset_is_a_config_error_and_caps_at_ask() {
     assert!(p.errors()[0].message.contains("unknown preset `yolo`"));
     let ctx = AnalysisContext::new(&w.root, None, &w.home).unwrap();
     let call = map_call("bash", &serde_json::json!({ "command": "echo hi" }), &ctx).unwrap();
-    assert_eq!(decide(&p, &[], &call, &ctx, true).decision, Action::Ask);
+    assert_eq!(
+        decide_with(&p, &[], &call, &ctx, true, common::sandbox()).decision,
+        Action::Ask
+    );
 }
 
 #[test]
@@ -211,8 +214,10 @@ fn the_cli_flag_and_rules_listing() {
     };
     let root = w.root.to_str().unwrap();
     let home = w.home.to_str().unwrap();
+    // `recommended` contains a project build (exit 5); bubblewrap runs here
+    // (tests/setup/contain.sh).
     let o = run(&["check", "--root", root, "--home", home, "--", "cargo test"]);
-    assert_eq!(o.status.code(), Some(3));
+    assert_eq!(o.status.code(), Some(5));
     let o = run(&[
         "check",
         "--root",
@@ -248,7 +253,7 @@ fn the_cli_flag_and_rules_listing() {
         .iter()
         .filter(|r| r["source"] == "preset")
         .collect();
-    assert_eq!(preset_rules.len(), 3);
+    assert_eq!(preset_rules.len(), 4);
     assert!(
         v["rules"]
             .as_array()

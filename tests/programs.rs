@@ -1,4 +1,4 @@
-//! The program table end to end (issue 8, classes 4, 7, 8, 9, 10): `fixtures/programs.jsonl`
+//! The program table end to end: `fixtures/programs.jsonl`
 //! through the public API (bash tool mapping -> analysis -> decide), under the defaults,
 //! under an allow-everything project config, and under a row's own project rules (a
 //! grant of the host command, `git push *`, must not cover an option that runs another
@@ -87,7 +87,7 @@ fn rules_config(rules: &[(String, String, String)]) -> String {
 /// The decision for one command in one world, with a description of the requests for
 /// a failure message.
 fn decide_in(w: &World, command: &str) -> Result<(Action, bool, String), String> {
-    // A project file here is the user's own: trusted (issue 14).
+    // A project file here is the user's own: trusted.
     let policy = common::load_trusted_policy(&w.root, &w.home, None);
     if !policy.errors().is_empty() {
         return Err(format!("config errors: {:?}", policy.errors()));
@@ -247,7 +247,7 @@ fn always_patterns_never_hold_a_literal_wildcard_or_cover_opaque_commands() {
 
 #[test]
 fn the_table_knows_every_program_the_fixture_wraps() {
-    // Every wrapper the issue names has an entry whose examples are tested in the
+    // Every wrapper this list names has an entry whose examples are tested in the
     // library (`programs::unwrap::tests`); here: each is looked up by name and by path.
     for name in [
         "chroot",

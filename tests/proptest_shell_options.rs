@@ -1,4 +1,4 @@
-//! Shell options before `-c` (issue 8, class 4), as a property: every command the
+//! Shell options before `-c`, as a property: every command the
 //! floor denies in `fixtures/hardline.jsonl`, wrapped as `bash OPTS -c '<cmd>'` with a
 //! random mix of options bash knows (`+o history`, `-O nullglob`, `--init-file F`, `-e`,
 //! `-x`, `--norc`, `-o posix`, …), is still denied by the floor under a project config

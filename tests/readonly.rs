@@ -1,4 +1,4 @@
-//! Issue 10 §1: the verified read-only programs, end to end (fixtures/readonly.jsonl).
+//! The verified read-only programs, end to end (fixtures/readonly.jsonl).
 //! Each row goes through the bash tool mapping and the AST analysis: its
 //! `process.execute` request carries `verified = readOnly` exactly when the row says
 //! so, and a verified row is allowed under the `recommended` default and asks under

@@ -1,4 +1,4 @@
-//! Issue 15, "session logs grow without compaction", against the real server: past
+//! Reliability, "session logs grow without compaction", against the real server: past
 //! `--max-session-events` a session's log is compacted (finished calls dropped), its
 //! pending calls and session-scoped grants keep working across a restart, a session
 //! whose live state alone fills the budget refuses new calls with a clear 409, and a

@@ -1,4 +1,4 @@
-//! Issue 15, "a hostile config stalls everyone": a project config that is a named pipe,
+//! Reliability, "a hostile config stalls everyone": a project config that is a named pipe,
 //! a link to `/dev/zero`, a 100 MB file or a dangling link, served by the real server.
 //! Each must be refused before it is opened, answer quickly, cap the project at ask and
 //! say why; and the other routes must keep answering meanwhile.

@@ -1,4 +1,4 @@
-//! Issue 15 proofs over the real server: a kill -9 loop over concurrent "always"
+//! Reliability proofs over the real server: a kill -9 loop over concurrent "always"
 //! grants (0 lost, 0 duplicates, 0 temp files left, comments kept), and the start-up
 //! sweep (`--retain-days`, stray temp files).
 #![allow(

@@ -1,4 +1,4 @@
-//! Issue 15, "lenient JSON": trailing data after a body and duplicate keys (in the body
+//! Reliability, "lenient JSON": trailing data after a body and duplicate keys (in the body
 //! or inside a tool's `input`) are a 400 that names them, over HTTP and in the CLI. A
 //! host that reads the first of two `command` keys would run a different command from
 //! the one judged, so nothing with duplicates is judged at all.

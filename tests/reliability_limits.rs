@@ -1,4 +1,4 @@
-//! Issue 15, "no timeouts, no limits", against the real server over raw TCP: a client
+//! Reliability, "no timeouts, no limits", against the real server over raw TCP: a client
 //! trickling its headers is cut, idle connections beyond the cap get a 503 and cannot
 //! starve `/healthz`, a stalled client cannot hold SIGTERM up while an in-flight
 //! request still finishes, a slow body is a 408, a full concurrency cap a 503 with

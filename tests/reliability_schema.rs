@@ -1,4 +1,4 @@
-//! Issue 15: Schemathesis (PyPI, pinned by `tests/setup/schemathesis.sh`) against the
+//! Schemathesis (PyPI, pinned by `tests/setup/schemathesis.sh`) against the
 //! live server and its own `/openapi.yaml`, with every check including positive data
 //! acceptance: 0 failures.
 //!

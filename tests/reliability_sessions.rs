@@ -1,4 +1,4 @@
-//! Issue 15, "grants that lie" and "a call can get stuck", against the real server: an
+//! Reliability, "grants that lie" and "a call can get stuck", against the real server: an
 //! "always" grant answers 200 only when the loader the server uses finds the rule
 //! effective, else 409 and the grant then really applies to the session; a call whose
 //! `PermissionRequested` was torn off by a crash is reported and can be recorded again.

@@ -12,3 +12,8 @@ done
 
 echo "== cargo test"
 cargo test "$@"
+
+# Ratios, never absolute times: the analysis against the bare parse and the hook
+# process against /bin/true, each side by side in one run (benches/speed_guard.py).
+echo "== speed guard"
+bash benches/speed_guard.sh

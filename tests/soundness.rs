@@ -1,4 +1,4 @@
-//! Issue 8's attack classes, end to end, both directions (fixtures/soundness.jsonl): the
+//! The attack classes where a naive reading of bash differs from bash's, end to end, both directions (fixtures/soundness.jsonl): the
 //! command bash would turn into something else, and the harmless look-alike that must
 //! stay allowed or off the floor. Each row is decided under the defaults and under a
 //! project config that allows everything; the programs bash runs must be parts of the
@@ -49,7 +49,7 @@ fn run(allow_all: bool) {
 
 fn run_preset(allow_all: bool, strict: bool) {
     let w = common::world(allow_all, &["src", "build"]);
-    // The allow-all project file is the user's own here: trusted (issue 14).
+    // The allow-all project file is the user's own here: trusted.
     let policy: Policy = if strict {
         common::load_trusted_policy_preset(
             &w.root,

@@ -1,4 +1,4 @@
-//! Issue 13: the split-before-parse and the per-call path memo are speed work only.
+//! The split-before-parse and the per-call path memo are speed work only.
 //! Over both corpora (and generated pipelines and lists), the analysis with parts
 //! parsed alone must be the whole-text analysis, field for field: class, requests with
 //! their always patterns, the command's always patterns, risk notes, hardline, engine

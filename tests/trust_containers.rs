@@ -1,4 +1,4 @@
-//! Issue 14 §5, through the CLI and the real server: a container that gets the host is
+//! Containers that get the host, through the CLI and the real server: a container that gets the host is
 //! an outside write and an execution on the host, with a risk note, and never under a
 //! `docker run *` pattern (not as a user's rule, not as an offered "always"); `kubectl`
 //! and `helm` against a cluster are network. Ordinary containers stay allowed.

@@ -1,4 +1,4 @@
-//! Issue 14 §1, through the CLI and the real server: a repository's own
+//! Project config trust, through the CLI and the real server: a repository's own
 //! `.khaelor/config.json` cannot widen the policy until the user trusts its content;
 //! its narrowing rules always apply; a change untrusts it; grants keep it trusted; the
 //! managed config can forbid trust; the agent cannot trust for the user.

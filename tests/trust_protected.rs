@@ -1,4 +1,4 @@
-//! Issue 14 §2, through the CLI and the real server: writes that make code run later or
+//! Never-quiet writes, through the CLI and the real server: writes that make code run later or
 //! change what git or the shell does always ask, never with an "always" pattern, even
 //! under the user's allow-everything config, through the write tool and through bash;
 //! their neighbours stay free. And, in a real git repository, the reason `.git/commondir`

@@ -1,4 +1,4 @@
-//! Issue 14 §3, §4 (working directories) and §6, through the CLI and the real server:
+//! Process aliases, working directories and the service's notion of home, through the CLI and the real server:
 //! paths that alias another process's view ask; control characters in path fields are
 //! refused naming the field; a host-sent `cwd`/`workdir`/`dir_path` decides where a call
 //! runs and is confined like the root; the server's own home is the user layer; `Host`

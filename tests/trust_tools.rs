@@ -1,4 +1,4 @@
-//! Issue 14 §4 (the tools' own fields), through the CLI and the real server: an
+//! Working directories in the tools' own fields, through the CLI and the real server: an
 //! `apply_patch` text is read whole or refused, and directory reads through `read`,
 //! `glob`, `grep` and `list` are judged by the secret rules for what they would read.
 //! Each attack next to its legitimate use, under the built-in defaults.

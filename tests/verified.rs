@@ -33,7 +33,7 @@ use std::process::Command;
 
 use khaelor_perm::model::vocab::AnalysisContext;
 use khaelor_perm::policy::config::Policy;
-use khaelor_perm::policy::decide::decide;
+use khaelor_perm::policy::decide::decide_with;
 use khaelor_perm::policy::presets::Preset;
 use khaelor_perm::policy::rules::Action;
 use khaelor_perm::tools::map_call;
@@ -203,7 +203,7 @@ fn check(setting: Setting) {
                 continue;
             }
         };
-        let d = decide(&policy, &[], &call, &ctx, true);
+        let d = decide_with(&policy, &[], &call, &ctx, true, common::sandbox());
         if d.decision != want {
             failures.push(format!(
                 "{tag}: expected {want}, got {}\n      {}",

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Side by side in one run (issue 13): this project's engines against OpenCode's bash
+# Side by side in one run: this project's engines against OpenCode's bash
 # parser (web-tree-sitter + the tree-sitter-bash wasm, with the walk that collects
 # commands) and Python bashlex, on the same corpus, one command at a time. Prints each
 # stage's median, mean and p99 per command and its ratio to our AST engine (the whole

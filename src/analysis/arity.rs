@@ -4,8 +4,8 @@
 //! Owns the ARITY table and the generation rule (first `arity` words, ` *` when
 //! arguments were elided); which programs run others comes from `crate::programs`. A
 //! literal `*` in a word never reaches a pattern: the rule syntax has no escape for it,
-//! so such a command is offered nothing rather than a wildcard (issue 8, class 10). It must not decide classes: callers pass only the words of a
-//! fully read simple command and apply the compound/obfuscated refusal themselves. It
+//! so such a command is offered nothing rather than a wildcard. It must not decide classes: callers
+//! pass only the words of a fully read simple command and apply the compound/obfuscated refusal themselves. It
 //! knows nothing of rules; a pattern it returns always matches the command it came from.
 
 use std::path::Path;
@@ -96,7 +96,7 @@ pub fn suggest(words: &[String], cwd: Option<&Path>, ctx: &AnalysisContext) -> V
         // A word with no text would vanish from the collapsed subject: the pattern
         // would then describe a different command.
         || words.iter().any(|w| w.trim().is_empty());
-    // A container that gets the host (issue 14 §5) is never generalized, nor repeated.
+    // A container that gets the host is never generalized, nor repeated.
     if refused || crate::analysis::containers::gets_the_host(words, cwd, ctx) {
         return Vec::new();
     }

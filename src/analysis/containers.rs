@@ -1,4 +1,4 @@
-//! Containers that are the host (issue 14 §5): what `docker`/`podman`/`nerdctl`
+//! Containers that are the host: what `docker`/`podman`/`nerdctl`
 //! `run`/`create`/`exec` imply when their options hand the container the host, and that
 //! `kubectl`/`helm` talk to a cluster.
 //!

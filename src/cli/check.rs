@@ -9,28 +9,30 @@
 //! unknown tool, missing field, relative or missing root). A broken config is not an
 //! input error: its problems go to stderr and the decision is capped at ask.
 
+pub use super::error::{CliError, EXIT_USAGE, fail};
 use super::print_out;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use crate::model::vocab::AnalysisContext;
-use crate::policy::decide::{CallDecision, decide};
+use crate::policy::decide::CallDecision;
 use crate::policy::rules::Action;
 use crate::presentation::messages::render_panel_box;
 use crate::tools::map_call;
 
 /// Exit status for allow.
 pub const EXIT_ALLOW: u8 = 0;
-/// Exit status for a usage or input error (clap's own usage errors use 2 as well).
-pub const EXIT_USAGE: u8 = 2;
 /// Exit status for ask.
 pub const EXIT_ASK: u8 = 3;
 /// Exit status for deny.
 pub const EXIT_DENY: u8 = 4;
+/// Exit status for contain: run it through `khaelor-perm exec --contain` (a caller that
+/// cannot treats it as ask).
+pub const EXIT_CONTAIN: u8 = 5;
 
 #[derive(Debug, clap::Args)]
 #[command(
-    after_help = "Exit status: 0 allow, 3 ask, 4 deny, 2 usage or input error.\n\n\
+    after_help = "Exit status: 0 allow, 3 ask, 4 deny, 5 contain (run `containment.command` from --json), 2 usage or input error.\n\n\
 Examples:\n  khaelor-perm check -- 'git status && rm -rf build'\n  \
 khaelor-perm check --tool write --input '{\"path\":\"src/a.rs\",\"content\":\"x\"}' --json"
 )]
@@ -75,38 +77,6 @@ pub struct Args {
     pub command: Vec<String>,
 }
 
-/// A usage or input problem, printed as `error: …` (or as JSON with `--json`).
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{message}")]
-pub struct CliError {
-    pub code: &'static str,
-    pub message: String,
-}
-
-impl CliError {
-    pub fn new(code: &'static str, message: impl Into<String>) -> Self {
-        CliError {
-            code,
-            message: message.into(),
-        }
-    }
-}
-
-/// Prints a usage error in the requested form and returns exit status 2.
-pub fn fail(json: bool, e: &CliError) -> ExitCode {
-    if json {
-        let v = serde_json::json!({ "error": { "code": e.code, "message": e.message } });
-        print_out(&format!("{v}\n"));
-    } else {
-        // The message can quote a patch line or a config value: no control codes to a terminal.
-        eprintln!(
-            "error: {}",
-            crate::presentation::messages::terminal_safe(&e.to_string())
-        );
-    }
-    ExitCode::from(EXIT_USAGE)
-}
-
 /// The analysis context from the flags: root defaults to the current directory, cwd to
 /// the root, home to `$HOME`; all must be absolute, the root must exist.
 pub fn context(
@@ -114,7 +84,7 @@ pub fn context(
     cwd: Option<&Path>,
     home: Option<&Path>,
 ) -> Result<AnalysisContext, CliError> {
-    // Issue 14 §3: a path flag with a control character, or one naming a process alias
+    // A path flag with a control character, or one naming a process alias
     // (which would resolve through this process, not the tool's), is refused.
     for (flag, value) in [("--root", root), ("--cwd", cwd), ("--home", home)] {
         let Some(v) = value else { continue };
@@ -156,6 +126,7 @@ pub fn context(
 fn exit_for(a: Action) -> ExitCode {
     ExitCode::from(match a {
         Action::Allow => EXIT_ALLOW,
+        Action::Contain => EXIT_CONTAIN,
         Action::Ask => EXIT_ASK,
         Action::Deny => EXIT_DENY,
     })
@@ -227,7 +198,18 @@ fn decide_from_args(args: &Args) -> Result<CallDecision, CliError> {
         );
     }
     let call = map_call(&tool, &input, &ctx).map_err(|e| CliError::new(e.code(), e.to_string()))?;
-    Ok(decide(&policy, &[], &call, &ctx, !args.non_interactive))
+    // `khaelor-perm exec --contain` runs a contained answer on this machine.
+    let runner = crate::contain::runner();
+    Ok(crate::policy::decide::decide_with(
+        &policy,
+        &[],
+        &call,
+        &ctx,
+        !args.non_interactive,
+        runner
+            .as_ref()
+            .map(|r| r as &dyn crate::policy::decide::Sandbox),
+    ))
 }
 
 fn print_decision(d: &CallDecision, json: bool) {

@@ -30,7 +30,7 @@ const MAX_RESPONSE_BYTES: u64 = 4 * 1024 * 1024;
 #[derive(Debug, clap::Args)]
 #[command(
     after_help = "Reads the host's hook JSON on stdin and prints the host's answer; \
-always exits 0 except where the host reads a status (see README: Use with agent hosts).\n\n\
+always exits 0 except where the host reads a status (see the book: docs/src/hosts/index.md).\n\n\
 Examples:\n  khaelor-perm hook claude\n  \
 khaelor-perm hook codex --non-interactive\n  \
 khaelor-perm hook gemini --url http://127.0.0.1:8790 --token-file ~/.config/khaelor-perm/token"
@@ -160,12 +160,13 @@ fn answer(args: &Args) -> Result<Rendered, String> {
         );
     }
     let interactive = args.interactive();
+    let input = call.input.clone();
     let mut native = false;
     let decision = blocking_decide_and_record(
         &state.join("sessions"),
         call,
         |call, rules| {
-            let (mapped, d) = hosts::decide_hook(call, &policy, rules, &ctx, interactive);
+            let (mapped, d) = hosts::decide_hook_contained(call, &policy, rules, &ctx, interactive);
             native = args.host == Host::Claude
                 && host_layer_on
                 && hosts::claude::leave_to_native_dialog(call, &d, &policy);
@@ -177,7 +178,7 @@ fn answer(args: &Args) -> Result<Rendered, String> {
     if native {
         return Ok(hosts::claude::render_native_dialog(&decision));
     }
-    Ok(hosts::render(args.host, &decision))
+    Ok(hosts::render_call(args.host, &input, &decision))
 }
 
 /// What a host's post-call event says about the calls we answered `ask`.
@@ -260,6 +261,7 @@ fn record_outcome(args: &Args, outcome: Outcome) -> Result<Rendered, String> {
             by: ApprovedBy::Host,
             decisions: serde_json::Value::Array(Vec::new()),
             resolved_by: None,
+            contained: None,
         }],
         Outcome::Refused { call, .. } if index.is_pending(call) => {
             refused(call, "the host refused the call")

@@ -14,7 +14,7 @@ use serde_json::Value;
 use super::print_out;
 use crate::policy::rules::PermissionRule;
 use crate::presentation::messages::terminal_safe;
-use crate::session::{EventKind, Session};
+use crate::session::{Event, EventKind, Session};
 
 #[derive(Debug, clap::Args)]
 #[command(after_help = "Examples:\n  khaelor-perm log\n  khaelor-perm log 3f2a… --json")]
@@ -79,7 +79,8 @@ fn rows(args: &Args) -> Result<(String, Vec<Row>), String> {
     if !session.exists() {
         return Err(format!("no session `{id}` in {}", dir.display()));
     }
-    Ok((id, calls(&session)))
+    let (events, _warnings) = session.blocking_events().map_err(|e| e.to_string())?;
+    Ok((id, calls(&events)))
 }
 
 /// The id of the most recently written log in `dir`.
@@ -133,10 +134,10 @@ fn by_name(v: &impl serde::Serialize) -> String {
         .unwrap_or_default()
 }
 
-pub fn calls(session: &Session) -> Vec<Row> {
+pub fn calls(events: &[Event]) -> Vec<Row> {
     let mut rows: Vec<Row> = Vec::new();
     let find = |rows: &mut Vec<Row>, id: &str| rows.iter().position(|r| r.call_id == id);
-    for ev in session.events() {
+    for ev in events {
         match &ev.kind {
             EventKind::ToolRequested {
                 call_id,

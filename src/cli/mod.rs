@@ -2,7 +2,8 @@
 //! `run` that prints and returns the exit status. `main.rs` only dispatches.
 //!
 //! Exit statuses: 0 success (for `check`: allow), 2 bad input or usage; `check` also
-//! 3 ask and 4 deny; `rules` 1 for a broken config or (with `--check`) shadowed rules.
+//! 3 ask, 4 deny and 5 contain; `exec --contain` the command's own, or 126 when the
+//! sandbox cannot run it (nothing ran); `rules` 1 for a broken config or (with `--check`) shadowed rules.
 //! `compare` 0 success, 2 usage or unreadable file. `oracle` 0 no hard violation, 1 hard
 //! violations, 2 usage, unreadable file or no working sandbox. `hook` exits 0 whatever
 //! happens (the host reads the answer it prints; see `hook.rs`). `install`/`uninstall`
@@ -12,10 +13,14 @@
 pub mod analyze;
 pub mod check;
 pub mod compare;
+pub mod completions;
+pub mod error;
+pub mod exec;
 pub mod healthcheck;
 pub mod hook;
 pub mod install;
 pub mod log;
+pub mod man;
 pub mod openapi;
 pub mod oracle;
 pub mod rules;

@@ -27,7 +27,7 @@ pub const EXIT_PROBLEMS: u8 = 1;
 )]
 #[command(args_conflicts_with_subcommands = true)]
 pub struct Args {
-    /// `import` or `export` (issue 12); without one, list the rules.
+    /// `import` or `export`; without one, list the rules.
     #[command(subcommand)]
     pub action: Option<RulesAction>,
     /// Project root (absolute; default: the current directory).
@@ -68,7 +68,7 @@ pub enum RulesAction {
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
 struct Listing<'a> {
-    /// The active preset (issue 10) and where it was chosen.
+    /// The active preset and where it was chosen.
     preset: crate::policy::presets::Preset,
     preset_source: &'a str,
     files: Vec<String>,
@@ -139,6 +139,7 @@ pub fn run(args: Args) -> ExitCode {
                 r.pattern.trim_end_matches('*').trim_end(),
             ));
         }
+        text.push_str(&contain_line());
         print_out(&terminal_safe(&text));
     }
     ExitCode::from(if problems { EXIT_PROBLEMS } else { 0 })
@@ -207,7 +208,11 @@ fn render(policy: &crate::policy::config::Policy, shadowed: Option<&[Shadowed]>)
             }
             out.push_str(&format!(
                 "  {}\n",
-                crate::presentation::messages::ignored_allows_note(i)
+                crate::presentation::messages::ignored_allows_note(
+                    &i.file,
+                    i.rules.len(),
+                    i.status
+                )
             ));
         }
     }
@@ -242,11 +247,25 @@ fn render(policy: &crate::policy::config::Policy, shadowed: Option<&[Shadowed]>)
     out
 }
 
+/// Whether `contain` works here: the sandbox's probe, in one line.
+fn contain_line() -> String {
+    match crate::contain::available() {
+        Ok(bwrap) => format!(
+            "contain: available (bubblewrap at {}); contained commands run in the sandbox without a prompt\n",
+            bwrap.display()
+        ),
+        Err(e) => format!("contain: unavailable ({e}); commands the rules contain ask instead\n"),
+    }
+}
+
 /// How `rules` names a preset rule's condition.
 fn verdict_words(v: crate::model::vocab::Verdict) -> &'static str {
     match v {
         crate::model::vocab::Verdict::ReadOnly => "read-only",
         crate::model::vocab::Verdict::ProjectBuild => "a project-local build or test",
         crate::model::vocab::Verdict::ProjectWrite => "an in-project mkdir/touch/cp/mv",
+        crate::model::vocab::Verdict::ProjectScript => {
+            "a script of the project run by its interpreter"
+        }
     }
 }

@@ -1,4 +1,5 @@
-//! `khaelor-perm rules import` and `rules export`: the command-line side of issue 12.
+//! `khaelor-perm rules import` and `rules export`: the command-line side of
+//! interop with other permission formats.
 //!
 //! Owns flags, where the imported config is written (refusing to overwrite), the
 //! self-check that the written text loads back as exactly the imported rules, and the
@@ -221,8 +222,8 @@ pub fn run_import(args: ImportArgs) -> ExitCode {
             )
         };
         if !args.dry_run && !args.user {
-            // A project file's allows apply only once the user trusts its content
-            // (issue 14): importing is not trusting, since the source may be a cloned
+            // A project file's allows apply only once the user trusts its content:
+            // importing is not trusting, since the source may be a cloned
             // repository's settings.
             report.push_str(&format!(
                 "Its allow rules apply once you trust it: khaelor-perm trust {}\n",

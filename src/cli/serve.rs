@@ -79,6 +79,11 @@ pub struct Args {
     /// Sessions kept in memory at most (least recently used leave first; logs stay).
     #[arg(long, env = "KHAELOR_PERM_MAX_SESSIONS", default_value_t = 1024, value_parser = clap::value_parser!(u64).range(1..))]
     pub max_sessions: u64,
+    /// Bytes of sessions kept in memory at most, as a number with an optional `K`, `M`
+    /// or `G` suffix (powers of 1024); least recently used idle sessions leave first
+    /// (logs stay).
+    #[arg(long, env = "KHAELOR_PERM_MAX_SESSION_MEMORY", default_value = "64M", value_parser = parse_size)]
+    pub max_session_memory: u64,
     /// Seconds an unused session stays in memory.
     #[arg(long, env = "KHAELOR_PERM_SESSION_IDLE_SECS", default_value_t = 600)]
     pub session_idle_secs: u64,
@@ -259,6 +264,28 @@ pub fn service_config(args: &Args) -> Result<ServiceConfig, ServeError> {
     })
 }
 
+/// A size in bytes: digits with an optional `K`, `M` or `G` suffix (powers of 1024,
+/// `KiB`/`MiB`/`GiB` accepted too).
+fn parse_size(text: &str) -> Result<u64, String> {
+    let t = text.trim();
+    let (digits, unit) = match t.find(|c: char| !c.is_ascii_digit()) {
+        Some(at) => t.split_at(at),
+        None => (t, ""),
+    };
+    let shift = match unit.to_ascii_lowercase().as_str() {
+        "" | "b" => 0,
+        "k" | "kib" => 10,
+        "m" | "mib" => 20,
+        "g" | "gib" => 30,
+        _ => return Err(format!("unknown size unit `{unit}`, expected K, M or G")),
+    };
+    let n: u64 = digits
+        .parse()
+        .map_err(|_| format!("`{text}` is not a size such as 64M"))?;
+    n.checked_mul(1u64 << shift)
+        .ok_or_else(|| format!("`{text}` is too large"))
+}
+
 /// The service limits from the flags.
 fn limits(args: &Args) -> http::Limits {
     let size = |n: u64| usize::try_from(n).unwrap_or(usize::MAX);
@@ -267,6 +294,7 @@ fn limits(args: &Args) -> http::Limits {
             .blocking_threads
             .map_or_else(http::default_blocking_threads, size),
         max_sessions: size(args.max_sessions),
+        max_session_memory: size(args.max_session_memory),
         session_idle: Duration::from_secs(args.session_idle_secs),
         max_session_events: size(args.max_session_events),
         header_timeout: Duration::from_secs(args.header_timeout_secs),

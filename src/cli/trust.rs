@@ -1,5 +1,5 @@
 //! `khaelor-perm trust [DIR]`: trust (or `--revoke`, or `--list`) the current content of
-//! a project's `.khaelor/config.json`, so its allow rules apply (issue 14 §1).
+//! a project's `.khaelor/config.json`, so its allow rules apply.
 //!
 //! Owns the flags and the printing. The store is `crate::policy::trust`; whether the managed
 //! config forbids trust is read through `config`. Exit statuses: 0 done, 1 the managed
@@ -8,8 +8,8 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+use super::error::{CliError, fail};
 use super::print_out;
-use crate::cli::check::{CliError, fail};
 use crate::policy::config::{load_policy_trusted, project_config_path};
 use crate::policy::trust::{TrustError, TrustStore};
 use crate::presentation::messages::terminal_safe;

@@ -215,7 +215,7 @@ impl Reason {
                 "the AST counts the files read by commands that read named files (`cat`, `grep`, …); V1 counts no reads"
             }
             Reason::VerifiedReadOnly => {
-                "the AST verified the command read-only (issue 10), which the recommended preset allows; the lexer verifies nothing"
+                "the AST verified the command read-only, which the recommended preset allows; the lexer verifies nothing"
             }
             Reason::Unexplained => "no reason accounts for at least one of the differences",
         }

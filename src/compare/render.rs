@@ -1,5 +1,5 @@
 //! The human forms of a comparison `Report`: plain text for the terminal and the
-//! markdown document BENCHMARKS.md is generated as. JSON is the report's serde form.
+//! markdown page `docs/src/measurements/ast-vs-lexer.md` is generated as. JSON is the report's serde form.
 //!
 //! Owns layout only: every number comes from the report; nothing is recomputed here
 //! except ratios and percentages of the report's own counts.
@@ -447,7 +447,7 @@ pub fn text(r: &Report) -> String {
     out
 }
 
-/// The report as the BENCHMARKS.md document.
+/// The report as the markdown page of the engines' comparison (docs/src/measurements).
 pub fn markdown(r: &Report, run: &RunInfo) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "# Benchmarks: the AST engine against the V1 lexer\n");

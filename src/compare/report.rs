@@ -72,7 +72,9 @@ fn class_index(c: CommandClass) -> usize {
 fn action_index(a: Action) -> usize {
     match a {
         Action::Allow => 0,
-        Action::Ask => 1,
+        // The engines are compared on what reading alone decides; contain is a way to
+        // run what reading could not prove, so it counts with ask.
+        Action::Contain | Action::Ask => 1,
         Action::Deny => 2,
     }
 }

@@ -5,7 +5,10 @@
 //! caller), else `cwd`. Output, exit 0: `{"hookSpecificOutput":{"hookEventName":
 //! "PreToolUse","permissionDecision":"allow|ask|deny","permissionDecisionReason":"…"}}`;
 //! the reason of a deny reaches the model, that of an ask the user's prompt. Any other
-//! failure lets the tool run, which is why every error is rendered as a deny.
+//! failure lets the tool run, which is why every error is rendered as a deny. A
+//! contained call is `allow` with `updatedInput`, the Bash input whose command runs
+//! through `khaelor-perm exec --contain` (checked on Claude Code 2.1.332: the answer's
+//! `updatedInput` replaces the tool input after the tool's schema accepts it).
 
 use serde_json::{Map, Value};
 
@@ -129,11 +132,36 @@ pub fn map(name: &str, input: &Value) -> Mapped {
 pub fn render(d: &CallDecision) -> Rendered {
     let (decision, reason) = match d.decision {
         Action::Allow => ("allow", super::allow_text(d)),
-        Action::Ask => ("ask", super::ask_text(d)),
+        // Without the tool input to rewrite (`render_contained` has it), asking is the
+        // safe answer.
+        Action::Contain | Action::Ask => ("ask", super::ask_text(d)),
         Action::Deny => ("deny", super::deny_text(d)),
     };
     Rendered {
         stdout: format!("{}\n", hook_specific(decision, &reason)),
+        exit: 0,
+    }
+}
+
+/// Claude Code's answer for a contained call: allow, with `updatedInput` the Bash
+/// input whose `command` is the rewritten one (every other field kept: Claude Code
+/// replaces the whole input with it). Anything else renders as `render` does.
+pub fn render_contained(d: &CallDecision, input: &Value) -> Rendered {
+    let (Action::Contain, Some(c), Some(obj)) = (d.decision, &d.containment, input.as_object())
+    else {
+        return render(d);
+    };
+    let mut updated = obj.clone();
+    updated.insert("command".to_string(), Value::String(c.command.clone()));
+    let mut v = hook_specific("allow", &super::contain_text(d));
+    if let Some(h) = v
+        .get_mut("hookSpecificOutput")
+        .and_then(Value::as_object_mut)
+    {
+        h.insert("updatedInput".to_string(), Value::Object(updated));
+    }
+    Rendered {
+        stdout: format!("{v}\n"),
         exit: 0,
     }
 }

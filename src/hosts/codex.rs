@@ -94,7 +94,9 @@ pub fn render(d: &CallDecision) -> Rendered {
             ),
             exit: 0,
         },
-        Action::Allow | Action::Ask => Rendered {
+        // Codex's hook gets no runner (`hosts::runner_for`), so contain never reaches
+        // here; if it did, saying nothing leaves Codex's own approval and sandbox.
+        Action::Allow | Action::Contain | Action::Ask => Rendered {
             stdout: String::new(),
             exit: 0,
         },

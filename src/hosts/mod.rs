@@ -1,4 +1,4 @@
-//! Agent hosts' hook protocols (issue 11): what Claude Code, Codex CLI, Gemini CLI and
+//! Agent hosts' hook protocols: what Claude Code, Codex CLI, Gemini CLI and
 //! OpenCode send before a tool runs, mapped to our tool calls, and what each host
 //! understands back.
 //!
@@ -322,6 +322,7 @@ pub fn unjudged_decision(call: &HookCall, reason: &str, interactive: bool) -> Ca
         risk_notes: vec![reason.to_string()],
         hardline: None,
         config_errors: Vec::new(),
+        containment: None,
     }
 }
 
@@ -341,6 +342,7 @@ pub fn no_effect_decision(call: &HookCall) -> CallDecision {
         )],
         hardline: None,
         config_errors: Vec::new(),
+        containment: None,
     }
 }
 
@@ -490,6 +492,7 @@ pub fn render_failure(host: Host, err: &str) -> Rendered {
         risk_notes: Vec::new(),
         hardline: None,
         config_errors: Vec::new(),
+        containment: None,
     };
     render(host, &d)
 }
@@ -512,11 +515,85 @@ fn compact(v: &Value, max: usize) -> String {
 pub(crate) fn decision_reason_json(d: &CallDecision) -> String {
     let (decision, reason) = match d.decision {
         Action::Allow => ("allow", allow_text(d)),
-        Action::Ask => ("ask", ask_text(d)),
+        // A contained call reaches this shape only through `render_call` (OpenCode's
+        // plugin); anywhere else it asks.
+        Action::Contain | Action::Ask => ("ask", ask_text(d)),
         Action::Deny => ("deny", deny_text(d)),
     };
     let v = serde_json::json!({ "decision": decision, "reason": reason });
     format!("{v}\n")
+}
+
+/// The sandbox hosts whose hook can change the tool's input run contained calls with
+/// (Claude Code's `updatedInput`, OpenCode's plugin replacing `args.command`); the
+/// others get none, so a call the policy would contain asks there
+/// (`NotContained::NoRunner`).
+pub fn runner_for(host: Host) -> Option<crate::contain::Bubblewrap> {
+    match host {
+        Host::Claude | Host::Opencode => crate::contain::runner(),
+        Host::Codex | Host::Gemini => None,
+    }
+}
+
+/// `decide_hook`, with the host's sandbox runner (`runner_for`).
+pub fn decide_hook_contained(
+    call: &HookCall,
+    policy: &crate::policy::config::Policy,
+    session_rules: &[PermissionRule],
+    ctx: &AnalysisContext,
+    interactive: bool,
+) -> (Option<MappedCall>, CallDecision) {
+    let runner = runner_for(call.host);
+    let sandbox = runner
+        .as_ref()
+        .map(|r| r as &dyn crate::policy::decide::Sandbox);
+    match &call.mapped {
+        Mapped::Tool { tool, input } => match map_call(tool, input, ctx) {
+            Ok(mapped) => {
+                let d = crate::policy::decide::decide_with(
+                    policy,
+                    session_rules,
+                    &mapped,
+                    ctx,
+                    interactive,
+                    sandbox,
+                );
+                (Some(mapped), d)
+            }
+            Err(_) => decide_hook(call, policy, session_rules, ctx, interactive),
+        },
+        _ => decide_hook(call, policy, session_rules, ctx, interactive),
+    }
+}
+
+/// What `host` is told for decision `d` on a call with the host's tool `input`: a
+/// contained call rewritten where the host takes a new input, else `render`.
+pub fn render_call(host: Host, input: &Value, d: &CallDecision) -> Rendered {
+    match host {
+        Host::Claude => claude::render_contained(d, input),
+        Host::Opencode => opencode::render_contained(d),
+        Host::Codex | Host::Gemini => render(host, d),
+    }
+}
+
+/// The reason shown for a contained call: what runs, and in which sandbox.
+pub fn contain_text(d: &CallDecision) -> String {
+    match &d.containment {
+        Some(c) => format!(
+            "khaelor-perm runs {} in its sandbox (profile `{}`: writes only in {} and a private /tmp, {} protected paths read-only, {} secrets masked, {})",
+            d.summary,
+            c.profile.name.as_str(),
+            c.profile.root,
+            c.profile.read_only.len(),
+            c.profile.masked.len(),
+            if c.profile.network {
+                "network on"
+            } else {
+                "no network"
+            }
+        ),
+        None => ask_text(d),
+    }
 }
 
 #[cfg(test)]

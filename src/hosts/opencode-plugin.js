@@ -1,8 +1,11 @@
-// khaelor-perm for OpenCode (issue 11). OpenCode has no deciding hook; a plugin's
+// khaelor-perm for OpenCode. OpenCode has no deciding hook; a plugin's
 // `tool.execute.before` can only throw, and the thrown message becomes the tool result
 // the model reads. This plugin pipes each tool call to `khaelor-perm hook opencode`
 // and throws on a deny, and on an ask unless a human is attached
 // (KHAELOR_PERM_INTERACTIVE=1: then OpenCode's own `permission` settings decide).
+// A contained call (`"decision":"contain"`) runs without a prompt: the plugin replaces
+// the command with the one the answer gives, which runs it through
+// `khaelor-perm exec --contain` (the project writable, secrets masked, no network).
 // Anything that goes wrong (binary missing, no answer, bad JSON) blocks the call.
 //
 // Install: copy this file to .opencode/plugin/ (project) or ~/.config/opencode/plugin/.
@@ -34,6 +37,12 @@ export const KhaelorPerm = async ({ directory, worktree }) => {
         throw new Error(`khaelor-perm could not check this tool call, so it was blocked: ${why}`);
       }
       if (answer.decision === "allow") return;
+      // Contained: the same command, run through `khaelor-perm exec --contain`.
+      if (answer.decision === "contain" && typeof answer.command === "string"
+          && output.args && typeof output.args.command === "string") {
+        output.args.command = answer.command;
+        return;
+      }
       if (answer.decision === "ask" && human) return;
       throw new Error(answer.reason || "khaelor-perm blocked this tool call.");
     },

@@ -72,7 +72,7 @@ pub fn map(name: &str, input: &Value) -> Mapped {
         "patch" | "apply_patch" => tool("apply_patch", pick(input, &[("patch", "patchText")])),
         "webfetch" => tool("webfetch", pick(input, &[("url", "url")])),
         // OpenCode names MCP tools `<server>_<tool>`, which cannot be told from a
-        // built-in tool by name alone: they ask as unknown tools (README: limits).
+        // built-in tool by name alone: they ask as unknown tools (the book: docs/src/hosts/opencode.md).
         other => Mapped::Unjudged {
             reason: format!("khaelor-perm does not know the OpenCode tool `{other}`"),
         },
@@ -80,6 +80,25 @@ pub fn map(name: &str, input: &Value) -> Mapped {
 }
 
 /// The answer the plugin reads.
+/// The plugin's answer for a contained call: `{"decision":"contain","command":…}`; the
+/// plugin puts the command in the tool's `args.command`. Anything else as `render`.
+pub fn render_contained(d: &CallDecision) -> Rendered {
+    match (&d.decision, &d.containment) {
+        (crate::policy::rules::Action::Contain, Some(c)) => {
+            let v = serde_json::json!({
+                "decision": "contain",
+                "command": c.command,
+                "reason": super::contain_text(d),
+            });
+            Rendered {
+                stdout: format!("{v}\n"),
+                exit: 0,
+            }
+        }
+        _ => render(d),
+    }
+}
+
 pub fn render(d: &CallDecision) -> Rendered {
     Rendered {
         stdout: super::decision_reason_json(d),

@@ -53,7 +53,7 @@ pub struct AnalyzeRequest {
 pub struct EvaluateRequest {
     /// Tool name: read, glob, grep, list, write, edit, apply_patch, bash,
     /// process_start, process_stdin, webfetch.
-    #[schema(value_type = super::openapi::ToolNameSchema)]
+    #[schema(value_type = crate::model::schema::ToolNameSchema)]
     pub tool: String,
     /// The tool's input object, as the model sent it.
     #[schema(value_type = Object)]
@@ -119,7 +119,7 @@ pub struct RecordCallRequest {
     #[serde(default)]
     #[schema(pattern = "^[A-Za-z0-9_-]{1,128}$")]
     pub turn_id: Option<String>,
-    #[schema(value_type = super::openapi::ToolNameSchema)]
+    #[schema(value_type = crate::model::schema::ToolNameSchema)]
     pub tool: String,
     #[schema(value_type = Object)]
     pub input: serde_json::Value,
@@ -202,7 +202,7 @@ pub struct PendingCall {
     pub project_root: String,
     pub requested_at: String,
     /// The decision that asked: requests with matched rules, always patterns, panel.
-    #[schema(value_type = super::openapi::CallDecisionSchema)]
+    #[schema(value_type = crate::model::schema::CallDecisionSchema)]
     pub decision: serde_json::Value,
 }
 
@@ -228,20 +228,20 @@ pub struct EventsResponse {
 pub struct RulesResponse {
     /// Effective rules in evaluation order: defaults, managed, user, project (last
     /// match wins).
-    #[schema(value_type = Vec<super::openapi::PermissionRuleSchema>)]
+    #[schema(value_type = Vec<crate::model::schema::PermissionRuleSchema>)]
     pub rules: Vec<crate::policy::rules::PermissionRule>,
     /// Config problems (file, line, column); while any exists every decision is at
     /// most ask.
-    #[schema(value_type = Vec<super::openapi::ConfigErrorSchema>)]
+    #[schema(value_type = Vec<crate::model::schema::ConfigErrorSchema>)]
     pub errors: Vec<crate::policy::config::ConfigError>,
     /// The config files read, existing or not.
     pub files: Vec<String>,
-    /// Project config files whose allows were ignored because they are not trusted
-    /// (issue 14 §1); `khaelor-perm trust` or `POST /v1/trust` applies them.
+    /// Project config files whose allows were ignored because they are not trusted:
+    /// `khaelor-perm trust` or `POST /v1/trust` applies them.
     #[schema(value_type = Vec<crate::policy::config::IgnoredAllows>)]
     pub ignored: Vec<crate::policy::config::IgnoredAllows>,
     /// Paths whose writes always ask and never get an "always" pattern, with the
-    /// reason for each (issue 14 §2).
+    /// reason for each.
     pub protected: Vec<crate::policy::protected::ProtectedEntry>,
 }
 

@@ -1,4 +1,4 @@
-//! Stateless handlers: health, metrics, the spec, analysis, evaluation, rules and the
+//! Stateless handlers: health, metrics, analysis, evaluation, rules and the
 //! tool list. Each only translates JSON to library calls and back.
 //!
 //! Must not hold policy or analysis logic: `analysis`, `tools`, `decide` and `config`
@@ -82,18 +82,10 @@ pub async fn metrics(State(state): State<AppState>) -> Response {
             header::CONTENT_TYPE,
             "text/plain; version=0.0.4; charset=utf-8",
         )],
-        state.metrics().render_with(state.sessions().in_memory()),
-    )
-        .into_response()
-}
-
-/// This API's OpenAPI document.
-#[utoipa::path(get, path = "/openapi.yaml", tag = "service",
-    responses((status = 200, description = "The OpenAPI 3.1 document", body = String, content_type = "application/yaml")))]
-pub async fn openapi_yaml() -> Response {
-    (
-        [(header::CONTENT_TYPE, "application/yaml")],
-        super::openapi::yaml(),
+        state.metrics().render_with(
+            state.sessions().in_memory(),
+            state.sessions().resident_bytes(),
+        ),
     )
         .into_response()
 }
@@ -102,7 +94,7 @@ pub async fn openapi_yaml() -> Response {
 /// notes, hardline hit, engine and fallback.
 #[utoipa::path(post, path = "/v1/analyze", tag = "analysis", request_body = AnalyzeRequest,
     responses(
-        (status = 200, description = "The analysis; for `engine: both` also `lexer` and `agree`", body = super::openapi::BothAnalysisSchema),
+        (status = 200, description = "The analysis; for `engine: both` also `lexer` and `agree`", body = crate::model::schema::BothAnalysisSchema),
         (status = 400, description = "Malformed JSON or a wrong type (the field is named)", body = ErrorBody),
         (status = 401, description = "Missing or invalid bearer token", body = ErrorBody),
         (status = 503, description = "At the concurrency cap (`overloaded`) or over the request timeout (`request_timeout`); `Retry-After` says when to retry", body = ErrorBody),
@@ -166,7 +158,7 @@ pub fn check_command(command: &str) -> Result<(), ApiError> {
 /// Decides one tool call against the layered rules, statelessly: nothing is recorded.
 #[utoipa::path(post, path = "/v1/evaluate", tag = "policy", request_body = EvaluateRequest,
     responses(
-        (status = 200, description = "The call decision", body = super::openapi::CallDecisionSchema),
+        (status = 200, description = "The call decision", body = crate::model::schema::CallDecisionSchema),
         (status = 400, description = "Malformed JSON, a wrong type or a missing field (the field is named)", body = ErrorBody),
         (status = 401, description = "Missing or invalid bearer token", body = ErrorBody),
         (status = 503, description = "At the concurrency cap (`overloaded`) or over the request timeout (`request_timeout`); `Retry-After` says when to retry", body = ErrorBody),
@@ -188,8 +180,17 @@ pub async fn evaluate(
             st.confine_workdir(&req.tool, &req.input, &ctx)?;
             let call = map_call(&st, &req.tool, &req.input, &ctx)?;
             let policy = st.blocking_policy(&ctx);
-            let decision =
-                decide::decide(&policy, &[], &call, &ctx, req.interactive.unwrap_or(true));
+            // A contained answer carries the profile and the rewritten command; a
+            // client that cannot run it treats it as ask.
+            let runner = crate::contain::runner();
+            let decision = decide::decide_with(
+                &policy,
+                &[],
+                &call,
+                &ctx,
+                req.interactive.unwrap_or(true),
+                runner.as_ref().map(|r| r as &dyn decide::Sandbox),
+            );
             st.metrics().record_decision(decision.decision.as_str());
             Ok(Json(decision))
         })
@@ -233,7 +234,7 @@ pub async fn rules(
 }
 
 /// Trusts (or with `revoke`, forgets) the current content of a project's
-/// `.khaelor/config.json`, so its allow rules apply (issue 14 §1). For hosts with a UI:
+/// `.khaelor/config.json`, so its allow rules apply. For hosts with a UI:
 /// call it only on the user's explicit say-so.
 #[utoipa::path(post, path = "/v1/trust", tag = "policy", request_body = TrustRequest,
     responses(

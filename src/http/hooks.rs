@@ -153,12 +153,13 @@ async fn answer(
     }
     let rules = sessions::session_rules(&guard, ctx.root());
     let st = state.clone();
-    let (decision, events) = state
+    let (decision, events, input) = state
         .blocking(move || {
             let policy = st.blocking_policy(&ctx);
-            let (mapped, d) = hosts::decide_hook(&call, &policy, &rules, &ctx, interactive);
+            let (mapped, d) =
+                hosts::decide_hook_contained(&call, &policy, &rules, &ctx, interactive);
             let events = hosts::events(&call, mapped.as_ref(), &ctx, interactive, &d);
-            (d, events)
+            (d, events, call.input)
         })
         .await
         .map_err(|e| e.message)?;
@@ -167,5 +168,5 @@ async fn answer(
     sessions::append_call(state, guard, events)
         .await
         .map_err(|e| e.message)?;
-    Ok(hosts::render(host, &decision))
+    Ok(hosts::render_call(host, &input, &decision))
 }

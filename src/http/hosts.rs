@@ -1,4 +1,4 @@
-//! What the service believes about who is calling (issue 14 §6): a DNS-rebinding guard.
+//! What the service believes about who is calling: a DNS-rebinding guard.
 //!
 //! Owns one middleware: the `Host` header must name this machine (an IP literal,
 //! `localhost` or a `*.localhost` name, which browsers resolve to loopback themselves)

@@ -108,10 +108,10 @@ impl Metrics {
     }
 
     /// The Prometheus text exposition (version 0.0.4); `sessions` is the number of
-    /// sessions held in memory.
-    pub fn render_with(&self, sessions: usize) -> String {
+    /// sessions held in memory and `session_bytes` what they hold.
+    pub fn render_with(&self, sessions: usize, session_bytes: usize) -> String {
         let mut out = self.render();
-        let gauges: [(&str, &str, i64); 5] = [
+        let gauges: [(&str, &str, i64); 6] = [
             (
                 "khaelor_http_requests_in_flight",
                 "HTTP requests being handled.",
@@ -131,6 +131,11 @@ impl Metrics {
                 "khaelor_sessions_in_memory",
                 "Sessions held in memory (the logs on disk are the truth).",
                 i64::try_from(sessions).unwrap_or(i64::MAX),
+            ),
+            (
+                "khaelor_session_resident_bytes",
+                "Bytes the sessions in memory hold, as last measured (bounded by --max-session-memory).",
+                i64::try_from(session_bytes).unwrap_or(i64::MAX),
             ),
             (
                 "khaelor_process_resident_memory_bytes",
@@ -242,7 +247,7 @@ mod tests {
         assert!(text.contains("khaelor_analysis_duration_seconds_count 2\n"));
         assert_eq!(escape("a\"b\\c\n"), "a\\\"b\\\\c\\n");
         let g = m.request_started();
-        let text = m.render_with(3);
+        let text = m.render_with(3, 4096);
         assert!(
             text.contains("khaelor_http_requests_in_flight 1\n"),
             "{text}"

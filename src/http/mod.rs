@@ -63,7 +63,7 @@ pub struct ServiceConfig {
     pub workspace_roots: Vec<PathBuf>,
     /// An extra, highest-precedence config file set by the operator.
     pub managed_config: Option<PathBuf>,
-    /// The preset chosen with `--preset` (issue 10); `None`: what the configs choose.
+    /// The preset chosen with `--preset`; `None`: what the configs choose.
     pub preset: Option<crate::policy::presets::Preset>,
     /// The home used when a request gives none: `--home`, else the server's `$HOME`.
     /// Its `.khaelor/config.json` is the user layer.
@@ -85,7 +85,7 @@ impl ServiceConfig {
     }
 }
 
-/// Every bound the service enforces, each with its `serve` flag (README, "Reliability").
+/// Every bound the service enforces, each with its `serve` flag (the book: docs/src/reliability.md).
 #[derive(Debug, Clone)]
 pub struct Limits {
     /// Blocking jobs (analysis, decisions, config and session I/O) running at once;
@@ -93,6 +93,8 @@ pub struct Limits {
     pub blocking_threads: usize,
     /// Sessions kept in memory at most (`--max-sessions`).
     pub max_sessions: usize,
+    /// Bytes of sessions kept in memory at most (`--max-session-memory`).
+    pub max_session_memory: usize,
     /// A session unused this long leaves memory (`--session-idle-secs`).
     pub session_idle: std::time::Duration,
     /// Events a session's log may hold: recording a call beyond it compacts the log,
@@ -131,6 +133,7 @@ impl Default for Limits {
         Limits {
             blocking_threads: default_blocking_threads(),
             max_sessions: sessions::DEFAULT_MAX_SESSIONS,
+            max_session_memory: sessions::DEFAULT_MAX_SESSION_MEMORY,
             session_idle: sessions::DEFAULT_SESSION_IDLE,
             max_session_events: sessions::DEFAULT_MAX_SESSION_EVENTS,
             header_timeout: Duration::from_secs(10),
@@ -177,7 +180,8 @@ impl AppState {
                     config.state_dir.join("sessions"),
                     config.limits.max_sessions,
                     config.limits.session_idle,
-                ),
+                )
+                .with_max_bytes(config.limits.max_session_memory),
                 blocking: Arc::new(tokio::sync::Semaphore::new(
                     config.limits.blocking_threads.max(1),
                 )),
@@ -325,12 +329,12 @@ impl AppState {
         if !roots.is_empty() && !roots.iter().any(|r| paths::is_inside(ctx.root(), r)) {
             return Err(outside());
         }
-        // The cwd is validated like the root (issue 14 §4).
+        // The cwd is validated like the root.
         self.confine_dir("cwd", ctx.cwd())?;
         Ok(ctx)
     }
 
-    /// The home of a request (issue 14 §6): the server's own unless the server allows
+    /// The home of a request: the server's own unless the server allows
     /// requests to name another, and never one inside a workspace root (that would make
     /// a project file act as the user's config).
     fn request_home(&self, home: Option<&str>) -> Result<PathBuf, ApiError> {
@@ -426,7 +430,7 @@ pub fn app(state: AppState) -> Router {
         .route("/healthz", get(handlers::healthz))
         .route("/readyz", get(handlers::readyz))
         .route("/metrics", get(handlers::metrics))
-        .route("/openapi.yaml", get(handlers::openapi_yaml));
+        .route("/openapi.yaml", get(openapi::openapi_yaml));
     let api = Router::new()
         .route("/v1/analyze", post(handlers::analyze))
         .route("/v1/evaluate", post(handlers::evaluate))

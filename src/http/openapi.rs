@@ -2,7 +2,8 @@
 //! (utoipa), and hand-written mirror schemas for the library's shared types that carry
 //! no schema derive of their own (`vocab`, `rules`, `config`, `decide`).
 //!
-//! Owns the spec only. A mirror must follow its type's serde shape field for field;
+//! Owns the spec and the route that serves it (`/openapi.yaml`); it imports the
+//! handlers to list them, and nothing imports it but that route and `cli openapi`. A mirror must follow its type's serde shape field for field;
 //! `tests/http_openapi.rs` checks the checked-in `openapi.yaml` against `yaml()`, and
 //! the mirror tests below check real values' keys against the mirrors.
 
@@ -10,6 +11,8 @@
 
 use std::sync::OnceLock;
 
+use axum::http::header;
+use axum::response::{IntoResponse, Response};
 use utoipa::OpenApi;
 
 use super::api;
@@ -27,7 +30,7 @@ use super::sessions;
         handlers::healthz,
         handlers::readyz,
         handlers::metrics,
-        handlers::openapi_yaml,
+        openapi_yaml,
         handlers::analyze,
         handlers::evaluate,
         handlers::rules,
@@ -52,7 +55,7 @@ use super::sessions;
         ToolNameSchema, CapabilitySchema, CapabilityRequestSchema, CommandClassSchema, EngineKindSchema, PartSchema,
         HardlineHitSchema, FallbackReasonSchema, FallbackSchema, AnalysisSchema, BothAnalysisSchema,
         ActionSchema, RuleSourceSchema, RuleOriginSchema, PermissionRuleSchema, ConfigErrorSchema,
-        EvaluatedRequestSchema, ReasonSchema, VerdictSchema, DirectoryReadSchema, PanelKeySchema, PanelDetailSchema, PanelSchema, CallDecisionSchema,
+        EvaluatedRequestSchema, ReasonSchema, NotContainedWhySchema, SandboxProfileSchema, ContainmentSchema, VerdictSchema, DirectoryReadSchema, PanelKeySchema, PanelDetailSchema, PanelSchema, CallDecisionSchema,
     )),
     tags(
         (name = "service", description = "Health, metrics and this document"),
@@ -75,6 +78,13 @@ pub fn yaml() -> String {
         }
     })
     .clone()
+}
+
+/// This API's OpenAPI document.
+#[utoipa::path(get, path = "/openapi.yaml", tag = "service",
+    responses((status = 200, description = "The OpenAPI 3.1 document", body = String, content_type = "application/yaml")))]
+pub async fn openapi_yaml() -> Response {
+    ([(header::CONTENT_TYPE, "application/yaml")], yaml()).into_response()
 }
 
 /// An absolute path without control characters (a path holding one is a 400).

@@ -216,7 +216,7 @@ mod tests {
             r#"{"permissions": {"process.execute": {"npm test": "allow"}}}"#,
         )
         .unwrap();
-        // Project allows apply once the file is trusted (issue 14 §1).
+        // Project allows apply once the file is trusted.
         store
             .blocking_trust(&config::project_config_path(root.path()))
             .unwrap();

@@ -35,14 +35,18 @@ use crate::session::{
 
 /// The sessions held in memory, each behind its own async lock: a bounded cache over
 /// the logs on disk, which stay the truth. A slot holds `None` until its log has been
-/// read. Idle sessions are evicted (`idle`), and beyond `max` sessions the least
-/// recently used ones go first; an evicted session is read back from its log on its
-/// next use, exactly as after a restart.
+/// read. Idle sessions are evicted (`idle`); beyond `max` sessions, or beyond
+/// `max_bytes` of sessions (`Session::resident_bytes`), the least recently used ones
+/// go first, those without a pending call before those with one. Only a slot nobody
+/// holds or awaits is evicted, so no request in flight loses its session, and what was
+/// written is in the log: an evicted session is read back from it on its next use,
+/// exactly as after a restart.
 #[derive(Debug)]
 pub struct SessionStore {
     dir: PathBuf,
     open: Mutex<Index>,
     max: usize,
+    max_bytes: usize,
     idle: Duration,
 }
 
@@ -56,6 +60,11 @@ struct Index {
 struct Slot {
     cell: Arc<AsyncMutex<Option<Session>>>,
     last_used: Instant,
+    /// The session's resident bytes and whether it has a pending call, as last
+    /// measured (`measured`), which happens while nobody holds it.
+    bytes: usize,
+    pending: bool,
+    measured: Option<Instant>,
 }
 
 pub(crate) type Guard = OwnedMutexGuard<Option<Session>>;
@@ -72,13 +81,27 @@ impl SessionStore {
             dir,
             open: Mutex::new(Index::default()),
             max: max.max(1),
+            max_bytes: DEFAULT_MAX_SESSION_MEMORY,
             idle,
         }
+    }
+
+    /// The same store keeping at most about `bytes` of sessions in memory.
+    pub fn with_max_bytes(mut self, bytes: usize) -> Self {
+        self.max_bytes = bytes;
+        self
     }
 
     /// How many sessions are in memory now.
     pub fn in_memory(&self) -> usize {
         self.open.lock().map_or(0, |i| i.slots.len())
+    }
+
+    /// The bytes the sessions in memory hold, as last measured.
+    pub fn resident_bytes(&self) -> usize {
+        self.open
+            .lock()
+            .map_or(0, |i| i.slots.values().map(|s| s.bytes).sum())
     }
 
     /// Locks session `id`, reading its log (on the blocking pool) on first use.
@@ -93,6 +116,9 @@ impl SessionStore {
             let slot = index.slots.entry(id.to_string()).or_insert_with(|| Slot {
                 cell: Arc::default(),
                 last_used: now,
+                bytes: 0,
+                pending: false,
+                measured: None,
             });
             slot.last_used = now;
             slot.cell.clone()
@@ -141,6 +167,37 @@ impl SessionStore {
                 index.slots.remove(&id);
             }
         }
+        // Measure the sessions used since they were last measured and now free.
+        for (id, slot) in index.slots.iter_mut() {
+            if !free(id, slot) || slot.measured.is_some_and(|t| t >= slot.last_used) {
+                continue;
+            }
+            if let Ok(session) = slot.cell.try_lock() {
+                slot.bytes = session.as_ref().map_or(0, Session::resident_bytes);
+                slot.pending = session
+                    .as_ref()
+                    .is_some_and(|s| s.pending().next().is_some());
+                slot.measured = Some(now);
+            }
+        }
+        let mut total: usize = index.slots.values().map(|s| s.bytes).sum();
+        if total > self.max_bytes {
+            let mut victims: Vec<(bool, Instant, String)> = index
+                .slots
+                .iter()
+                .filter(|(id, slot)| free(id, slot))
+                .map(|(id, slot)| (slot.pending, slot.last_used, id.clone()))
+                .collect();
+            victims.sort();
+            for (_, _, id) in victims {
+                if total <= self.max_bytes {
+                    break;
+                }
+                if let Some(slot) = index.slots.remove(&id) {
+                    total = total.saturating_sub(slot.bytes);
+                }
+            }
+        }
     }
 
     /// Drops the slot of a session that turned out not to exist, so probing ids does
@@ -163,6 +220,8 @@ impl SessionStore {
 
 /// Sessions kept in memory at most (`--max-sessions`).
 pub const DEFAULT_MAX_SESSIONS: usize = 1024;
+/// Bytes of sessions kept in memory at most (`--max-session-memory`).
+pub const DEFAULT_MAX_SESSION_MEMORY: usize = 64 * 1024 * 1024;
 /// A session unused this long leaves memory (`--session-idle-secs`).
 pub const DEFAULT_SESSION_IDLE: Duration = Duration::from_secs(600);
 /// Events a session's log may hold (`--max-session-events`); the hook command uses the
@@ -248,8 +307,30 @@ fn session_of(guard: &Guard, session_id: &str) -> Result<(), ApiError> {
     }
 }
 
+/// Reads the recorded decisions of `calls` from the session's log (on the blocking
+/// pool): a resident session keeps only where they are (`CallRecord`).
+async fn with_decisions(
+    state: &AppState,
+    guard: &Guard,
+    mut calls: Vec<CallRecord>,
+) -> Result<Vec<CallRecord>, ApiError> {
+    let Some(path) = guard.as_ref().map(|s| s.log_path().to_path_buf()) else {
+        return Ok(calls);
+    };
+    if calls.iter().all(|c| c.decision_at.is_none()) {
+        return Ok(calls);
+    }
+    state
+        .blocking(move || {
+            crate::session::blocking_read_decisions(&path, &mut calls).map(|()| calls)
+        })
+        .await?
+        .map_err(session_error)
+}
+
 /// The pending call `call_id` of the locked session, with its recorded decision.
-fn pending_call(
+async fn pending_call(
+    state: &AppState,
     guard: &Guard,
     session_id: &str,
     call_id: &str,
@@ -276,6 +357,10 @@ fn pending_call(
             format!("call `{call_id}` is not pending: it is {status}"),
         ));
     }
+    let call = with_decisions(state, guard, vec![call])
+        .await?
+        .pop()
+        .ok_or_else(|| ApiError::internal("a call went missing reading its decision"))?;
     let decision = call
         .decision
         .clone()
@@ -307,7 +392,7 @@ pub struct CallResponse {
     /// `approved` (run it), `pending` (ask the user, then grant or deny), `denied`.
     pub status: CallStatus,
     #[serde(flatten)]
-    #[schema(inline, value_type = super::openapi::CallDecisionSchema)]
+    #[schema(inline, value_type = crate::model::schema::CallDecisionSchema)]
     pub decision: CallDecision,
 }
 
@@ -438,22 +523,23 @@ pub async fn pending(
     let guard = state.sessions().lock(&state, &session_id).await?;
     state.sessions().forget_if_empty(&guard);
     session_of(&guard, &session_id)?;
-    let pending = guard
+    let calls: Vec<CallRecord> = guard
         .as_ref()
-        .map(|s| {
-            s.pending()
-                .map(|c| PendingCall {
-                    call_id: c.call_id.clone(),
-                    turn_id: c.turn_id.clone(),
-                    tool: c.tool.clone(),
-                    input: c.input.clone(),
-                    project_root: c.project_root.clone(),
-                    requested_at: c.requested_at.clone(),
-                    decision: c.decision.clone().unwrap_or_default(),
-                })
-                .collect()
-        })
+        .map(|s| s.pending().cloned().collect())
         .unwrap_or_default();
+    let pending = with_decisions(&state, &guard, calls)
+        .await?
+        .into_iter()
+        .map(|c| PendingCall {
+            call_id: c.call_id,
+            turn_id: c.turn_id,
+            tool: c.tool,
+            input: c.input,
+            project_root: c.project_root,
+            requested_at: c.requested_at,
+            decision: c.decision.unwrap_or_default(),
+        })
+        .collect();
     Ok(Json(PendingResponse {
         session_id,
         pending,
@@ -478,10 +564,16 @@ pub async fn events(
     let guard = state.sessions().lock(&state, &session_id).await?;
     state.sessions().forget_if_empty(&guard);
     session_of(&guard, &session_id)?;
-    let (events, warnings) = guard
-        .as_ref()
-        .map(|s| (s.events().to_vec(), s.warnings().to_vec()))
-        .unwrap_or_default();
+    // The events live in the log; the session's lock keeps this server's own writers
+    // out while it is read.
+    let (guard, read) = state
+        .blocking(move || {
+            let read = guard.as_ref().map(Session::blocking_events).transpose();
+            (guard, read)
+        })
+        .await?;
+    drop(guard);
+    let (events, warnings) = read.map_err(session_error)?.unwrap_or_default();
     Ok(Json(EventsResponse {
         session_id,
         events,
@@ -522,7 +614,7 @@ pub async fn grant(
     check_id("call", &call_id)?;
     let guard = state.sessions().lock(&state, &session_id).await?;
     state.sessions().forget_if_empty(&guard);
-    let (call, decision) = pending_call(&guard, &session_id, &call_id)?;
+    let (call, decision) = pending_call(&state, &guard, &session_id, &call_id).await?;
 
     if req.scope == GrantScope::Once {
         if req.pattern.is_some() {
@@ -725,7 +817,7 @@ pub async fn deny(
     check_id("call", &call_id)?;
     let guard = state.sessions().lock(&state, &session_id).await?;
     state.sessions().forget_if_empty(&guard);
-    let (call, decision) = pending_call(&guard, &session_id, &call_id)?;
+    let (call, decision) = pending_call(&state, &guard, &session_id, &call_id).await?;
     let feedback = req.feedback.filter(|f| !f.trim().is_empty());
     // Every other pending call of the same turn is denied with it (seed §5.2).
     let same_turn: Vec<CallRecord> = match &call.turn_id {
@@ -740,6 +832,7 @@ pub async fn deny(
             .unwrap_or_default(),
         None => Vec::new(),
     };
+    let same_turn = with_decisions(&state, &guard, same_turn).await?;
     let (events, message, also) =
         flow::denied(&call_id, &decision, feedback.as_deref(), &same_turn);
     let also_denied = also
@@ -820,5 +913,92 @@ mod tests {
         store.open.lock().unwrap().last_sweep = None;
         drop(store.lock(&state, "last").await.unwrap());
         assert_eq!(store.in_memory(), 1);
+    }
+
+    /// Writes session `id` with one call of a `size`-byte command, pending or approved.
+    fn write_session(dir: &std::path::Path, id: &str, size: usize, pending: bool) {
+        let mut s = Session::blocking_open(dir, id).unwrap();
+        let mut events = vec![EventKind::ToolRequested {
+            call_id: "c1".into(),
+            turn_id: None,
+            tool: "bash".into(),
+            input: serde_json::json!({ "command": "x".repeat(size) }),
+            project_root: "/p".into(),
+            cwd: "/p".into(),
+            home: "/h".into(),
+            interactive: true,
+            requests: serde_json::json!([]),
+        }];
+        events.push(if pending {
+            EventKind::PermissionRequested {
+                call_id: "c1".into(),
+                decision: serde_json::json!({ "decision": "ask", "summary": id }),
+            }
+        } else {
+            EventKind::ToolApproved {
+                call_id: "c1".into(),
+                by: crate::session::ApprovedBy::Policy,
+                decisions: serde_json::json!([]),
+                resolved_by: None,
+                contained: None,
+            }
+        });
+        s.blocking_append(events).unwrap();
+    }
+
+    /// Over the byte budget, free sessions leave memory, oldest first and those with a
+    /// pending call last; the one in use stays. A session that left is read back whole,
+    /// its pending call's decision included.
+    #[tokio::test]
+    async fn the_cache_is_bounded_in_bytes_and_keeps_pending_calls_longest() {
+        let dir = tempfile::tempdir().unwrap();
+        let state = state(dir.path());
+        let size = 100_000;
+        for i in 0..4 {
+            write_session(dir.path(), &format!("pending{i}"), size, true);
+            write_session(dir.path(), &format!("done{i}"), size, false);
+        }
+        // Room for about three sessions.
+        let store =
+            SessionStore::with_limits(dir.path().to_path_buf(), 100, Duration::from_secs(3600))
+                .with_max_bytes(3 * size + size / 2);
+        for i in 0..4 {
+            drop(store.lock(&state, &format!("pending{i}")).await.unwrap());
+            drop(store.lock(&state, &format!("done{i}")).await.unwrap());
+        }
+        let held = store.lock(&state, "pending0").await.unwrap();
+        let in_memory: Vec<String> = {
+            let index = store.open.lock().unwrap();
+            let mut v: Vec<String> = index.slots.keys().cloned().collect();
+            v.sort();
+            v
+        };
+        // Every finished session left before any pending one; the one in use stays.
+        assert!(
+            in_memory.iter().all(|id| id.starts_with("pending")),
+            "{in_memory:?}"
+        );
+        assert!(in_memory.contains(&"pending0".to_string()), "{in_memory:?}");
+        assert!(
+            store.resident_bytes() <= 4 * size,
+            "{}",
+            store.resident_bytes()
+        );
+        let measured = held.as_ref().map_or(0, Session::resident_bytes);
+        assert!(measured > size && measured < 2 * size, "{measured}");
+        drop(held);
+        // Read back from its log: the pending call and its decision are whole.
+        let guard = store.lock(&state, "done0").await.unwrap();
+        drop(guard);
+        let guard = store.lock(&state, "pending3").await.unwrap();
+        let pending: Vec<CallRecord> = guard.as_ref().unwrap().pending().cloned().collect();
+        assert!(pending.iter().all(|c| c.decision.is_none()));
+        let read = with_decisions(&state, &guard, pending).await.unwrap();
+        assert_eq!(read.len(), 1);
+        assert_eq!(read[0].input["command"].as_str().map(str::len), Some(size));
+        assert_eq!(
+            read[0].decision,
+            Some(serde_json::json!({ "decision": "ask", "summary": "pending3" }))
+        );
     }
 }

@@ -136,6 +136,13 @@ pub fn export(
             });
             continue;
         }
+        if rule.action == Action::Contain {
+            not_exported.push(NotExported {
+                rule: rule.clone(),
+                reason: "no host runs a command inside khaelor-perm's sandbox on its own; the hook keeps delivering this one".to_string(),
+            });
+            continue;
+        }
         let parts = pieces(rule);
         let wildcard = parts.len() > 1;
         if rule.action == Action::Allow {
@@ -245,7 +252,8 @@ fn gemini_text(exported: &[Exported]) -> String {
     for (i, e) in exported.iter().enumerate() {
         let decision = match e.rule.action {
             Action::Allow => "allow",
-            Action::Ask => "ask_user",
+            // Not exported (see `export`); asking is what the host does without us.
+            Action::Contain | Action::Ask => "ask_user",
             Action::Deny => "deny",
         };
         out.push_str(&format!(

@@ -95,7 +95,7 @@ pub fn import(files: &[&Path], ctx: &ImportContext) -> Result<Import, ImportErro
             let a = if s.is_empty() {
                 Action::Allow
             } else {
-                s.parse::<Action>()
+                Action::parse_seed(s)
                     .map_err(|e| json::shape(&text, &file, d.offset(), e.to_string()))?
             };
             default = Some((
@@ -195,8 +195,7 @@ fn entry(text: &str, file: &str, n: &Node, grant: bool) -> Result<KramRule, Impo
                 "rule is missing the field `decision`",
             )
         })?;
-        d.parse::<Action>()
-            .map_err(|e| json::shape(text, file, n.offset(), e.to_string()))?
+        Action::parse_seed(&d).map_err(|e| json::shape(text, file, n.offset(), e.to_string()))?
     };
     let original = if grant {
         format!("grant {tool} \"{pattern}\"")

@@ -1,4 +1,4 @@
-//! Interop with other permission formats (issue 12): importing the rules of Claude
+//! Interop with other permission formats: importing the rules of Claude
 //! Code, OpenCode, Gemini CLI, Codex, Kurahi (seed 003) and Kram (seed 004) into our
 //! config, and exporting our effective rules as a host's native config.
 //!

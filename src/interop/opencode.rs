@@ -84,8 +84,7 @@ pub fn import(files: &[&Path], ctx: &ImportContext) -> Result<Import, ImportErro
 }
 
 fn action(text: &str, file: &str, at: &Node, s: &str) -> Result<Action, ImportError> {
-    s.parse::<Action>()
-        .map_err(|e| json::shape(text, file, at.offset(), e.to_string()))
+    Action::parse_seed(s).map_err(|e| json::shape(text, file, at.offset(), e.to_string()))
 }
 
 /// The capabilities a permission key governs, and how its patterns are read.

@@ -6,7 +6,7 @@
 //! "inside the root" test (`/work/projX` is not inside `/work/proj`). Knows nothing of
 //! bash syntax or rules: callers hand it words that are already unquoted.
 //!
-//! Process aliases (issue 14 §3): `/proc/self`, `/proc/thread-self`, `/proc/<pid>`,
+//! Process aliases: `/proc/self`, `/proc/thread-self`, `/proc/<pid>`,
 //! `/dev/fd` and `/dev/std{in,out,err}` name *a process's* view of the file system. Here
 //! they would resolve through this server's process, not the tool's, so a path that
 //! reaches one (as written, or through a symlink) is unknown: `resolve_word` returns
@@ -114,7 +114,7 @@ enum Lstat {
     Symlink,
 }
 
-/// The file system facts one call has already read (issue 13): every `lstat` and
+/// The file system facts one call has already read: every `lstat` and
 /// `readlink` of the walk below, and the project root, canonicalised once. Only alive
 /// inside a [`CallScope`]; outside one every resolution asks the kernel afresh.
 #[derive(Debug, Default)]

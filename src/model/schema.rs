@@ -94,6 +94,8 @@ pub enum VerdictSchema {
     ProjectBuild,
     /// `mkdir`/`touch`/`cp`/`mv` whose every path resolves inside the project.
     ProjectWrite,
+    /// A script of the project run by its interpreter (`python reproduce.py`).
+    ProjectScript,
 }
 
 /// How far a directory read reaches (`vocab::DirectoryRead`).
@@ -211,6 +213,9 @@ pub struct BothAnalysisSchema {
 #[serde(rename_all = "lowercase")]
 pub enum ActionSchema {
     Allow,
+    /// Run without a prompt inside the sandbox the answer's `containment` describes
+    /// (`khaelor-perm exec --contain`); a client that cannot run it treats it as ask.
+    Contain,
     Ask,
     Deny,
 }
@@ -259,7 +264,7 @@ pub struct PermissionRuleSchema {
     /// false.
     pub allow_always: Option<bool>,
     /// A preset rule matches only a `process.execute` request the analysis gave this
-    /// verdict (`readOnly`, `projectBuild`, `projectWrite`; issue 10).
+    /// verdict (`readOnly`, `projectBuild`, `projectWrite`).
     pub when: Option<String>,
     /// The name of a shipped rule (`secret: AWS credentials and config`).
     pub name: Option<String>,
@@ -314,6 +319,61 @@ pub enum ReasonSchema {
     Hardline { rule: String },
     /// Nobody can answer an ask, so it resolves as deny.
     NonInteractive,
+    /// The policy would contain the command but it cannot be contained here, so it
+    /// asks; `why` says which obstacle (`unavailable` with a `detail`, `noRunner`,
+    /// `notACommand`, `outsideProject`).
+    NotContained {
+        why: NotContainedWhySchema,
+        detail: Option<String>,
+    },
+}
+
+/// Why a command the policy would contain asks instead (`contain::NotContained`).
+#[derive(ToSchema)]
+#[schema(as = NotContainedWhy)]
+#[serde(rename_all = "camelCase")]
+pub enum NotContainedWhySchema {
+    /// This machine cannot build the sandbox (no bubblewrap, no user namespaces).
+    Unavailable,
+    /// The caller cannot run a rewritten command.
+    NoRunner,
+    /// Only a shell command can be contained.
+    NotACommand,
+    /// The command runs outside the project.
+    OutsideProject,
+}
+
+/// The sandbox a contained command runs in (`contain::SandboxProfile`).
+#[derive(ToSchema)]
+#[schema(as = SandboxProfile)]
+#[serde(rename_all = "camelCase")]
+pub struct SandboxProfileSchema {
+    /// `project` (no network) or `project-network`.
+    pub name: String,
+    /// The project root: readable and writable, except `readOnly`.
+    pub root: String,
+    /// Every path the command may write (the project, a private `/tmp`).
+    pub writable: Vec<String>,
+    /// Protected paths inside the project, bound read-only.
+    pub read_only: Vec<String>,
+    /// Secrets made unreadable (an empty directory or file over each).
+    pub masked: Vec<String>,
+    /// Symlinks in the project that lead to a masked path; absent when none.
+    pub masked_links: Option<Vec<String>>,
+    /// Whether the command has the host's network (else loopback only).
+    pub network: bool,
+}
+
+/// A contained call: the profile and the command to run instead of the original.
+#[derive(ToSchema)]
+#[schema(as = Containment)]
+#[serde(rename_all = "camelCase")]
+pub struct ContainmentSchema {
+    pub profile: SandboxProfileSchema,
+    /// `khaelor-perm exec --contain --profile P --root R -- bash -c ORIGINAL`, as argv.
+    pub argv: Vec<String>,
+    /// The same, quoted for a shell.
+    pub command: String,
 }
 
 /// One key the ask panel offers.
@@ -381,4 +441,6 @@ pub struct CallDecisionSchema {
     pub hardline: Option<HardlineHitSchema>,
     /// The config problems that capped this decision; absent when none.
     pub config_errors: Option<Vec<ConfigErrorSchema>>,
+    /// For `contain`: the sandbox profile and the rewritten command; absent otherwise.
+    pub containment: Option<ContainmentSchema>,
 }

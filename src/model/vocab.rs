@@ -11,7 +11,7 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
-/// The seven V1 capabilities (seed §1) plus `mcp.call` (issue 11: a call of an MCP
+/// The seven V1 capabilities (seed §1) plus `mcp.call` (a call of an MCP
 /// server's tool, subject `<server>/<tool>`). Rules match these names, never tool names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum Capability {
@@ -135,11 +135,11 @@ pub struct CapabilityRequest {
     /// can vouch for, so it is at most asked and never offered a pattern.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub unresolved: bool,
-    /// What the analysis verified about this command (issue 10, on `process.execute`
+    /// What the analysis verified about this command (on `process.execute`
     /// only); the active preset's rules match on it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub verdict: Option<Verdict>,
-    /// A `file.read` of what a directory holds (issue 14 §4): `decide` judges the paths
+    /// A `file.read` of what a directory holds: `decide` judges the paths
     /// it reaches, not only the directory's name.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub directory_read: Option<DirectoryRead>,
@@ -263,6 +263,11 @@ pub struct Part {
     pub cwd: Option<String>,
 }
 
+/// At most this many entries are looked at for one recursive read, whatever is
+/// returned of them (a listing returns only directories, yet reads every entry); beyond,
+/// the read cannot be vouched for (it asks: `Reason::WalkBound`).
+pub const MAX_WALK_ENTRIES: usize = 20_000;
+
 /// Why `decide` made a request stricter than the rule that matched it, or denied it:
 /// typed, so hosts, tests and the panel read the cause without parsing risk notes
 /// (`messages::reason_note` words each one).
@@ -291,6 +296,12 @@ pub enum Reason {
     Hardline { rule: String },
     /// Nobody can answer an ask (seed §5.2), so it resolves as deny.
     NonInteractive,
+    /// The policy would contain the command, but it cannot be contained here, so it
+    /// asks.
+    NotContained {
+        #[serde(flatten)]
+        why: crate::model::contain::NotContained,
+    },
 }
 
 /// A hit of the hardline floor (seed §4.2).
@@ -483,7 +494,7 @@ mod tests {
     }
 }
 
-/// What the analysis verified about one command (issue 10), carried on its
+/// What the analysis verified about one command, carried on its
 /// `process.execute` request as `verdict`; preset rules match on it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -495,6 +506,9 @@ pub enum Verdict {
     ProjectBuild,
     /// `mkdir`/`touch`/`cp`/`mv` whose every path resolves inside the project.
     ProjectWrite,
+    /// A script of the project run by its interpreter (`python reproduce.py`, `node
+    /// scripts/x.js`, `./run.sh`): the project's own code, which no reading can prove.
+    ProjectScript,
 }
 
 impl Verdict {
@@ -503,6 +517,7 @@ impl Verdict {
             Verdict::ReadOnly => "readOnly",
             Verdict::ProjectBuild => "projectBuild",
             Verdict::ProjectWrite => "projectWrite",
+            Verdict::ProjectScript => "projectScript",
         }
     }
 
@@ -511,6 +526,7 @@ impl Verdict {
             Verdict::ReadOnly,
             Verdict::ProjectBuild,
             Verdict::ProjectWrite,
+            Verdict::ProjectScript,
         ]
         .into_iter()
         .find(|v| v.as_str() == s)

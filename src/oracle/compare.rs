@@ -25,7 +25,7 @@
 //! is *hard* (the done criterion) when the default policy allowed the call or offered an
 //! always pattern; otherwise it is a softer disagreement.
 //!
-//! The strict check (`strict`, issue 9) holds bash to the static evaluator's code on its
+//! The strict check (`strict`) holds bash to the static evaluator's code on its
 //! own, opaque or not, on the run in the sandbox layout that holds the evaluator's pure
 //! producers: see `strict` for what "agrees" means and `StrictExclusion` for what it
 //! does not hold a command to. A disagreement is a failure of its own kind in the
@@ -377,7 +377,7 @@ const BUILTINS: &[&str] = &[
     "!",
 ];
 
-/// Why bash's run and the evaluator's code disagree (the strict check, issue 9).
+/// Why bash's run and the evaluator's code disagree (the strict check).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub enum StrictReason {
@@ -789,7 +789,7 @@ pub fn unaccountable(codes: &[EvaluatedCode]) -> Vec<(StrictExclusion, String)> 
     out
 }
 
-/// The strict check (issue 9's done criterion): what bash executed, in the sandbox
+/// The strict check (the static evaluator is sound only if it passes): what bash executed, in the sandbox
 /// layout that holds the evaluator's pure producers (`Sandbox::run_with_producers`),
 /// against the code the static evaluator computed (`evaluated_code`) and the
 /// analysis' parts. Precisely:

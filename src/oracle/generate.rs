@@ -1,5 +1,5 @@
 //! The grammar-aware command generator: deterministic by seed, built to hit the attack
-//! classes of issue 8 (continuations in quotes and heredocs, heredoc bodies as code,
+//! classes where a naive reading of bash differs from bash's (continuations in quotes and heredocs, heredoc bodies as code,
 //! CR/FF/VT/NUL/non-ASCII bytes, shell options before `-c`, assignment prefixes, globs
 //! and braces, wrappers, long-option abbreviations, options that run things, `*` in
 //! subjects) mixed with quoting, substitutions, lists and control structures.

@@ -78,7 +78,7 @@ pub struct Opened {
     pub opened_obfuscated: usize,
 }
 
-/// The strict check of the static evaluator (issue 9, `compare::strict`), on the runs
+/// The strict check of the static evaluator (`compare::strict`), on the runs
 /// in the sandbox layout that holds the evaluator's pure producers.
 #[derive(Debug, Clone, Default, Serialize)]
 #[serde(rename_all = "camelCase")]

@@ -26,14 +26,8 @@ use std::time::{Duration, Instant};
 
 use super::{Observed, RunStatus};
 
-/// The not-found handler hands the command's argv to this (absent) path.
-pub const NOT_FOUND_PATH: &str = "/.oracle/nf";
-/// `argv[0]` of the driver's own `exec` of bash for each command is this prefix and the
-/// command's index (`__khaelor_oracle__:17`): the marker that starts a command's process
-/// tree, at no extra fork.
-pub const HARNESS_ARGV0: &str = "__khaelor_oracle__:";
-/// `argv[0]` of the producers' layout's `bash -n` of each command (`__khaelor_syntax__:17`).
-pub const SYNTAX_ARGV0: &str = "__khaelor_syntax__:";
+/// The markers the driver writes and the trace reads live with the reader.
+pub use super::trace::{HARNESS_ARGV0, NOT_FOUND_PATH, SYNTAX_ARGV0};
 /// The sandbox PATH, a usual Debian one, so lookups probe the usual places.
 pub const SANDBOX_PATH: &str = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
 /// The setup script that installs the tools.

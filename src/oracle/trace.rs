@@ -4,13 +4,21 @@
 //! `<unfinished ...>` / `<... resumed>` halves, building the process tree from the
 //! `clone`/`fork` returns, attributing each process to the command whose marker it
 //! descends from, tracking each process' cwd through `chdir`, and turning the events
-//! into `Observed` facts. It knows the harness' conventions (marker paths, the driver's
-//! argv[0], the not-found handler's path) from `sandbox` and nothing about analyses.
+//! into `Observed` facts. It owns the harness' markers (the driver's argv[0], the
+//! not-found handler's path), which `sandbox` writes, and knows nothing about analyses.
 
 use std::collections::{BTreeMap, HashMap};
 
-use super::sandbox::{HARNESS_ARGV0, NOT_FOUND_PATH, SYNTAX_ARGV0};
 use super::{Exec, ExecVia, Observed, RunStatus};
+
+/// The not-found handler hands the command's argv to this (absent) path.
+pub const NOT_FOUND_PATH: &str = "/.oracle/nf";
+/// `argv[0]` of the driver's own `exec` of bash for each command is this prefix and the
+/// command's index (`__khaelor_oracle__:17`): the marker that starts a command's process
+/// tree, at no extra fork.
+pub const HARNESS_ARGV0: &str = "__khaelor_oracle__:";
+/// `argv[0]` of the producers' layout's `bash -n` of each command (`__khaelor_syntax__:17`).
+pub const SYNTAX_ARGV0: &str = "__khaelor_syntax__:";
 
 /// One system call of interest, decoded.
 #[derive(Debug, Clone, PartialEq, Eq)]

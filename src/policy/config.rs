@@ -16,7 +16,7 @@
 //! everything else, and puts the whole project at most at ask (`decide` applies the cap
 //! and names the file in a risk note).
 //!
-//! Project trust (issue 14 §1): a project file read from disk keeps its narrowing rules
+//! Project trust: a project file read from disk keeps its narrowing rules
 //! (deny, ask) always, and its widening ones (allow, and `allowAlways` on an ask) only
 //! when the trust store says its current bytes are the ones the user trusted. The
 //! managed file's top-level `"trustProjectConfigs": false` forbids that trust outright.
@@ -110,7 +110,7 @@ pub struct ParsedConfig {
 pub struct ConfigSettings {
     /// `permissions.alwaysScope`, when the file sets it.
     pub always_scope: Option<AlwaysScope>,
-    /// `permissions.preset`, when the file sets it (issue 10).
+    /// `permissions.preset`, when the file sets it.
     pub preset: Option<Preset>,
     /// `permissions.hostRules`, when the file sets it: `false` leaves the agent hosts'
     /// own rules out of the policy (`crate::hosts::grants`).
@@ -178,7 +178,7 @@ impl Policy {
         }
     }
 
-    /// The active preset (issue 10).
+    /// The active preset.
     pub fn preset(&self) -> Preset {
         self.inner.preset
     }
@@ -350,7 +350,9 @@ impl Policy {
 fn host_allow_holds(ours: &Evaluation<'_>) -> bool {
     match ours.action {
         Action::Allow => true,
-        Action::Deny => false,
+        // Our rules already let it run without a prompt, inside the sandbox: a host's
+        // grant answered a prompt, so it never takes the sandbox away.
+        Action::Contain | Action::Deny => false,
         Action::Ask => match ours.rule {
             None => true,
             Some(r) if r.name.is_some() => false,
@@ -930,7 +932,9 @@ mod tests {
         );
         assert_eq!(
             p.errors.first().map(ToString::to_string).as_deref(),
-            Some("c.json:2:33: unknown action `alow`, expected `allow`, `ask` or `deny`")
+            Some(
+                "c.json:2:33: unknown action `alow`, expected `allow`, `contain`, `ask` or `deny`"
+            )
         );
     }
 }

@@ -22,6 +22,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use crate::model::contain::{Containment, NotContained};
 use crate::model::vocab::{
     AnalysisContext, Capability, CapabilityRequest, CommandClass, HardlineHit, Reason,
     collapse_whitespace,
@@ -72,15 +73,45 @@ pub struct CallDecision {
     /// The config problems that capped this decision.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub config_errors: Vec<ConfigError>,
+    /// For `contain`: the sandbox profile and the rewritten command to run instead.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub containment: Option<Containment>,
 }
 
-/// Decides one mapped call. `interactive = false` turns every ask into a deny.
+/// What builds the sandbox for a call the policy contains (`crate::contain`
+/// implements it over bubblewrap; the policy layer only asks). `network`: the rules
+/// allow every network request of the call, so the sandbox keeps the host's network.
+pub trait Sandbox {
+    fn contain(
+        &self,
+        call: &MappedCall,
+        ctx: &AnalysisContext,
+        policy: &Policy,
+        network: bool,
+    ) -> Result<Containment, NotContained>;
+}
+
+/// Decides one mapped call. `interactive = false` turns every ask into a deny. With no
+/// sandbox to run it in, a call the policy would contain asks (`NotContained::NoRunner`).
 pub fn decide(
     policy: &Policy,
     session_rules: &[PermissionRule],
     call: &MappedCall,
     ctx: &AnalysisContext,
     interactive: bool,
+) -> CallDecision {
+    decide_with(policy, session_rules, call, ctx, interactive, None)
+}
+
+/// `decide`, with the sandbox a contained call runs in: the answer then carries its
+/// profile and the rewritten command, or asks with the reason it cannot be contained.
+pub fn decide_with(
+    policy: &Policy,
+    session_rules: &[PermissionRule],
+    call: &MappedCall,
+    ctx: &AnalysisContext,
+    interactive: bool,
+    sandbox: Option<&dyn Sandbox>,
 ) -> CallDecision {
     let session = (!session_rules.is_empty()).then(|| RuleSet::new(session_rules.to_vec()));
     // Resolving the protected paths costs syscalls; only writes can need them.
@@ -126,7 +157,7 @@ pub fn decide(
     let mut evaluated: Vec<EvaluatedRequest> = Vec::with_capacity(requests.len());
     for mut req in requests {
         let mut reasons: Vec<Reason> = Vec::new();
-        // Issue 10: the analysis' verdict on a command (verified read-only, …), which
+        // The analysis' verdict on a command (verified read-only, …), which
         // only the active preset's rules match on.
         let verdict = if req.capability == Capability::ProcessExecute {
             req.verdict
@@ -137,6 +168,33 @@ pub fn decide(
         let mut action = ev.action;
         let mut rule = ev.rule.cloned();
         let mut offer_always = true;
+        if policy.preset() == crate::policy::presets::Preset::Autonomous
+            && !writes
+            && req.capability == Capability::ProcessExecute
+            && action == Action::Ask
+            && rule
+                .as_ref()
+                .is_none_or(|r| r.source == RuleSource::Default && r.pattern == "*")
+        {
+            // `autonomous` contains what would otherwise ask only because no rule
+            // vouches for the command; an ask a person wrote, and every cap below, stays.
+            // A call whose writes the analysis sees (`rm -rf build`, `find . -delete`)
+            // keeps its ask: the project is writable inside the sandbox, so it would not
+            // hold a deletion there.
+            action = Action::Contain;
+            rule = Some(crate::policy::presets::Preset::contain_everything_rule());
+        }
+        if action == Action::Contain && req.capability != Capability::ProcessExecute {
+            // The sandbox runs commands; a read, a write or a fetch cannot be contained.
+            action = Action::Ask;
+            push_reason(
+                &mut req,
+                &mut reasons,
+                Reason::NotContained {
+                    why: NotContained::NotACommand,
+                },
+            );
+        }
         if action == Action::Ask
             && let Some(r) = &rule
         {
@@ -145,11 +203,12 @@ pub fn decide(
                 offer_always = false;
             }
         }
-        if unreadable && action == Action::Allow && req.capability.has_command_subject() {
+        if unreadable && action < Action::Ask && req.capability.has_command_subject() {
             // Seed §3.2: an obfuscated command asks unless an exact-subject rule allows
             // it; a command the AST engine could not parse is never allowed silently.
+            // Nor is either contained: what cannot be read is at most ask.
             let exact = rule.as_ref().is_some_and(|r| !r.pattern.contains('*'));
-            if fallback || !exact {
+            if fallback || !exact || action == Action::Contain {
                 action = Action::Ask;
                 rule = Some(PermissionRule::new(
                     req.capability.as_str(),
@@ -187,7 +246,7 @@ pub fn decide(
             && action != Action::Deny
             && let Some(reach_of) = req.directory_read.clone()
         {
-            // Issue 14 §4: a directory read reads what is in it; the secret rules apply
+            // A directory read reads what is in it; the secret rules apply
             // to those paths (`list ~/.ssh`, `grep -r key ~`).
             let subject = req.subject.clone();
             let dir = Path::new(&subject);
@@ -204,7 +263,7 @@ pub fn decide(
                     .map(|p| (std::path::PathBuf::from(p), std::path::PathBuf::from(p)))
                     .collect()
             } else if reach_of.recursive {
-                // Issue 10: a recursive read (`grep -r`, `rg`) reads every file below.
+                // A recursive read (`grep -r`, `rg`) reads every file below.
                 match crate::policy::reach::walk(dir, how) {
                     Ok(all) => all.into_iter().map(|p| (p.clone(), p)).collect(),
                     Err(crate::policy::reach::OverBound) => {
@@ -284,7 +343,7 @@ pub fn decide(
             }
         }
         // A process alias (`/proc/self/…`, `/dev/fd/N`) names the tool's own view, which
-        // this process cannot see: as unknown as a variable (issue 14 §3).
+        // this process cannot see: as unknown as a variable.
         let unknown_path = req.unresolved
             || !req.subject.starts_with('/')
             || crate::model::paths::is_process_alias(Path::new(&req.subject));
@@ -302,7 +361,7 @@ pub fn decide(
             push_reason(&mut req, &mut reasons, Reason::UnknownPath);
         }
         if let Some(hit) = protected_target(&req, &protected) {
-            // Issue 14 §2: never quiet, never under an "always" pattern, whatever tool.
+            // Never quiet, never under an "always" pattern, whatever tool.
             offer_always = false;
             let reason = if hit.own_config {
                 Reason::SelfProtection
@@ -312,7 +371,7 @@ pub fn decide(
                 }
             };
             push_reason(&mut req, &mut reasons, reason);
-            if action == Action::Allow {
+            if action < Action::Ask {
                 action = Action::Ask;
                 rule = Some(PermissionRule::new(
                     req.capability.as_str(),
@@ -329,7 +388,7 @@ pub fn decide(
             .is_some_and(|r| r.source == RuleSource::Session);
         if broken && !by_session {
             offer_always = false;
-            if action == Action::Allow {
+            if action < Action::Ask {
                 // The call-level note names the broken file; the reason marks the cap.
                 reasons.push(Reason::BrokenConfig);
                 action = Action::Ask;
@@ -385,7 +444,10 @@ pub fn decide(
         push_note(&mut risk_notes, messages::HARDLINE_NOTE);
     }
     for ignored in policy.ignored() {
-        push_note(&mut risk_notes, &messages::ignored_allows_note(ignored));
+        push_note(
+            &mut risk_notes,
+            &messages::ignored_allows_note(&ignored.file, ignored.rules.len(), ignored.status),
+        );
     }
     for e in policy.errors() {
         push_note(
@@ -402,6 +464,26 @@ pub fn decide(
         .map(|e| e.decision)
         .max()
         .unwrap_or(Action::Ask);
+    let mut containment = None;
+    if decision == Action::Contain {
+        match contain_call(policy, call, ctx, &evaluated, sandbox) {
+            Ok(c) => containment = Some(c),
+            Err(why) => {
+                for e in evaluated
+                    .iter_mut()
+                    .filter(|e| e.decision == Action::Contain)
+                {
+                    e.decision = Action::Ask;
+                    push_reason(
+                        &mut e.request,
+                        &mut e.reasons,
+                        Reason::NotContained { why: why.clone() },
+                    );
+                }
+                decision = Action::Ask;
+            }
+        }
+    }
     let summary = summarize(call, &evaluated);
     let mut always_patterns = Vec::new();
     let mut message = None;
@@ -440,6 +522,42 @@ pub fn decide(
         risk_notes,
         hardline: call.hardline.clone(),
         config_errors: policy.errors().to_vec(),
+        containment,
+    }
+}
+
+/// The sandbox for a call whose strictest request is contained: a shell command run
+/// inside the project, built by `sandbox`.
+fn contain_call(
+    policy: &Policy,
+    call: &MappedCall,
+    ctx: &AnalysisContext,
+    evaluated: &[EvaluatedRequest],
+    sandbox: Option<&dyn Sandbox>,
+) -> Result<Containment, NotContained> {
+    if call.command.is_none() || call.tool != "bash" {
+        return Err(NotContained::NotACommand);
+    }
+    // Every part must run inside the project (`cd /tmp && make` does not), where
+    // an unknown working directory counts as outside.
+    let parts_inside = call.analysis.as_ref().is_none_or(|a| {
+        a.parts.iter().all(|p| {
+            p.cwd
+                .as_deref()
+                .is_some_and(|c| crate::model::paths::is_inside(Path::new(c), ctx.root()))
+        })
+    });
+    if !parts_inside || !crate::model::paths::is_inside(Path::new(&call.cwd), ctx.root()) {
+        return Err(NotContained::OutsideProject);
+    }
+    // Every network request is allowed here (a stricter one would make the call ask),
+    // so the rules grant the network the analysis saw.
+    let network = evaluated
+        .iter()
+        .any(|e| e.request.capability == Capability::NetworkAccess);
+    match sandbox {
+        Some(s) => s.contain(call, ctx, policy, network),
+        None => Err(NotContained::NoRunner),
     }
 }
 

@@ -1,16 +1,22 @@
-//! Presets (issue 10 §2, the idea of seed 004): named bundles of rules layered right
+//! Presets (the idea of seed 004): named bundles of rules layered right
 //! after the defaults, so every config layer can still narrow them.
 //!
 //! - `strict`: the defaults alone (seed §4.5 plus the credential-store reads).
 //! - `recommended` (the default): `strict` plus `process.execute` allowed for commands
-//!   the analysis verified read-only (`metadata.verified = readOnly`). Their reads are
-//!   requests of their own, judged by the read rules, so secrets still ask.
+//!   the analysis verified read-only (`metadata.verified = readOnly`), and contained
+//!   (run without a prompt in the sandbox, `crate::contain`) for project-local builds
+//!   and tests and for the project's own scripts. Their reads are requests of their
+//!   own, judged by the read rules, so secrets still ask.
 //! - `autonomous`: `recommended` plus project-local builds and tests and in-project
-//!   `mkdir`/`touch`/`cp`/`mv`.
+//!   `mkdir`/`touch`/`cp`/`mv` allowed, and every other command that would ask only
+//!   because no rule vouches for it contained, unless the analysis sees it write
+//!   (the sandbox leaves the project writable, so it would not hold a deletion there);
+//!   `decide` applies that one, since it depends on no rule having matched.
 //!
 //! Network, `git.modify`, writes outside the project, secrets and the hardline floor
-//! are the defaults' under every preset: presets only add conditional allows for
-//! `process.execute`.
+//! are the defaults' under every preset: presets only add conditional allows and
+//! contains for `process.execute`, and a call with any other request that asks still
+//! asks.
 //!
 //! Which preset applies (decided in `config::PolicyBuilder::build`): a managed config's
 //! `preset` is the most any other choice may reach; the explicit choice is `--preset`,
@@ -58,21 +64,34 @@ impl Preset {
 
     /// The rules the preset contributes after the defaults (source `preset`).
     pub fn rules(self) -> Vec<PermissionRule> {
-        let rule = |v: Verdict| {
-            let mut r =
-                PermissionRule::new("process.execute", "*", Action::Allow, RuleSource::Preset);
+        let when = |v: Verdict, action: Action| {
+            let mut r = PermissionRule::new("process.execute", "*", action, RuleSource::Preset);
             r.when = Some(v);
             r
         };
+        let rule = |v: Verdict| when(v, Action::Allow);
+        let contain = |v: Verdict| when(v, Action::Contain);
         match self {
             Preset::Strict => Vec::new(),
-            Preset::Recommended => vec![rule(Verdict::ReadOnly)],
+            Preset::Recommended => vec![
+                rule(Verdict::ReadOnly),
+                contain(Verdict::ProjectBuild),
+                contain(Verdict::ProjectScript),
+            ],
             Preset::Autonomous => vec![
                 rule(Verdict::ReadOnly),
                 rule(Verdict::ProjectBuild),
                 rule(Verdict::ProjectWrite),
+                contain(Verdict::ProjectScript),
             ],
         }
+    }
+
+    /// The rule `autonomous` contains a command under when nothing but the defaults'
+    /// catch-all ask matched it (applied by `decide`, named by the answer).
+    pub fn contain_everything_rule() -> PermissionRule {
+        PermissionRule::new("process.execute", "*", Action::Contain, RuleSource::Preset)
+            .named("autonomous: contain what would otherwise ask")
     }
 }
 
@@ -109,6 +128,6 @@ mod tests {
         assert!(Preset::Strict < Preset::Recommended && Preset::Recommended < Preset::Autonomous);
         assert!("lenient".parse::<Preset>().is_err());
         assert!(Preset::Strict.rules().is_empty());
-        assert_eq!(Preset::Autonomous.rules().len(), 3);
+        assert_eq!(Preset::Autonomous.rules().len(), 4);
     }
 }

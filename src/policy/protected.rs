@@ -1,4 +1,4 @@
-//! Never-quiet writes (issue 14 §2): the one table of paths whose writes always ask and
+//! Never-quiet writes: the one table of paths whose writes always ask and
 //! never get an "always" pattern, each with the reason, plus KHAELOR's own config files
 //! and trust store.
 //!
@@ -211,6 +211,42 @@ pub fn protected_write(path: &Path, extra: &[PathBuf]) -> Option<Hit> {
             reason: OWN_CONFIG_REASON.to_string(),
             own_config: true,
         })
+}
+
+/// Whether `path` is a row of the table (no file system access): the sandbox binds
+/// each such path it finds read-only (`crate::contain`).
+pub fn in_table(path: &Path) -> bool {
+    let comps: Vec<String> = path
+        .components()
+        .filter_map(|c| match c {
+            Component::Normal(n) => Some(n.to_string_lossy().into_owned()),
+            _ => None,
+        })
+        .collect();
+    TABLE.iter().any(|(shape, _, _)| match shape {
+        Shape::Under(seq) => contains_run(&comps, seq),
+        Shape::Named(name) => comps.last().is_some_and(|c| c.eq_ignore_ascii_case(name)),
+    })
+}
+
+/// Whether the directory `dir` has the shape of a git directory now (see
+/// `git_shaped_write`): the sandbox binds it read-only like `.git/`.
+pub fn is_git_shaped(dir: &Path) -> bool {
+    crate::programs::git_discovery::git_shaped_after(dir, Path::new(""))
+}
+
+/// The table's rows that name one entry of a directory (`.envrc`, `.husky/`, `.git`):
+/// where such an entry does not exist yet, a contained command could create it, so
+/// the sandbox looks for them after the command (`crate::contain`).
+pub fn entry_names() -> Vec<&'static str> {
+    TABLE
+        .iter()
+        .filter_map(|(shape, _, _)| match shape {
+            Shape::Under([one]) => Some(*one),
+            Shape::Named(name) => Some(*name),
+            Shape::Under(_) => None,
+        })
+        .collect()
 }
 
 /// A write into a directory that has, or with this write gets, the shape of a git

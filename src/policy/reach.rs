@@ -1,4 +1,4 @@
-//! What a recursive read reaches (issue 10): a bounded walk of a directory's files, for
+//! What a recursive read reaches: a bounded walk of a directory's files, for
 //! judging `grep -r x dir`, `rg x` and `git grep x` by the secret rules.
 //!
 //! Owns only the walk. Directories are followed through symlinks exactly when the
@@ -11,10 +11,7 @@
 
 use std::path::{Path, PathBuf};
 
-/// At most this many entries are looked at for one recursive read, whatever is
-/// returned of them (a listing returns only directories, yet reads every entry); beyond,
-/// the read cannot be vouched for (it asks).
-pub const MAX_WALK_ENTRIES: usize = 20_000;
+pub use crate::model::vocab::MAX_WALK_ENTRIES;
 /// Directories deeper than this are not entered (the read then asks).
 pub const MAX_WALK_DEPTH: usize = 64;
 

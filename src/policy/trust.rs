@@ -1,4 +1,4 @@
-//! Project config trust (issue 14 §1): which project config files the user has reviewed,
+//! Project config trust: which project config files the user has reviewed,
 //! by content hash, so that a cloned repository cannot grant itself permissions.
 //!
 //! Owns the trust store (one small JSON record per trusted file under
@@ -23,30 +23,7 @@ use sha2::{Digest, Sha256};
 /// Records are a few hundred bytes; anything larger is not ours.
 const MAX_RECORD_BYTES: u64 = 64 * 1024;
 
-/// Where trust stands for one project config file.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
-#[serde(rename_all = "camelCase")]
-pub enum TrustStatus {
-    /// The file's current content is the content the user trusted.
-    Trusted,
-    /// The user never trusted this file (or there is no trust store).
-    Untrusted,
-    /// The user trusted an earlier content of this file; it has changed since.
-    Changed,
-    /// The managed config forbids trusting project files at all.
-    Forbidden,
-}
-
-impl TrustStatus {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            TrustStatus::Trusted => "trusted",
-            TrustStatus::Untrusted => "untrusted",
-            TrustStatus::Changed => "changed",
-            TrustStatus::Forbidden => "forbidden",
-        }
-    }
-}
+pub use crate::model::rule::TrustStatus;
 
 /// One trusted file.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]

@@ -7,11 +7,11 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::model::rule::{Action, PermissionRule, TrustStatus};
 pub use crate::model::vocab::lower_first;
 use crate::model::vocab::{
     Capability, CapabilityRequest, HardlineHit, Reason, collapse_whitespace,
 };
-use crate::policy::rules::{Action, PermissionRule};
 
 /// The hardline risk note (seed §4.2), owned by the floor; a test pins the text.
 pub const HARDLINE_NOTE: &str = crate::floor::HARDLINE_RISK_NOTE;
@@ -27,31 +27,26 @@ pub const NON_INTERACTIVE_MESSAGE: &str =
 pub const SELF_PROTECTION_NOTE: &str =
     "Changes KHAELOR's own permission configuration — never allowed silently.";
 
-/// The note for a project config whose allows were ignored (issue 14 §1): what was
-/// ignored, why, and the command that trusts it.
-pub fn ignored_allows_note(ignored: &crate::policy::config::IgnoredAllows) -> String {
-    let why = match ignored.status {
-        crate::policy::trust::TrustStatus::Changed => "it changed since you trusted it",
-        crate::policy::trust::TrustStatus::Forbidden => {
-            "the managed configuration forbids trusting project configs"
-        }
+/// The note for a project config `file` whose `rules` allows were ignored:
+/// what was ignored, why (its trust `status`), and the command that trusts it.
+pub fn ignored_allows_note(file: &str, rules: usize, status: TrustStatus) -> String {
+    let why = match status {
+        TrustStatus::Changed => "it changed since you trusted it",
+        TrustStatus::Forbidden => "the managed configuration forbids trusting project configs",
         _ => "you have not trusted it",
     };
-    let n = ignored.rules.len();
+    let n = rules;
     let rules = if n == 1 { "rule" } else { "rules" };
-    let dir = std::path::Path::new(&ignored.file)
+    let dir = std::path::Path::new(file)
         .parent()
         .and_then(std::path::Path::parent)
         .map_or_else(|| ".".to_string(), |d| d.display().to_string());
-    let fix = if ignored.status == crate::policy::trust::TrustStatus::Forbidden {
+    let fix = if status == TrustStatus::Forbidden {
         String::new()
     } else {
         format!(" Review it, then run `khaelor-perm trust {dir}` to apply them.")
     };
-    format!(
-        "The project config {} has {n} allow {rules} that were ignored: {why}.{fix}",
-        ignored.file
-    )
+    format!("The project config {file} has {n} allow {rules} that were ignored: {why}.{fix}")
 }
 
 /// Risk note on a directory read that reaches a path a stricter rule covers.
@@ -61,7 +56,7 @@ pub fn directory_read_note(path: &str) -> String {
     )
 }
 
-/// Risk note on a write the protected table covers (issue 14 §2).
+/// Risk note on a write the protected table covers.
 pub fn protected_write_note(reason: &str) -> String {
     format!(
         "Writes a file that makes code run later or changes what git or the shell does ({reason}) — never allowed silently."
@@ -424,7 +419,7 @@ pub fn render_panel_details(panel: &Panel) -> String {
     out
 }
 
-/// A recursive read too large to check for secrets (issue 10).
+/// A recursive read too large to check for secrets.
 /// The risk note that words a typed reason; `subject` is the request's subject.
 pub fn reason_note(reason: &Reason, subject: &str) -> String {
     match reason {
@@ -438,6 +433,20 @@ pub fn reason_note(reason: &Reason, subject: &str) -> String {
         Reason::BrokenConfig => BROKEN_CONFIG_NOTE.to_string(),
         Reason::Hardline { .. } => HARDLINE_NOTE.to_string(),
         Reason::NonInteractive => NON_INTERACTIVE_MESSAGE.to_string(),
+        Reason::NotContained { why } => not_contained_note(why),
+    }
+}
+
+/// Why a command the policy would run in the sandbox asks instead.
+pub fn not_contained_note(why: &crate::model::contain::NotContained) -> String {
+    use crate::model::contain::NotContained;
+    match why {
+        NotContained::Unavailable { detail } => format!(
+            "The policy would run this in KHAELOR's sandbox, but this machine cannot build it ({detail}), so it asks."
+        ),
+        NotContained::NoRunner => "The policy would run this in KHAELOR's sandbox, but the caller cannot run a rewritten command, so it asks.".to_string(),
+        NotContained::NotACommand => "Only a shell command can run in KHAELOR's sandbox, so this asks.".to_string(),
+        NotContained::OutsideProject => "The command runs outside the project, where KHAELOR's sandbox would not let it write, so it asks.".to_string(),
     }
 }
 
@@ -448,7 +457,7 @@ pub const BROKEN_CONFIG_NOTE: &str =
 pub fn walk_bound_note(dir: &str) -> String {
     format!(
         "Reads every file under {dir}, more than KHAELOR checks for secrets ({} entries); it cannot vouch for this read.",
-        crate::policy::reach::MAX_WALK_ENTRIES
+        crate::model::vocab::MAX_WALK_ENTRIES
     )
 }
 

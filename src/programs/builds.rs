@@ -1,4 +1,4 @@
-//! Project-local builds, tests and in-project file operations (issue 10 §2): which
+//! Project-local builds, tests and in-project file operations: which
 //! literal commands the `autonomous` preset may allow, read the way the program table
 //! reads every program (options that name a program, a config or a place elsewhere
 //! make a command no build of this project).
@@ -19,21 +19,29 @@ pub struct BuildVerdict {
     pub writes: Vec<String>,
 }
 
-/// `autonomous`'s verdicts for one literal simple command run in `cwd`: a project-local
-/// build or test, or an in-project file operation. `writes_file`: the command has a
-/// write redirect to a file (never a verdict: its target is judged as a write, but the
-/// command is then more than the build).
+/// The presets' verdicts for one literal simple command run in `cwd`: a project-local
+/// build or test, a script of the project, or an in-project file operation.
+/// `writes_file`: the command has a write redirect to a file (never a verdict: its
+/// target is judged as a write, but the command is then more than the build).
+/// `patterned`: a word was a glob the analysis expanded (no script verdict then).
 pub fn autonomous_verdict(
     words: &[&str],
     cwd: Option<&Path>,
     ctx: &AnalysisContext,
     writes_file: bool,
+    patterned: bool,
 ) -> Option<BuildVerdict> {
     let cwd = cwd?;
     if writes_file || !crate::model::paths::is_inside(cwd, ctx.root()) {
         return None;
     }
     let name = *words.first()?;
+    if !patterned && project_script(words, cwd, ctx) {
+        return Some(BuildVerdict {
+            verdict: Verdict::ProjectScript,
+            writes: Vec::new(),
+        });
+    }
     if name.contains('/') {
         return None;
     }
@@ -551,6 +559,110 @@ fn file_op(name: &str, rest: &[&str], cwd: &Path, ctx: &AnalysisContext) -> bool
     }
     let min = if matches!(name, "cp" | "mv") { 2 } else { 1 };
     paths >= min
+}
+
+/// Interpreters that run a script file named as their first operand, with the flags
+/// each may carry before it (none of which takes a value or names code).
+const INTERPRETERS: &[(&str, &[&str])] = &[
+    ("python", &["-u", "-B", "-O", "-OO", "-q", "-s", "-E", "-I"]),
+    (
+        "python3",
+        &["-u", "-B", "-O", "-OO", "-q", "-s", "-E", "-I"],
+    ),
+    (
+        "node",
+        &["--enable-source-maps", "--trace-warnings", "--no-warnings"],
+    ),
+    ("bash", &["-e", "-x", "-u", "-eu", "-ex", "-eux"]),
+    ("sh", &["-e", "-x", "-u", "-eu", "-ex", "-eux"]),
+    ("ruby", &["-w"]),
+    ("perl", &["-w"]),
+    ("tsx", &[]),
+    ("ts-node", &[]),
+];
+
+/// Tools `npx` runs from the project's own `node_modules/.bin` (never downloaded): the
+/// script runners and test runners agents call through it.
+const NPX_LOCAL: &[&str] = &["tsx", "ts-node", "jest", "vitest", "mocha"];
+
+/// A script of the project run by its interpreter or by its path: `python
+/// reproduce.py`, `node scripts/x.js`, `bash run.sh`, `./run.sh`,
+/// `./node_modules/.bin/jest`, `npx tsx x.ts` (with `tsx` installed in the project).
+/// The script must be a file inside the project, the interpreter's flags before it
+/// plain switches (no `-c`, `-e`, `-m`: code or a module from elsewhere), and the
+/// arguments after it are the script's. Its effects are whatever the project's code
+/// does, which is why this verdict is contained, never allowed.
+fn project_script(words: &[&str], cwd: &Path, ctx: &AnalysisContext) -> bool {
+    let Some((name, rest)) = words.split_first() else {
+        return false;
+    };
+    // A glob character makes the word a pattern to a reader of the command, never a
+    // file this verdict vouches for.
+    let inside_file = |w: &str| {
+        !w.contains(['*', '?', '['])
+            && crate::model::paths::resolve_word(w, Some(cwd), ctx.home())
+                .and_then(|p| std::fs::canonicalize(p).ok())
+                .is_some_and(|p| p.is_file() && crate::model::paths::is_inside(&p, ctx.root()))
+    };
+    if name.contains('/') {
+        return inside_file(name);
+    }
+    let versioned = name
+        .strip_prefix("python3.")
+        .is_some_and(|v| !v.is_empty() && v.chars().all(|c| c.is_ascii_digit()));
+    let flags = if versioned {
+        INTERPRETERS.first().map(|(_, f)| *f)
+    } else {
+        INTERPRETERS
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, f)| *f)
+    };
+    if let Some(flags) = flags {
+        let mut i = 0;
+        while let Some(w) = rest.get(i) {
+            if flags.contains(w) {
+                i += 1;
+                continue;
+            }
+            return !w.starts_with('-') && inside_file(w);
+        }
+        return false;
+    }
+    if *name == "npx" {
+        let Some((tool, more)) = rest.split_first() else {
+            return false;
+        };
+        if !NPX_LOCAL.contains(tool) || !local_bin(tool, cwd, ctx) {
+            return false;
+        }
+        return match *tool {
+            "tsx" | "ts-node" => more
+                .first()
+                .is_some_and(|w| !w.starts_with('-') && inside_file(w)),
+            _ => true,
+        };
+    }
+    false
+}
+
+/// Whether `node_modules/.bin/TOOL` exists in `cwd` or a parent up to the project root,
+/// resolving inside the project (so `npx` runs it instead of downloading one).
+fn local_bin(tool: &str, cwd: &Path, ctx: &AnalysisContext) -> bool {
+    let mut dir = Some(cwd);
+    while let Some(d) = dir {
+        if !crate::model::paths::is_inside(d, ctx.root()) {
+            return false;
+        }
+        let bin = d.join("node_modules").join(".bin").join(tool);
+        if std::fs::canonicalize(&bin)
+            .is_ok_and(|p| p.is_file() && crate::model::paths::is_inside(&p, ctx.root()))
+        {
+            return true;
+        }
+        dir = d.parent();
+    }
+    false
 }
 
 #[cfg(test)]

@@ -14,8 +14,8 @@
 //! `complete -C/-F` and `bind -x` only register code for interactive completion and key
 //! presses, which a `bash -c` never reaches: they are not listed.
 
+use super::description::{CodeArg, Description};
 use super::options::{Arg, Does, Grammar, Opt, parse, s};
-use super::unwrap::{CodeArg, Description};
 use super::{Abbrev, Example, Program, Role, basename};
 
 const N: Arg = Arg::No;

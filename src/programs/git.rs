@@ -6,10 +6,10 @@
 //! `rebase --exec`, `grep -O`, global `-c`/`--config-env`/`--exec-path`/`-p`), what
 //! `clone` writes, and which subcommands modify the repository (seed §3.4).
 
+use super::description::{CodeArg, Description};
 use super::options::{
     Abbrev, Arg, Does, Grammar, Opt, Parsed, Value, is_program_word, l, parse, s, sl,
 };
-use super::unwrap::{CodeArg, Description};
 use super::{Example, Program, Role, basename};
 
 const N: Arg = Arg::No;

@@ -1,4 +1,4 @@
-//! git's verified read-only forms (issue 10 §1): `status`, `diff`, `log`, `show`,
+//! git's verified read-only forms: `status`, `diff`, `log`, `show`,
 //! `branch` listing forms, `tag -l`, `remote`/`remote -v`/`remote show -n`/`remote
 //! get-url`, `rev-parse`, `ls-files`, `ls-tree`, `cat-file -p/-t/-s/-e`, `blame`,
 //! `describe`, `stash list/show`, `config --get/--list` (and `config get/list`),
@@ -22,7 +22,7 @@
 use std::sync::OnceLock;
 
 use super::options::{Abbrev, Grammar, Opt, Parsed, parse};
-use super::readonly::{Verified, spec_opts};
+use super::verified::{Verified, spec_opts};
 
 /// Diff options shared by `diff`, `log`, `show`, `stash show`.
 const DIFF: &str = "p u s z w b a R W :patch :no-patch U:unified= :raw :patch-with-raw :patch-with-stat :stat? :compact-summary :numstat :shortstat :dirstat? :cumulative :dirstat-by-file? :summary :name-only :name-status :submodule? :color? :no-color :color-moved? :no-color-moved :color-moved-ws= :color-words? :word-diff? :word-diff-regex= :no-renames :renames :rename-empty :no-rename-empty :check :ws-error-highlight= :full-index :binary :abbrev? :no-abbrev B:break-rewrites? M:find-renames? C:find-copies? :find-copies-harder D:irreversible-delete l= :diff-filter= S= G= :pickaxe-all :pickaxe-regex :find-object= :relative? :no-relative :text :ignore-cr-at-eol :ignore-space-at-eol :ignore-space-change :ignore-all-space :ignore-blank-lines I:ignore-matching-lines= :indent-heuristic :no-indent-heuristic :minimal :patience :histogram :diff-algorithm= :anchored= :inter-hunk-context= :function-context :exit-code :quiet :no-ext-diff :no-textconv :ignore-submodules? :src-prefix= :dst-prefix= :no-prefix :default-prefix :line-prefix= :ita-invisible-in-index :ita-visible-in-index :stat-width= :stat-name-width= :stat-count= :stat-graph-width= X? :merge-base";
@@ -67,13 +67,19 @@ pub struct Form {
 }
 
 /// Every verified git form and its options, for the program oracle's generator and
-/// coverage (`oracle::programs`), and git's global flags.
-pub fn forms() -> (Vec<Form>, &'static [&'static str]) {
+/// coverage (`oracle::programs`), and git's global flags. Built once: the analysis asks
+/// for the forms' names on every git command it reads.
+pub fn forms() -> (&'static [Form], &'static [&'static str]) {
+    static FORMS: OnceLock<Vec<Form>> = OnceLock::new();
+    (FORMS.get_or_init(build_forms), GLOBAL_FLAGS)
+}
+
+fn build_forms() -> Vec<Form> {
     let form = |words: &'static [&'static str], specs: &[&'static str]| Form {
         words,
         opts: specs.iter().flat_map(|s| spec_opts(s)).collect(),
     };
-    let forms = vec![
+    vec![
         form(&["status"], &[STATUS]),
         form(&["diff"], &[DIFF, ":cached :staged :no-index"]),
         form(&["log"], &[LOG, DIFF]),
@@ -96,8 +102,7 @@ pub fn forms() -> (Vec<Form>, &'static [&'static str]) {
         form(&["stash", "show"], &[STASH_SHOW, DIFF]),
         form(&["config"], &[CONFIG]),
         form(&["grep"], &[GREP]),
-    ];
-    (forms, GLOBAL_FLAGS)
+    ]
 }
 
 /// A grammar built once from a spec (git options are given in full: no abbreviations).

@@ -8,7 +8,7 @@
 //! small, and only ever adds code: a form it does not follow is left alone, never read
 //! as safe. Checked against vim 9, mawk and GNU sed 4.9 with harmless markers.
 
-use super::unwrap::Description;
+use super::description::Description;
 use super::{Abbrev, Example, Grammar, Program, Role, basename};
 
 const fn language(names: &'static [&'static str], examples: &'static [Example]) -> Program {

@@ -10,6 +10,7 @@
 
 pub mod builds;
 pub mod builtins;
+pub mod description;
 pub mod environment;
 pub mod git;
 pub mod git_discovery;
@@ -21,6 +22,7 @@ pub mod readonly;
 pub mod shells;
 pub mod tools;
 pub mod unwrap;
+pub mod verified;
 pub mod wrappers;
 
 pub use options::{Abbrev, Arg, Does, Grammar, Opt, Value};

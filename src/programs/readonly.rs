@@ -1,4 +1,4 @@
-//! Verified read-only programs (issue 10 §1): programs whose every effect is modelled
+//! Verified read-only programs: programs whose every effect is modelled
 //! **for a known set of options** — they read the files they are given (those reads are
 //! returned, to be judged by the read rules), write nothing, run nothing, open no
 //! network connection and print no environment.
@@ -15,32 +15,9 @@
 
 use std::sync::OnceLock;
 
-use super::options::{Abbrev, Arg, Does, Grammar, Opt, Parsed, parse};
-
-/// What a verified command reads, in the words' own spelling (relative to the cwd).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Verified {
-    /// Files (or directories, as names) whose content or metadata is read.
-    pub reads: Vec<String>,
-    /// Directories whose files are read recursively (`grep -r x dir`, `rg x dir`), or
-    /// whose tree of names is listed (`find dir`, `tree dir`, `ls -R dir`).
-    pub recursive: Vec<String>,
-    /// The recursive reader skips hidden files (`rg` without `--hidden`/`-uu`).
-    pub skips_hidden: bool,
-    /// The recursive reader enters symlinks to directories it finds (`grep -R`, `rg
-    /// -L`, `diff -r`, `find -L`, `tree -l`, `ls -RL`, `du -L`, `fd -L`). A symlink
-    /// named as an operand is resolved in any case.
-    pub follow: bool,
-    /// The recursive reader lists names only (`find`, `tree`, `ls -R`, `du`, `fd`).
-    pub names_only: bool,
-    /// Directories whose entries are listed, not recursively (`ls dir`).
-    pub lists: Vec<String>,
-    /// The command changes the working directory only (`cd`, `pushd`, `popd`).
-    pub chdir_only: bool,
-    /// Checksum files (`md5sum -c SUMS`): each is read, and so is every file its lines
-    /// name. The caller reads the list to know them (`checksum_names`).
-    pub checksum_lists: Vec<String>,
-}
+use super::options::{Abbrev, Does, Grammar, Opt, Parsed, parse};
+pub use super::verified::Verified;
+use super::verified::spec_opts;
 
 /// How an entry's operands are read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -353,53 +330,6 @@ fn grammars() -> &'static [Grammar] {
             })
             .collect()
     })
-}
-
-/// Parses a spec (see `ENTRIES`). `:name=2` takes two values (`jq --arg NAME V`).
-pub(super) fn spec_opts(spec: &'static str) -> Vec<Opt> {
-    let mut out = Vec::new();
-    for tok in spec.split_whitespace() {
-        let (tok, reads) = match tok.strip_suffix('<') {
-            Some(t) => (t, true),
-            None => (tok, false),
-        };
-        let (tok, arg) = if let Some(t) = tok.strip_suffix("=2") {
-            (t, Arg::Two)
-        } else if let Some(t) = tok.strip_suffix('=') {
-            (t, Arg::Required)
-        } else if let Some(t) = tok.strip_suffix('?') {
-            (t, Arg::Optional)
-        } else {
-            (tok, Arg::No)
-        };
-        let does = if reads { Does::Reads } else { Does::Nothing };
-        let mut parts = tok.split(':');
-        let short = parts.next().and_then(|s| {
-            let mut c = s.chars();
-            match (c.next(), c.next()) {
-                (Some(ch), None) => Some(ch),
-                _ => None,
-            }
-        });
-        let longs: Vec<&'static str> = parts.filter(|p| !p.is_empty()).collect();
-        if longs.is_empty() {
-            out.push(Opt {
-                short,
-                long: None,
-                arg,
-                does,
-            });
-        }
-        for (i, long) in longs.iter().enumerate() {
-            out.push(Opt {
-                short: if i == 0 { short } else { None },
-                long: Some(long),
-                arg,
-                does,
-            });
-        }
-    }
-    out
 }
 
 /// Whether `words` name a reader the verified table describes (a program of its
@@ -1060,6 +990,7 @@ pub fn checksum_names(text: &str) -> Option<Vec<String>> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::options::Arg;
     use super::*;
 
     #[test]

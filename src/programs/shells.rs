@@ -6,10 +6,10 @@
 //! Bash reads options up to the first operand (`-` and `--` end them too); with `-c`
 //! that operand is the code, otherwise a script path. An option the grammar does not
 //! know makes the call opaque: it is never taken as the script path, since a shell
-//! whose options we misread could be running any string (issue 8, class 4).
+//! whose options we misread could be running any string.
 
+use super::description::{CodeArg, Description};
 use super::options::{Abbrev, Arg, Does, Grammar, Opt, l, parse, s, sl};
-use super::unwrap::{CodeArg, Description};
 use super::{Example, Program, Role};
 
 const RC_RUNS: Does = Does::RunsFile("the shell runs the commands of its rc file");

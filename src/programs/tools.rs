@@ -6,8 +6,8 @@
 //! whose long options the floor must see spelled out (`rm --rec
 //! --for`).
 
+use super::description::{Description, Via};
 use super::options::{Abbrev, Arg, Does, Grammar, Opt, Value, l, parse, s, sl};
-use super::unwrap::{Description, Via};
 use super::{Example, Program, Role, basename};
 
 const N: Arg = Arg::No;

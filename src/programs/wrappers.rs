@@ -5,10 +5,10 @@
 //! Options of a wrapper end at its first operand (their parsers stop there, so the inner
 //! command keeps its own options). An option the grammar does not know makes the call
 //! opaque: we cannot tell whether it took the next word as its value, so we cannot tell
-//! which command runs (issue 8, class 7).
+//! which command runs, and an allowed wrapper would run whatever follows it.
 
+use super::description::{CodeArg, Description};
 use super::options::{Abbrev, Arg, Does, Found, Grammar, Opt, Parsed, l, parse, s, sl};
-use super::unwrap::{CodeArg, Description};
 use super::{Example, Program, Role, basename, is_assignment};
 
 const N: Arg = Arg::No;
@@ -2956,7 +2956,12 @@ fn capsh(words: &[&str], d: &mut Description) {
                 }
                 let mut sh: Vec<&str> = vec![shell];
                 sh.extend(words.get(i + 1..).unwrap_or_default());
-                let inner = super::unwrap::describe(&sh);
+                // A shell's words, read as `unwrap::describe` would: `is_shell` means
+                // the table's entry for the name is a shell's.
+                let mut inner = Description::default();
+                if let Some(p) = super::lookup(shell) {
+                    super::shells::describe(p, &sh, &mut inner);
+                }
                 // Index k of the shell's words is index i + k of capsh's.
                 d.code.extend(inner.code.into_iter().map(|c| CodeArg {
                     word: c.word + i,

@@ -23,7 +23,8 @@ pub fn deny_text(d: &CallDecision) -> String {
         .unwrap_or_else(|| messages::user_deny_message(&d.summary, None))
 }
 
-/// What follows `ToolRequested` once the policy decided: `ToolApproved` (allow),
+/// What follows `ToolRequested` once the policy decided: `ToolApproved` (allow; for
+/// contain, by `contained` with the sandbox profile),
 /// `PermissionRequested` (ask), or `PermissionDenied` + `ToolFailed` (deny), and the
 /// call's status after them.
 pub fn decided(
@@ -32,12 +33,27 @@ pub fn decided(
 ) -> Result<(Vec<EventKind>, CallStatus), serde_json::Error> {
     let call_id = call_id.to_string();
     Ok(match d.decision {
+        Action::Contain => (
+            vec![EventKind::ToolApproved {
+                call_id,
+                by: ApprovedBy::Contained,
+                decisions: serde_json::to_value(&d.requests)?,
+                resolved_by: None,
+                contained: d
+                    .containment
+                    .as_ref()
+                    .map(serde_json::to_value)
+                    .transpose()?,
+            }],
+            CallStatus::Approved,
+        ),
         Action::Allow => (
             vec![EventKind::ToolApproved {
                 call_id,
                 by: ApprovedBy::Policy,
                 decisions: serde_json::to_value(&d.requests)?,
                 resolved_by: None,
+                contained: None,
             }],
             CallStatus::Approved,
         ),
@@ -111,6 +127,7 @@ pub fn granted(
             by: ApprovedBy::User,
             decisions: serde_json::to_value(&d.requests)?,
             resolved_by: None,
+            contained: None,
         },
     ])
 }
@@ -126,6 +143,7 @@ pub fn auto_approved(
         by: ApprovedBy::AutoResolve,
         decisions: serde_json::to_value(&d.requests)?,
         resolved_by: Some(granted.to_string()),
+        contained: None,
     })
 }
 

@@ -59,6 +59,8 @@ pub enum ApprovedBy {
     User,
     /// An "always" grant on another call of the session made it evaluate to allow.
     AutoResolve,
+    /// The rules contain it: it runs without asking, inside the sandbox.
+    Contained,
     /// The person approved it in the agent host's own dialog: the host reported that
     /// a call we answered `ask` ran (its post-call event).
     Host,
@@ -117,6 +119,10 @@ pub enum EventKind {
         /// For `autoResolve`: the call whose "always" grant resolved this one.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         resolved_by: Option<String>,
+        /// For `contained`: the sandbox profile and the rewritten command it runs as.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[schema(value_type = Option<crate::model::schema::ContainmentSchema>)]
+        contained: Option<Value>,
     },
     #[serde(rename_all = "camelCase")]
     PermissionGranted {
@@ -204,7 +210,11 @@ pub enum CallStatus {
     Denied,
 }
 
-/// One call of a session, as the log tells it.
+/// One call of a session, as the log tells it. A resident session keeps the call's
+/// input (it is compared when a call id is recorded again, and decided again after an
+/// "always" grant) but not its requests or decision, which can be many times the input
+/// (a decision repeats a command in every request, panel line and summary): those stay
+/// in the log, and `decision_at` says where (`blocking_read_decisions` reads them).
 #[derive(Debug, Clone, PartialEq)]
 pub struct CallRecord {
     pub call_id: String,
@@ -215,16 +225,25 @@ pub struct CallRecord {
     pub cwd: String,
     pub home: String,
     pub interactive: bool,
-    pub requests: Value,
     pub requested_at: String,
-    /// The decision recorded with `PermissionRequested` (or the approval's decisions).
+    /// The decision recorded with `PermissionRequested` (or the approval's decisions),
+    /// once read from the log (`blocking_read_decisions`); `None` in a resident session.
     pub decision: Option<Value>,
+    /// Where that decision is in the log.
+    pub decision_at: Option<LogSpot>,
     pub status: CallStatus,
     /// The model-facing message of a denial.
     pub message: Option<String>,
 }
 
-/// Errors of the session store.
+/// Where an event is in its log: the byte offset of its line and its sequence number,
+/// which a read checks (a log rewritten behind this copy's back is read in full).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LogSpot {
+    pub offset: u64,
+    pub seq: u64,
+}
+
 /// How far an append goes before it returns.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Durability {
@@ -257,18 +276,25 @@ pub enum SessionError {
     Budget { max_events: usize, live: usize },
 }
 
-/// One session: its log file, the events read or written so far, and derived state.
+/// One session: its log file and the state derived from its events. The events
+/// themselves stay in the log (`blocking_events` reads them): what a session needs in
+/// memory is its calls, and only their small parts (`CallRecord`).
 #[derive(Debug)]
 pub struct Session {
     id: String,
     path: PathBuf,
-    events: Vec<Event>,
+    /// Events in the log (read or written through this copy), for the event budget.
+    event_count: usize,
+    /// An estimate of the bytes this session holds in memory (`resident_bytes`).
+    resident: usize,
     warnings: Vec<String>,
     calls: HashMap<String, CallRecord>,
     order: Vec<String>,
     /// Unpersisted "always" grants, with the project root of the call they were granted
     /// on (`None` when that call is not in the log: such a rule applies nowhere).
     session_rules: Vec<(Option<String>, PersistedRule)>,
+    /// Calls with an unpersisted "always" grant: a compaction keeps their events.
+    always_calls: Vec<String>,
     next_seq: u64,
     /// The file ends without a newline (a torn last line): the next append starts a
     /// new line so it is not glued to the fragment.
@@ -279,21 +305,48 @@ impl Session {
     /// Opens the session `id` under `dir`, reading its log if there is one. Corrupt
     /// lines are skipped with a warning (logged and kept in `warnings`).
     pub fn blocking_open(dir: &Path, id: &str) -> Result<Session, SessionError> {
-        if !valid_id(id) {
-            return Err(SessionError::InvalidId(id.to_string()));
-        }
-        let path = dir.join(format!("{id}.jsonl"));
+        Self::blocking_load(dir, id, |_| {})
+    }
+
+    /// As `blocking_open`, also returning every event read, in order.
+    fn blocking_open_with_events(
+        dir: &Path,
+        id: &str,
+    ) -> Result<(Session, Vec<Event>), SessionError> {
+        let mut events = Vec::new();
+        let s = Self::blocking_load(dir, id, |ev| events.push(ev.clone()))?;
+        Ok((s, events))
+    }
+
+    /// An empty session `id` whose log is `path`.
+    fn empty(id: &str, path: PathBuf, next_seq: u64) -> Session {
         let mut s = Session {
             id: id.to_string(),
             path,
-            events: Vec::new(),
+            event_count: 0,
+            resident: 0,
             warnings: Vec::new(),
             calls: HashMap::new(),
             order: Vec::new(),
             session_rules: Vec::new(),
-            next_seq: 1,
+            always_calls: Vec::new(),
+            next_seq,
             needs_newline: false,
         };
+        s.resident = std::mem::size_of::<Session>() + s.id.len() + s.path.as_os_str().len();
+        s
+    }
+
+    /// Reads the log, folding each event into the state and handing it to `seen`.
+    fn blocking_load(
+        dir: &Path,
+        id: &str,
+        mut seen: impl FnMut(&Event),
+    ) -> Result<Session, SessionError> {
+        if !valid_id(id) {
+            return Err(SessionError::InvalidId(id.to_string()));
+        }
+        let mut s = Session::empty(id, dir.join(format!("{id}.jsonl")), 1);
         let mut bytes = Vec::new();
         match File::open(&s.path) {
             Ok(mut f) => {
@@ -304,14 +357,18 @@ impl Session {
             Err(e) => return Err(io_err("open", &s.path, e)),
         }
         s.needs_newline = bytes.last().is_some_and(|b| *b != b'\n');
-        let text = String::from_utf8_lossy(&bytes);
-        let total = text.lines().count();
-        for (i, line) in text.lines().enumerate() {
+        let lines = log_lines(&bytes);
+        let total = lines.len();
+        for (i, (offset, raw)) in lines.into_iter().enumerate() {
+            let line = String::from_utf8_lossy(raw);
             if line.trim().is_empty() {
                 continue;
             }
-            match serde_json::from_str::<Event>(line) {
-                Ok(ev) => s.apply(ev),
+            match serde_json::from_str::<Event>(&line) {
+                Ok(ev) => {
+                    seen(&ev);
+                    s.apply(ev, offset);
+                }
                 Err(e) => {
                     let torn = i + 1 == total && s.needs_newline;
                     let what = if torn {
@@ -321,6 +378,7 @@ impl Session {
                     };
                     let w = format!("{}:{}: {what} skipped: {e}", s.path.display(), i + 1);
                     tracing::warn!(session = %s.id, "{w}");
+                    s.resident += w.len();
                     s.warnings.push(w);
                 }
             }
@@ -351,11 +409,31 @@ impl Session {
     /// Whether the session has a log with anything in it (an unknown session has
     /// none; a log of only unreadable lines still exists, with its warnings).
     pub fn exists(&self) -> bool {
-        !self.events.is_empty() || !self.warnings.is_empty()
+        self.event_count > 0 || !self.warnings.is_empty()
     }
 
-    pub fn events(&self) -> &[Event] {
-        &self.events
+    /// Every event of the log, read from disk, and what went wrong reading it.
+    pub fn blocking_events(&self) -> Result<(Vec<Event>, Vec<String>), SessionError> {
+        let dir = self.path.parent().unwrap_or_else(|| Path::new("."));
+        let (s, events) = Session::blocking_open_with_events(dir, &self.id)?;
+        Ok((events, s.warnings))
+    }
+
+    /// Events in the log, as this copy counts them.
+    pub fn event_count(&self) -> usize {
+        self.event_count
+    }
+
+    /// An estimate of the bytes this session holds in memory: its calls (ids, context
+    /// paths, input), session rules and warnings, with their allocations' headers. The
+    /// server bounds the sum over its cached sessions (`--max-session-memory`).
+    pub fn resident_bytes(&self) -> usize {
+        self.resident
+    }
+
+    /// The session's log file.
+    pub fn log_path(&self) -> &Path {
+        &self.path
     }
 
     /// What went wrong reading the log (skipped lines).
@@ -403,7 +481,7 @@ impl Session {
         kinds: Vec<EventKind>,
         durability: Durability,
     ) -> Result<Vec<Event>, SessionError> {
-        let events = blocking_write_events(
+        let (events, offsets) = blocking_write_events(
             &self.path,
             self.next_seq,
             self.needs_newline,
@@ -413,16 +491,22 @@ impl Session {
         // The events are in the file now: memory follows before anything else can fail,
         // so a retry after an error below sees them and is not recorded twice.
         self.needs_newline = false;
-        for ev in &events {
-            self.apply(ev.clone());
+        for (ev, offset) in events.iter().zip(offsets) {
+            self.apply(ev.clone(), offset);
         }
         Ok(events)
     }
 
-    /// Folds one event into the derived state.
-    fn apply(&mut self, ev: Event) {
+    /// Folds one event, whose line starts at byte `offset` of the log, into the
+    /// derived state.
+    fn apply(&mut self, ev: Event, offset: u64) {
         self.next_seq = self.next_seq.max(ev.seq + 1);
-        match &ev.kind {
+        self.event_count += 1;
+        let spot = LogSpot {
+            offset,
+            seq: ev.seq,
+        };
+        match ev.kind {
             EventKind::ToolRequested {
                 call_id,
                 turn_id,
@@ -432,43 +516,45 @@ impl Session {
                 cwd,
                 home,
                 interactive,
-                requests,
+                requests: _,
             } => {
-                if !self.calls.contains_key(call_id) {
+                if !self.calls.contains_key(&call_id) {
                     self.order.push(call_id.clone());
+                    self.resident += STRING_BYTES + call_id.len();
                 }
-                self.calls.insert(
-                    call_id.clone(),
-                    CallRecord {
-                        call_id: call_id.clone(),
-                        turn_id: turn_id.clone(),
-                        tool: tool.clone(),
-                        input: input.clone(),
-                        project_root: project_root.clone(),
-                        cwd: cwd.clone(),
-                        home: home.clone(),
-                        interactive: *interactive,
-                        requests: requests.clone(),
-                        requested_at: ev.at.clone(),
-                        decision: None,
-                        status: CallStatus::Requested,
-                        message: None,
-                    },
-                );
+                let record = CallRecord {
+                    call_id: call_id.clone(),
+                    turn_id,
+                    tool,
+                    input,
+                    project_root,
+                    cwd,
+                    home,
+                    interactive,
+                    requested_at: ev.at,
+                    decision: None,
+                    decision_at: None,
+                    status: CallStatus::Requested,
+                    message: None,
+                };
+                self.resident += record_bytes(&record) + STRING_BYTES + call_id.len();
+                if let Some(old) = self.calls.insert(call_id.clone(), record) {
+                    self.resident = self
+                        .resident
+                        .saturating_sub(record_bytes(&old) + STRING_BYTES + call_id.len());
+                }
             }
-            EventKind::PermissionRequested { call_id, decision } => {
-                if let Some(c) = self.calls.get_mut(call_id) {
+            EventKind::PermissionRequested { call_id, .. } => {
+                if let Some(c) = self.calls.get_mut(&call_id) {
                     c.status = CallStatus::Pending;
-                    c.decision = Some(decision.clone());
+                    c.decision_at = Some(spot);
                 }
             }
-            EventKind::ToolApproved {
-                call_id, decisions, ..
-            } => {
-                if let Some(c) = self.calls.get_mut(call_id) {
+            EventKind::ToolApproved { call_id, .. } => {
+                if let Some(c) = self.calls.get_mut(&call_id) {
                     c.status = CallStatus::Approved;
-                    if c.decision.is_none() {
-                        c.decision = Some(decisions.clone());
+                    if c.decision_at.is_none() {
+                        c.decision_at = Some(spot);
                     }
                 }
             }
@@ -479,30 +565,34 @@ impl Session {
                 persisted,
                 ..
             } => {
-                if *scope == GrantScope::Always && !persisted {
-                    let root = self.calls.get(call_id).map(|c| c.project_root.clone());
+                if scope == GrantScope::Always && !persisted {
+                    let root = self.calls.get(&call_id).map(|c| c.project_root.clone());
                     for r in persisted_rules {
-                        let entry = (root.clone(), r.clone());
+                        let entry = (root.clone(), r);
                         if !self.session_rules.contains(&entry) {
+                            self.resident += rule_bytes(&entry);
                             self.session_rules.push(entry);
                         }
+                    }
+                    if !self.always_calls.contains(&call_id) {
+                        self.always_calls.push(call_id);
                     }
                 }
             }
             EventKind::PermissionDenied { call_id, .. } => {
-                if let Some(c) = self.calls.get_mut(call_id) {
+                if let Some(c) = self.calls.get_mut(&call_id) {
                     c.status = CallStatus::Denied;
                 }
             }
             EventKind::ToolFailed { call_id, message } => {
-                if let Some(c) = self.calls.get_mut(call_id) {
+                if let Some(c) = self.calls.get_mut(&call_id) {
                     c.status = CallStatus::Denied;
-                    c.message = Some(message.clone());
+                    self.resident += message.len();
+                    c.message = Some(message);
                 }
             }
             EventKind::Compacted { .. } => {}
         }
-        self.events.push(ev);
     }
 
     /// The calls whose events must survive a compaction: those still waiting (pending,
@@ -514,15 +604,8 @@ impl Session {
             .filter(|c| matches!(c.status, CallStatus::Pending | CallStatus::Requested))
             .map(|c| c.call_id.as_str())
             .collect();
-        for e in &self.events {
-            if let EventKind::PermissionGranted {
-                call_id,
-                scope: GrantScope::Always,
-                persisted: false,
-                ..
-            } = &e.kind
-                && self.calls.contains_key(call_id)
-            {
+        for call_id in &self.always_calls {
+            if self.calls.contains_key(call_id) {
                 live.insert(call_id.as_str());
             }
         }
@@ -531,11 +614,11 @@ impl Session {
 
     /// The events a compaction keeps, in their order with their own `seq`, and the
     /// closing `Compacted` event (which takes the next `seq`, so numbers never repeat).
-    fn compacted_events(&self, next_seq: u64) -> (Vec<Event>, CompactReport) {
+    fn compacted_events(&self, events: &[Event], next_seq: u64) -> (Vec<Event>, CompactReport) {
         let live = self.live_calls();
         let (mut prev_events, mut prev_calls) = (0u64, 0u64);
         let mut kept = Vec::new();
-        for ev in &self.events {
+        for ev in events {
             match &ev.kind {
                 EventKind::Compacted {
                     removed_events,
@@ -550,14 +633,13 @@ impl Session {
         }
         let dropped_calls = self.calls.len().saturating_sub(live.len()) as u64;
         // The previous marker is replaced, not counted as a dropped event.
-        let markers = self
-            .events
+        let markers = events
             .iter()
             .filter(|e| matches!(e.kind, EventKind::Compacted { .. }))
             .count();
-        let dropped_events = (self.events.len() - kept.len() - markers) as u64;
+        let dropped_events = (events.len() - kept.len() - markers) as u64;
         let report = CompactReport {
-            events_before: self.events.len(),
+            events_before: events.len(),
             events_after: kept.len() + 1,
             calls_dropped: dropped_calls as usize,
         };
@@ -597,28 +679,21 @@ impl Session {
             LogLock::Held => None,
             LogLock::Take => Some(lock_log(&dir, &self.id)?),
         };
-        let on_disk = Session::blocking_open(&dir, &self.id)?;
+        let (on_disk, events) = Session::blocking_open_with_events(&dir, &self.id)?;
         let next_seq = self.next_seq.max(on_disk.next_seq);
-        let (kept, report) = on_disk.compacted_events(next_seq);
+        let (kept, report) = on_disk.compacted_events(&events, next_seq);
+        drop(events);
         let mut buf = Vec::new();
+        let mut offsets = Vec::with_capacity(kept.len());
         for ev in &kept {
+            offsets.push(buf.len() as u64);
             serde_json::to_writer(&mut buf, ev)?;
             buf.push(b'\n');
         }
         replace_atomically(&self.path, &buf)?;
-        let mut fresh = Session {
-            id: self.id.clone(),
-            path: self.path.clone(),
-            events: Vec::new(),
-            warnings: Vec::new(),
-            calls: HashMap::new(),
-            order: Vec::new(),
-            session_rules: Vec::new(),
-            next_seq,
-            needs_newline: false,
-        };
-        for ev in kept {
-            fresh.apply(ev);
+        let mut fresh = Session::empty(&self.id, self.path.clone(), next_seq);
+        for (ev, offset) in kept.into_iter().zip(offsets) {
+            fresh.apply(ev, offset);
         }
         *self = fresh;
         tracing::info!(
@@ -640,18 +715,164 @@ impl Session {
         incoming: usize,
         lock: LogLock,
     ) -> Result<Option<CompactReport>, SessionError> {
-        if self.events.len() + incoming <= max_events {
+        if self.event_count + incoming <= max_events {
             return Ok(None);
         }
         let report = self.blocking_compact(lock)?;
-        if self.events.len() + incoming > max_events {
+        if self.event_count + incoming > max_events {
             return Err(SessionError::Budget {
                 max_events,
-                live: self.events.len(),
+                live: self.event_count,
             });
         }
         Ok(Some(report))
     }
+}
+
+/// The lines of a log as `str::lines` splits them (a trailing `\r` cut, no empty line
+/// after the last newline), each with the byte offset it starts at.
+fn log_lines(bytes: &[u8]) -> Vec<(u64, &[u8])> {
+    let mut out = Vec::new();
+    let mut start = 0usize;
+    for (i, b) in bytes.iter().enumerate() {
+        if *b == b'\n' {
+            out.push((start, bytes.get(start..i).unwrap_or_default()));
+            start = i + 1;
+        }
+    }
+    if start < bytes.len() {
+        out.push((start, bytes.get(start..).unwrap_or_default()));
+    }
+    out.into_iter()
+        .map(|(at, l)| (at as u64, l.strip_suffix(b"\r").unwrap_or(l)))
+        .collect()
+}
+
+/// What a `String` costs besides its bytes (the pointer, length and capacity, and the
+/// allocation's header).
+const STRING_BYTES: usize = std::mem::size_of::<String>() + 16;
+
+/// An estimate of the bytes a JSON value holds: its strings and one node per value.
+fn value_bytes(v: &Value) -> usize {
+    let node = std::mem::size_of::<Value>();
+    match v {
+        Value::String(s) => node + 16 + s.len(),
+        Value::Array(a) => node + 16 + a.iter().map(value_bytes).sum::<usize>(),
+        Value::Object(m) => {
+            node + 16
+                + m.iter()
+                    .map(|(k, v)| STRING_BYTES + k.len() + 16 + value_bytes(v))
+                    .sum::<usize>()
+        }
+        Value::Null | Value::Bool(_) | Value::Number(_) => node,
+    }
+}
+
+/// An estimate of the bytes one call holds in memory.
+fn record_bytes(c: &CallRecord) -> usize {
+    let text = |s: &str| STRING_BYTES + s.len();
+    std::mem::size_of::<CallRecord>()
+        + text(&c.call_id)
+        + c.turn_id.as_deref().map_or(0, text)
+        + text(&c.tool)
+        + value_bytes(&c.input)
+        + text(&c.project_root)
+        + text(&c.cwd)
+        + text(&c.home)
+        + text(&c.requested_at)
+        + c.message.as_deref().map_or(0, text)
+}
+
+/// An estimate of the bytes one session rule holds in memory.
+fn rule_bytes((root, r): &(Option<String>, PersistedRule)) -> usize {
+    std::mem::size_of::<(Option<String>, PersistedRule)>()
+        + root.as_ref().map_or(0, |r| 16 + r.len())
+        + serde_json::to_string(r).map_or(0, |t| t.len())
+}
+
+/// Reads the decisions of `calls` from the log at `path` (see `CallRecord`): each from
+/// the line its `decision_at` names when that line still holds it, else (the log was
+/// rewritten by another writer since) from a full read of the log, as a fresh load
+/// would find it. A call with no recorded decision keeps `None`.
+pub fn blocking_read_decisions(path: &Path, calls: &mut [CallRecord]) -> Result<(), SessionError> {
+    let mut missing = false;
+    let mut file = None;
+    for c in calls.iter_mut() {
+        let Some(spot) = c.decision_at else { continue };
+        if file.is_none() {
+            file = Some(File::open(path).map_err(|e| io_err("open", path, e))?);
+        }
+        let Some(f) = file.as_mut() else { continue };
+        c.decision = read_decision_at(f, spot, &c.call_id).map_err(|e| io_err("read", path, e))?;
+        missing |= c.decision.is_none();
+    }
+    if !missing {
+        return Ok(());
+    }
+    let dir = path.parent().unwrap_or_else(|| Path::new("."));
+    let id = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let (_, events) = Session::blocking_open_with_events(dir, &id)?;
+    for c in calls
+        .iter_mut()
+        .filter(|c| c.decision.is_none() && c.decision_at.is_some())
+    {
+        c.decision = decision_in(&events, &c.call_id);
+    }
+    Ok(())
+}
+
+/// The decision the event at `spot` holds for `call_id`, or `None` when that line is
+/// not (any longer) that event.
+fn read_decision_at(f: &mut File, spot: LogSpot, call_id: &str) -> io::Result<Option<Value>> {
+    use std::io::BufRead;
+    f.seek(SeekFrom::Start(spot.offset))?;
+    let mut line = Vec::new();
+    io::BufReader::new(&mut *f).read_until(b'\n', &mut line)?;
+    let Ok(ev) = serde_json::from_str::<Event>(&String::from_utf8_lossy(&line)) else {
+        return Ok(None);
+    };
+    if ev.seq != spot.seq {
+        return Ok(None);
+    }
+    Ok(match ev.kind {
+        EventKind::PermissionRequested {
+            call_id: c,
+            decision,
+        } if c == call_id => Some(decision),
+        EventKind::ToolApproved {
+            call_id: c,
+            decisions,
+            ..
+        } if c == call_id => Some(decisions),
+        _ => None,
+    })
+}
+
+/// The decision of `call_id` as `Session::apply` folds the events: the last
+/// `PermissionRequested` after its last `ToolRequested`, else its first `ToolApproved`.
+fn decision_in(events: &[Event], call_id: &str) -> Option<Value> {
+    let mut found: Option<&Value> = None;
+    for ev in events {
+        match &ev.kind {
+            EventKind::ToolRequested { call_id: c, .. } if c == call_id => found = None,
+            EventKind::PermissionRequested {
+                call_id: c,
+                decision,
+            } if c == call_id => {
+                found = Some(decision);
+            }
+            EventKind::ToolApproved {
+                call_id: c,
+                decisions,
+                ..
+            } if c == call_id && found.is_none() => found = Some(decisions),
+            _ => {}
+        }
+    }
+    found.cloned()
 }
 
 /// Whether the caller of a compaction already holds the session's file lock.
@@ -737,7 +958,7 @@ pub(crate) fn blocking_write_events(
     needs_newline: bool,
     kinds: Vec<EventKind>,
     durability: Durability,
-) -> Result<Vec<Event>, SessionError> {
+) -> Result<(Vec<Event>, Vec<u64>), SessionError> {
     let synced = durability == Durability::Synced;
     let at = now_rfc3339();
     let mut buf = Vec::new();
@@ -753,7 +974,9 @@ pub(crate) fn blocking_write_events(
             kind,
         })
         .collect();
+    let mut offsets = Vec::with_capacity(events.len());
     for ev in &events {
+        offsets.push(buf.len() as u64);
         serde_json::to_writer(&mut buf, ev)?;
         buf.push(b'\n');
     }
@@ -777,6 +1000,7 @@ pub(crate) fn blocking_write_events(
         let _ = f.set_len(start);
         return Err(io_err("write", path, e));
     }
+    let offsets = offsets.into_iter().map(|o| start + o).collect();
     if synced
         && created
         && let Some(dir) = path.parent()
@@ -786,7 +1010,7 @@ pub(crate) fn blocking_write_events(
             .and_then(|d| d.sync_all())
             .map_err(|e| io_err("sync", dir, e))?;
     }
-    Ok(events)
+    Ok((events, offsets))
 }
 
 /// What the per-call hook needs of a session, read without building its events: the
@@ -952,7 +1176,7 @@ impl SessionIndex {
         kinds: Vec<EventKind>,
         durability: Durability,
     ) -> Result<Vec<Event>, SessionError> {
-        let events = blocking_write_events(
+        let (events, _) = blocking_write_events(
             &self.path,
             self.next_seq,
             self.needs_newline,
@@ -1124,6 +1348,17 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    /// The events of a session's log, read from disk as `/events` reads them.
+    trait Events {
+        fn events(&self) -> Vec<Event>;
+    }
+
+    impl Events for Session {
+        fn events(&self) -> Vec<Event> {
+            self.blocking_events().unwrap().0
+        }
+    }
+
     fn requested(call: &str, turn: Option<&str>) -> EventKind {
         EventKind::ToolRequested {
             call_id: call.into(),
@@ -1225,6 +1460,7 @@ mod tests {
                     by: ApprovedBy::Policy,
                     decisions: json!([]),
                     resolved_by: None,
+                    contained: None,
                 },
             ])
             .unwrap();
@@ -1246,6 +1482,53 @@ mod tests {
         let again = Session::blocking_open(dir.path(), "cx").unwrap();
         assert!(again.call("c9").is_some());
         assert!(evs.first().is_some_and(|e| e.seq > 10));
+    }
+
+    /// A resident session keeps where its calls' decisions are, not the decisions: they
+    /// are read from the log, from the remembered line while it holds them and from a
+    /// full read once another writer has rewritten the log (a compaction moves every
+    /// line), and a torn line before them changes nothing.
+    #[test]
+    fn decisions_are_read_from_the_log_wherever_it_moved_them() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("d.jsonl");
+        std::fs::write(&path, b"{\"seq\":1,\"at\":\"x\",\"ty").unwrap();
+        let mut s = Session::blocking_open(dir.path(), "d").unwrap();
+        let decision = json!({"decision": "ask", "summary": "npm test"});
+        s.blocking_append(vec![
+            requested("done", None),
+            EventKind::ToolApproved {
+                call_id: "done".into(),
+                by: ApprovedBy::Policy,
+                decisions: json!([{"decision": "allow"}]),
+                resolved_by: None,
+                contained: None,
+            },
+            requested("p", None),
+            EventKind::PermissionRequested {
+                call_id: "p".into(),
+                decision: decision.clone(),
+            },
+        ])
+        .unwrap();
+        let mut calls: Vec<CallRecord> = s.calls().cloned().collect();
+        assert!(
+            calls
+                .iter()
+                .all(|c| c.decision.is_none() && c.decision_at.is_some())
+        );
+        blocking_read_decisions(&path, &mut calls).unwrap();
+        assert_eq!(calls[0].decision, Some(json!([{"decision": "allow"}])));
+        assert_eq!(calls[1].decision, Some(decision.clone()));
+        // Another writer compacts: `done` goes, `p`'s lines move up.
+        let mut other = Session::blocking_open(dir.path(), "d").unwrap();
+        other.blocking_compact(LogLock::Take).unwrap();
+        let mut stale: Vec<CallRecord> = s.pending().cloned().collect();
+        assert_eq!(stale.len(), 1);
+        blocking_read_decisions(&path, &mut stale).unwrap();
+        assert_eq!(stale[0].decision, Some(decision));
+        // The resident copy holds the input once and no decision.
+        assert!(s.resident_bytes() < 4096, "{}", s.resident_bytes());
     }
 
     #[test]
@@ -1275,6 +1558,7 @@ mod tests {
                 by: ApprovedBy::Policy,
                 decisions: json!([]),
                 resolved_by: None,
+                contained: None,
             },
         ])
         .unwrap();
@@ -1343,6 +1627,7 @@ mod tests {
             by: ApprovedBy::Policy,
             decisions: json!([]),
             resolved_by: None,
+            contained: None,
         }
     }
 
@@ -1419,7 +1704,7 @@ mod tests {
         assert_state_kept(&s, &root);
         assert!(s.call("done0").is_none() && s.call("denied").is_none());
         // Sequence numbers never repeat: the marker takes the next one.
-        let marker = s.events().last().unwrap();
+        let marker = s.events().last().cloned().unwrap();
         assert_eq!(marker.seq, last_seq + 1);
         assert_eq!(
             marker.kind,

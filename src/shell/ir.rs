@@ -129,7 +129,7 @@ pub(crate) struct Plan {
     /// Code the walk found outside the tree's substitutions (backticks in a
     /// here-document body), to be parsed again with the cwd it runs in.
     pub code: Vec<(String, Cwd)>,
-    /// What the static evaluator computed (issue 9): code to analyse in addition.
+    /// What the static evaluator computed: code to analyse in addition.
     pub evaluated: Evaluation,
 }
 

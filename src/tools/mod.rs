@@ -175,7 +175,7 @@ pub fn map_call(tool: &str, input: &Value, ctx: &AnalysisContext) -> Result<Mapp
         tool: tool.to_string(),
     })?;
     let f = Fields { tool, obj };
-    // Issue 14 §4: the host-sent working directory decides where the call runs and what
+    // The host-sent working directory decides where the call runs and what
     // its relative paths mean, for every tool.
     let local = call_context(&f, ctx)?;
     let ctx = &local;
@@ -383,7 +383,7 @@ pub fn map_call(tool: &str, input: &Value, ctx: &AnalysisContext) -> Result<Mapp
 /// the request's metadata.
 const MCP_ARGUMENTS_SHOWN: usize = 400;
 
-/// `mcp` (issue 11): a call of an MCP server's tool, `server`, `tool`, `arguments?`.
+/// `mcp`: a call of an MCP server's tool, `server`, `tool`, `arguments?`.
 /// Hosts name these differently (`mcp__github__list_issues`, `mcp_github_list_issues`);
 /// `hosts` normalises them to this one form so rules say `github/list_*` once.
 fn mcp_request(f: &Fields<'_>) -> Result<CapabilityRequest, ToolError> {
@@ -739,8 +739,8 @@ fn read_request(f: &Fields<'_>, ctx: &AnalysisContext) -> Result<CapabilityReque
 /// At most this many entries are looked at for one directory read.
 const MAX_REACH_ENTRIES: usize = 4096;
 
-/// What a read of directory `dir` reaches, for judging it by the secret rules (issue 14
-/// §4): every entry of `dir`, and the entries of its hidden subdirectories (where
+/// What a read of directory `dir` reaches, for judging it by the secret rules: every
+/// entry of `dir`, and the entries of its hidden subdirectories (where
 /// `~/.ssh/id_rsa`, `~/.aws/credentials` and `.secrets/` live), symlinks resolved,
 /// sorted, at most `MAX_REACH_ENTRIES`. Deeper levels are not walked: the rules for
 /// secrets name files at these depths, and walking a home directory would not be quick.

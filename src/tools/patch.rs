@@ -5,7 +5,7 @@
 //! `*** End Patch`) and standard unified diffs with git headers. It finds paths only;
 //! resolving them and deciding anything is the caller's job.
 //!
-//! A patch is read whole or refused (issue 14 §4): an applier may act on text this
+//! A patch is read whole or refused: an applier may act on text this
 //! parser skipped, so content after an envelope's `*** End Patch`, a line an envelope
 //! section cannot hold (a `diff --git` or `--- a/x` header between sections), or an
 //! envelope marker outside the hunks of a unified diff is a `BadPatch` error.

@@ -38,7 +38,7 @@ pub fn load_table<T: DeserializeOwned>(name: &str) -> Vec<(usize, T)> {
 }
 
 /// Loads the layered policy with the project config trusted first, in a throw-away
-/// trust store: project allows apply only to content the user trusted (issue 14 §1),
+/// trust store: project allows apply only to content the user trusted,
 /// and these tests are about layering, not trust.
 pub fn load_trusted_policy(
     root: &Path,
@@ -54,7 +54,7 @@ pub fn load_trusted_policy(
     khaelor_perm::policy::config::load_policy_trusted(root, home, managed, Some(&store))
 }
 
-/// As `load_trusted_policy`, with a preset chosen as by `--preset` (issue 10).
+/// As `load_trusted_policy`, with a preset chosen as by `--preset`.
 pub fn load_trusted_policy_preset(
     root: &Path,
     home: &Path,
@@ -115,4 +115,20 @@ pub fn requests_shown(d: &khaelor_perm::policy::decide::CallDecision) -> String 
         })
         .collect::<Vec<_>>()
         .join("\n      ")
+}
+
+/// The sandbox the product's callers hand to `decide_with` (bubblewrap through this
+/// test binary's path): a call the policy contains is answered `contain` where the
+/// sandbox can run, as the hooks, the HTTP API and `check` answer it. Fails with the
+/// setup script's name when bubblewrap cannot run here.
+pub fn sandbox() -> Option<&'static dyn khaelor_perm::policy::decide::Sandbox> {
+    use std::sync::OnceLock;
+    static RUNNER: OnceLock<khaelor_perm::contain::Bubblewrap> = OnceLock::new();
+    if let Err(e) = khaelor_perm::contain::available() {
+        panic!("the sandbox cannot run here ({e}); run tests/setup/contain.sh");
+    }
+    let r = RUNNER.get_or_init(|| khaelor_perm::contain::Bubblewrap {
+        exe: PathBuf::from(env!("CARGO_BIN_EXE_khaelor-perm")),
+    });
+    Some(r as &dyn khaelor_perm::policy::decide::Sandbox)
 }

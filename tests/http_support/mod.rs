@@ -326,8 +326,8 @@ impl Dirs {
     }
 }
 
-/// Trusts the project config as it is now through `POST /v1/trust` (issue 14 §1:
-/// project allows apply only to content the user trusted).
+/// Trusts the project config as it is now through `POST /v1/trust` (project
+/// allows apply only to content the user trusted).
 pub fn trust(s: &Server, dirs: &Dirs) {
     let r = s.post(
         "/v1/trust",

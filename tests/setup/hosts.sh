@@ -7,7 +7,7 @@
 set -euo pipefail
 
 DIR="${KHAELOR_HOSTS_DIR:-$HOME/.cache/khaelor-perm/hosts}"
-# Pinned versions: the README (## Use with agent hosts) names the same ones.
+# Pinned versions: the book (docs/src/hosts/e2e.md) names the same ones.
 CLAUDE_VERSION=2.1.332
 CODEX_VERSION=0.171.0
 GEMINI_VERSION=0.61.0

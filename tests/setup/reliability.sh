@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 15's fuzz smoke (fuzz/smoke.sh): each target in fuzz/ for FUZZ_SECS seconds
+# The fuzz smoke (fuzz/smoke.sh): each target in fuzz/ for FUZZ_SECS seconds
 # (default 5) on a corpus seeded from fixtures/. Guided (coverage-instrumented, cargo
 # +nightly fuzz) when the nightly toolchain and cargo-fuzz are installed, else the
 # unguided stable smoke; the output says which ran and why. cargo-fuzz is not installed

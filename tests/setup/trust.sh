@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 14 (tests/trust_protected.rs): real git, to show in a real repository that a
+# Never-quiet writes (tests/trust_protected.rs): real git, to show in a real repository that a
 # write to .git/commondir makes `git status` run a foreign core.fsmonitor.
 set -euo pipefail
 if command -v git >/dev/null 2>&1; then

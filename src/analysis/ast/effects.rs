@@ -41,7 +41,7 @@ pub(crate) struct Effects {
     pub unreadable: Vec<String>,
     /// A wrapper was looked through, or a path word holds a literal wildcard: no always
     /// pattern at all (a `*` in a subject would become a wildcard in the offered pattern,
-    /// issue 8 class 10, and the rule syntax has no escape for it).
+    /// and the rule syntax has no escape for it).
     pub wrapped: bool,
     /// Inline code or an interpreter fed from a heredoc: never more than exact patterns.
     pub inline_code: bool,
@@ -54,7 +54,7 @@ pub(crate) struct Effects {
     /// it does not list, an abbreviation): what it reads is unknown, so no always
     /// pattern may make it silent (`egrep -r --cou x` reads every file below).
     pub unread_reader: bool,
-    /// Commands of this plan may be verified (issue 10): set for the top-level plan
+    /// Commands of this plan may be verified: set for the top-level plan
     /// when no statement assigns a variable; never for code strings.
     pub verifying: bool,
     /// Functions the command defines: a call of one runs its body, not the program.
@@ -261,7 +261,7 @@ fn environment_code(cmd: &SimpleCommand, words: &[String], cwd: &Cwd, fx: &mut E
     }
 }
 
-/// Whether one simple command is verified read-only (issue 10 §1) or, for the
+/// Whether one simple command is verified read-only or, for the
 /// `autonomous` preset, a project-local build/test or an in-project file operation;
 /// the reads a verified command makes are added as requests. Only literal words, no
 /// assignment, no write redirect to a file, no function of the same name.
@@ -274,8 +274,8 @@ fn verdict(
     if !cmd.assignments.is_empty() || cmd.words.is_empty() || cmd.words.iter().any(|w| w.dynamic) {
         return None;
     }
-    // Glob operands are read as bash passes them: the names they match now (issue 10
-    // §3). A lone `[` or `]` is no glob (an unterminated bracket is literal to bash).
+    // Glob operands are read as bash passes them: the names they match now,
+    // as the program really reads them. A lone `[` or `]` is no glob (an unterminated bracket is literal to bash).
     let mut expanded: Vec<String> = Vec::new();
     let mut globbed: Vec<String> = Vec::new();
     for (i, w) in cmd.words.iter().enumerate() {
@@ -402,8 +402,16 @@ fn verdict(
     if !writes_file && table::readonly::describes_reader(&words) {
         fx.unread_reader = true;
     }
-    let build =
-        crate::programs::builds::autonomous_verdict(&words, cmd.cwd.path(), ctx, writes_file)?;
+    // A word bash expands as a pattern names files only when it runs: no script of
+    // the project is vouched for through one.
+    let patterned = cmd.words.iter().any(|w| w.pattern);
+    let build = crate::programs::builds::autonomous_verdict(
+        &words,
+        cmd.cwd.path(),
+        ctx,
+        writes_file,
+        patterned,
+    )?;
     // The files a build's own options name (a harness's `--logfile`, `-coverprofile`)
     // are judged like any write: inside the project, or asked for.
     for w in &build.writes {
@@ -1135,7 +1143,7 @@ fn inner_effects(
     if name == "git" {
         git_effects(words, &text, cwd, ctx, fx);
     }
-    // Issue 14 §5: containers that get the host, clusters (`crate::analysis::containers`).
+    // Containers that get the host, clusters (`crate::analysis::containers`).
     let c = crate::analysis::containers::effects(words, cwd.path(), ctx);
     c.notes.into_iter().for_each(|n| fx.note(n));
     c.requests.into_iter().for_each(|r| fx.push(r));

@@ -1,4 +1,4 @@
-//! The static partial evaluator over the tree (issue 9): what the command computes
+//! The static partial evaluator over the tree: what the command computes
 //! from its own text, as bash code to analyse again.
 //!
 //! Owns the interpretation of the tree with values: variables assigned earlier in the

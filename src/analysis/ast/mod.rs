@@ -97,7 +97,7 @@ thread_local! {
     static PARSER: RefCell<Option<Parser>> = const { RefCell::new(None) };
     /// Whether `plan` may parse proven parts alone (see `split`); on by default.
     static SPLIT: Cell<bool> = const { Cell::new(true) };
-    /// Whether `plan` runs the static evaluator (issue 9); on by default.
+    /// Whether `plan` runs the static evaluator; on by default.
     static EVALUATE: Cell<bool> = const { Cell::new(true) };
 }
 
@@ -116,7 +116,7 @@ pub fn with_whole_parse<R>(f: impl FnOnce() -> R) -> R {
 }
 
 /// Runs `f` with the static evaluator off on this thread: commands are read as they
-/// were before issue 9 (nothing computed, nothing fed on). For measuring what the
+/// were before the evaluator existed (nothing computed, nothing fed on). For measuring what the
 /// evaluator adds (`oracle::report`'s "opened" count); the engine itself never turns
 /// it off.
 pub fn without_evaluator<R>(f: impl FnOnce() -> R) -> R {
@@ -279,6 +279,10 @@ fn first_error(root: Node<'_>) -> String {
 /// tree then does not say what bash runs.
 fn skipped_backslash(root: Node<'_>, src: &str) -> Option<usize> {
     let bytes = src.as_bytes();
+    // Only a backslash is ever reported: a command without one needs no walk.
+    if !bytes.contains(&b'\\') {
+        return None;
+    }
     // Before and after the root too: a leading `\<TAB>` is outside every node.
     for (from, to) in [(0, root.start_byte()), (root.end_byte(), bytes.len())] {
         if let Some(i) = bytes
@@ -323,6 +327,8 @@ fn skipped_backslash(root: Node<'_>, src: &str) -> Option<usize> {
 /// - `[abc]` read as a test, and arguments split where bash reads one word.
 fn misread_construct(root: Node<'_>, src: &str) -> Option<String> {
     let bytes = src.as_bytes();
+    // One cursor for the whole walk: a cursor per node allocates its own stack.
+    let mut cursor = root.walk();
     let mut stack = vec![root];
     while let Some(node) = stack.pop() {
         match node.kind() {
@@ -368,7 +374,6 @@ fn misread_construct(root: Node<'_>, src: &str) -> Option<String> {
                 // grammar makes it an anonymous token the walk does not read as one.
                 // Glued to what follows, it is part of a word (`$"x"`, a translated
                 // string).
-                let mut cursor = node.walk();
                 let all: Vec<Node<'_>> = node.children(&mut cursor).collect();
                 let lone = all.iter().enumerate().find(|(i, c)| {
                     !c.is_named()
@@ -381,7 +386,6 @@ fn misread_construct(root: Node<'_>, src: &str) -> Option<String> {
                         dollar.start_byte()
                     ));
                 }
-                let mut cursor = node.walk();
                 let kids: Vec<Node<'_>> = node.named_children(&mut cursor).collect();
                 // A newline between two words ends the command for bash; after a
                 // pipeline of three stages the grammar's GLR can read it as a blank
@@ -416,7 +420,6 @@ fn misread_construct(root: Node<'_>, src: &str) -> Option<String> {
             // elsewhere than the grammar; a word spanning a line break is body text.
             // Words after a blank are the command's arguments (the walk reads them).
             kinds::HEREDOC_REDIRECT => {
-                let mut cursor = node.walk();
                 let kids: Vec<Node<'_>> = node.named_children(&mut cursor).collect();
                 let start_end = kids
                     .iter()
@@ -478,9 +481,8 @@ fn misread_construct(root: Node<'_>, src: &str) -> Option<String> {
                     .child_by_field_name("body")
                     .is_some_and(|b| b.kind() != kinds::COMMAND) =>
             {
-                let mut cursor = node.walk();
+                let mut c = root.walk();
                 let extra = node.named_children(&mut cursor).find(|r| {
-                    let mut c = r.walk();
                     matches!(r.kind(), kinds::FILE_REDIRECT | kinds::HERESTRING_REDIRECT)
                         && r.named_children(&mut c)
                             .filter(|w| w.kind() != kinds::FILE_DESCRIPTOR)
@@ -513,7 +515,6 @@ fn misread_construct(root: Node<'_>, src: &str) -> Option<String> {
             }
             _ => {}
         }
-        let mut cursor = node.walk();
         stack.extend(node.children(&mut cursor));
     }
     None
@@ -666,7 +667,7 @@ fn plan(src: &str, ctx: &AnalysisContext, cwd: Cwd, top: bool) -> Result<Plan, A
     // text bash reads.
     let spliced = crate::shell::source::splice(src).map_err(|e| AstError::Parse(e.to_string()))?;
     let src: &str = &spliced;
-    // Issue 13: parts whose top-level separators the scan proves are parsed alone (the
+    // Parts whose top-level separators the scan proves are parsed alone (the
     // grammar is superlinear in pipeline stages); anything unproven is parsed whole. A
     // plan the static evaluator has work on is parsed whole too: it reads values across
     // statements (`c=ch; ${c}mod …`), which parts parsed alone cannot carry.
@@ -712,7 +713,7 @@ fn plan(src: &str, ctx: &AnalysisContext, cwd: Cwd, top: bool) -> Result<Plan, A
             max_nodes: MAX_NODES,
         },
     )?;
-    // Issue 9: what the command computes from its own text, as code to read again.
+    // What the command computes from its own text, as code to read again.
     if EVALUATE.with(Cell::get) {
         evaluate::evaluate(root, src, &start, &mut plan, top.then(Vec::new));
     }
@@ -729,7 +730,7 @@ pub fn analyze(command: &str, ctx: &AnalysisContext) -> Analysis {
 
 pub use crate::shell::ir::Feed;
 
-/// One piece of the code the static evaluator computed for a command (issue 9), read
+/// One piece of the code the static evaluator computed for a command, read
 /// by the same engine, for the oracle's strict check (`oracle::compare::strict`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct EvaluatedCode {
@@ -1131,7 +1132,7 @@ fn analyze_ast(command: &str, ctx: &AnalysisContext) -> Result<Analysis, AstErro
     let mut fx = Effects::default();
     fx.code.append(&mut top.code);
     fx.hardline = floor::check_plan(&top, ctx, &Reader);
-    // Issue 10: commands of the top-level plan may be verified, unless a statement
+    // Commands of the top-level plan may be verified, unless a statement
     // assigns a variable (`PATH=/tmp/x; ls` changes what `ls` is).
     fx.verifying = top.commands.iter().all(|c| c.assignments.is_empty());
     fx.functions = top.functions.iter().map(|f| f.name.clone()).collect();
@@ -1147,92 +1148,15 @@ fn analyze_ast(command: &str, ctx: &AnalysisContext) -> Result<Analysis, AstErro
 
     // Code passed as a string is parsed again, level by level, depth-bounded.
     fx.verifying = false;
-    let mut level = 0;
     // Code strings or opaque code (`source f`) found at the top level; the loop below
     // only ever runs when this is already true.
     let code_runner = !fx.code.is_empty() || !fx.opaque.is_empty();
     // Code of options and variables (`tar -I CMD`) is read from here on, like code
     // strings, but does not make the command a code runner.
     fx.code.append(&mut fx.option_code);
-    // Issue 9: evaluated code only adds (read like a code string, after the class).
+    // Evaluated code only adds (read like a code string, after the class).
     take_evaluated(&mut top, &mut fx);
-    let mut seen_code: std::collections::HashSet<String> = std::collections::HashSet::new();
-    while !fx.code.is_empty() {
-        level += 1;
-        let pending: Vec<(String, Cwd)> = std::mem::take(&mut fx.code);
-        for (code, cwd) in pending {
-            // The same code twice (a residual re-evaluated, a fed text found again)
-            // adds nothing but a level.
-            if !seen_code.insert(code.clone()) {
-                continue;
-            }
-            // Defence in depth: the lexer's reading of the code goes through the floor too,
-            // where it could fire.
-            let lexed = crate::shell::lexer::lex(&code);
-            if crate::analysis::lexer::floor_relevant(&code, &lexed)
-                && let Some(hit) = floor::check_plan(
-                    &crate::analysis::lexer::lower(&code, lexed, &cwd),
-                    ctx,
-                    &Reader,
-                )
-            {
-                fx.hardline.get_or_insert(hit);
-            }
-            if level > MAX_CODE_DEPTH {
-                fx.opaque.push(format!(
-                    "code nested more than {MAX_CODE_DEPTH} levels deep"
-                ));
-                continue;
-            }
-            match plan(&code, ctx, cwd, false) {
-                Ok(mut inner) => {
-                    fx.code.append(&mut inner.code);
-                    take_evaluated(&mut inner, &mut fx);
-                    if let Some(hit) = floor::check_plan(&inner, ctx, &Reader) {
-                        fx.hardline.get_or_insert(hit);
-                    }
-                    for o in inner.obfuscated {
-                        if !obfuscated.contains(&o) {
-                            obfuscated.push(o);
-                        }
-                    }
-                    for cmd in &inner.commands {
-                        effects::command_effects(cmd, ctx, &mut fx);
-                        environment_request(cmd, &mut fx);
-                    }
-                    for (r, c) in &inner.loose_redirects {
-                        effects::redirect_effects(r, c, ctx, &mut fx);
-                    }
-                    if inner.background {
-                        fx_background(&code, &mut fx);
-                    }
-                }
-                Err(e) => {
-                    // The inner string is not bash we can read: its lexer rendering still
-                    // goes through the floor, and the whole command stays obfuscated.
-                    let lexed = crate::analysis::lexer::analyze(&code, ctx);
-                    if let Some(hit) = lexed.hardline {
-                        fx.hardline.get_or_insert(hit);
-                    }
-                    for r in lexed.requests {
-                        if r.capability != Capability::ProcessExecute {
-                            fx.push(r);
-                        }
-                    }
-                    fx.opaque.push(format!(
-                        "an inner command string KHAELOR could not parse ({e})"
-                    ));
-                    // Code read after the class was decided (an option's, an
-                    // evaluated one) must not leave the command readable.
-                    let why = Opacity::Other("holds code KHAELOR could not parse".to_string());
-                    if !obfuscated.contains(&why) {
-                        obfuscated.push(why);
-                    }
-                }
-            }
-        }
-        fx.code.append(&mut fx.option_code);
-    }
+    read_code_strings(ctx, &mut fx, &mut obfuscated);
 
     for why in std::mem::take(&mut fx.unreadable) {
         let why = Opacity::Other(why);
@@ -1264,6 +1188,146 @@ fn analyze_ast(command: &str, ctx: &AnalysisContext) -> Result<Analysis, AstErro
         fx_background(command, &mut fx);
     }
 
+    notes.extend(class_notes(
+        class,
+        &top,
+        &obfuscated,
+        code_runner,
+        &fx.opaque,
+    ));
+    if let Some(after) = &top.unknown_cwd_after {
+        notes.push(format!(
+            "The working directory is unknown after {after}; relative paths after it count as outside the project."
+        ));
+    }
+    notes.extend(fx.notes.iter().cloned());
+
+    let always = if lexer_doubts {
+        Vec::new()
+    } else {
+        always_patterns(class, &top, &fx, ctx)
+    };
+    if class == CommandClass::Obfuscated {
+        fx.verdicts.clear();
+    }
+    fx.mark_verified();
+    let mut requests = std::mem::take(&mut fx.requests);
+    give_always_patterns(&mut requests, &always);
+    if fx.hardline.is_some() {
+        notes.push(floor::HARDLINE_RISK_NOTE.to_string());
+    }
+    let mut seen = std::collections::HashSet::new();
+    notes.retain(|n| seen.insert(n.clone()));
+    let parts = std::mem::take(&mut fx.parts);
+    Ok(Analysis {
+        command: command.to_string(),
+        class,
+        parts,
+        requests,
+        always_patterns: always,
+        risk_notes: notes,
+        hardline: fx.hardline,
+        engine: EngineKind::Ast,
+        fallback: None,
+    })
+}
+
+/// Reads the code passed as a string (and the code of options, variables and evaluated
+/// text that joins it), level by level, at most `MAX_CODE_DEPTH` deep: each text goes
+/// through the floor in the lexer's reading too, then is planned and its effects added;
+/// a text that does not parse adds what the lexer reads in it and leaves the command
+/// obfuscated.
+fn read_code_strings(ctx: &AnalysisContext, fx: &mut Effects, obfuscated: &mut Vec<Opacity>) {
+    let mut level = 0;
+    let mut seen_code: std::collections::HashSet<String> = std::collections::HashSet::new();
+    while !fx.code.is_empty() {
+        level += 1;
+        let pending: Vec<(String, Cwd)> = std::mem::take(&mut fx.code);
+        for (code, cwd) in pending {
+            // The same code twice (a residual re-evaluated, a fed text found again)
+            // adds nothing but a level.
+            if !seen_code.insert(code.clone()) {
+                continue;
+            }
+            // Defence in depth: the lexer's reading of the code goes through the floor too,
+            // where it could fire.
+            let lexed = crate::shell::lexer::lex(&code);
+            if crate::analysis::lexer::floor_relevant(&code, &lexed)
+                && let Some(hit) = floor::check_plan(
+                    &crate::analysis::lexer::lower(&code, lexed, &cwd),
+                    ctx,
+                    &Reader,
+                )
+            {
+                fx.hardline.get_or_insert(hit);
+            }
+            if level > MAX_CODE_DEPTH {
+                fx.opaque.push(format!(
+                    "code nested more than {MAX_CODE_DEPTH} levels deep"
+                ));
+                continue;
+            }
+            match plan(&code, ctx, cwd, false) {
+                Ok(mut inner) => {
+                    fx.code.append(&mut inner.code);
+                    take_evaluated(&mut inner, fx);
+                    if let Some(hit) = floor::check_plan(&inner, ctx, &Reader) {
+                        fx.hardline.get_or_insert(hit);
+                    }
+                    for o in inner.obfuscated {
+                        if !obfuscated.contains(&o) {
+                            obfuscated.push(o);
+                        }
+                    }
+                    for cmd in &inner.commands {
+                        effects::command_effects(cmd, ctx, fx);
+                        environment_request(cmd, fx);
+                    }
+                    for (r, c) in &inner.loose_redirects {
+                        effects::redirect_effects(r, c, ctx, fx);
+                    }
+                    if inner.background {
+                        fx_background(&code, fx);
+                    }
+                }
+                Err(e) => {
+                    // The inner string is not bash we can read: its lexer rendering still
+                    // goes through the floor, and the whole command stays obfuscated.
+                    let lexed = crate::analysis::lexer::analyze(&code, ctx);
+                    if let Some(hit) = lexed.hardline {
+                        fx.hardline.get_or_insert(hit);
+                    }
+                    for r in lexed.requests {
+                        if r.capability != Capability::ProcessExecute {
+                            fx.push(r);
+                        }
+                    }
+                    fx.opaque.push(format!(
+                        "an inner command string KHAELOR could not parse ({e})"
+                    ));
+                    // Code read after the class was decided (an option's, an
+                    // evaluated one) must not leave the command readable.
+                    let why = Opacity::Other("holds code KHAELOR could not parse".to_string());
+                    if !obfuscated.contains(&why) {
+                        obfuscated.push(why);
+                    }
+                }
+            }
+        }
+        fx.code.append(&mut fx.option_code);
+    }
+}
+
+/// The risk notes that say what the class means: why a command is obfuscated, or how
+/// many parts a compound one has and what joins them.
+fn class_notes(
+    class: CommandClass,
+    top: &Plan,
+    obfuscated: &[Opacity],
+    code_runner: bool,
+    opaque: &[String],
+) -> Vec<String> {
+    let mut notes = Vec::new();
     match class {
         CommandClass::Obfuscated => {
             if obfuscated
@@ -1284,7 +1348,7 @@ fn analyze_ast(command: &str, ctx: &AnalysisContext) -> Result<Analysis, AstErro
             if code_runner {
                 notes.push("Runs code passed as a string; KHAELOR parsed it again and counts its commands.".to_string());
             }
-            for o in &fx.opaque {
+            for o in opaque {
                 notes.push(format!(
                     "Runs {o} — KHAELOR cannot verify what it will run."
                 ));
@@ -1310,31 +1374,20 @@ fn analyze_ast(command: &str, ctx: &AnalysisContext) -> Result<Analysis, AstErro
         }
         CommandClass::Simple => {}
     }
-    if let Some(after) = &top.unknown_cwd_after {
-        notes.push(format!(
-            "The working directory is unknown after {after}; relative paths after it count as outside the project."
-        ));
-    }
-    notes.extend(fx.notes.iter().cloned());
+    notes
+}
 
-    let always = if lexer_doubts {
-        Vec::new()
-    } else {
-        always_patterns(class, &top, &fx, ctx)
-    };
-    if class == CommandClass::Obfuscated {
-        fx.verdicts.clear();
-    }
-    fx.mark_verified();
-    let mut requests = std::mem::take(&mut fx.requests);
-    for r in &mut requests {
+/// Each request's always patterns: a command's get the command's (none when it runs
+/// through another program), a resolved absolute path its own path, anything else none.
+fn give_always_patterns(requests: &mut [CapabilityRequest], always: &[String]) {
+    for r in requests.iter_mut() {
         r.always_patterns = if always.is_empty() {
             Vec::new()
         } else if r.capability.has_command_subject() {
             if r.via.is_some() {
                 Vec::new()
             } else {
-                always.clone()
+                always.to_vec()
             }
         } else if r.subject.starts_with('/') && !r.unresolved && !r.subject.contains('*') {
             // A `*` in a path is a character of its name; as a pattern it would be a
@@ -1344,27 +1397,10 @@ fn analyze_ast(command: &str, ctx: &AnalysisContext) -> Result<Analysis, AstErro
             Vec::new()
         };
     }
-    if fx.hardline.is_some() {
-        notes.push(floor::HARDLINE_RISK_NOTE.to_string());
-    }
-    let mut seen = std::collections::HashSet::new();
-    notes.retain(|n| seen.insert(n.clone()));
-    let parts = std::mem::take(&mut fx.parts);
-    Ok(Analysis {
-        command: command.to_string(),
-        class,
-        parts,
-        requests,
-        always_patterns: always,
-        risk_notes: notes,
-        hardline: fx.hardline,
-        engine: EngineKind::Ast,
-        fallback: None,
-    })
 }
 
 /// Moves what the static evaluator computed on `plan` into the code still to read and
-/// the notes (issue 9). Never into the plan's own code: that would change the class.
+/// the notes. Never into the plan's own code: that would change the class.
 fn take_evaluated(plan: &mut Plan, fx: &mut Effects) {
     let ev = std::mem::take(&mut plan.evaluated);
     fx.code

@@ -1,4 +1,4 @@
-//! Split before parsing (issue 13): tree-sitter-bash is superlinear in pipeline stages
+//! Split before parsing: tree-sitter-bash is superlinear in pipeline stages
 //! (GLR work: 2 stages parse in a few µs, 3 in tens, 8 in hundreds), while each stage
 //! alone parses in about a microsecond. Where a scan of the text *proves* where the
 //! top-level separators are, each part is parsed and walked alone and the parts' plans

@@ -142,13 +142,14 @@ pub(crate) fn walk(
 /// Pushes the named children of `node` so they are visited in source order.
 fn push_children<'t>(node: Node<'t>, depth: usize, in_subst: bool, stack: &mut Vec<Task<'t>>) {
     let mut cursor = node.walk();
-    let children: Vec<Node<'t>> = node.named_children(&mut cursor).collect();
-    for child in children.into_iter().rev() {
-        stack.push(Task::Visit {
-            node: child,
-            depth: depth + 1,
-            in_subst,
-        });
+    let first = stack.len();
+    stack.extend(node.named_children(&mut cursor).map(|child| Task::Visit {
+        node: child,
+        depth: depth + 1,
+        in_subst,
+    }));
+    if let Some(pushed) = stack.get_mut(first..) {
+        pushed.reverse();
     }
 }
 

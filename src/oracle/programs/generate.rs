@@ -116,7 +116,7 @@ pub fn entries() -> Vec<Entry> {
             label: format!("git {}", f.words.join(" ")),
             names: vec!["git"],
             lead: f.words.to_vec(),
-            opts: f.opts,
+            opts: f.opts.clone(),
             kind,
         });
     }

@@ -293,6 +293,7 @@ pub fn facts_of<'a>(program: &'a str, r: &'a Run) -> Facts<'a> {
 fn action(a: Action) -> &'static str {
     match a {
         Action::Allow => "allow",
+        Action::Contain => "contain",
         Action::Ask => "ask",
         Action::Deny => "deny",
     }
@@ -390,7 +391,8 @@ pub fn run(
             st.commands += 1;
             match act {
                 Action::Allow => st.allowed += 1,
-                Action::Ask => st.asked += 1,
+                // The oracle judges reading; a contained command was not proven.
+                Action::Contain | Action::Ask => st.asked += 1,
                 Action::Deny => st.denied += 1,
             }
             if act == Action::Ask && always {

