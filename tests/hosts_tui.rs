@@ -202,16 +202,17 @@ fn claude_code_tui_dont_ask_again_sticks_and_stays_narrow() {
         Api::Messages,
         vec![step("tui-probe"), step("tui-probe"), step(compound)],
     );
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
     let command = format!(
         "env -i PATH={path} HOME={home} TERM=xterm-256color ANTHROPIC_BASE_URL={url} \
          KHAELOR_PERM_STATE_DIR={state} \
          ANTHROPIC_API_KEY={key} CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 \
          DISABLE_TELEMETRY=1 DISABLE_AUTOUPDATER=1 {claude}",
-        path = format!(
-            "{}:{}",
-            bin.display(),
-            std::env::var("PATH").unwrap_or_default()
-        ),
+        path = path,
         home = home.display(),
         state = state.display(),
         url = model.base,
