@@ -18,6 +18,7 @@ if [ -z "$BIN" ]; then
     (cd "$here" && cargo build --release --quiet --bin khaelor-perm)
     BIN="$here/target/release/khaelor-perm"
 fi
+BIN="$(cd "$(dirname "$BIN")" && pwd)/$(basename "$BIN")"
 [ -x /usr/bin/bwrap ] || { echo "contain_startup.sh: bubblewrap missing: run tests/setup/contain.sh" >&2; exit 2; }
 
 # Outside /tmp: the sandbox's /tmp is private.

@@ -59,9 +59,10 @@ fn fail(msg: &str) -> ExitCode {
 }
 
 pub fn run(args: Args) -> ExitCode {
-    let bwrap = match contain::available() {
-        Ok(b) => b,
-        Err(e) => return fail(&e.to_string()),
+    // No probe here (it would start a second sandbox per command): a sandbox that
+    // cannot start ends before the command runs, with bubblewrap's own message.
+    let Some(bwrap) = contain::run::bwrap() else {
+        return fail(&contain::Unavailable::NoBubblewrap.to_string());
     };
     let cwd = match std::env::current_dir().and_then(std::fs::canonicalize) {
         Ok(c) => c,

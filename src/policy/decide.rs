@@ -103,6 +103,29 @@ pub fn decide(
     decide_with(policy, session_rules, call, ctx, interactive, None)
 }
 
+/// Programs that delete or overwrite the files they are given.
+const DESTROYERS: &[&str] = &[
+    "rm", "rmdir", "unlink", "shred", "truncate", "dd", "mv", "wipe", "srm",
+];
+
+/// Whether any command of the call names, in any of its words, a program that deletes
+/// or overwrites files, a `-delete`, or a shell (`fd -x rm`, `xargs rm`, `cat a.txt |
+/// sh`, `find . -exec sh …`): what it writes may be beyond what the analysis saw. Read
+/// word by word from the rendered commands, so it can only say yes too often.
+fn names_a_destroyer(requests: &[CapabilityRequest]) -> bool {
+    requests
+        .iter()
+        .filter(|r| r.capability == Capability::ProcessExecute)
+        .flat_map(|r| r.subject.split_whitespace())
+        .any(|word| {
+            let word = word.trim_matches(|c| matches!(c, '\'' | '"' | '(' | ')' | ';'));
+            let name = word.rsplit('/').next().unwrap_or(word);
+            DESTROYERS.contains(&name)
+                || crate::programs::is_shell(name)
+                || matches!(word, "-delete" | "--delete")
+        })
+}
+
 /// `decide`, with the sandbox a contained call runs in: the answer then carries its
 /// profile and the rewritten command, or asks with the reason it cannot be contained.
 pub fn decide_with(
@@ -127,6 +150,7 @@ pub fn decide_with(
         Vec::new()
     };
     let broken = !policy.errors().is_empty();
+    let may_destroy_unseen = names_a_destroyer(&call.requests);
 
     let mut requests: Vec<CapabilityRequest> = call.requests.clone();
     if requests.is_empty() {
@@ -170,6 +194,7 @@ pub fn decide_with(
         let mut offer_always = true;
         if policy.preset() == crate::policy::presets::Preset::Autonomous
             && !writes
+            && !may_destroy_unseen
             && req.capability == Capability::ProcessExecute
             && action == Action::Ask
             && rule
@@ -180,7 +205,9 @@ pub fn decide_with(
             // vouches for the command; an ask a person wrote, and every cap below, stays.
             // A call whose writes the analysis sees (`rm -rf build`, `find . -delete`)
             // keeps its ask: the project is writable inside the sandbox, so it would not
-            // hold a deletion there.
+            // hold a deletion there. So does one that names a deleting program or a
+            // shell anywhere (`fd -x rm`, `xargs rm`, `cat a.txt | sh`): its writes may be
+            // there without the analysis seeing them.
             action = Action::Contain;
             rule = Some(crate::policy::presets::Preset::contain_everything_rule());
         }

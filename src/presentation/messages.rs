@@ -36,7 +36,11 @@ pub fn ignored_allows_note(file: &str, rules: usize, status: TrustStatus) -> Str
         _ => "you have not trusted it",
     };
     let n = rules;
-    let rules = if n == 1 { "rule" } else { "rules" };
+    let (rules, were, them) = if n == 1 {
+        ("rule", "was", "the rule")
+    } else {
+        ("rules", "were", "them")
+    };
     let dir = std::path::Path::new(file)
         .parent()
         .and_then(std::path::Path::parent)
@@ -44,9 +48,9 @@ pub fn ignored_allows_note(file: &str, rules: usize, status: TrustStatus) -> Str
     let fix = if status == TrustStatus::Forbidden {
         String::new()
     } else {
-        format!(" Review it, then run `khaelor-perm trust {dir}` to apply them.")
+        format!(" Review it, then run `khaelor-perm trust {dir}` to apply {them}.")
     };
-    format!("The project config {file} has {n} allow {rules} that were ignored: {why}.{fix}")
+    format!("The project config {file} has {n} allow {rules} that {were} ignored: {why}.{fix}")
 }
 
 /// Risk note on a directory read that reaches a path a stricter rule covers.

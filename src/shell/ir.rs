@@ -103,8 +103,8 @@ pub(crate) enum Opacity {
     /// A substitution or expansion whose value is only known when it runs (`$( )`,
     /// `<( )`, `$(( ))`, `${ }`, backticks in a here-document body), named.
     Substitution(&'static str),
-    /// Anything else, as a reason that completes "Command …" (`its command name `$X`
-    /// is not a literal word`).
+    /// Anything else, as a reason that completes "Command …" (`has a command name,
+    /// `$X`, that is not a literal word`).
     Other(String),
 }
 

@@ -17,7 +17,7 @@ mod walk;
 use std::cell::{Cell, RefCell};
 use std::time::{Duration, Instant};
 
-use tree_sitter::{Node, ParseOptions, ParseState, Parser, Tree};
+use tree_sitter::{Node, ParseOptions, ParseState, Parser, Tree, TreeCursor};
 
 use crate::floor;
 // How the floor reads code it meets in this engine's commands: through the lexer's
@@ -319,205 +319,221 @@ fn skipped_backslash(root: Node<'_>, src: &str) -> Option<usize> {
     None
 }
 
-/// Where the tree says something bash does not (the oracle found each):
-/// - an assignment whose name bash would not take as one (`PAG<CR>ER=id ls`, a name
-///   holding a byte the grammar is fed as `x`): bash runs it as a command word;
-/// - a here-document end that is not a whole line (`END && grep …` does not end `<<END`
-///   for bash, whose body then runs on, substitutions included);
-/// - `[abc]` read as a test, and arguments split where bash reads one word.
+/// Where the tree says something bash does not (the oracle found each): one check per
+/// kind of node, each named for what bash reads there instead.
 fn misread_construct(root: Node<'_>, src: &str) -> Option<String> {
-    let bytes = src.as_bytes();
     // One cursor for the whole walk: a cursor per node allocates its own stack.
     let mut cursor = root.walk();
     let mut stack = vec![root];
     while let Some(node) = stack.pop() {
-        match node.kind() {
-            kinds::VARIABLE_ASSIGNMENT => {
-                let name = node
-                    .child_by_field_name("name")
-                    .and_then(|n| src.get(n.byte_range()))
-                    .unwrap_or_default();
-                let base = name.split('[').next().unwrap_or_default();
-                let valid = base
-                    .chars()
-                    .next()
-                    .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-                    && base.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
-                if !valid {
-                    return Some(format!(
-                        "`{}` is no variable name for bash (it runs it as a command)",
-                        name.escape_debug()
-                    ));
-                }
-            }
-            // `[abc]` is one word for bash (a glob run as a command name); the grammar
-            // reads a test `[ abc ]`, which needs a blank after `[`.
-            kinds::TEST_COMMAND
-                if src.get(node.byte_range()).is_some_and(|t| {
-                    t.starts_with('[')
-                        && !t.starts_with("[ ")
-                        && !t.starts_with("[[")
-                        && !t.starts_with("[\t")
-                }) =>
-            {
-                return Some(format!(
-                    "`{}` is one word for bash, not a test",
-                    src.get(node.byte_range())
-                        .unwrap_or_default()
-                        .escape_debug()
-                ));
-            }
-            // Two arguments with nothing between them are one word for bash
-            // (`"./d/*"\)` is `./d/*)`), which the grammar split.
-            kinds::COMMAND => {
-                // A lone `$` is a word for bash (`ls $ x` lists `$` and `x`); the
-                // grammar makes it an anonymous token the walk does not read as one.
-                // Glued to what follows, it is part of a word (`$"x"`, a translated
-                // string).
-                let all: Vec<Node<'_>> = node.children(&mut cursor).collect();
-                let lone = all.iter().enumerate().find(|(i, c)| {
-                    !c.is_named()
-                        && c.kind() == "$"
-                        && all.get(i + 1).is_none_or(|n| n.start_byte() > c.end_byte())
-                });
-                if let Some((_, dollar)) = lone {
-                    return Some(format!(
-                        "the lone `$` at byte {} is a word for bash, which the grammar drops",
-                        dollar.start_byte()
-                    ));
-                }
-                let kids: Vec<Node<'_>> = node.named_children(&mut cursor).collect();
-                // A newline between two words ends the command for bash; after a
-                // pipeline of three stages the grammar's GLR can read it as a blank
-                // (`a | b | c<NL>rm x && d` as the command `c rm x`), hiding a command.
-                for pair in kids.windows(2) {
-                    if let [a, b] = pair
-                        && bytes
-                            .get(a.end_byte()..b.start_byte())
-                            .is_some_and(|gap| gap.contains(&b'\n'))
-                    {
-                        return Some(format!(
-                            "a newline at byte {} ends the command for bash, which the grammar read as a blank",
-                            a.end_byte()
-                        ));
-                    }
-                }
-                for pair in kids.windows(2) {
-                    if let [a, b] = pair
-                        && a.end_byte() == b.start_byte()
-                        && !a.kind().ends_with("redirect")
-                        && !b.kind().ends_with("redirect")
-                    {
-                        return Some(format!(
-                            "the words at byte {} are one word for bash",
-                            a.start_byte()
-                        ));
-                    }
-                }
-            }
-            // A word right after the delimiter, with no blank between (`<<'EOF'<CR>`,
-            // `<<"EOF"\x`), is part of the delimiter for bash, which then ends the body
-            // elsewhere than the grammar; a word spanning a line break is body text.
-            // Words after a blank are the command's arguments (the walk reads them).
-            kinds::HEREDOC_REDIRECT => {
-                let kids: Vec<Node<'_>> = node.named_children(&mut cursor).collect();
-                let start_end = kids
-                    .iter()
-                    .find(|k| k.kind() == kinds::HEREDOC_START)
-                    .map(|k| k.end_byte());
-                if let Some(w) = kids.iter().find(|k| {
-                    walk::is_word_kind(k.kind())
-                        && (Some(k.start_byte()) == start_end
-                            || src.get(k.byte_range()).is_some_and(|t| t.contains('\n')))
-                }) {
-                    return Some(format!(
-                        "the here-document delimiter runs on into `{}` at byte {} for bash",
-                        src.get(w.byte_range()).unwrap_or_default().escape_debug(),
-                        w.start_byte()
-                    ));
-                }
-            }
-            // `` `a` `b` ``: the grammar can read two backtick substitutions as one
-            // whose text holds an unescaped backtick (`a` `b` as one command); bash
-            // runs `a` and `b`.
-            kinds::COMMAND_SUBSTITUTION
-                if src.get(node.byte_range()).is_some_and(|t| {
-                    t.len() > 2
-                        && t.starts_with('`')
-                        && t.get(1..t.len() - 1).is_some_and(|inner| {
-                            let b = inner.as_bytes();
-                            (0..b.len()).any(|i| {
-                                b.get(i) == Some(&b'`')
-                                    && b.get(..i)
-                                        .unwrap_or_default()
-                                        .iter()
-                                        .rev()
-                                        .take_while(|c| **c == b'\\')
-                                        .count()
-                                        % 2
-                                        == 0
-                            })
-                        })
-                }) =>
-            {
-                return Some(format!(
-                    "the backticks at byte {} hold an unescaped backtick: two substitutions for bash",
-                    node.start_byte()
-                ));
-            }
-            kinds::HEREDOC_BODY => {
-                if let Some(at) = unparsed_body_expansion(node, src) {
-                    return Some(format!(
-                        "the expansion at byte {at} of a here-document body was not parsed"
-                    ));
-                }
-            }
-            // `a | b > out x`: bash gives `x` to `b`, the command the redirect is
-            // written on (`echo hi | cat > out /etc/shadow` reads /etc/shadow); the
-            // grammar hangs the redirect, extra words and all, on the whole pipeline or
-            // list, where the walk has no command to give them to.
-            kinds::REDIRECTED_STATEMENT
-                if node
-                    .child_by_field_name("body")
-                    .is_some_and(|b| b.kind() != kinds::COMMAND) =>
-            {
-                let mut c = root.walk();
-                let extra = node.named_children(&mut cursor).find(|r| {
-                    matches!(r.kind(), kinds::FILE_REDIRECT | kinds::HERESTRING_REDIRECT)
-                        && r.named_children(&mut c)
-                            .filter(|w| w.kind() != kinds::FILE_DESCRIPTOR)
-                            .count()
-                            > 1
-                });
-                if let Some(r) = extra {
-                    return Some(format!(
-                        "the words after the redirect target at byte {} are arguments for bash, which the grammar hangs on the redirect",
-                        r.start_byte()
-                    ));
-                }
-            }
-            kinds::HEREDOC_END => {
-                // `<<-` strips leading tabs from the end line too.
-                let line_start = bytes
-                    .get(..node.start_byte())
-                    .unwrap_or_default()
-                    .iter()
-                    .rposition(|&b| b != b'\t')
-                    .map_or(0, |i| i + 1);
-                let starts_line = line_start == 0 || bytes.get(line_start - 1) == Some(&b'\n');
-                let ends_line = matches!(bytes.get(node.end_byte()), None | Some(b'\n'));
-                if !starts_line || !ends_line {
-                    return Some(format!(
-                        "the here-document end at byte {} is not a line of its own",
-                        node.start_byte()
-                    ));
-                }
-            }
-            _ => {}
+        let why = match node.kind() {
+            kinds::VARIABLE_ASSIGNMENT => bad_assignment_name(node, src),
+            kinds::TEST_COMMAND => glob_read_as_test(node, src),
+            kinds::COMMAND => command_words_misread(node, src, &mut cursor),
+            kinds::HEREDOC_REDIRECT => heredoc_delimiter_runs_on(node, src, &mut cursor),
+            kinds::COMMAND_SUBSTITUTION => backticks_hold_a_backtick(node, src),
+            kinds::HEREDOC_BODY => unparsed_body_expansion(node, src).map(|at| {
+                format!("the expansion at byte {at} of a here-document body was not parsed")
+            }),
+            kinds::REDIRECTED_STATEMENT => statement_redirect_with_words(node, &mut cursor),
+            kinds::HEREDOC_END => heredoc_end_not_a_line(node, src),
+            _ => None,
+        };
+        if why.is_some() {
+            return why;
         }
         stack.extend(node.children(&mut cursor));
     }
     None
+}
+
+/// An assignment whose name bash would not take as one (`PAG<CR>ER=id ls`, a name
+/// holding a byte the grammar is fed as `x`): bash runs it as a command word.
+fn bad_assignment_name(node: Node<'_>, src: &str) -> Option<String> {
+    let name = node
+        .child_by_field_name("name")
+        .and_then(|n| src.get(n.byte_range()))
+        .unwrap_or_default();
+    let base = name.split('[').next().unwrap_or_default();
+    let valid = base
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && base.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    (!valid).then(|| {
+        format!(
+            "`{}` is no variable name for bash (it runs it as a command)",
+            name.escape_debug()
+        )
+    })
+}
+
+/// `[abc]` is one word for bash (a glob run as a command name); the grammar reads a
+/// test `[ abc ]`, which needs a blank after `[`.
+fn glob_read_as_test(node: Node<'_>, src: &str) -> Option<String> {
+    let text = src.get(node.byte_range())?;
+    let glob = text.starts_with('[')
+        && !text.starts_with("[ ")
+        && !text.starts_with("[[")
+        && !text.starts_with("[\t");
+    glob.then(|| format!("`{}` is one word for bash, not a test", text.escape_debug()))
+}
+
+/// The words of a command as bash reads them, where the grammar split or joined them.
+fn command_words_misread<'t>(
+    node: Node<'t>,
+    src: &str,
+    cursor: &mut TreeCursor<'t>,
+) -> Option<String> {
+    let bytes = src.as_bytes();
+    // A lone `$` is a word for bash (`ls $ x` lists `$` and `x`); the grammar makes it
+    // an anonymous token the walk does not read as one. Glued to what follows, it is
+    // part of a word (`$"x"`, a translated string).
+    let all: Vec<Node<'_>> = node.children(cursor).collect();
+    let lone = all.iter().enumerate().find(|(i, c)| {
+        !c.is_named()
+            && c.kind() == "$"
+            && all.get(i + 1).is_none_or(|n| n.start_byte() > c.end_byte())
+    });
+    if let Some((_, dollar)) = lone {
+        return Some(format!(
+            "the lone `$` at byte {} is a word for bash, which the grammar drops",
+            dollar.start_byte()
+        ));
+    }
+    let kids: Vec<Node<'_>> = node.named_children(cursor).collect();
+    // A newline between two words ends the command for bash; after a pipeline of three
+    // stages the grammar's GLR can read it as a blank (`a | b | c<NL>rm x && d` as the
+    // command `c rm x`), hiding a command.
+    for pair in kids.windows(2) {
+        if let [a, b] = pair
+            && bytes
+                .get(a.end_byte()..b.start_byte())
+                .is_some_and(|gap| gap.contains(&b'\n'))
+        {
+            return Some(format!(
+                "a newline at byte {} ends the command for bash, which the grammar read as a blank",
+                a.end_byte()
+            ));
+        }
+    }
+    // Two arguments with nothing between them are one word for bash (`"./d/*"\)` is
+    // `./d/*)`), which the grammar split.
+    for pair in kids.windows(2) {
+        if let [a, b] = pair
+            && a.end_byte() == b.start_byte()
+            && !a.kind().ends_with("redirect")
+            && !b.kind().ends_with("redirect")
+        {
+            return Some(format!(
+                "the words at byte {} are one word for bash",
+                a.start_byte()
+            ));
+        }
+    }
+    None
+}
+
+/// A word right after the delimiter, with no blank between (`<<'EOF'<CR>`,
+/// `<<"EOF"\x`), is part of the delimiter for bash, which then ends the body elsewhere
+/// than the grammar; a word spanning a line break is body text. Words after a blank are
+/// the command's arguments (the walk reads them).
+fn heredoc_delimiter_runs_on<'t>(
+    node: Node<'t>,
+    src: &str,
+    cursor: &mut TreeCursor<'t>,
+) -> Option<String> {
+    let kids: Vec<Node<'_>> = node.named_children(cursor).collect();
+    let start_end = kids
+        .iter()
+        .find(|k| k.kind() == kinds::HEREDOC_START)
+        .map(|k| k.end_byte());
+    let w = kids.iter().find(|k| {
+        walk::is_word_kind(k.kind())
+            && (Some(k.start_byte()) == start_end
+                || src.get(k.byte_range()).is_some_and(|t| t.contains('\n')))
+    })?;
+    Some(format!(
+        "the here-document delimiter runs on into `{}` at byte {} for bash",
+        src.get(w.byte_range()).unwrap_or_default().escape_debug(),
+        w.start_byte()
+    ))
+}
+
+/// `` `a` `b` ``: the grammar can read two backtick substitutions as one whose text
+/// holds an unescaped backtick (`a` `b` as one command); bash runs `a` and `b`.
+fn backticks_hold_a_backtick(node: Node<'_>, src: &str) -> Option<String> {
+    let t = src.get(node.byte_range())?;
+    if t.len() <= 2 || !t.starts_with('`') {
+        return None;
+    }
+    let b = t.get(1..t.len() - 1)?.as_bytes();
+    let unescaped = (0..b.len()).any(|i| {
+        b.get(i) == Some(&b'`')
+            && b.get(..i)
+                .unwrap_or_default()
+                .iter()
+                .rev()
+                .take_while(|c| **c == b'\\')
+                .count()
+                % 2
+                == 0
+    });
+    unescaped.then(|| {
+        format!(
+            "the backticks at byte {} hold an unescaped backtick: two substitutions for bash",
+            node.start_byte()
+        )
+    })
+}
+
+/// `a | b > out x`: bash gives `x` to `b`, the command the redirect is written on
+/// (`echo hi | cat > out /etc/shadow` reads /etc/shadow); the grammar hangs the
+/// redirect, extra words and all, on the whole pipeline or list, where the walk has no
+/// command to give them to.
+fn statement_redirect_with_words<'t>(
+    node: Node<'t>,
+    cursor: &mut TreeCursor<'t>,
+) -> Option<String> {
+    if node
+        .child_by_field_name("body")
+        .is_none_or(|b| b.kind() == kinds::COMMAND)
+    {
+        return None;
+    }
+    let mut inner = node.walk();
+    let extra = node.named_children(cursor).find(|r| {
+        matches!(r.kind(), kinds::FILE_REDIRECT | kinds::HERESTRING_REDIRECT)
+            && r.named_children(&mut inner)
+                .filter(|w| w.kind() != kinds::FILE_DESCRIPTOR)
+                .count()
+                > 1
+    })?;
+    Some(format!(
+        "the words after the redirect target at byte {} are arguments for bash, which the grammar hangs on the redirect",
+        extra.start_byte()
+    ))
+}
+
+/// A here-document end that is not a whole line (`END && grep …` does not end `<<END`
+/// for bash, whose body then runs on, substitutions included).
+fn heredoc_end_not_a_line(node: Node<'_>, src: &str) -> Option<String> {
+    let bytes = src.as_bytes();
+    // `<<-` strips leading tabs from the end line too.
+    let line_start = bytes
+        .get(..node.start_byte())
+        .unwrap_or_default()
+        .iter()
+        .rposition(|&b| b != b'\t')
+        .map_or(0, |i| i + 1);
+    let starts_line = line_start == 0 || bytes.get(line_start - 1) == Some(&b'\n');
+    let ends_line = matches!(bytes.get(node.end_byte()), None | Some(b'\n'));
+    (!starts_line || !ends_line).then(|| {
+        format!(
+            "the here-document end at byte {} is not a line of its own",
+            node.start_byte()
+        )
+    })
 }
 
 /// The offset of a `$(`, `${` or `$[` in an unquoted here-document body that no node

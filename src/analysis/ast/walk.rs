@@ -676,7 +676,7 @@ impl<'s> Walker<'s, '_> {
                     let w = self.word(child, depth + 1, in_subst, stack);
                     if w.dynamic || w.pattern {
                         self.plan.obfuscated(Opacity::Other(format!(
-                            "its command name `{}` is not a literal word",
+                            "has a command name, `{}`, that is not a literal word",
                             w.text
                         )));
                     }
