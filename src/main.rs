@@ -51,6 +51,14 @@ enum Command {
     Trust(cli::trust::Args),
     /// Answer an agent host's pre-tool hook (claude, codex, gemini, opencode) from stdin.
     Hook(cli::hook::Args),
+    /// Wire the hook into an agent host's settings (claude, gemini).
+    Install(cli::install::InstallArgs),
+    /// Take out exactly what `install` added.
+    Uninstall(cli::install::UninstallArgs),
+    /// Check that a host is wired to this binary and answers (exit 0 when all holds).
+    Doctor(cli::install::DoctorArgs),
+    /// Print a session's calls: decisions, matched rules, and what happened after.
+    Log(cli::log::Args),
     /// Run the HTTP service until SIGTERM or SIGINT.
     Serve(cli::serve::Args),
     /// Exit 0 when the service answers /healthz with 200 (for container health checks).
@@ -72,6 +80,10 @@ fn main() -> ExitCode {
         Command::Compare(args) => cli::compare::run(args),
         Command::Oracle(args) => cli::oracle::run(args),
         Command::Hook(args) => cli::hook::run(args),
+        Command::Install(args) => cli::install::install(args),
+        Command::Uninstall(args) => cli::install::uninstall(args),
+        Command::Doctor(args) => cli::install::doctor(args),
+        Command::Log(args) => cli::log::run(args),
         Command::Serve(args) => cli::serve::run(args),
         Command::Trust(args) => cli::trust::run(args),
         Command::Healthcheck(args) => cli::healthcheck::run(args),

@@ -105,6 +105,27 @@ impl Scene {
         )
     }
 
+    /// Runs `khaelor-perm install|uninstall …` with the scene's home and state dir; a
+    /// non-empty `dir` is appended (the value of a trailing `--project`).
+    fn install(&self, args: &[&str], dir: &Path) {
+        let mut c = Command::new(BIN);
+        c.args(args);
+        if !dir.as_os_str().is_empty() {
+            c.arg(dir);
+        }
+        let out = c
+            .env("HOME", &self.home)
+            .env("KHAELOR_PERM_STATE_DIR", &self.state)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{args:?}: {}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+
     /// Every event of the one session log the hook wrote.
     fn log_events(&self) -> Vec<Value> {
         let dir = self.state.join("sessions");
@@ -246,18 +267,17 @@ fn claude_code_end_to_end() {
             json!({ "description": "e2e step" }),
         ),
     );
-    let settings = json!({
-        "hooks": { "PreToolUse": [{ "matcher": "*", "hooks": [{
-            "type": "command",
-            "command": scene.hook_command("claude", " --non-interactive"),
-        }] }] }
-    });
+    // The project's own settings, then the hook wired by `install` (headless: nobody
+    // answers, asks are denied), taken out again after the run.
     std::fs::create_dir_all(scene.proj.join(".claude")).unwrap();
-    std::fs::write(
-        scene.proj.join(".claude/settings.json"),
-        serde_json::to_string_pretty(&settings).unwrap(),
-    )
-    .unwrap();
+    let local = scene.proj.join(".claude/settings.local.json");
+    // (Plain JSON: Claude Code ignores a settings file with comments.)
+    let before = "{\n  \"env\": { \"E2E\": \"1\" }\n}";
+    std::fs::write(&local, before).unwrap();
+    scene.install(
+        &["install", "claude", "--non-interactive", "--project"],
+        &scene.proj,
+    );
     let mut cmd = Command::new(&claude);
     cmd.current_dir(&scene.proj)
         .env_clear()
@@ -265,6 +285,7 @@ fn claude_code_end_to_end() {
         .env("HOME", &scene.home)
         .env("ANTHROPIC_BASE_URL", &model.base)
         .env("ANTHROPIC_API_KEY", "e2e")
+        .env("KHAELOR_PERM_STATE_DIR", &scene.state)
         .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
         .env("DISABLE_TELEMETRY", "1")
         .env("DISABLE_AUTOUPDATER", "1")
@@ -272,6 +293,8 @@ fn claude_code_end_to_end() {
         .args(["--allowedTools", "Bash"]);
     let (out, err) = run_host(cmd);
     check_session(&scene, &model, &out, &err);
+    scene.install(&["uninstall", "claude", "--project"], &scene.proj);
+    assert_eq!(std::fs::read_to_string(&local).unwrap(), before);
 }
 
 /// The scene's paths, for a failing test's message.
@@ -410,19 +433,14 @@ fn gemini_cli_end_to_end() {
             "auth": { "selectedType": "gemini-api-key" },
             "folderTrust": { "enabled": false }
         },
-        // A headless run: the hook's default for gemini is already non-interactive.
-        "hooks": { "BeforeTool": [{ "matcher": ".*", "hooks": [{
-            "type": "command",
-            "command": scene.hook_command("gemini", ""),
-        }] }] }
     });
     let dir = scene.home.join(".gemini");
     std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(
-        dir.join("settings.json"),
-        serde_json::to_string_pretty(&settings).unwrap(),
-    )
-    .unwrap();
+    let before = serde_json::to_string_pretty(&settings).unwrap();
+    std::fs::write(dir.join("settings.json"), &before).unwrap();
+    // Wired by `install` (the user's file); a headless run: the hook's default for
+    // gemini is already non-interactive.
+    scene.install(&["install", "gemini", "--user"], Path::new(""));
     let mut cmd = Command::new(&gemini);
     cmd.current_dir(&scene.proj)
         .env_clear()
@@ -430,6 +448,7 @@ fn gemini_cli_end_to_end() {
         .env("HOME", &scene.home)
         .env("GOOGLE_GEMINI_BASE_URL", &model.base)
         .env("GEMINI_API_KEY", "e2e")
+        .env("KHAELOR_PERM_STATE_DIR", &scene.state)
         .env("GEMINI_CLI_NO_RELAUNCH", "true")
         .args([
             "-m",
@@ -442,6 +461,11 @@ fn gemini_cli_end_to_end() {
         ]);
     let (out, err) = run_host(cmd);
     check_session(&scene, &model, &out, &err);
+    scene.install(&["uninstall", "gemini", "--user"], Path::new(""));
+    assert_eq!(
+        std::fs::read_to_string(dir.join("settings.json")).unwrap(),
+        before
+    );
 }
 
 #[test]

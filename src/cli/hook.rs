@@ -70,6 +70,11 @@ pub struct Args {
     /// Nobody answers prompts: every ask becomes a deny.
     #[arg(long)]
     pub non_interactive: bool,
+    /// Leave the host's own permission rules (its "don't ask again" grants, its
+    /// settings' allow/ask/deny lists) out of the policy; a config's
+    /// `"hostRules": false` does the same.
+    #[arg(long, env = "KHAELOR_PERM_NO_HOST_RULES")]
+    pub no_host_rules: bool,
 }
 
 impl Args {
@@ -106,6 +111,9 @@ fn answer(args: &Args) -> Result<Rendered, String> {
         .take(hosts::MAX_HOOK_INPUT_BYTES as u64 + 1)
         .read_to_end(&mut raw)
         .map_err(|e| format!("cannot read stdin: {e}"))?;
+    if let Some(outcome) = post_call_event(args.host, &raw) {
+        return record_outcome(args, outcome);
+    }
     let call = hosts::parse(args.host, &raw).map_err(|e| e.to_string())?;
     let root = project_root(args, &call)?;
     if let Some(url) = &args.url {
@@ -122,13 +130,29 @@ fn answer(args: &Args) -> Result<Rendered, String> {
     // The same trust store as `serve` and `khaelor-perm trust`: a project file's allow
     // rules apply only once the user has trusted its current content.
     let trust = crate::policy::trust::TrustStore::new(&state);
-    let policy = crate::policy::config::load_policy_preset(
+    let layers = crate::policy::config::load_layers(
         ctx.root(),
         ctx.home(),
         args.managed_config.as_deref(),
         Some(&trust),
         args.preset,
     );
+    // Without the host's rules read, what Claude's own rules would let through is not
+    // known, so its own dialog is never left to answer (`leave_to_native_dialog`).
+    let host_layer_on = !args.no_host_rules && !layers.host_rules_off();
+    let hosts: &[Host] = if !host_layer_on {
+        &[]
+    } else {
+        std::slice::from_ref(&args.host)
+    };
+    let (layers, warnings) = hosts::grants::add_to(layers, hosts, ctx.home());
+    for w in warnings {
+        eprintln!(
+            "khaelor-perm: {}",
+            crate::presentation::messages::terminal_safe(&w)
+        );
+    }
+    let policy = layers.build();
     for e in policy.errors() {
         eprintln!(
             "khaelor-perm: broken config, every decision is at most ask: {}",
@@ -137,14 +161,129 @@ fn answer(args: &Args) -> Result<Rendered, String> {
     }
     let interactive = args.interactive();
     let input = call.input.clone();
+    let mut native = false;
     let decision = blocking_decide_and_record(
         &state.join("sessions"),
         call,
-        |call, rules| hosts::decide_hook_contained(call, &policy, rules, &ctx, interactive),
+        |call, rules| {
+            let (mapped, d) = hosts::decide_hook_contained(call, &policy, rules, &ctx, interactive);
+            native = args.host == Host::Claude
+                && host_layer_on
+                && hosts::claude::leave_to_native_dialog(call, &d, &policy);
+            (mapped, d)
+        },
         &ctx,
         interactive,
     )?;
+    if native {
+        return Ok(hosts::claude::render_native_dialog(&decision));
+    }
     Ok(hosts::render_call(args.host, &input, &decision))
+}
+
+/// What a host's post-call event says about the calls we answered `ask`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Outcome {
+    /// The call ran (Claude Code and Codex `PostToolUse`, Claude `PostToolUseFailure`:
+    /// it ran and failed): the person approved it in the host.
+    Ran { session: String, call: String },
+    /// The host refused the call (Claude Code's `PermissionDenied`).
+    Refused { session: String, call: String },
+    /// The turn ended (Claude Code's `Stop`): a call still waiting never ran.
+    TurnEnded { session: String },
+}
+
+/// The post-call event in a hook input, if it is one (`hook_event_name`). Hosts whose
+/// post-call events carry no id of the call (Gemini's `AfterTool`) are not read: which
+/// of our calls ran could only be guessed.
+fn post_call_event(host: Host, raw: &[u8]) -> Option<Outcome> {
+    if !matches!(host, Host::Claude | Host::Codex) {
+        return None;
+    }
+    let v: serde_json::Value = serde_json::from_slice(raw).ok()?;
+    let event = v.get("hook_event_name")?.as_str()?;
+    let session = hosts::session_id(host, v.get("session_id").and_then(|s| s.as_str()));
+    let call = || {
+        v.get("tool_use_id")
+            .and_then(|s| s.as_str())
+            .filter(|s| crate::session::valid_id(s))
+            .map(str::to_string)
+    };
+    match event {
+        "PostToolUse" | "PostToolUseFailure" => Some(Outcome::Ran {
+            session,
+            call: call()?,
+        }),
+        "PermissionDenied" => Some(Outcome::Refused {
+            session,
+            call: call()?,
+        }),
+        "Stop" if host == Host::Claude => Some(Outcome::TurnEnded { session }),
+        _ => None,
+    }
+}
+
+/// Records what the host reported for calls of ours still waiting for an answer, and
+/// answers the host with nothing (post-call events need no decision).
+fn record_outcome(args: &Args, outcome: Outcome) -> Result<Rendered, String> {
+    use crate::session::{ApprovedBy, DeniedBy, EventKind};
+    let state = match &args.state_dir {
+        Some(d) => d.clone(),
+        None => super::serve::default_state_dir()
+            .ok_or("no state directory: set --state-dir, KHAELOR_PERM_STATE_DIR or HOME")?,
+    };
+    let sessions = state.join("sessions");
+    let session = match &outcome {
+        Outcome::Ran { session, .. }
+        | Outcome::Refused { session, .. }
+        | Outcome::TurnEnded { session } => session.clone(),
+    };
+    let _lock = crate::session::lock_log(&sessions, &session).map_err(|e| e.to_string())?;
+    let mut index = SessionIndex::blocking_open(&sessions, &session).map_err(|e| e.to_string())?;
+    let refused = |call: &str, why: &str| {
+        vec![
+            EventKind::PermissionDenied {
+                call_id: call.to_string(),
+                by: DeniedBy::Host,
+                decisions: None,
+                feedback: Some(why.to_string()),
+                denied_with: None,
+            },
+            EventKind::ToolFailed {
+                call_id: call.to_string(),
+                message: format!("The user declined this call in {}.", args.host),
+            },
+        ]
+    };
+    let events: Vec<EventKind> = match &outcome {
+        Outcome::Ran { call, .. } if index.is_pending(call) => vec![EventKind::ToolApproved {
+            call_id: call.clone(),
+            by: ApprovedBy::Host,
+            decisions: serde_json::Value::Array(Vec::new()),
+            resolved_by: None,
+            contained: None,
+        }],
+        Outcome::Refused { call, .. } if index.is_pending(call) => {
+            refused(call, "the host refused the call")
+        }
+        Outcome::TurnEnded { .. } => index
+            .pending_calls()
+            .to_vec()
+            .iter()
+            .flat_map(|c| refused(c, "the turn ended and the call never ran"))
+            .collect(),
+        _ => Vec::new(),
+    };
+    if !events.is_empty() {
+        index
+            .blocking_make_room(crate::session::DEFAULT_MAX_EVENTS, events.len())
+            .and_then(|_| index.blocking_append_with(events, crate::session::Durability::Flushed))
+            .map_err(|e| e.to_string())?;
+    }
+    Ok(Rendered {
+        stdout: String::new(),
+        exit: 0,
+    })
 }
 
 /// The root: `--root`, else the host's project directory variable, else the root the

@@ -6,7 +6,9 @@
 //! sandbox cannot run it (nothing ran); `rules` 1 for a broken config or (with `--check`) shadowed rules.
 //! `compare` 0 success, 2 usage or unreadable file. `oracle` 0 no hard violation, 1 hard
 //! violations, 2 usage, unreadable file or no working sandbox. `hook` exits 0 whatever
-//! happens (the host reads the answer it prints; see `hook.rs`).
+//! happens (the host reads the answer it prints; see `hook.rs`). `install`/`uninstall`
+//! 0 done, 2 usage or a file they cannot edit; `doctor` 0 every check holds, 1 not.
+//! `log` 0 printed, 2 no such session.
 
 pub mod analyze;
 pub mod check;
@@ -16,6 +18,8 @@ pub mod error;
 pub mod exec;
 pub mod healthcheck;
 pub mod hook;
+pub mod install;
+pub mod log;
 pub mod man;
 pub mod openapi;
 pub mod oracle;

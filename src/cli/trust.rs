@@ -42,6 +42,11 @@ pub struct Args {
     /// Print as JSON.
     #[arg(long)]
     pub json: bool,
+    /// Trust an agent host's project file instead (its allow rules join the policy as
+    /// host rules), given relative to DIR: `.claude/settings.json`,
+    /// `.claude/settings.local.json`.
+    #[arg(long, value_name = "FILE", conflicts_with = "list")]
+    pub host_file: Option<PathBuf>,
 }
 
 /// The trust store from a `--state-dir` flag or the default location; `None` when no
@@ -99,7 +104,13 @@ pub fn run(args: Args) -> ExitCode {
             );
         }
     };
-    let file = project_config_path(&root);
+    let file = match &args.host_file {
+        None => project_config_path(&root),
+        Some(f) => match host_file(&root, f) {
+            Ok(p) => p,
+            Err(msg) => return fail(args.json, &CliError::new("badHostFile", msg)),
+        },
+    };
     if args.revoke {
         return match store.blocking_revoke(&file) {
             Ok(was) => {
@@ -140,6 +151,7 @@ pub fn run(args: Args) -> ExitCode {
     let widening: Vec<String> = policy
         .ignored()
         .iter()
+        .filter(|_| args.host_file.is_none())
         .flat_map(|i| i.rules.iter().cloned())
         .collect();
     match store.blocking_trust(&file) {
@@ -154,7 +166,9 @@ pub fn run(args: Args) -> ExitCode {
                 print_out(&format!("{v}\n"));
             } else {
                 let mut out = format!("trusted: {} (sha256 {})\n", file.display(), record.sha256);
-                if widening.is_empty() {
+                if args.host_file.is_some() {
+                    out.push_str("its allow rules now apply as host rules\n");
+                } else if widening.is_empty() {
                     out.push_str("it has no allow rules; its deny and ask rules applied already\n");
                 } else {
                     out.push_str("these rules now apply:\n");
@@ -171,6 +185,32 @@ pub fn run(args: Args) -> ExitCode {
             fail(args.json, &CliError::new("noProjectConfig", e.to_string()))
         }
         Err(e) => fail(args.json, &CliError::new("trustStore", e.to_string())),
+    }
+}
+
+/// A host's project file named relative to the root: one of the files the host grants
+/// layer reads as shipped or local (`crate::hosts::grants`), nothing else.
+fn host_file(root: &Path, f: &Path) -> Result<PathBuf, String> {
+    let wanted = root.join(f);
+    let known: Vec<PathBuf> = crate::hosts::Host::ALL
+        .iter()
+        .flat_map(|h| crate::hosts::grants::files(*h, root, Path::new("/nonexistent")))
+        .filter(|hf| hf.level == crate::policy::rules::RuleSource::Project)
+        .map(|hf| hf.path)
+        .collect();
+    if known.contains(&wanted) {
+        Ok(wanted)
+    } else {
+        let names: Vec<String> = known
+            .iter()
+            .filter_map(|p| p.strip_prefix(root).ok())
+            .map(|p| format!("`{}`", p.display()))
+            .collect();
+        Err(format!(
+            "`{}` is not a host file khaelor-perm reads; expected one of {}",
+            f.display(),
+            names.join(", ")
+        ))
     }
 }
 

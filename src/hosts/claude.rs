@@ -176,3 +176,83 @@ pub(crate) fn hook_specific(decision: &str, reason: &str) -> Value {
         }
     })
 }
+
+// ---- Claude Code's own dialog (the host grants layer, `super::grants`) ----
+//
+// Claude's dialog for a hook's explicit `ask` offers only "Yes / No"; with no decision
+// from the hook, Claude asks with its own dialog, which offers "Yes, and don't ask
+// again for: npm test *" and writes that rule into `.claude/settings.local.json`, a
+// file `grants` reads back as a policy layer (translated, never widened). So an ask our
+// own panel would let the person answer with "always" is handed to that dialog, and
+// every other ask stays an explicit `ask`.
+
+/// Whether our ask `d` may be left to Claude Code's own dialog: only when Claude will
+/// certainly ask itself and its "don't ask again" can grant no more than our "always"
+/// would. All of these must hold:
+/// - an interactive ask (it has a panel) of the `Bash` tool in Claude's `default`
+///   permission mode (the other modes skip or refuse prompts, so Claude might run it);
+/// - our panel offers "always" (`always_patterns`), and every request that asks is a
+///   command request asked by our defaults or the preset, with no cap on it (no
+///   secret, protected write, unreadable command, broken config);
+/// - no allow rule of Claude's own, trusted by us or not, matches the command or any
+///   of its parts (else Claude would run what we ask: then the explicit `ask` is what
+///   stops it), and every file of Claude's could be read.
+pub fn leave_to_native_dialog(
+    call: &HookCall,
+    d: &CallDecision,
+    policy: &crate::policy::config::Policy,
+) -> bool {
+    use crate::model::vocab::Capability;
+    use crate::policy::rules::RuleSource;
+    if d.decision != Action::Ask || d.panel.is_none() || d.always_patterns.is_empty() {
+        return false;
+    }
+    if call.host_tool != "Bash" || call.permission_mode.as_deref() != Some("default") {
+        return false;
+    }
+    if d.hardline.is_some() || !d.config_errors.is_empty() || policy.host_rules_incomplete() {
+        return false;
+    }
+    let asks_plainly = d
+        .requests
+        .iter()
+        .filter(|r| r.decision == Action::Ask)
+        .all(|r| {
+            r.request.capability.has_command_subject()
+                && r.reasons.is_empty()
+                && !r.request.always_patterns.is_empty()
+                && r.rule.as_ref().is_none_or(|rule| {
+                    matches!(rule.source, RuleSource::Default | RuleSource::Preset)
+                })
+        });
+    if !asks_plainly {
+        return false;
+    }
+    let whole = call
+        .input
+        .get("command")
+        .and_then(Value::as_str)
+        .map(crate::model::vocab::collapse_whitespace)
+        .unwrap_or_default();
+    let host_allows_part = d.requests.iter().any(|r| {
+        policy
+            .host_allows(r.request.capability, &r.request.subject)
+            .is_some()
+    });
+    let host_allows_whole = Capability::ALL
+        .iter()
+        .filter(|c| c.has_command_subject())
+        .any(|c| policy.host_allows(*c, &whole).is_some());
+    !host_allows_part && !host_allows_whole
+}
+
+/// What Claude Code is told when its own dialog answers: no decision, and our reasons
+/// as the hook's `systemMessage` (the one text of a hook Claude shows the person when
+/// the hook gives no decision).
+pub fn render_native_dialog(d: &CallDecision) -> Rendered {
+    let v = serde_json::json!({ "systemMessage": super::ask_text(d) });
+    Rendered {
+        stdout: format!("{v}\n"),
+        exit: 0,
+    }
+}

@@ -17,7 +17,9 @@
 pub mod claude;
 pub mod codex;
 pub mod gemini;
+pub mod grants;
 pub mod opencode;
+pub mod wiring;
 
 use std::fmt;
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -107,6 +109,9 @@ pub struct HookCall {
     pub project_root: Option<String>,
     /// The host's tool name, as sent (`Bash`, `run_shell_command`, `mcp__github__x`).
     pub host_tool: String,
+    /// The host's permission mode when it reports one (Claude Code's `permission_mode`:
+    /// `default`, `plan`, `acceptEdits`, `auto`, `dontAsk`, `bypassPermissions`).
+    pub permission_mode: Option<String>,
     /// The host's tool input, as sent.
     pub input: Value,
     pub mapped: Mapped,
@@ -170,6 +175,7 @@ pub(crate) fn parse_common(
         cwd: str_field(obj, "cwd").map(str::to_string),
         project_root: None,
         host_tool: tool.to_string(),
+        permission_mode: str_field(obj, "permission_mode").map(str::to_string),
         input,
         mapped,
     })

@@ -26,6 +26,7 @@ pub fn parse(obj: &Map<String, Value>) -> Result<HookCall, HookError> {
         cwd: str_field(obj, "cwd").map(str::to_string),
         project_root: str_field(obj, "root").map(str::to_string),
         host_tool: tool.to_string(),
+        permission_mode: None,
         mapped: map(tool, &input),
         input,
     })

@@ -138,9 +138,22 @@ fn rule(text: &str, file: &str, t: &Table) -> Result<GRule, ImportError> {
                 });
             }
             "priority" => {
-                r.priority = v
-                    .as_integer()
-                    .ok_or_else(|| syntax(text, file, vat, "`priority` must be an integer"))?
+                // Gemini's own "Allow always" writes a fractional priority (its tier
+                // plus a fraction, `4.95`): kept in thousandths so the order holds.
+                r.priority = match (v.as_integer(), v.as_float()) {
+                    (Some(i), _) => i.saturating_mul(1000),
+                    (None, Some(f)) if f.is_finite() && f.abs() < 1e12 => {
+                        #[expect(
+                            clippy::cast_possible_truncation,
+                            reason = "bounded above; thousandths are all the order needs"
+                        )]
+                        let milli = (f * 1000.0).round() as i64;
+                        milli
+                    }
+                    _ => {
+                        return Err(syntax(text, file, vat, "`priority` must be a number"));
+                    }
+                }
             }
             "denyMessage" | "description" | "name" => {}
             other => {
@@ -168,7 +181,7 @@ fn rule(text: &str, file: &str, t: &Table) -> Result<GRule, ImportError> {
             .map(|x| format!(" commandRegex={x:?}"))
             .unwrap_or_default(),
         r.action,
-        r.priority
+        r.priority as f64 / 1000.0
     );
     Ok(r)
 }

@@ -92,6 +92,10 @@ pub enum RuleSource {
     Project,
     Managed,
     Session,
+    /// A permission rule an agent host persists itself (Claude Code's `settings.json`,
+    /// Codex's rules, …), read as a policy layer beside the user or project layer
+    /// (`crate::hosts::grants`); the rule's name says which host (`host:claude`).
+    Host,
 }
 
 impl RuleSource {
@@ -105,6 +109,7 @@ impl RuleSource {
             RuleSource::Project => "project",
             RuleSource::Managed => "managed",
             RuleSource::Session => "session",
+            RuleSource::Host => "host",
         }
     }
 
@@ -114,7 +119,7 @@ impl RuleSource {
     pub fn is_configured(self) -> bool {
         matches!(
             self,
-            RuleSource::User | RuleSource::Project | RuleSource::Managed
+            RuleSource::User | RuleSource::Project | RuleSource::Managed | RuleSource::Host
         )
     }
 }
@@ -268,14 +273,19 @@ impl PermissionRule {
         if let Some(v) = self.when {
             dialect = format!("when {} {dialect}", v.as_str());
         }
+        // A host's rule names the host (`host:claude`), which its name carries.
+        let source = match (&self.source, &self.name) {
+            (RuleSource::Host, Some(n)) => n.clone(),
+            _ => self.source.to_string(),
+        };
         match &self.origin {
             Some(o) => format!(
-                "{} / {dialect}\"{}\" ({}, {})",
-                self.capability, self.pattern, self.source, o
+                "{} / {dialect}\"{}\" ({source}, {o})",
+                self.capability, self.pattern
             ),
             None => format!(
-                "{} / {dialect}\"{}\" ({})",
-                self.capability, self.pattern, self.source
+                "{} / {dialect}\"{}\" ({source})",
+                self.capability, self.pattern
             ),
         }
     }

@@ -234,6 +234,8 @@ pub enum RuleSourceSchema {
     Project,
     Managed,
     Session,
+    /// A rule an agent host persists (its name says which: `host:claude`).
+    Host,
 }
 
 /// Where in a config file a rule was written (1-based).

@@ -112,6 +112,9 @@ pub struct ConfigSettings {
     pub always_scope: Option<AlwaysScope>,
     /// `permissions.preset`, when the file sets it.
     pub preset: Option<Preset>,
+    /// `permissions.hostRules`, when the file sets it: `false` leaves the agent hosts'
+    /// own rules out of the policy (`crate::hosts::grants`).
+    pub host_rules: Option<bool>,
 }
 
 /// The effective policy: defaults and config layers, compiled once. Cheap to clone.
@@ -123,6 +126,13 @@ pub struct Policy {
 #[derive(Debug)]
 struct PolicyInner {
     set: RuleSet,
+    /// The layers without the hosts' rules, when there are any: what a host's allow is
+    /// checked against (`host_allow_holds`).
+    without_hosts: Option<RuleSet>,
+    /// Every allow rule in the hosts' files, trusted or not (`Policy::host_allows`).
+    hosts: RuleSet,
+    /// A host file could not be read: `host_allows` cannot rule anything out.
+    host_incomplete: bool,
     /// The managed layer alone: the ceiling its deny/ask rules impose.
     managed: RuleSet,
     errors: Vec<ConfigError>,
@@ -152,6 +162,9 @@ impl Policy {
         Policy {
             inner: Arc::new(PolicyInner {
                 set: RuleSet::new(rules),
+                without_hosts: None,
+                hosts: RuleSet::new(Vec::new()),
+                host_incomplete: false,
                 managed: RuleSet::default(),
                 errors: Vec::new(),
                 files: Vec::new(),
@@ -254,7 +267,19 @@ impl Policy {
                 action: rule.action,
                 rule: Some(rule),
             },
-            None => self.inner.set.evaluate_verdict(cap, subject, verdict),
+            None => {
+                let all = self.inner.set.evaluate_verdict(cap, subject, verdict);
+                match &self.inner.without_hosts {
+                    Some(without)
+                        if all.action == Action::Allow
+                            && all.rule.is_some_and(|r| r.source == RuleSource::Host) =>
+                    {
+                        let ours = without.evaluate_verdict(cap, subject, verdict);
+                        if host_allow_holds(&ours) { all } else { ours }
+                    }
+                    _ => all,
+                }
+            }
         };
         match self.inner.managed.matched(cap, subject) {
             Some(m) if m.action > base.action => Evaluation {
@@ -263,6 +288,20 @@ impl Policy {
             },
             _ => base,
         }
+    }
+
+    /// The hosts' allow rule that matches `cap` / `subject`, if any, whatever the other
+    /// layers say and whether or not its file is trusted: whether the host itself would
+    /// let this through (`crate::hosts` answers an explicit ask then, so the host's own
+    /// rule cannot run what we ask).
+    pub fn host_allows(&self, cap: Capability, subject: &str) -> Option<&PermissionRule> {
+        self.inner.hosts.matched(cap, subject)
+    }
+
+    /// Whether a host file could not be read, so `host_allows` may miss a rule the host
+    /// itself honours.
+    pub fn host_rules_incomplete(&self) -> bool {
+        self.inner.host_incomplete
     }
 
     /// Whether `cap` is denied for every subject whatever session rules say: the layered
@@ -300,6 +339,36 @@ impl Policy {
     }
 }
 
+/// Whether a host's allow may stand where our own layers decided `ours` (the host
+/// grants layer, `crate::hosts::grants`). A host grant is the person's "don't ask
+/// again" in the host's dialog, so it may lift exactly the asks our own panel would let
+/// them lift with "always": an unmatched request, a default or preset ask, a configured
+/// ask that says `allowAlways`. Never a deny, a managed rule, an explicit configured
+/// ask, a named rule (the credential stores) or a default read ask (the seed's secret
+/// shapes: `.env`, `*.pem`, `~/.ssh`). The floor, protected writes, unreadable
+/// commands and a broken config are applied after this by `decide`, to host grants too.
+fn host_allow_holds(ours: &Evaluation<'_>) -> bool {
+    match ours.action {
+        Action::Allow => true,
+        // Our rules already let it run without a prompt, inside the sandbox: a host's
+        // grant answered a prompt, so it never takes the sandbox away.
+        Action::Contain | Action::Deny => false,
+        Action::Ask => match ours.rule {
+            None => true,
+            Some(r) if r.name.is_some() => false,
+            Some(r) => match r.source {
+                RuleSource::Default | RuleSource::Preset => r.capability != "file.read",
+                RuleSource::User | RuleSource::Project => r.allow_always,
+                RuleSource::Builtin
+                | RuleSource::Hardline
+                | RuleSource::Managed
+                | RuleSource::Session
+                | RuleSource::Host => false,
+            },
+        },
+    }
+}
+
 /// Assembles a policy from layers. `load_policy` is the file-reading front end.
 #[derive(Debug, Default)]
 pub struct PolicyBuilder {
@@ -307,12 +376,19 @@ pub struct PolicyBuilder {
     managed: Vec<PermissionRule>,
     user: Vec<PermissionRule>,
     project: Vec<PermissionRule>,
+    /// The hosts' own rules read beside the user and the project layer.
+    host_user: Vec<PermissionRule>,
+    host_project: Vec<PermissionRule>,
+    /// Every allow of the hosts' files, trusted or not, and whether one went unread.
+    host_seen: Vec<PermissionRule>,
+    host_incomplete: bool,
     errors: Vec<ConfigError>,
     files: Vec<PathBuf>,
     root: Option<PathBuf>,
     always_scope: AlwaysScope,
     trust: Option<TrustStore>,
     forbid_trust: bool,
+    host_rules_off: bool,
     ignored: Vec<IgnoredAllows>,
     /// Preset choices: `--preset`, each layer's (with its file), and whether the
     /// project file that chose was trusted.
@@ -407,12 +483,66 @@ impl PolicyBuilder {
         self
     }
 
+    /// Adds an agent host's own rules (`RuleSource::Host`) beside layer `level` (`User`
+    /// or `Project`), read from `files`: they count as loaded files (writing them is a
+    /// protected write, and a cache keyed on the files sees them change). `ignored` are
+    /// the host files whose allows were left out as untrusted.
+    pub fn host_layer(
+        mut self,
+        level: RuleSource,
+        rules: Vec<PermissionRule>,
+        files: &[PathBuf],
+        ignored: Vec<IgnoredAllows>,
+    ) -> Self {
+        self.files.extend(files.iter().cloned());
+        self.ignored.extend(ignored);
+        match level {
+            RuleSource::Project => self.host_project.extend(rules),
+            _ => self.host_user.extend(rules),
+        }
+        self
+    }
+
+    /// Records every allow rule the hosts' files hold, trusted or not (the host itself
+    /// honours them all: `Policy::host_allows`), and whether every host file could be
+    /// read (`complete`; when not, `Policy::host_allows` cannot rule anything out).
+    pub fn host_seen(mut self, allows: Vec<PermissionRule>, complete: bool) -> Self {
+        self.host_seen.extend(allows);
+        self.host_incomplete |= !complete;
+        self
+    }
+
     /// Adds a file's settings: an `exact` always scope anywhere wins (it only narrows).
     pub fn settings(mut self, settings: ConfigSettings) -> Self {
         if settings.always_scope == Some(AlwaysScope::Exact) {
             self.always_scope = AlwaysScope::Exact;
         }
+        // Any file that turns the hosts' rules off wins (leaving them out only narrows).
+        if settings.host_rules == Some(false) {
+            self.host_rules_off = true;
+        }
         self
+    }
+
+    /// Whether a config file loaded so far turns the hosts' rules off
+    /// (`"hostRules": false`).
+    pub fn host_rules_off(&self) -> bool {
+        self.host_rules_off
+    }
+
+    /// Whether the managed config loaded so far forbids trusting project files.
+    pub fn trust_forbidden(&self) -> bool {
+        self.forbid_trust
+    }
+
+    /// The trust store project files are judged by, if any.
+    pub fn trust_store(&self) -> Option<&TrustStore> {
+        self.trust.as_ref()
+    }
+
+    /// The project root, if set.
+    pub fn project_root(&self) -> Option<&Path> {
+        self.root.as_deref()
     }
 
     /// Records a layer's preset choice; `trusted` matters only for the project layer.
@@ -506,11 +636,28 @@ impl PolicyBuilder {
             d
         };
         all.extend(self.managed.iter().cloned());
+        // Layer order with the hosts' rules: ... ++ user ++ host (user files) ++ project
+        // ++ host (project files); their allows are checked by `host_allow_holds`.
+        let has_hosts = !self.host_user.is_empty() || !self.host_project.is_empty();
+        let mut without_hosts = has_hosts.then(|| {
+            let mut v = all.clone();
+            v.extend(self.user.iter().cloned());
+            v.extend(self.project.iter().cloned());
+            v
+        });
+        // Every allow the hosts hold, for `Policy::host_allows`.
+        let hosts = self.host_seen;
         all.extend(self.user);
+        all.extend(self.host_user);
         all.extend(self.project);
+        all.extend(self.host_project);
+        let root = self.root.as_deref();
         Policy {
             inner: Arc::new(PolicyInner {
-                set: RuleSet::with_root(all, self.root.as_deref()),
+                set: RuleSet::with_root(all, root),
+                without_hosts: without_hosts.take().map(|v| RuleSet::with_root(v, root)),
+                hosts: RuleSet::with_root(hosts, root),
+                host_incomplete: self.host_incomplete,
                 managed: RuleSet::with_root(self.managed, self.root.as_deref()),
                 errors: self.errors,
                 files: self.files,
@@ -570,6 +717,18 @@ pub fn load_policy_preset(
     trust: Option<&TrustStore>,
     preset: Option<Preset>,
 ) -> Policy {
+    load_layers(root, home, managed, trust, preset).build()
+}
+
+/// The builder `load_policy_preset` builds, with every file of ours read: a caller
+/// may add more layers (the hosts' rules, `crate::hosts::grants`) before building.
+pub fn load_layers(
+    root: &Path,
+    home: &Path,
+    managed: Option<&Path>,
+    trust: Option<&TrustStore>,
+    preset: Option<Preset>,
+) -> PolicyBuilder {
     let mut b = Policy::builder()
         .root(root)
         .trust(trust.cloned())
@@ -579,7 +738,6 @@ pub fn load_policy_preset(
     }
     b.file(RuleSource::User, &user_config_path(home))
         .file(RuleSource::Project, &project_config_path(root))
-        .build()
 }
 
 pub(crate) fn error_at(
@@ -598,7 +756,7 @@ pub(crate) fn error_at(
 
 /// Whether an untrusted project file's rules lose anything: leaves the narrowing rules
 /// (deny, ask without `allowAlways`) and returns what was dropped or narrowed.
-fn narrow_only(rules: &mut Vec<PermissionRule>) -> Vec<String> {
+pub(crate) fn narrow_only(rules: &mut Vec<PermissionRule>) -> Vec<String> {
     let mut dropped = Vec::new();
     rules.retain_mut(|r| match r.action {
         Action::Allow => {

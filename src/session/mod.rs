@@ -61,6 +61,9 @@ pub enum ApprovedBy {
     AutoResolve,
     /// The rules contain it: it runs without asking, inside the sandbox.
     Contained,
+    /// The person approved it in the agent host's own dialog: the host reported that
+    /// a call we answered `ask` ran (its post-call event).
+    Host,
 }
 
 /// What denied a call.
@@ -73,6 +76,9 @@ pub enum DeniedBy {
     User,
     /// The user denied another pending call of the same turn (seed §5.2).
     Turn,
+    /// The agent host reported that a call we answered `ask` did not run (refused in
+    /// its dialog, or the turn ended without it).
+    Host,
 }
 
 /// One event of the seed's flow (§5.1), with what §8 requires each to carry.
@@ -1022,6 +1028,9 @@ pub struct SessionIndex {
     events: usize,
     /// Call id -> its project root.
     calls: HashMap<String, String>,
+    /// Calls whose last event asked (`PermissionRequested`), in log order: what a host's
+    /// post-call event resolves.
+    pending: Vec<String>,
     session_rules: Vec<(Option<String>, PersistedRule)>,
     next_seq: u64,
     needs_newline: bool,
@@ -1059,6 +1068,7 @@ impl SessionIndex {
             path: dir.join(format!("{id}.jsonl")),
             events: 0,
             calls: HashMap::new(),
+            pending: Vec::new(),
             session_rules: Vec::new(),
             next_seq: 1,
             needs_newline: false,
@@ -1090,6 +1100,7 @@ impl SessionIndex {
         self.events += 1;
         self.next_seq = self.next_seq.max(l.seq + 1);
         let Some(call_id) = l.call_id else { return };
+        self.track_pending(&l.kind, &call_id);
         match l.kind.as_str() {
             "ToolRequested" => {
                 self.calls
@@ -1132,6 +1143,28 @@ impl SessionIndex {
         self.calls.contains_key(call_id)
     }
 
+    fn track_pending(&mut self, kind: &str, call_id: &str) {
+        match kind {
+            "PermissionRequested" if !self.pending.iter().any(|c| c == call_id) => {
+                self.pending.push(call_id.to_string());
+            }
+            "ToolApproved" | "PermissionDenied" | "ToolFailed" => {
+                self.pending.retain(|c| c != call_id);
+            }
+            _ => {}
+        }
+    }
+
+    /// Whether the call's last event asked and nothing resolved it yet.
+    pub fn is_pending(&self, call_id: &str) -> bool {
+        self.pending.iter().any(|c| c == call_id)
+    }
+
+    /// The calls still waiting for an answer, in log order.
+    pub fn pending_calls(&self) -> &[String] {
+        &self.pending
+    }
+
     /// As `Session::session_rules_for`.
     pub fn session_rules_for(&self, root: &Path) -> Vec<PersistedRule> {
         session_rules_on(&self.session_rules, root)
@@ -1162,8 +1195,29 @@ impl SessionIndex {
             {
                 self.calls.insert(call_id.clone(), project_root.clone());
             }
+            let kind = match &ev.kind {
+                EventKind::PermissionRequested { .. } => "PermissionRequested",
+                EventKind::ToolApproved { .. } => "ToolApproved",
+                EventKind::PermissionDenied { .. } => "PermissionDenied",
+                EventKind::ToolFailed { .. } => "ToolFailed",
+                _ => "",
+            };
+            if let Some(id) = event_call_id(&ev.kind) {
+                self.track_pending(kind, &id);
+            }
         }
         Ok(events)
+    }
+}
+
+/// The call an event is about, for the events that resolve a pending call.
+fn event_call_id(kind: &EventKind) -> Option<String> {
+    match kind {
+        EventKind::PermissionRequested { call_id, .. }
+        | EventKind::ToolApproved { call_id, .. }
+        | EventKind::PermissionDenied { call_id, .. }
+        | EventKind::ToolFailed { call_id, .. } => Some(call_id.clone()),
+        _ => None,
     }
 }
 

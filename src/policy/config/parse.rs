@@ -55,6 +55,7 @@ struct Parser<'a> {
     errors: Vec<ConfigError>,
     always_scope: Option<super::AlwaysScope>,
     preset: Option<crate::policy::presets::Preset>,
+    host_rules: Option<bool>,
 }
 
 /// The JSONC dialect configs are read (and edited) in: comments and trailing commas,
@@ -97,6 +98,7 @@ pub fn parse_config_with_settings(
         errors: Vec::new(),
         always_scope: None,
         preset: None,
+        host_rules: None,
     };
     match jsonc_parser::parse_to_ast(text, &CollectOptions::default(), &options) {
         Err(e) => {
@@ -121,6 +123,7 @@ pub fn parse_config_with_settings(
         ConfigSettings {
             always_scope: p.always_scope,
             preset: p.preset,
+            host_rules: p.host_rules,
         },
     )
 }
@@ -272,6 +275,19 @@ impl Parser<'_> {
                                 v => type_name(v).to_string(),
                             }
                         );
+                        self.error(other.start(), msg);
+                    }
+                }
+                continue;
+            }
+            if key == "hostRules" {
+                // Whether the agent hosts' own permission rules are a policy layer
+                // (`crate::hosts::grants`); `false` turns the layer off.
+                match &prop.value {
+                    Value::BooleanLit(b) => self.host_rules = Some(b.value),
+                    other => {
+                        let msg =
+                            format!("`hostRules` must be a boolean, found {}", type_name(other));
                         self.error(other.start(), msg);
                     }
                 }

@@ -1,0 +1,511 @@
+//! `khaelor-perm install | uninstall | doctor <host>`: wiring the hook into an agent
+//! host's settings, taking it out, and checking that a host is wired and answers.
+//!
+//! Owns the I/O: which file (`--user`, the default, or `--project DIR`), the backup
+//! (the file's previous bytes under the state directory's `install-backups/`), the
+//! atomic write, what is printed, and doctor's checks. The edits themselves are
+//! `crate::hosts::wiring`. Exit statuses: 0 done (doctor: every check holds), 1 doctor
+//! found a failing check, 2 usage or a file that cannot be edited.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode, Stdio};
+
+use super::print_out;
+use crate::hosts::{Host, wiring};
+use crate::presentation::messages::terminal_safe;
+
+/// The host versions the end-to-end tests pin (`tests/setup/hosts.sh`).
+pub const PINNED: &[(Host, &str, &str)] = &[
+    (Host::Claude, "claude", "2.1.332"),
+    (Host::Codex, "codex", "0.171.0"),
+    (Host::Gemini, "gemini", "0.61.0"),
+    (Host::Opencode, "opencode", "1.18.33"),
+];
+
+#[derive(Debug, clap::Args)]
+#[command(after_help = "Examples:\n  khaelor-perm install claude\n  \
+khaelor-perm install claude --project . --dry-run\n  \
+khaelor-perm uninstall claude")]
+pub struct InstallArgs {
+    /// The agent host to wire.
+    #[arg(value_enum)]
+    pub host: Host,
+    /// Wire this project only (Claude Code: `DIR/.claude/settings.local.json`; Gemini
+    /// CLI: `DIR/.gemini/settings.json`).
+    #[arg(long, value_name = "DIR", conflicts_with = "user")]
+    pub project: Option<PathBuf>,
+    /// Wire every project of this user (the default: `~/.claude/settings.json`,
+    /// `~/.gemini/settings.json`).
+    #[arg(long)]
+    pub user: bool,
+    /// The hook denies what would ask (for headless runs: nobody answers).
+    #[arg(long)]
+    pub non_interactive: bool,
+    /// The hook asks a running service instead of deciding in process.
+    #[arg(long, value_name = "URL", requires = "token_file")]
+    pub url: Option<String>,
+    /// The service's bearer token file (with `--url`).
+    #[arg(long, value_name = "FILE")]
+    pub token_file: Option<PathBuf>,
+    /// Print what would change; write nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Where backups go [default: as `serve`].
+    #[arg(long, env = "KHAELOR_PERM_STATE_DIR", value_name = "DIR")]
+    pub state_dir: Option<PathBuf>,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct UninstallArgs {
+    /// The agent host to unwire.
+    #[arg(value_enum)]
+    pub host: Host,
+    /// The project whose file `install --project DIR` wrote.
+    #[arg(long, value_name = "DIR", conflicts_with = "user")]
+    pub project: Option<PathBuf>,
+    /// The user's file (the default).
+    #[arg(long)]
+    pub user: bool,
+    /// Print what would change; write nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Where backups go [default: as `serve`].
+    #[arg(long, env = "KHAELOR_PERM_STATE_DIR", value_name = "DIR")]
+    pub state_dir: Option<PathBuf>,
+}
+
+#[derive(Debug, clap::Args)]
+#[command(
+    after_help = "Exit status: 0 every check holds, 1 a check failed (each says how to fix it)."
+)]
+pub struct DoctorArgs {
+    /// The host to check [default: claude].
+    #[arg(long, value_enum, default_value = "claude")]
+    pub host: Host,
+    /// The project to check [default: the current directory].
+    #[arg(long, value_name = "DIR")]
+    pub root: Option<PathBuf>,
+    /// The state directory the hook writes [default: as `serve`].
+    #[arg(long, env = "KHAELOR_PERM_STATE_DIR", value_name = "DIR")]
+    pub state_dir: Option<PathBuf>,
+}
+
+fn home() -> Result<PathBuf, String> {
+    std::env::var_os("HOME")
+        .filter(|h| !h.is_empty())
+        .map(PathBuf::from)
+        .ok_or_else(|| "`HOME` is not set".to_string())
+}
+
+fn absolute(dir: &Path) -> Result<PathBuf, String> {
+    std::fs::canonicalize(dir).map_err(|e| format!("`{}`: {e}", dir.display()))
+}
+
+fn fail(msg: &str) -> ExitCode {
+    eprintln!("error: {}", terminal_safe(msg));
+    ExitCode::from(2)
+}
+
+/// The settings file of `host` at the chosen level.
+fn target(host: Host, project: Option<&Path>) -> Result<PathBuf, String> {
+    let project = project.map(absolute).transpose()?;
+    wiring::settings_file(host, project.as_deref(), &home()?).map_err(|e| e.to_string())
+}
+
+/// The file's text, `""` when it does not exist; refuses what is not a regular file.
+fn read_text(file: &Path) -> Result<Option<String>, String> {
+    crate::policy::config::read_config_text(file).map_err(|e| format!("`{}`: {e}", file.display()))
+}
+
+/// Writes `text` (or removes the file for `None`), keeping the previous bytes as a
+/// backup in the state directory.
+fn write(
+    file: &Path,
+    before: Option<&str>,
+    text: Option<&str>,
+    state: Option<&Path>,
+) -> Result<(), String> {
+    if let (Some(old), Some(state)) = (before, state) {
+        let dir = state.join("install-backups");
+        std::fs::create_dir_all(&dir).map_err(|e| format!("`{}`: {e}", dir.display()))?;
+        let stamp = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_nanos())
+            .unwrap_or_default();
+        let name: String = file
+            .display()
+            .to_string()
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == '.' {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect();
+        let backup = dir.join(format!("{name}.{stamp}"));
+        std::fs::write(&backup, old).map_err(|e| format!("`{}`: {e}", backup.display()))?;
+    }
+    match text {
+        Some(t) => {
+            let dir = file
+                .parent()
+                .ok_or_else(|| format!("`{}` has no directory", file.display()))?;
+            std::fs::create_dir_all(dir).map_err(|e| format!("`{}`: {e}", dir.display()))?;
+            crate::session::grants::blocking_write_atomic(file, dir, t).map_err(|e| e.to_string())
+        }
+        None => match std::fs::remove_file(file) {
+            Ok(()) => Ok(()),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+            Err(e) => Err(format!("`{}`: {e}", file.display())),
+        },
+    }
+}
+
+fn state_dir(given: Option<&Path>) -> Option<PathBuf> {
+    given
+        .map(Path::to_path_buf)
+        .or_else(super::serve::default_state_dir)
+}
+
+pub fn install(args: InstallArgs) -> ExitCode {
+    match blocking_install(&args) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => fail(&e),
+    }
+}
+
+fn blocking_install(args: &InstallArgs) -> Result<(), String> {
+    let file = target(args.host, args.project.as_deref())?;
+    let bin = std::env::current_exe().map_err(|e| format!("cannot find this binary: {e}"))?;
+    let mut flags: Vec<String> = Vec::new();
+    if args.non_interactive {
+        flags.push("--non-interactive".to_string());
+    }
+    if let (Some(url), Some(tf)) = (&args.url, &args.token_file) {
+        flags.extend([
+            "--url".to_string(),
+            url.clone(),
+            "--token-file".to_string(),
+            absolute(tf)?.display().to_string(),
+        ]);
+    }
+    let command = wiring::hook_command(&bin, args.host, &flags);
+    let before = read_text(&file)?;
+    let shown = file.display().to_string();
+    let edit = wiring::install(args.host, &shown, before.as_deref().unwrap_or(""), &command)
+        .map_err(|e| e.to_string())?;
+    let mut out = String::new();
+    if edit.changes.is_empty() {
+        out.push_str(&format!("{shown}: already wired, nothing changed\n"));
+    } else {
+        for c in &edit.changes {
+            out.push_str(&format!("{shown}: {c}\n"));
+        }
+        if args.dry_run {
+            out.push_str("dry run: nothing was written\n");
+        } else {
+            write(
+                &file,
+                before.as_deref(),
+                edit.text.as_deref(),
+                state_dir(args.state_dir.as_deref()).as_deref(),
+            )?;
+        }
+    }
+    out.push_str(&format!(
+        "next: `khaelor-perm doctor --host {}` checks the wiring and a live decision\n",
+        args.host
+    ));
+    print_out(&terminal_safe(&out));
+    Ok(())
+}
+
+pub fn uninstall(args: UninstallArgs) -> ExitCode {
+    let run = || -> Result<(), String> {
+        let file = target(args.host, args.project.as_deref())?;
+        let shown = file.display().to_string();
+        let Some(before) = read_text(&file)? else {
+            print_out(&terminal_safe(&format!(
+                "{shown}: not there, nothing to remove\n"
+            )));
+            return Ok(());
+        };
+        let edit = wiring::uninstall(args.host, &shown, &before).map_err(|e| e.to_string())?;
+        let mut out = String::new();
+        if edit.changes.is_empty() {
+            out.push_str(&format!("{shown}: no khaelor-perm hook, nothing changed\n"));
+        } else {
+            for c in &edit.changes {
+                out.push_str(&format!("{shown}: {c}\n"));
+            }
+            if edit.text.is_none() {
+                out.push_str(&format!("{shown}: nothing else was in it, removed\n"));
+            }
+            if args.dry_run {
+                out.push_str("dry run: nothing was written\n");
+            } else {
+                write(
+                    &file,
+                    Some(&before),
+                    edit.text.as_deref(),
+                    state_dir(args.state_dir.as_deref()).as_deref(),
+                )?;
+            }
+        }
+        print_out(&terminal_safe(&out));
+        Ok(())
+    };
+    match run() {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => fail(&e),
+    }
+}
+
+/// One doctor check: what, whether it holds, and how to fix it when not.
+struct Check {
+    name: String,
+    ok: bool,
+    detail: String,
+}
+
+pub fn doctor(args: DoctorArgs) -> ExitCode {
+    let checks = run_checks(&args);
+    let mut out = String::new();
+    for c in &checks {
+        out.push_str(&format!(
+            "{} {}: {}\n",
+            if c.ok { "ok  " } else { "FAIL" },
+            c.name,
+            c.detail
+        ));
+    }
+    let failed = checks.iter().filter(|c| !c.ok).count();
+    if failed == 0 {
+        out.push_str("every check holds\n");
+    } else {
+        out.push_str(&format!("{failed} check(s) failed\n"));
+    }
+    print_out(&terminal_safe(&out));
+    if failed == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    }
+}
+
+fn run_checks(args: &DoctorArgs) -> Vec<Check> {
+    let host = args.host;
+    let mut checks = Vec::new();
+    let mut check = |name: &str, r: Result<String, String>| {
+        let (ok, detail) = match r {
+            Ok(d) => (true, d),
+            Err(d) => (false, d),
+        };
+        checks.push(Check {
+            name: name.to_string(),
+            ok,
+            detail,
+        });
+    };
+    // The host's binary and version.
+    let (_, bin_name, pinned) = PINNED
+        .iter()
+        .find(|(h, _, _)| *h == host)
+        .copied()
+        .unwrap_or((host, host.as_str(), ""));
+    check("host binary", host_version(bin_name, pinned));
+    // The wiring: present, pointing at this binary.
+    let root = match &args.root {
+        Some(r) => absolute(r),
+        None => std::env::current_dir().map_err(|e| e.to_string()),
+    };
+    let root = match root {
+        Ok(r) => r,
+        Err(e) => {
+            check("project", Err(format!("{e}; pass `--root DIR`")));
+            return checks;
+        }
+    };
+    let wired = wired_command(host, &root);
+    let command = wired.as_ref().ok().cloned();
+    check("hook wiring", wired.map(|c| format!("`{c}`")));
+    // The project config's trust state.
+    check(
+        "project config",
+        project_trust(&root, args.state_dir.as_deref()),
+    );
+    // The state directory.
+    check("state directory", state_writable(args.state_dir.as_deref()));
+    // A live decision through the wired hook: a benign allow and a floor deny.
+    if let Some(cmd) = command {
+        check("live allow", live(&cmd, host, &root, "git status", "allow"));
+        check(
+            "live floor deny",
+            live(&cmd, host, &root, "rm -rf /", "deny"),
+        );
+    } else {
+        check(
+            "live decision",
+            Err(format!(
+                "no hook to run; run `khaelor-perm install {host}` first"
+            )),
+        );
+    }
+    checks
+}
+
+fn host_version(bin: &str, pinned: &str) -> Result<String, String> {
+    let out = Command::new(bin)
+        .arg("--version")
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|e| format!("cannot run `{bin}`: {e}; install the host or put it on PATH"))?;
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    let version = text
+        .split_whitespace()
+        .find(|w| w.chars().next().is_some_and(|c| c.is_ascii_digit()))
+        .unwrap_or_default()
+        .to_string();
+    if version == pinned {
+        Ok(format!("`{bin}` {version}, the version the tests pin"))
+    } else {
+        Err(format!(
+            "`{bin}` reports `{}`; khaelor-perm is tested with {pinned}: install that version (`npm install -g` the host at {pinned}) or check the hook contract of yours",
+            text.trim()
+        ))
+    }
+}
+
+/// The hook command wired for `host` (user file or project file), if it runs this
+/// binary.
+fn wired_command(host: Host, root: &Path) -> Result<String, String> {
+    let home = home()?;
+    let this = std::env::current_exe()
+        .ok()
+        .and_then(|p| std::fs::canonicalize(p).ok());
+    let mut found = Vec::new();
+    for project in [Some(root), None] {
+        let Ok(file) = wiring::settings_file(host, project, &home) else {
+            return Err(format!(
+                "`install {host}` is not supported yet: wire it by hand (README)"
+            ));
+        };
+        let Ok(Some(text)) = read_text(&file) else {
+            continue;
+        };
+        let list = wiring::installed(host, &file.display().to_string(), &text)
+            .map_err(|e| e.to_string())?;
+        found.extend(list.into_iter().map(|(_, c)| (file.clone(), c)));
+    }
+    // Claude also reads the project's shared file.
+    if host == Host::Claude
+        && let Ok(Some(text)) = read_text(&root.join(".claude/settings.json"))
+        && let Ok(list) = wiring::installed(host, "settings.json", &text)
+    {
+        found.extend(
+            list.into_iter()
+                .map(|(_, c)| (root.join(".claude/settings.json"), c)),
+        );
+    }
+    let Some((file, cmd)) = found.first().cloned() else {
+        return Err(format!(
+            "no khaelor-perm hook is wired; run `khaelor-perm install {host}`"
+        ));
+    };
+    let program = std::fs::canonicalize(wiring::command_program(&cmd)).ok();
+    if program.is_some() && program == this {
+        Ok(format!("{cmd} (in {})", file.display()))
+    } else {
+        Err(format!(
+            "the hook in {} runs `{}`, not this binary; run `khaelor-perm install {host}` again",
+            file.display(),
+            wiring::command_program(&cmd)
+        ))
+    }
+    .map(|_| cmd)
+}
+
+fn project_trust(root: &Path, state: Option<&Path>) -> Result<String, String> {
+    let file = crate::policy::config::project_config_path(root);
+    if !file.exists() {
+        return Ok("no project config".to_string());
+    }
+    let store = state_dir(state).map(|s| crate::policy::trust::TrustStore::new(&s));
+    let policy = crate::policy::config::load_policy_trusted(
+        root,
+        Path::new("/nonexistent"),
+        None,
+        store.as_ref(),
+    );
+    if policy.ignored().is_empty() {
+        Ok(format!("{} applies in full", file.display()))
+    } else {
+        Err(format!(
+            "{}'s allow rules are ignored until you review it and run `khaelor-perm trust {}`",
+            file.display(),
+            root.display()
+        ))
+    }
+}
+
+fn state_writable(state: Option<&Path>) -> Result<String, String> {
+    let dir = state_dir(state).ok_or("no state directory: set KHAELOR_PERM_STATE_DIR or HOME")?;
+    std::fs::create_dir_all(&dir)
+        .map_err(|e| format!("`{}`: {e}; make it writable", dir.display()))?;
+    let probe = dir.join(format!(".doctor-{}", std::process::id()));
+    std::fs::write(&probe, b"ok")
+        .map_err(|e| format!("`{}`: {e}; make it writable", dir.display()))?;
+    let _ = std::fs::remove_file(&probe);
+    Ok(format!("{} is writable", dir.display()))
+}
+
+/// Runs the wired hook command on a shell call and checks the host-visible answer.
+fn live(command: &str, host: Host, root: &Path, shell: &str, want: &str) -> Result<String, String> {
+    let input = match host {
+        Host::Claude => serde_json::json!({
+            "session_id": "khaelor-perm-doctor", "cwd": root, "hook_event_name": "PreToolUse",
+            "permission_mode": "default", "tool_name": "Bash", "tool_input": { "command": shell },
+        }),
+        _ => serde_json::json!({
+            "session_id": "khaelor-perm-doctor", "cwd": root, "hook_event_name": "BeforeTool",
+            "tool_name": "run_shell_command", "tool_input": { "command": shell },
+        }),
+    };
+    let mut child = Command::new("sh")
+        .arg("-c")
+        .arg(command)
+        .current_dir(root)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .map_err(|e| format!("cannot run the hook: {e}"))?;
+    if let Some(mut stdin) = child.stdin.take() {
+        use std::io::Write;
+        let _ = stdin.write_all(input.to_string().as_bytes());
+    }
+    let out = child
+        .wait_with_output()
+        .map_err(|e| format!("the hook failed: {e}"))?;
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).map_err(|_| {
+        format!(
+            "the hook printed no JSON: {}",
+            String::from_utf8_lossy(&out.stdout)
+        )
+    })?;
+    let got = v
+        .pointer("/hookSpecificOutput/permissionDecision")
+        .and_then(serde_json::Value::as_str)
+        .or_else(|| v.get("decision").and_then(serde_json::Value::as_str))
+        .unwrap_or("none")
+        .to_string();
+    if got == want {
+        Ok(format!("`{shell}` -> {got}"))
+    } else {
+        Err(format!(
+            "`{shell}` -> {got}, expected {want}; check the hook's stderr by running it by hand"
+        ))
+    }
+}

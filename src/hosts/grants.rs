@@ -1,0 +1,440 @@
+//! The agent hosts' own permission rules as a policy layer: what a person allowed,
+//! asked or denied in the host itself (Claude Code's "Yes, and don't ask again", its
+//! `settings.json` lists), read at each decision with our semantics.
+//!
+//! Owns which host files are read, at which level, and which of them may widen. The
+//! files are read through the `rules import` translators (`crate::interop`), so a host
+//! rule means here exactly what `rules import` would write; each keeps its provenance
+//! (`RuleSource::Host`, named `host:<host>`, with file and line). How a host allow is
+//! kept from widening past our reading is `config::host_allow_holds`; the floor,
+//! protected writes, unreadable commands and a broken config still apply after it.
+//!
+//! Levels: a host's user files sit right after our user layer, its project files right
+//! after our project layer (last match wins). Trust (as for our project config): a
+//! project file the repository ships keeps its asks and denies always, and its allows
+//! only once `khaelor-perm trust` has trusted its current bytes. Claude Code's
+//! `.claude/settings.local.json` is the person's own file (Claude writes "don't ask
+//! again" there, and it is not meant to be committed): its allows count while git says
+//! the repository does not track it; tracked, or no git to ask, it is shipped. Every
+//! file listed here is a protected write: the agent changing one asks.
+//!
+//! A host file that cannot be read or translated contributes nothing (its allows are
+//! lost, which only narrows; its denies are the host's own to enforce) and a warning.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use super::Host;
+use crate::interop::{self, Format, ImportContext, ImportedRule};
+use crate::policy::config::{IgnoredAllows, PolicyBuilder, narrow_only};
+use crate::policy::rules::{PermissionRule, RuleOrigin, RuleSource};
+use crate::policy::trust::TrustStatus;
+
+/// Longest a `git ls-files` asking whether a host file is tracked may take.
+const GIT_TIMEOUT: Duration = Duration::from_secs(2);
+
+/// Where Claude Code reads its managed settings on Linux (and drop-ins beside it).
+pub const CLAUDE_MANAGED_DIR: &str = "/etc/claude-code";
+
+/// How a host file may widen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// The person's own or the administrator's (user level): its allows count.
+    Own,
+    /// Shipped with the project (project level): its allows need trust.
+    Shipped,
+    /// The host's per-person file in the project (Claude's `settings.local.json`): the
+    /// person's own unless the repository tracks it.
+    Local,
+}
+
+/// One host file the layer reads (it may not exist).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HostFile {
+    pub host: Host,
+    pub path: PathBuf,
+    /// `RuleSource::User` or `RuleSource::Project`: the layer it sits beside.
+    pub level: RuleSource,
+    pub kind: Kind,
+}
+
+/// The files `host` persists permission rules in, user level first (those that exist,
+/// for the hosts that keep rules in a directory of files).
+pub fn files(host: Host, root: &Path, home: &Path) -> Vec<HostFile> {
+    let f = |path: PathBuf, level, kind| HostFile {
+        host,
+        path,
+        level,
+        kind,
+    };
+    match host {
+        Host::Claude => {
+            let mut v = Vec::new();
+            let managed = Path::new(CLAUDE_MANAGED_DIR);
+            v.push(f(
+                managed.join("managed-settings.json"),
+                RuleSource::User,
+                Kind::Own,
+            ));
+            v.extend(
+                json_files_in(&managed.join("managed-settings.d"))
+                    .into_iter()
+                    .map(|p| f(p, RuleSource::User, Kind::Own)),
+            );
+            v.push(f(
+                home.join(".claude").join("settings.json"),
+                RuleSource::User,
+                Kind::Own,
+            ));
+            v.push(f(
+                root.join(".claude").join("settings.json"),
+                RuleSource::Project,
+                Kind::Shipped,
+            ));
+            v.push(f(
+                root.join(".claude").join("settings.local.json"),
+                RuleSource::Project,
+                Kind::Local,
+            ));
+            v
+        }
+        // Codex: the execpolicy `.rules` files, the user's (where its "don't ask again
+        // for commands that start with …" amends `default.rules`) and the project's.
+        // `CODEX_HOME` moves the user's.
+        Host::Codex => {
+            let codex_home = std::env::var_os("CODEX_HOME")
+                .filter(|v| !v.is_empty())
+                .map(PathBuf::from)
+                .unwrap_or_else(|| home.join(".codex"));
+            let mut v: Vec<HostFile> = files_in(&codex_home.join("rules"), "rules")
+                .into_iter()
+                .map(|p| f(p, RuleSource::User, Kind::Own))
+                .collect();
+            v.extend(
+                files_in(&root.join(".codex").join("rules"), "rules")
+                    .into_iter()
+                    .map(|p| f(p, RuleSource::Project, Kind::Shipped)),
+            );
+            v
+        }
+        // Gemini CLI: its policy TOML files, the administrator's and the user's (its
+        // "Allow always" writes `~/.gemini/policies/auto-saved.toml`), then the
+        // workspace's (`<project>/.gemini/policies/`, whose `auto-saved.toml` Gemini
+        // writes for a workspace-scoped "Allow always").
+        Host::Gemini => {
+            let mut v: Vec<HostFile> = files_in(Path::new(GEMINI_SYSTEM_POLICIES), "toml")
+                .into_iter()
+                .map(|p| f(p, RuleSource::User, Kind::Own))
+                .collect();
+            v.extend(
+                files_in(&home.join(".gemini").join("policies"), "toml")
+                    .into_iter()
+                    .map(|p| f(p, RuleSource::User, Kind::Own)),
+            );
+            let ws = root.join(".gemini").join("policies");
+            v.extend(files_in(&ws, "toml").into_iter().map(|p| {
+                let kind = if p.file_name().is_some_and(|n| n == "auto-saved.toml") {
+                    Kind::Local
+                } else {
+                    Kind::Shipped
+                };
+                f(p, RuleSource::Project, kind)
+            }));
+            v
+        }
+        // OpenCode's "always" lasts for its session only and is kept in memory: there
+        // is no file of grants to read.
+        Host::Opencode => Vec::new(),
+    }
+}
+
+/// The directories a host reads every rules file of: writing anything in them is a
+/// protected write, a new file as much as a changed one.
+fn dirs(host: Host, root: &Path, home: &Path) -> Vec<(PathBuf, RuleSource)> {
+    match host {
+        Host::Codex => vec![
+            (
+                std::env::var_os("CODEX_HOME")
+                    .filter(|v| !v.is_empty())
+                    .map(PathBuf::from)
+                    .unwrap_or_else(|| home.join(".codex"))
+                    .join("rules"),
+                RuleSource::User,
+            ),
+            (root.join(".codex").join("rules"), RuleSource::Project),
+        ],
+        Host::Gemini => vec![
+            (home.join(".gemini").join("policies"), RuleSource::User),
+            (root.join(".gemini").join("policies"), RuleSource::Project),
+        ],
+        Host::Claude => vec![(
+            Path::new(CLAUDE_MANAGED_DIR).join("managed-settings.d"),
+            RuleSource::User,
+        )],
+        Host::Opencode => Vec::new(),
+    }
+}
+
+/// Where Gemini CLI reads the administrator's policies on Linux.
+pub const GEMINI_SYSTEM_POLICIES: &str = "/etc/gemini-cli/policies";
+
+/// `*.json` files directly in `dir`, sorted by name (as drop-in directories are read).
+fn json_files_in(dir: &Path) -> Vec<PathBuf> {
+    files_in(dir, "json")
+}
+
+/// `*.<ext>` files directly in `dir`, sorted by name.
+fn files_in(dir: &Path, ext: &str) -> Vec<PathBuf> {
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut v: Vec<PathBuf> = rd
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == ext))
+        .collect();
+    v.sort();
+    v
+}
+
+/// The host's rules-import format.
+fn format_of(host: Host) -> Format {
+    match host {
+        Host::Claude => Format::Claude,
+        Host::Codex => Format::Codex,
+        Host::Gemini => Format::Gemini,
+        Host::Opencode => Format::Opencode,
+    }
+}
+
+/// What the layer read: rules per level, the files, what was left out and why.
+#[derive(Debug, Default)]
+pub struct HostLayer {
+    pub user: Vec<PermissionRule>,
+    pub project: Vec<PermissionRule>,
+    /// Every file looked at, present or not (all protected from the agent's writes).
+    pub files: Vec<PathBuf>,
+    pub ignored: Vec<IgnoredAllows>,
+    /// Every allow rule the files hold, trusted or not: the host honours them all.
+    pub all_allows: Vec<PermissionRule>,
+    /// Files that could not be read or translated, one sentence each.
+    pub warnings: Vec<String>,
+}
+
+/// Reads `host`'s files for the project at `root`. `trusted` says whether a shipped
+/// file's current bytes are trusted (the trust store's answer, `Forbidden` when the
+/// managed config forbids trust).
+pub fn read(
+    host: Host,
+    root: &Path,
+    home: &Path,
+    trusted: impl Fn(&Path, &[u8]) -> TrustStatus,
+) -> HostLayer {
+    let mut out = HostLayer::default();
+    let ctx = ImportContext {
+        project: root.to_path_buf(),
+        home: home.to_path_buf(),
+    };
+    for level in [RuleSource::User, RuleSource::Project] {
+        let level_files: Vec<HostFile> = files(host, root, home)
+            .into_iter()
+            .filter(|f| f.level == level)
+            .collect();
+        out.files.extend(level_files.iter().map(|f| f.path.clone()));
+        out.files.extend(
+            dirs(host, root, home)
+                .into_iter()
+                .filter(|(_, l)| *l == level)
+                .map(|(d, _)| d),
+        );
+        // Each file alone first, so one broken file does not take the others with it.
+        let mut good: Vec<(HostFile, Vec<u8>)> = Vec::new();
+        for f in level_files {
+            let Ok(meta) = std::fs::symlink_metadata(&f.path) else {
+                continue;
+            };
+            if meta.is_dir() {
+                continue;
+            }
+            match interop::import(format_of(host), &[f.path.as_path()], &ctx, None) {
+                Ok(_) => match std::fs::read(&f.path) {
+                    Ok(bytes) => good.push((f, bytes)),
+                    Err(e) => out.warnings.push(format!(
+                        "cannot read {} rules in `{}`: {e}",
+                        host,
+                        f.path.display()
+                    )),
+                },
+                Err(e) => out
+                    .warnings
+                    .push(format!("{host}'s rules are left out: {e}")),
+            }
+        }
+        if good.is_empty() {
+            continue;
+        }
+        // Together, in order: the host merges its files of one level itself (Claude:
+        // a deny in any file beats an allow in another), and the translator orders them.
+        let paths: Vec<&Path> = good.iter().map(|(f, _)| f.path.as_path()).collect();
+        let imported = match interop::import(format_of(host), &paths, &ctx, None) {
+            Ok(i) => i,
+            Err(e) => {
+                out.warnings
+                    .push(format!("{host}'s rules are left out: {e}"));
+                continue;
+            }
+        };
+        let mut rules: Vec<PermissionRule> = Vec::new();
+        let mut untrusted: Vec<(String, TrustStatus, Vec<PermissionRule>)> = Vec::new();
+        for (f, bytes) in &good {
+            let file = f.path.display().to_string();
+            let mine: Vec<PermissionRule> = imported
+                .rules
+                .iter()
+                .filter(|r| r.from.file == file && !is_mode_default(r))
+                .map(|r| host_rule(host, r))
+                .collect();
+            out.all_allows.extend(
+                mine.iter()
+                    .filter(|r| r.action == crate::policy::rules::Action::Allow)
+                    .cloned(),
+            );
+            let status = match f.kind {
+                Kind::Own => TrustStatus::Trusted,
+                Kind::Local if !tracked(root, &f.path) => TrustStatus::Trusted,
+                Kind::Local | Kind::Shipped => trusted(&f.path, bytes),
+            };
+            if status == TrustStatus::Trusted {
+                rules.extend(mine);
+            } else {
+                untrusted.push((file, status, mine));
+            }
+        }
+        for (file, status, mut mine) in untrusted {
+            let dropped = narrow_only(&mut mine);
+            if !dropped.is_empty() {
+                out.ignored.push(IgnoredAllows {
+                    file,
+                    status,
+                    rules: dropped,
+                });
+            }
+            rules.extend(mine);
+        }
+        // The translator's order (allows, asks, denies: the host's precedence in our
+        // last-match order) across the level's files.
+        rules.sort_by_key(|r| r.action);
+        match level {
+            RuleSource::Project => out.project.extend(rules),
+            _ => out.user.extend(rules),
+        }
+    }
+    out
+}
+
+/// The translator's stand-ins for a host's defaults (Claude's `defaultMode`, Gemini's
+/// "writes ask"), which `rules import` writes so an imported config is as strict as the
+/// host: here the host applies its own defaults itself; only its rules are a layer.
+fn is_mode_default(r: &ImportedRule) -> bool {
+    r.original.starts_with("defaultMode") || r.original.starts_with("(Gemini CLI default")
+}
+
+fn host_rule(host: Host, r: &ImportedRule) -> PermissionRule {
+    let mut rule = r.rule.clone();
+    rule.source = RuleSource::Host;
+    rule.name = Some(format!("host:{host}"));
+    rule.origin = Some(RuleOrigin {
+        file: r.from.file.clone(),
+        line: r.from.line,
+        column: 1,
+    });
+    rule
+}
+
+/// Whether git tracks `path` in the repository around `root`; `true` when git cannot
+/// say (no repository, no git, a timeout): fail closed, the file counts as shipped.
+/// git runs with no pager, no optional locks and no fsmonitor, so a hostile
+/// repository's config cannot make it run a program.
+fn tracked(root: &Path, path: &Path) -> bool {
+    let Ok(rel) = path.strip_prefix(root) else {
+        return true;
+    };
+    let child = Command::new("git")
+        .arg("-C")
+        .arg(root)
+        .args([
+            "--no-pager",
+            "--no-optional-locks",
+            "-c",
+            "core.fsmonitor=false",
+            "ls-files",
+            "--error-unmatch",
+            "--",
+        ])
+        .arg(rel)
+        .env("GIT_TERMINAL_PROMPT", "0")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn();
+    let Ok(mut child) = child else { return true };
+    let start = Instant::now();
+    loop {
+        match child.try_wait() {
+            // 1: the path is not tracked; 0 tracked; 128 and the rest: cannot say.
+            Ok(Some(s)) => return s.code() != Some(1),
+            Ok(None) if start.elapsed() < GIT_TIMEOUT => {
+                std::thread::sleep(Duration::from_millis(2));
+            }
+            _ => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return true;
+            }
+        }
+    }
+}
+
+/// Adds the rules of `hosts` to a policy being built (unless a config turned them off
+/// with `"hostRules": false`); returns the warnings to show.
+pub fn add_to(mut b: PolicyBuilder, hosts: &[Host], home: &Path) -> (PolicyBuilder, Vec<String>) {
+    let mut warnings = Vec::new();
+    if b.host_rules_off() {
+        return (b, warnings);
+    }
+    let Some(root) = b.project_root().map(Path::to_path_buf) else {
+        return (b, warnings);
+    };
+    let forbidden = b.trust_forbidden();
+    let store = b.trust_store().cloned();
+    for host in hosts {
+        let layer = read(*host, &root, home, |path, bytes| {
+            if forbidden {
+                TrustStatus::Forbidden
+            } else {
+                match &store {
+                    Some(s) => s.status(path, bytes),
+                    None => TrustStatus::Untrusted,
+                }
+            }
+        });
+        let complete = layer.warnings.is_empty();
+        warnings.extend(layer.warnings);
+        b = b.host_seen(layer.all_allows, complete);
+        let (user_files, project_files): (Vec<PathBuf>, Vec<PathBuf>) = layer
+            .files
+            .iter()
+            .cloned()
+            .partition(|p| !p.starts_with(&root));
+        b = b
+            .host_layer(RuleSource::User, layer.user, &user_files, Vec::new())
+            .host_layer(
+                RuleSource::Project,
+                layer.project,
+                &project_files,
+                layer.ignored,
+            );
+    }
+    (b, warnings)
+}
