@@ -79,7 +79,7 @@ pub struct UninstallArgs {
     after_help = "Exit status: 0 every check holds, 1 a check failed (each says how to fix it)."
 )]
 pub struct DoctorArgs {
-    /// The host to check [default: claude].
+    /// The host to check.
     #[arg(long, value_enum, default_value = "claude")]
     pub host: Host,
     /// The project to check [default: the current directory].
