@@ -50,14 +50,8 @@ fn probe() -> Result<PathBuf, Unavailable> {
     }
     let bwrap = run::bwrap().ok_or(Unavailable::NoBubblewrap)?;
     let out = Command::new(&bwrap)
+        .args(run::ISOLATION)
         .args([
-            "--die-with-parent",
-            "--new-session",
-            "--unshare-user",
-            "--unshare-pid",
-            "--unshare-ipc",
-            "--unshare-uts",
-            "--unshare-cgroup-try",
             "--unshare-net",
             "--ro-bind",
             "/",

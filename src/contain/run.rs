@@ -47,6 +47,18 @@ pub fn bwrap() -> Option<PathBuf> {
     BWRAP_PATHS.iter().map(PathBuf::from).find(|p| p.is_file())
 }
 
+/// The namespaces and the session every sandbox gets, the probe's included: the probe
+/// must fail where a real run would.
+pub(super) const ISOLATION: &[&str] = &[
+    "--die-with-parent",
+    "--new-session",
+    "--unshare-user",
+    "--unshare-pid",
+    "--unshare-ipc",
+    "--unshare-uts",
+    "--unshare-cgroup-try",
+];
+
 /// The bubblewrap arguments (without the program) that run `argv` in `cwd` under
 /// `profile`. `close_fds`: descriptors above 2 that this process inherited, which the
 /// sandbox must not inherit (a descriptor opened on a secret outside is a way in):
@@ -59,15 +71,7 @@ pub fn bwrap_args(
 ) -> Vec<String> {
     let mut a: Vec<String> = Vec::new();
     let mut push = |xs: &[&str]| a.extend(xs.iter().map(|s| s.to_string()));
-    push(&[
-        "--die-with-parent",
-        "--new-session",
-        "--unshare-user",
-        "--unshare-pid",
-        "--unshare-ipc",
-        "--unshare-uts",
-        "--unshare-cgroup-try",
-    ]);
+    push(ISOLATION);
     if !profile.network {
         push(&["--unshare-net"]);
     }
