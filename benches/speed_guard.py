@@ -10,7 +10,7 @@ Two measurements, each side by side in one run on this machine:
   machine than wall time).
 
 Fails (exit 1) when a ratio is more than 15% above the baseline in
-`benches/speed_baseline.json` in each of three runs (the best run counts); `--record` writes the measured ratios there instead.
+`benches/speed_baseline.json` in each of up to five runs (the best run counts); `--record` writes the measured ratios there instead.
 The targets the product aims at are in the same file (`targets`) and are reported, not
 enforced: the guard is for regressions.
 
@@ -30,6 +30,8 @@ ROOT = os.path.dirname(HERE)
 BASELINE = os.path.join(HERE, "speed_baseline.json")
 CORPORA = [os.path.join(ROOT, "..", "shared", "corpus", f) for f in ("tldr.txt", "nl2bash.txt")]
 TOLERANCE = 1.15
+# Runs at most: a p99 taken while the machine is busy can be 10% off in one run.
+ATTEMPTS = 5
 HOOK_ROUNDS = int(os.environ.get("HOOK_ROUNDS", "200"))
 
 
@@ -102,10 +104,10 @@ def main():
     with open(BASELINE) as f:
         doc = json.load(f)
     # A shared machine slows a run now and then, never speeds one up: a ratio above its
-    # limit is measured again (up to three runs in all) and the best of the runs counts,
+    # limit is measured again (up to ATTEMPTS runs in all) and the best of the runs counts,
     # so only a regression that shows every time fails.
     measured, hook_cpu, floor_cpu = {}, 0.0, 0.0
-    for attempt in range(3):
+    for attempt in range(ATTEMPTS):
         run = analysis_ratios(bin_)
         hook, h, fl = hook_ratio(bin_)
         run.update(hook)
@@ -116,7 +118,7 @@ def main():
                     hook_cpu, floor_cpu = h, fl
         if not record and all(measured[k] <= doc["baseline"][k] * TOLERANCE for k in measured):
             break
-        if not record and attempt < 2:
+        if not record and attempt < ATTEMPTS - 1:
             print(f"speed guard: run {attempt + 1} above a limit, measuring again")
     print(f"speed guard ({date.today()}): ratio measured / baseline (fails above x{TOLERANCE})")
     failed = []
