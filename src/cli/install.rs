@@ -27,17 +27,8 @@ pub const PINNED: &[(Host, &str, &str)] = &[
 khaelor-perm install claude --project . --dry-run\n  \
 khaelor-perm uninstall claude")]
 pub struct InstallArgs {
-    /// The agent host to wire.
-    #[arg(value_enum)]
-    pub host: Host,
-    /// Wire this project only (Claude Code: `DIR/.claude/settings.local.json`; Gemini
-    /// CLI: `DIR/.gemini/settings.json`).
-    #[arg(long, value_name = "DIR", conflicts_with = "user")]
-    pub project: Option<PathBuf>,
-    /// Wire every project of this user (the default: `~/.claude/settings.json`,
-    /// `~/.gemini/settings.json`).
-    #[arg(long)]
-    pub user: bool,
+    #[command(flatten)]
+    pub target: Target,
     /// The hook denies what would ask (for headless runs: nobody answers).
     #[arg(long)]
     pub non_interactive: bool,
@@ -47,23 +38,26 @@ pub struct InstallArgs {
     /// The service's bearer token file (with `--url`).
     #[arg(long, value_name = "FILE")]
     pub token_file: Option<PathBuf>,
-    /// Print what would change; write nothing.
-    #[arg(long)]
-    pub dry_run: bool,
-    /// Where backups go [default: as `serve`].
-    #[arg(long, env = "KHAELOR_PERM_STATE_DIR", value_name = "DIR")]
-    pub state_dir: Option<PathBuf>,
 }
 
 #[derive(Debug, clap::Args)]
 pub struct UninstallArgs {
-    /// The agent host to unwire.
+    #[command(flatten)]
+    pub target: Target,
+}
+
+/// Which host's file `install` writes and `uninstall` restores, and how.
+#[derive(Debug, clap::Args)]
+pub struct Target {
+    /// The agent host.
     #[arg(value_enum)]
     pub host: Host,
-    /// The project whose file `install --project DIR` wrote.
+    /// This project's file only (Claude Code: `DIR/.claude/settings.local.json`; Gemini
+    /// CLI: `DIR/.gemini/settings.json`).
     #[arg(long, value_name = "DIR", conflicts_with = "user")]
     pub project: Option<PathBuf>,
-    /// The user's file (the default).
+    /// The user's file, for every project (the default: `~/.claude/settings.json`,
+    /// `~/.gemini/settings.json`).
     #[arg(long)]
     pub user: bool,
     /// Print what would change; write nothing.
@@ -177,7 +171,7 @@ pub fn install(args: InstallArgs) -> ExitCode {
 }
 
 fn blocking_install(args: &InstallArgs) -> Result<(), String> {
-    let file = target(args.host, args.project.as_deref())?;
+    let file = target(args.target.host, args.target.project.as_deref())?;
     let bin = std::env::current_exe().map_err(|e| format!("cannot find this binary: {e}"))?;
     let mut flags: Vec<String> = Vec::new();
     if args.non_interactive {
@@ -191,11 +185,16 @@ fn blocking_install(args: &InstallArgs) -> Result<(), String> {
             absolute(tf)?.display().to_string(),
         ]);
     }
-    let command = wiring::hook_command(&bin, args.host, &flags);
+    let command = wiring::hook_command(&bin, args.target.host, &flags);
     let before = read_text(&file)?;
     let shown = file.display().to_string();
-    let edit = wiring::install(args.host, &shown, before.as_deref().unwrap_or(""), &command)
-        .map_err(|e| e.to_string())?;
+    let edit = wiring::install(
+        args.target.host,
+        &shown,
+        before.as_deref().unwrap_or(""),
+        &command,
+    )
+    .map_err(|e| e.to_string())?;
     let mut out = String::new();
     if edit.changes.is_empty() {
         out.push_str(&format!("{shown}: already wired, nothing changed\n"));
@@ -203,20 +202,20 @@ fn blocking_install(args: &InstallArgs) -> Result<(), String> {
         for c in &edit.changes {
             out.push_str(&format!("{shown}: {c}\n"));
         }
-        if args.dry_run {
+        if args.target.dry_run {
             out.push_str("dry run: nothing was written\n");
         } else {
             write(
                 &file,
                 before.as_deref(),
                 edit.text.as_deref(),
-                state_dir(args.state_dir.as_deref()).as_deref(),
+                state_dir(args.target.state_dir.as_deref()).as_deref(),
             )?;
         }
     }
     out.push_str(&format!(
         "next: `khaelor-perm doctor --host {}` checks the wiring and a live decision\n",
-        args.host
+        args.target.host
     ));
     print_out(&terminal_safe(&out));
     Ok(())
@@ -224,7 +223,7 @@ fn blocking_install(args: &InstallArgs) -> Result<(), String> {
 
 pub fn uninstall(args: UninstallArgs) -> ExitCode {
     let run = || -> Result<(), String> {
-        let file = target(args.host, args.project.as_deref())?;
+        let file = target(args.target.host, args.target.project.as_deref())?;
         let shown = file.display().to_string();
         let Some(before) = read_text(&file)? else {
             print_out(&terminal_safe(&format!(
@@ -232,7 +231,8 @@ pub fn uninstall(args: UninstallArgs) -> ExitCode {
             )));
             return Ok(());
         };
-        let edit = wiring::uninstall(args.host, &shown, &before).map_err(|e| e.to_string())?;
+        let edit =
+            wiring::uninstall(args.target.host, &shown, &before).map_err(|e| e.to_string())?;
         let mut out = String::new();
         if edit.changes.is_empty() {
             out.push_str(&format!("{shown}: no khaelor-perm hook, nothing changed\n"));
@@ -243,14 +243,14 @@ pub fn uninstall(args: UninstallArgs) -> ExitCode {
             if edit.text.is_none() {
                 out.push_str(&format!("{shown}: nothing else was in it, removed\n"));
             }
-            if args.dry_run {
+            if args.target.dry_run {
                 out.push_str("dry run: nothing was written\n");
             } else {
                 write(
                     &file,
                     Some(&before),
                     edit.text.as_deref(),
-                    state_dir(args.state_dir.as_deref()).as_deref(),
+                    state_dir(args.target.state_dir.as_deref()).as_deref(),
                 )?;
             }
         }

@@ -136,7 +136,6 @@ fn by_name(v: &impl serde::Serialize) -> String {
 
 pub fn calls(events: &[Event]) -> Vec<Row> {
     let mut rows: Vec<Row> = Vec::new();
-    let find = |rows: &mut Vec<Row>, id: &str| rows.iter().position(|r| r.call_id == id);
     for ev in events {
         match &ev.kind {
             EventKind::ToolRequested {
@@ -152,9 +151,7 @@ pub fn calls(events: &[Event]) -> Vec<Row> {
                 ..Row::default()
             }),
             EventKind::PermissionRequested { call_id, decision } => {
-                if let Some(i) = find(&mut rows, call_id)
-                    && let Some(r) = rows.get_mut(i)
-                {
+                if let Some(r) = rows.iter_mut().find(|r| r.call_id == *call_id) {
                     r.decision = "ask".to_string();
                     r.outcome = "pending".to_string();
                     r.rules = rules_of(decision.get("requests").unwrap_or(&Value::Null));
@@ -165,45 +162,40 @@ pub fn calls(events: &[Event]) -> Vec<Row> {
                 by,
                 decisions,
                 ..
-            } => {
-                if let Some(i) = find(&mut rows, call_id)
-                    && let Some(r) = rows.get_mut(i)
-                {
-                    if r.decision == "requested" {
-                        r.decision = "allow".to_string();
-                    }
-                    r.outcome = format!("approved by {}", by_name(by));
-                    let more = rules_of(decisions);
-                    if !more.is_empty() {
-                        r.rules = more;
-                    }
-                }
-            }
+            } => settle(&mut rows, call_id, "allow", "approved", by, Some(decisions)),
             EventKind::PermissionDenied {
                 call_id,
                 by,
                 decisions,
                 ..
-            } => {
-                if let Some(i) = find(&mut rows, call_id)
-                    && let Some(r) = rows.get_mut(i)
-                {
-                    if r.decision == "requested" {
-                        r.decision = "deny".to_string();
-                    }
-                    r.outcome = format!("denied by {}", by_name(by));
-                    if let Some(d) = decisions {
-                        let more = rules_of(d);
-                        if !more.is_empty() {
-                            r.rules = more;
-                        }
-                    }
-                }
-            }
+            } => settle(&mut rows, call_id, "deny", "denied", by, decisions.as_ref()),
             _ => {}
         }
     }
     rows
+}
+
+/// Records how call `call_id` ended: `decision` where the policy had not decided it yet,
+/// the outcome and who settled it, and the rules of the final decisions when there are.
+fn settle(
+    rows: &mut [Row],
+    call_id: &str,
+    decision: &str,
+    outcome: &str,
+    by: &impl serde::Serialize,
+    decisions: Option<&Value>,
+) {
+    let Some(r) = rows.iter_mut().find(|r| r.call_id == call_id) else {
+        return;
+    };
+    if r.decision == "requested" {
+        r.decision = decision.to_string();
+    }
+    r.outcome = format!("{outcome} by {}", by_name(by));
+    let more = decisions.map(rules_of).unwrap_or_default();
+    if !more.is_empty() {
+        r.rules = more;
+    }
 }
 
 fn table(id: &str, rows: &[Row]) -> String {
