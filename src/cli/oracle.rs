@@ -99,15 +99,7 @@ pub fn run(args: Args) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let bar = std::io::stderr().is_terminal().then(|| {
-        let bar = indicatif::ProgressBar::new(all.len() as u64);
-        if let Ok(style) = indicatif::ProgressStyle::with_template(
-            "{spinner} running {pos}/{len} commands in bash [{bar:40}] {eta} left",
-        ) {
-            bar.set_style(style.progress_chars("=> "));
-        }
-        bar
-    });
+    let bar = progress_bar(all.len(), "commands in bash");
     // The total grows by the commands the strict check runs again with the producers.
     let progress = |done: usize, total: usize| {
         if let Some(b) = &bar {
@@ -153,15 +145,7 @@ fn run_programs(args: &Args) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let bar = std::io::stderr().is_terminal().then(|| {
-        let bar = indicatif::ProgressBar::new(commands.len() as u64);
-        if let Ok(style) = indicatif::ProgressStyle::with_template(
-            "{spinner} running {pos}/{len} program commands [{bar:40}] {eta} left",
-        ) {
-            bar.set_style(style.progress_chars("=> "));
-        }
-        bar
-    });
+    let bar = progress_bar(commands.len(), "program commands");
     let progress = |done: usize, _total: usize| {
         if let Some(b) = &bar {
             b.set_position(done as u64);
@@ -214,4 +198,17 @@ fn print_report<R: serde::Serialize>(
     } else {
         ExitCode::from(1)
     }
+}
+
+/// A progress bar on stderr when it is a terminal (a run takes minutes); none otherwise.
+fn progress_bar(len: usize, what: &str) -> Option<indicatif::ProgressBar> {
+    std::io::stderr().is_terminal().then(|| {
+        let bar = indicatif::ProgressBar::new(len as u64);
+        let template =
+            format!("{{spinner}} running {{pos}}/{{len}} {what} [{{bar:40}}] {{eta}} left");
+        if let Ok(style) = indicatif::ProgressStyle::with_template(&template) {
+            bar.set_style(style.progress_chars("=> "));
+        }
+        bar
+    })
 }
