@@ -150,7 +150,9 @@ pub fn decide_with(
         Vec::new()
     };
     let broken = !policy.errors().is_empty();
-    let may_destroy_unseen = names_a_destroyer(&call.requests);
+    let autonomous = policy.preset() == crate::policy::presets::Preset::Autonomous;
+    // Only `autonomous` contains on its own say, and only then does this matter.
+    let may_destroy_unseen = autonomous && names_a_destroyer(&call.requests);
 
     let mut requests: Vec<CapabilityRequest> = call.requests.clone();
     if requests.is_empty() {
@@ -192,7 +194,7 @@ pub fn decide_with(
         let mut action = ev.action;
         let mut rule = ev.rule.cloned();
         let mut offer_always = true;
-        if policy.preset() == crate::policy::presets::Preset::Autonomous
+        if autonomous
             && !writes
             && !may_destroy_unseen
             && req.capability == Capability::ProcessExecute
