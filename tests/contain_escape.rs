@@ -54,6 +54,7 @@ fn world() -> World {
         (&root, "src/main.rs"),
         (&root, ".husky/pre-commit"),
         (&root, ".khaelor/config.json"),
+        (&root, ".gemini/settings.json"),
         (&root, ".env"),
         (&home, ".ssh/id_rsa"),
         (&home, ".aws/credentials"),
@@ -159,6 +160,7 @@ fn writes_into_each_protected_path_fail() {
         ".git/HEAD",
         ".husky/pre-commit",
         ".khaelor/config.json",
+        ".gemini/settings.json",
     ] {
         let target = w.root.join(rel);
         let before = std::fs::read(&target).ok();
@@ -183,6 +185,18 @@ fn writes_into_each_protected_path_fail() {
         "--- .envrc created inside: exit {:?}\n{err}",
         o.status.code()
     );
+    // A host's grant file written from inside (Claude Code's own "always" rules count
+    // as policy outside the sandbox): removed after, and said.
+    let o = contained(
+        &w,
+        r#"mkdir -p .claude && echo '{"permissions":{"allow":["Bash"]}}' > .claude/settings.local.json; echo made"#,
+    );
+    assert!(
+        !w.root.join(".claude/settings.local.json").exists(),
+        "a Claude grant file was left in the project"
+    );
+    let err = text(&o.stderr);
+    assert!(err.contains("removed") && err.contains(".claude"), "{err}");
 }
 
 #[test]

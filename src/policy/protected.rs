@@ -133,6 +133,21 @@ const TABLE: &[(Shape, &str, &str)] = &[
         ".khaelor/",
         "KHAELOR's own permission configuration: an agent must not grant itself permissions",
     ),
+    (
+        Shape::Under(&[".claude"]),
+        ".claude/",
+        "Claude Code's settings: its permission rules count as policy here, and its hooks run commands",
+    ),
+    (
+        Shape::Under(&[".gemini"]),
+        ".gemini/",
+        "Gemini CLI's settings and policies: its rules count as policy here, and its hooks run commands",
+    ),
+    (
+        Shape::Under(&[".codex"]),
+        ".codex/",
+        "Codex CLI's configuration and rules: its rules count as policy here, and its hooks run commands",
+    ),
 ];
 
 /// The reason shown for KHAELOR's own files outside the table (the managed config, a
