@@ -416,7 +416,7 @@ fn wired_command(host: Host, root: &Path) -> Result<String, String> {
     };
     let program = std::fs::canonicalize(wiring::command_program(&cmd)).ok();
     if program.is_some() && program == this {
-        Ok(format!("{cmd} (in {})", file.display()))
+        Ok(cmd)
     } else {
         Err(format!(
             "the hook in {} runs `{}`, not this binary; run `khaelor-perm install {host}` again",
@@ -424,7 +424,6 @@ fn wired_command(host: Host, root: &Path) -> Result<String, String> {
             wiring::command_program(&cmd)
         ))
     }
-    .map(|_| cmd)
 }
 
 fn project_trust(root: &Path, state: Option<&Path>) -> Result<String, String> {
@@ -461,8 +460,14 @@ fn state_writable(state: Option<&Path>) -> Result<String, String> {
     Ok(format!("{} is writable", dir.display()))
 }
 
-/// Runs the wired hook command on a shell call and checks the host-visible answer.
+/// Runs this binary's hook, with the interactivity the wired command chose, on a shell
+/// call and checks the host-visible answer. The wired text itself is never run: a
+/// settings file the repository ships could append anything to it.
 fn live(command: &str, host: Host, root: &Path, shell: &str, want: &str) -> Result<String, String> {
+    let this = std::env::current_exe().map_err(|e| format!("cannot find this binary: {e}"))?;
+    let flags = command
+        .split_whitespace()
+        .filter(|w| matches!(*w, "--interactive" | "--non-interactive"));
     let input = match host {
         Host::Claude => serde_json::json!({
             "session_id": "khaelor-perm-doctor", "cwd": root, "hook_event_name": "PreToolUse",
@@ -473,9 +478,10 @@ fn live(command: &str, host: Host, root: &Path, shell: &str, want: &str) -> Resu
             "tool_name": "run_shell_command", "tool_input": { "command": shell },
         }),
     };
-    let mut child = Command::new("sh")
-        .arg("-c")
-        .arg(command)
+    let mut child = Command::new(this)
+        .arg("hook")
+        .arg(host.as_str())
+        .args(flags)
         .current_dir(root)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
