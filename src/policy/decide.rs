@@ -109,8 +109,9 @@ const DESTROYERS: &[&str] = &[
 ];
 
 /// Whether any command of the call names, in any of its words, a program that deletes
-/// or overwrites files, a `-delete`, or a shell (`fd -x rm`, `xargs rm`, `cat a.txt |
-/// sh`, `find . -exec sh …`): what it writes may be beyond what the analysis saw. Read
+/// or overwrites files, a `-delete`, a shell or a language interpreter (`fd -x rm`,
+/// `xargs rm`, `cat a.txt | sh`, `python3 -c 'shutil.rmtree(…)'`): what it writes may be
+/// beyond what the analysis saw. Read
 /// word by word from the rendered commands, so it can only say yes too often.
 fn names_a_destroyer(requests: &[CapabilityRequest]) -> bool {
     requests
@@ -122,6 +123,7 @@ fn names_a_destroyer(requests: &[CapabilityRequest]) -> bool {
             let name = word.rsplit('/').next().unwrap_or(word);
             DESTROYERS.contains(&name)
                 || crate::programs::is_shell(name)
+                || crate::shell::eval::interp::is_interpreter(name)
                 || matches!(word, "-delete" | "--delete")
         })
 }
@@ -579,11 +581,14 @@ fn contain_call(
     if !parts_inside || !crate::model::paths::is_inside(Path::new(&call.cwd), ctx.root()) {
         return Err(NotContained::OutsideProject);
     }
-    // Every network request is allowed here (a stricter one would make the call ask),
-    // so the rules grant the network the analysis saw.
+    // The sandbox can only give the whole network or none. Every network request the
+    // analysis saw is allowed here (a stricter one would make the call ask), but code
+    // run inside may reach any other address: the network is given only where the rules
+    // allow every address, and otherwise the command runs without it.
     let network = evaluated
         .iter()
-        .any(|e| e.request.capability == Capability::NetworkAccess);
+        .any(|e| e.request.capability == Capability::NetworkAccess)
+        && policy.evaluate(None, Capability::NetworkAccess, "*").action == Action::Allow;
     match sandbox {
         Some(s) => s.contain(call, ctx, policy, network),
         None => Err(NotContained::NoRunner),
