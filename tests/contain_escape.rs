@@ -442,3 +442,38 @@ fn an_unknown_profile_or_a_cwd_outside_runs_nothing() {
         .unwrap();
     assert_eq!(o.status.code(), Some(2));
 }
+
+#[test]
+fn a_managed_read_rule_masks_inside_as_it_asks_outside() {
+    let w = world();
+    let file = w.root.join("src/main.rs");
+    let managed = w.home.join("managed.json");
+    let rule =
+        serde_json::json!({ "permissions": { "file.read": { file.to_str().unwrap(): "deny" } } });
+    std::fs::write(&managed, rule.to_string()).unwrap();
+    // Without the managed config the file is an ordinary project file.
+    let o = contained(&w, "cat src/main.rs");
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    assert_eq!(text(&o.stdout), "plain\n");
+    // With it (as the hook reads it, from the same variable), the sandbox masks it.
+    let o = Command::new(env!("CARGO_BIN_EXE_khaelor-perm"))
+        .args([
+            "exec",
+            "--contain",
+            "--root",
+            w.root.to_str().unwrap(),
+            "--",
+        ])
+        .args(["bash", "-c", "cat src/main.rs"])
+        .current_dir(&w.root)
+        .env("HOME", &w.home)
+        .env("KHAELOR_PERM_MANAGED_CONFIG", &managed)
+        .output()
+        .unwrap();
+    assert_ne!(
+        o.status.code(),
+        Some(0),
+        "read a file the managed config denies"
+    );
+    assert!(!text(&o.stdout).contains("plain"), "{}", text(&o.stdout));
+}

@@ -40,6 +40,10 @@ pub struct Args {
     /// HOME, whose credential stores are masked (default: `$HOME`).
     #[arg(long, env = "HOME")]
     pub home: Option<PathBuf>,
+    /// A managed config whose deny and ask rules no other layer can loosen (its read
+    /// rules mask what they name, as they make `decide` ask).
+    #[arg(long, env = "KHAELOR_PERM_MANAGED_CONFIG", value_name = "FILE")]
+    pub managed_config: Option<PathBuf>,
     /// The command and its arguments.
     #[arg(last = true, required = true, num_args = 1..)]
     pub command: Vec<String>,
@@ -86,7 +90,18 @@ pub fn run(args: Args) -> ExitCode {
     let Some(home) = args.home.clone() else {
         return fail("`HOME` is not set; pass `--home DIR`");
     };
-    let policy = crate::policy::config::load_policy_preset(&root, &home, None, None, None);
+    // The rules the hook decided with, as far as they can mask more: the managed
+    // config and every host's own rules (their read asks and denies mask too). No
+    // trust store: an untrusted project's allows are ignored, which only masks more.
+    let layers = crate::policy::config::load_layers(
+        &root,
+        &home,
+        args.managed_config.as_deref(),
+        None,
+        None,
+    );
+    let (layers, _) = crate::hosts::grants::add_to(layers, &crate::hosts::Host::ALL, &home);
+    let policy = layers.build();
     let profile = match contain::profile::build(&root, &home, &policy, args.profile) {
         Ok(p) => p,
         Err(e) => return fail(&e.to_string()),
