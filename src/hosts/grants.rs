@@ -87,6 +87,14 @@ pub fn files(host: Host, root: &Path, home: &Path) -> Vec<HostFile> {
                 RuleSource::User,
                 Kind::Own,
             ));
+            // Claude Code reads its user settings from here instead when it is set.
+            if let Some(dir) = std::env::var_os("CLAUDE_CONFIG_DIR").filter(|d| !d.is_empty()) {
+                v.push(f(
+                    PathBuf::from(dir).join("settings.json"),
+                    RuleSource::User,
+                    Kind::Own,
+                ));
+            }
             v.push(f(
                 root.join(".claude").join("settings.json"),
                 RuleSource::Project,
@@ -419,7 +427,10 @@ pub fn add_to(mut b: PolicyBuilder, hosts: &[Host], home: &Path) -> (PolicyBuild
                 }
             }
         });
-        let complete = layer.warnings.is_empty();
+        // Claude's managed settings live elsewhere off Linux, where this layer does not
+        // read them: what Claude's own rules let through is then not known.
+        let complete =
+            layer.warnings.is_empty() && (*host != Host::Claude || cfg!(target_os = "linux"));
         warnings.extend(layer.warnings);
         b = b.host_seen(layer.all_allows, complete);
         let (user_files, project_files): (Vec<PathBuf>, Vec<PathBuf>) = layer

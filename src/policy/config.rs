@@ -227,10 +227,6 @@ impl Policy {
         Arc::ptr_eq(&self.inner, &other.inner)
     }
 
-    pub fn rule_set(&self) -> &RuleSet {
-        &self.inner.set
-    }
-
     /// What an "always" grant remembers: `exact` when any layer says so (the stricter
     /// setting wins, so a project cannot widen what a user or administrator narrowed).
     pub fn always_scope(&self) -> AlwaysScope {
