@@ -304,6 +304,21 @@ const ENTRIES: &[Entry] = &[
         Files,
     )
     .style(Style::Clap),
+    // Dumps of a file's bytes (coreutils 9.1 `od`, binutils 2.40 `strings`; each traced
+    // with strace: the files named are opened read-only, nothing else). `od
+    // --traditional` reads its operands as offsets and labels, `strings -T` picks a BFD
+    // target (plugins among them): not listed. A word of
+    // `strings` starting with `@` is a file of further options (`verify` refuses it).
+    e(
+        &["od"],
+        "A:address-radix= :endian= j:skip-bytes= N:read-bytes= S= :strings? t:format= v:output-duplicates w:width? a b c d f i l o s x :help :version",
+        Files,
+    ),
+    num(
+        &["strings"],
+        "a:all d:data f:print-file-name n:bytes= t:radix= w:include-all-whitespace o e:encoding= :unicode= U= s:output-separator= h:help v V:version",
+        Files,
+    ),
 ];
 
 /// Programs that read a pattern, filter or program text first (not a file).
@@ -414,6 +429,10 @@ pub fn verify(words: &[&str]) -> Option<Verified> {
         && (entry(name).is_some() || names().contains(&name) || super::lookup(name).is_some())
     {
         return Some(Verified::default());
+    }
+    // binutils expands `@FILE` into the options FILE holds before it reads any.
+    if name == "strings" && rest.iter().any(|w| w.starts_with('@')) {
+        return None;
     }
     match name {
         // Print their operands; nothing is read (`printf -v` assigns a variable).
@@ -775,8 +794,17 @@ fn find(rest: &[&str]) -> Option<Verified> {
     }
     let mut branches = false;
     let mut literal_name = false;
+    // What the `-exec` commands read besides the names found (`-exec grep -f PATS {} +`),
+    // and whether one of them enters a found directory (`-exec grep -R x {} +`).
+    let mut exec: Option<Verified> = None;
     while let Some(w) = rest.get(i) {
-        if FIND_NO_VALUE.contains(w) {
+        if *w == "-exec" {
+            let (inner, used) = find_exec_command(rest.get(i + 1..)?)?;
+            let ran = exec.get_or_insert_with(Verified::default);
+            ran.reads.extend(inner.reads);
+            ran.follow |= inner.follow;
+            i += 1 + used;
+        } else if FIND_NO_VALUE.contains(w) {
             // `-follow` acts as `-L` from where it stands; taken for the whole walk.
             v.follow |= *w == "-follow";
             branches |= matches!(
@@ -804,12 +832,73 @@ fn find(rest: &[&str]) -> Option<Verified> {
     if v.recursive.is_empty() {
         v.recursive.push(".".to_string());
     }
+    if let Some(ran) = exec {
+        // The commands read every name found, hidden ones included: the whole walk is
+        // read, file by file (a symlinked file as the file it names).
+        v.names_only = false;
+        v.follow |= ran.follow;
+        v.reads.extend(ran.reads);
+        return Some(v);
+    }
     if literal_name && !branches {
         v.reads.append(&mut v.recursive);
         v.names_only = false;
         v.follow = false;
     }
     Some(v)
+}
+
+/// Programs a `find -exec` command may be: those the verified table reads, except the
+/// ones whose reading needs more than words (git finds a repository and its
+/// configuration), builtins `find` cannot run, and `find` itself.
+fn exec_program(name: &str) -> bool {
+    !matches!(
+        name,
+        "git" | "find" | "command" | "cd" | "pushd" | "dirs" | "type" | "hash"
+    ) && (entry(name).is_some()
+        || matches!(name, "xxd" | "echo" | "printf" | "test" | "true" | "false"))
+}
+
+/// One `-exec PROG ARGS… {} +` / `-exec PROG ARGS… ;` of `find` (the words after
+/// `-exec`), as GNU find 4.9 reads it: `;` ends it, and so does `+` right after `{}`
+/// (any other `+` is an argument); `{}` stands for each name found. Verified when PROG
+/// with its fixed words is, and `{}` is only ever a whole word (find also replaces it
+/// inside a word, `{}.bak`, which would name files the walk does not hold). Returns
+/// what the command reads besides the names found (each found name is a read of the
+/// walk), with `follow` set when it enters a found directory (a symlink to one
+/// included), and the number of words used, terminator included. `None`: not
+/// verified (`-execdir`, `-ok`, `-okdir` are never; no terminator is not either).
+fn find_exec_command(words: &[&str]) -> Option<(Verified, usize)> {
+    let mut end = None;
+    for (k, w) in words.iter().enumerate() {
+        if *w == ";" || (*w == "+" && k > 0 && words.get(k - 1) == Some(&"{}")) {
+            end = Some(k);
+            break;
+        }
+    }
+    let end = end?;
+    let inner = words.get(..end)?;
+    let name = *inner.first()?;
+    if !exec_program(name) || inner.iter().any(|w| *w != "{}" && w.contains("{}")) {
+        return None;
+    }
+    let v = verify(inner)?;
+    if v.chdir_only || !v.checksum_lists.is_empty() {
+        return None;
+    }
+    let found = "{}";
+    let enters = v.recursive.iter().chain(&v.lists).any(|r| r == found);
+    let mut out = Verified {
+        follow: enters,
+        ..Verified::default()
+    };
+    // Fixed operands (`-exec diff {} ref ;`, `-exec grep -f pats {} +`) are read as
+    // themselves; a directory among them as the whole tree the program reads there.
+    out.reads.extend(v.reads.into_iter().filter(|r| r != found));
+    if v.recursive.iter().chain(&v.lists).any(|r| r != found) {
+        return None;
+    }
+    Some((out, end + 1))
 }
 
 /// `xxd`'s flag words (it reads `-ps` as one word, not a cluster).
@@ -1138,6 +1227,74 @@ mod tests {
         assert!(v("du -sh ~/.ssh").is_some_and(|x| x.recursive.is_empty()));
         assert!(v("du -h ~/.ssh").is_some_and(|x| x.names_only));
         assert!(v("pushd src").is_some());
+    }
+
+    /// `find -exec PROG … {} +` / `;` as GNU find 4.9 reads it (each form run): the walk
+    /// is read file by file, the fixed words as PROG reads them.
+    #[test]
+    fn find_exec_of_a_verified_reader_reads_the_walk() {
+        let walk = |s: &str| v(s).map(|x| (x.recursive, x.names_only, x.follow, x.reads));
+        assert_eq!(
+            walk("find . -name *.rs -exec grep -l TODO {} +"),
+            Some((vec![".".into()], false, false, vec![]))
+        );
+        assert_eq!(
+            walk("find src -type f -exec wc -l {} ;"),
+            Some((vec!["src".into()], false, false, vec![]))
+        );
+        // A literal name no longer says only whether it exists: the files are read.
+        assert_eq!(
+            walk("find / -name apt -exec cat {} +"),
+            Some((vec!["/".into()], false, false, vec![]))
+        );
+        assert_eq!(
+            walk("find . -exec grep -f pats {} +"),
+            Some((vec![".".into()], false, false, vec!["pats".into()]))
+        );
+        // A reader that enters what it is given enters found symlinks to directories.
+        assert_eq!(
+            walk("find docs -type d -exec ls {} +").map(|w| w.2),
+            Some(true)
+        );
+        assert_eq!(walk("find -L docs -exec cat {} +").map(|w| w.2), Some(true));
+        // `+` ends the command only right after `{}`; `\;` is an argument.
+        assert!(v("find . -exec echo + {} +").is_some());
+        assert!(v("find . -exec cat {} x +").is_none());
+        assert!(v("find . -exec cat {} \\;").is_none());
+        // Never verified: a program that writes or runs, a name inside a word, the
+        // other running actions, checksum lists, git, find itself.
+        assert!(v("find . -exec rm {} +").is_none());
+        assert!(v("find . -exec sort -o out {} +").is_none());
+        assert!(v("find . -exec cat {}.bak ;").is_none());
+        assert!(v("find . -exec cat {} + -delete").is_none());
+        assert!(v("find . -execdir cat {} +").is_none());
+        assert!(v("find . -ok cat {} ;").is_none());
+        assert!(v("find . -exec sh -c cat {} +").is_none());
+        assert!(v("find . -exec md5sum -c {} +").is_none());
+        assert!(v("find . -exec git log {} +").is_none());
+        assert!(v("find . -exec find {} -delete ;").is_none());
+        assert!(v("find . -exec ./cat {} +").is_none());
+        assert!(v("find . -exec diff -r {} ref ;").is_none());
+        assert!(v("find . -exec cat {} + -fprint out").is_none());
+    }
+
+    /// `od` and `strings` (each traced): the files named are read; `strings @FILE`
+    /// takes options from FILE.
+    #[test]
+    fn byte_dumps_read_their_files() {
+        assert_eq!(
+            v("od -A x -t x1z -N 8 f.bin").map(|x| x.reads),
+            Some(vec!["f.bin".into()])
+        );
+        assert_eq!(
+            v("strings -a -n 8 -t x a.out").map(|x| x.reads),
+            Some(vec!["a.out".into()])
+        );
+        assert!(v("strings -8 a.out").is_some());
+        assert!(v("strings @opts a.out").is_none());
+        assert!(v("strings -T plugin a.out").is_none());
+        assert!(v("od --traditional f 1").is_none());
+        assert!(v("od --str f").is_none());
     }
 
     /// Recursive readers and listings follow symlinked directories exactly when the

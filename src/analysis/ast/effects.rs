@@ -57,6 +57,9 @@ pub(crate) struct Effects {
     /// Commands of this plan may be verified: set for the top-level plan
     /// when no statement assigns a variable; never for code strings.
     pub verifying: bool,
+    /// The command being read is a verified `find … -exec PROG … {} +`: the commands
+    /// its `-exec` runs are verified with it (their reads are the walk's).
+    composed: bool,
     /// Functions the command defines: a call of one runs its body, not the program.
     pub functions: Vec<String>,
     /// Per `process.execute` subject, what every command with that text was found to
@@ -237,6 +240,8 @@ pub(crate) fn command_effects(cmd: &SimpleCommand, ctx: &AnalysisContext, fx: &m
     } else {
         None
     };
+    fx.composed = verdict == Some(crate::model::vocab::Verdict::ReadOnly)
+        && words.first().is_some_and(|w| w == "find");
     if !cmd.text.is_empty() {
         fx.verdicts.push((cmd.text.clone(), verdict));
     }
@@ -1268,6 +1273,10 @@ fn find_effects(
                             text.clone(),
                             format!("Run {text}"),
                         ));
+                        if fx.composed && w == "-exec" {
+                            fx.verdicts
+                                .push((text.clone(), Some(crate::model::vocab::Verdict::ReadOnly)));
+                        }
                         fx.hardline(floor::check(
                             &with_dir,
                             ctx,
