@@ -10,6 +10,7 @@
 
 pub mod builds;
 pub mod builtins;
+pub mod composed;
 pub mod description;
 pub mod environment;
 pub mod git;

@@ -321,6 +321,12 @@ const ENTRIES: &[Entry] = &[
     ),
 ];
 
+/// The compiled grammar the verified table reads `name` with.
+pub(super) fn grammar_of(name: &str) -> Option<&'static Grammar> {
+    let idx = ENTRIES.iter().position(|e| e.names.contains(&name))?;
+    grammars().get(idx)
+}
+
 /// Programs that read a pattern, filter or program text first (not a file).
 fn entry(name: &str) -> Option<&'static Entry> {
     ENTRIES.iter().find(|e| e.names.contains(&name))
@@ -719,7 +725,7 @@ const FIND_NO_VALUE: &[&str] = &[
 ];
 
 /// `find`'s expression words that take one value (the next word).
-const FIND_ONE_VALUE: &[&str] = &[
+pub(super) const FIND_ONE_VALUE: &[&str] = &[
     "-name",
     "-iname",
     "-path",
@@ -851,7 +857,7 @@ fn find(rest: &[&str]) -> Option<Verified> {
 /// Programs a `find -exec` command may be: those the verified table reads, except the
 /// ones whose reading needs more than words (git finds a repository and its
 /// configuration), builtins `find` cannot run, and `find` itself.
-fn exec_program(name: &str) -> bool {
+pub fn exec_program(name: &str) -> bool {
     !matches!(
         name,
         "git" | "find" | "command" | "cd" | "pushd" | "dirs" | "type" | "hash"
@@ -865,9 +871,9 @@ fn exec_program(name: &str) -> bool {
 /// with its fixed words is, and `{}` is only ever a whole word (find also replaces it
 /// inside a word, `{}.bak`, which would name files the walk does not hold). Returns
 /// what the command reads besides the names found (each found name is a read of the
-/// walk), with `follow` set when it enters a found directory (a symlink to one
-/// included), and the number of words used, terminator included. `None`: not
-/// verified (`-execdir`, `-ok`, `-okdir` are never; no terminator is not either).
+/// walk: `composed_reader`) and the number of words used, terminator included.
+/// `None`: not verified (`-execdir`, `-ok`, `-okdir` are never; no terminator is not
+/// either).
 fn find_exec_command(words: &[&str]) -> Option<(Verified, usize)> {
     let mut end = None;
     for (k, w) in words.iter().enumerate() {
@@ -877,7 +883,14 @@ fn find_exec_command(words: &[&str]) -> Option<(Verified, usize)> {
         }
     }
     let end = end?;
-    let inner = words.get(..end)?;
+    Some((composed_reader(words.get(..end)?)?, end + 1))
+}
+
+/// A reader run on found names: `inner` is its words with `{}` for each name (`find
+/// -exec`, and `xargs` through `composed`). What it reads besides the names, with
+/// `follow` set when it enters a name that is a directory. `None` unless PROG is a
+/// verified reader `exec_program` accepts, with `{}` only as a whole word.
+pub(super) fn composed_reader(inner: &[&str]) -> Option<Verified> {
     let name = *inner.first()?;
     if !exec_program(name) || inner.iter().any(|w| *w != "{}" && w.contains("{}")) {
         return None;
@@ -893,12 +906,12 @@ fn find_exec_command(words: &[&str]) -> Option<(Verified, usize)> {
         ..Verified::default()
     };
     // Fixed operands (`-exec diff {} ref ;`, `-exec grep -f pats {} +`) are read as
-    // themselves; a directory among them as the whole tree the program reads there.
+    // themselves; a fixed directory the program walks or lists is not modelled here.
     out.reads.extend(v.reads.into_iter().filter(|r| r != found));
     if v.recursive.iter().chain(&v.lists).any(|r| r != found) {
         return None;
     }
-    Some((out, end + 1))
+    Some(out)
 }
 
 /// `xxd`'s flag words (it reads `-ps` as one word, not a cluster).

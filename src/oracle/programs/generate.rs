@@ -461,7 +461,68 @@ fn find_command(rng: &mut Rng, words: &[&'static str]) -> (String, Vec<String>) 
             out.push(v.to_string());
         }
     }
+    // Sometimes the found names go to a reader (`-exec PROG … {} +`), in the forms
+    // find verifies and the ones it must not.
+    if rng.chance(35) {
+        out.extend(exec_clause(rng));
+        keys.push("-exec".to_string());
+    }
     (out.join(" "), keys)
+}
+
+/// Readers a `find -exec` clause runs, with their fixed words (a few name a secret or
+/// enter what they are given).
+const EXEC_READERS: &[&str] = &[
+    "cat",
+    "cat -A",
+    "grep -l x",
+    "grep -R x",
+    "grep -rn KEY",
+    "grep -f .env",
+    "grep -f a.txt",
+    "wc -l",
+    "head -n 1",
+    "tail -c 8",
+    "ls",
+    "ls -la",
+    "du -s",
+    "stat",
+    "file",
+    "od -c",
+    "strings -n 3",
+    "xxd",
+    "diff a.txt",
+    "cmp a.txt",
+    "sort",
+    "echo",
+    "md5sum",
+    "nl -ba",
+];
+
+/// One `-exec` (or look-alike) clause: the verified forms and the ones that must ask
+/// (`-execdir`, `-ok`, the name inside a word, a `+` not right after `{}`, a program
+/// that writes).
+fn exec_clause(rng: &mut Rng) -> Vec<String> {
+    let action = match rng.below(12) {
+        0 => "-execdir",
+        1 => "-ok",
+        _ => "-exec",
+    };
+    let prog = match rng.below(12) {
+        0 => "sort -o out.txt",
+        1 => "md5sum -c",
+        _ => rng.pick(EXEC_READERS),
+    };
+    let tail: &[&str] = match rng.below(8) {
+        0 => &["{}.bak", "\\;"],
+        1 => &["{}", "x", "+"],
+        2 | 3 => &["{}", "\\;"],
+        _ => &["{}", "+"],
+    };
+    let mut out = vec![action.to_string()];
+    out.extend(prog.split_whitespace().map(str::to_string));
+    out.extend(tail.iter().map(|w| (*w).to_string()));
+    out
 }
 
 /// An `xxd` command using `words` (a value after each valued word), and one file.
