@@ -20,6 +20,7 @@ pub mod git_readonly;
 pub mod languages;
 pub mod options;
 pub mod readonly;
+pub mod sed_script;
 pub mod shells;
 pub mod tools;
 pub mod unwrap;

@@ -314,6 +314,13 @@ const ENTRIES: &[Entry] = &[
         "A:address-radix= :endian= j:skip-bytes= N:read-bytes= S= :strings? t:format= v:output-duplicates w:width? a b c d f i l o s x :help :version",
         Files,
     ),
+    // GNU sed 4.9 reading files with a script of the printing subset
+    // (`sed_script::print_only`): no `-i`, no `-f` script file, no `--follow-symlinks`.
+    e(
+        &["sed"],
+        "n:quiet:silent e:expression= E r:regexp-extended s:separate z:null-data u:unbuffered l:line-length= :posix :debug :sandbox :help :version",
+        Files,
+    ),
     num(
         &["strings"],
         "a:all d:data f:print-file-name n:bytes= t:radix= w:include-all-whitespace o e:encoding= :unicode= U= s:output-separator= h:help v V:version",
@@ -495,6 +502,19 @@ pub fn verify(words: &[&str]) -> Option<Verified> {
             if parsed.has("args") || parsed.has("jsonargs") {
                 // The operands after the filter are values, not files.
                 ops.clear();
+            }
+        }
+        // The script is the first operand unless `-e` gave it; it must only print.
+        "sed" => {
+            let mut scripts = parsed.values("expression");
+            if scripts.is_empty() {
+                if ops.is_empty() {
+                    return None;
+                }
+                scripts.push(ops.remove(0));
+            }
+            if !super::sed_script::print_only(&scripts.join("\n")) {
+                return None;
             }
         }
         // `yq eval FILTER FILE`: the subcommand and filter are not files; reading them
@@ -1289,6 +1309,30 @@ mod tests {
         assert!(v("find . -exec ./cat {} +").is_none());
         assert!(v("find . -exec diff -r {} ref ;").is_none());
         assert!(v("find . -exec cat {} + -fprint out").is_none());
+    }
+
+    /// `sed` with a printing script reads its files; any other script, `-i`, `-f` is
+    /// not verified (each run with GNU sed 4.9 under strace).
+    #[test]
+    fn sed_reads_its_files_with_a_printing_script() {
+        assert_eq!(
+            v("sed -n 1,20p src/main.rs").map(|x| x.reads),
+            Some(vec!["src/main.rs".into()])
+        );
+        assert_eq!(
+            v("sed -n -e 1p -e $p a b").map(|x| x.reads),
+            Some(vec!["a".into(), "b".into()])
+        );
+        assert!(v("sed -n /KEY/p").is_some_and(|x| x.reads.is_empty()));
+        assert!(v("sed -n 1w.out a").is_none());
+        assert!(v("sed -i s/a/b/ a").is_none());
+        assert!(v("sed -n -f script a").is_none());
+        assert!(v("sed -n 1e.id a").is_none());
+        assert!(v("sed -n 1r.~/.ssh/id_rsa a").is_none());
+        assert!(v("sed --in-place s/a/b/ a").is_none());
+        assert!(v("sed -n").is_none());
+        // An abbreviation of a long option is not read (`--e` could be `--expression`).
+        assert!(v("sed --quie 1p a").is_none());
     }
 
     /// `od` and `strings` (each traced): the files named are read; `strings @FILE`

@@ -85,7 +85,7 @@ pub fn installed(name: &str) -> bool {
 
 fn kind_of(name: &str) -> Kind {
     match name {
-        "grep" | "egrep" | "fgrep" | "rg" | "fd" | "fdfind" | "jq" => Kind::Pattern,
+        "grep" | "egrep" | "fgrep" | "rg" | "fd" | "fdfind" | "jq" | "sed" => Kind::Pattern,
         "cd" | "pushd" => Kind::Dir,
         "whoami" | "id" | "uname" | "seq" | "date" | "basename" | "dirname" | "which"
         | "whereis" | "type" | "hash" | "dirs" | "pwd" | "tr" => Kind::Text,
@@ -165,10 +165,35 @@ fn quote(w: &str) -> String {
     }
 }
 
+/// sed scripts: the printing subset, and the forms that write, read or run (`w`,
+/// `s///w`, `s///e`, `e`, `r`, `R`), some hidden behind a bracket expression.
+const SED_SCRIPTS: &[&str] = &[
+    "1,5p",
+    "$p",
+    "/KEY/p",
+    "s/a/X/gp",
+    "/a/,/b/{p;=}",
+    "s/[/]/X/p",
+    "1~2l",
+    "$!N;P;D",
+    "w out.txt",
+    "1w ~/.bashrc",
+    "s/a/b/w out.txt",
+    "s/[/]/X/w out.txt",
+    "s/a/b/e",
+    "1e /.oracle/marker",
+    "r .env",
+    "1R ~/.ssh/id_rsa",
+    "W a.txt",
+];
+
 /// A value for an option, by what its name suggests (a hostile file for files).
 fn value(rng: &mut Rng, opt: &Opt) -> String {
     let name = opt.long.unwrap_or("");
     let o = &OPERANDS;
+    if name == "expression" {
+        return rng.pick(SED_SCRIPTS).to_string();
+    }
     let fileish = opt.does == Does::Reads
         || [
             "file",
@@ -311,7 +336,9 @@ fn operands(rng: &mut Rng, e: &Entry, name: &str) -> Vec<String> {
             }
         }
         Kind::Pattern => {
-            if name == "jq" {
+            if name == "sed" {
+                out.push(rng.pick(SED_SCRIPTS).to_string());
+            } else if name == "jq" {
                 out.push(
                     rng.pick(&[".", ".a", ".env", "keys", ".list[]", "input_filename"])
                         .to_string(),
@@ -463,11 +490,55 @@ fn find_command(rng: &mut Rng, words: &[&'static str]) -> (String, Vec<String>) 
     }
     // Sometimes the found names go to a reader (`-exec PROG … {} +`), in the forms
     // find verifies and the ones it must not.
-    if rng.chance(35) {
-        out.extend(exec_clause(rng));
-        keys.push("-exec".to_string());
+    match rng.below(20) {
+        0..=6 => {
+            out.extend(exec_clause(rng));
+            keys.push("-exec".to_string());
+        }
+        7..=10 => {
+            out.extend(xargs_pipe(rng));
+            keys.push("| xargs".to_string());
+        }
+        11 => {
+            // A lister of bare names instead of find (the world's project holds files
+            // named like options at the top: `-rf`, `--files0-from=…`).
+            let mut rg = vec!["rg".to_string(), "--files".to_string(), "-0".to_string()];
+            if rng.chance(50) {
+                rg.push(rng.pick(&["src", ".", "docs", "vendor"]).to_string());
+            }
+            rg.extend(xargs_pipe(rng).into_iter().skip(1));
+            keys.push("| xargs".to_string());
+            return (rg.join(" "), keys);
+        }
+        _ => {}
     }
     (out.join(" "), keys)
+}
+
+/// `-print0 | xargs -0 PROG …` after a find expression, or a look-alike that must ask
+/// (names split at blanks, `-I`, a literal `{}`, items from a file).
+fn xargs_pipe(rng: &mut Rng) -> Vec<String> {
+    let prog = match rng.below(12) {
+        0 => "rm",
+        1 => "sort -o out.txt",
+        _ => rng.pick(EXEC_READERS),
+    };
+    let (print, xargs): (&str, &str) = match rng.below(10) {
+        0 => ("-print", "xargs"),
+        1 => ("-print0", "xargs -0 -I{}"),
+        2 => ("-print0", "xargs -0 -a a.txt"),
+        3 => ("-print0", "xargs -0 -r"),
+        4 => ("-print0", "xargs -0 -n 1"),
+        5 => ("-print", "xargs -0"),
+        _ => ("-print0", "xargs -0"),
+    };
+    let mut out = vec![print.to_string(), "|".to_string()];
+    out.extend(xargs.split_whitespace().map(str::to_string));
+    out.extend(prog.split_whitespace().map(str::to_string));
+    if xargs.contains("-I") || rng.chance(5) {
+        out.push("{}".to_string());
+    }
+    out
 }
 
 /// Readers a `find -exec` clause runs, with their fixed words (a few name a secret or
