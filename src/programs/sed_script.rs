@@ -204,11 +204,9 @@ impl Reader<'_> {
         loop {
             match self.next()? {
                 '\n' => return None,
-                '\\' => {
-                    if self.next()? == '\n' {
-                        return None;
-                    }
-                }
+                // An escaped newline is not read either.
+                '\\' if self.next()? == '\n' => return None,
+                '\\' => {}
                 '[' => self.bracket()?,
                 c if c == d => return Some(()),
                 _ => {}
