@@ -8,6 +8,7 @@
 //! that really runs and extracts code strings. Works on words that are already unquoted;
 //! knows nothing of bash syntax, requests or rules.
 
+pub mod awk_program;
 pub mod builds;
 pub mod builtins;
 pub mod composed;

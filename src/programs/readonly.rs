@@ -377,7 +377,8 @@ pub fn describes_reader(words: &[&str]) -> bool {
                 .any(|f| f.words.first() == Some(&sub))
         });
     }
-    ENTRIES.iter().any(|e| e.names.contains(name)) || matches!(*name, "find" | "xxd")
+    ENTRIES.iter().any(|e| e.names.contains(name))
+        || matches!(*name, "find" | "xxd" | "awk" | "mawk")
 }
 
 /// Every name the verified table knows (for the golden tests and the docs).
@@ -388,6 +389,7 @@ pub fn names() -> Vec<&'static str> {
         .collect();
     v.extend([
         "echo", "printf", "true", "false", ":", "test", "[", "command", "find", "xxd", "git",
+        "awk", "mawk",
     ]);
     v
 }
@@ -469,6 +471,7 @@ pub fn verify(words: &[&str]) -> Option<Verified> {
         "command" => return command_v(rest),
         "find" => return find(rest),
         "xxd" => return xxd(rest),
+        "awk" | "mawk" => return awk(rest),
         "git" => return super::git_readonly::verify(words),
         _ => {}
     }
@@ -934,6 +937,61 @@ pub(super) fn composed_reader(inner: &[&str]) -> Option<Verified> {
     Some(out)
 }
 
+/// `awk`/`mawk` as POSIX awk reads its words: options `-F FS`, `-v NAME=V` (a value
+/// attached or the next word) and `--` before the program; the program (the first
+/// operand) must be in `awk_program`'s subset; each later operand is a file read, or an
+/// assignment `NAME=V` of a name awk may be given. Any other option (`-f`, mawk's
+/// `-W`, gawk's long options, `-e`) is not verified.
+fn awk(rest: &[&str]) -> Option<Verified> {
+    let mut i = 0;
+    let program = loop {
+        let w = *rest.get(i)?;
+        i += 1;
+        match w {
+            "--" => break *rest.get(i).inspect(|_| i += 1)?,
+            "-F" => i += 1,
+            "-v" => {
+                let (name, _) = rest.get(i)?.split_once('=')?;
+                if !super::awk_program::assignable(name) {
+                    return None;
+                }
+                i += 1;
+            }
+            w if w.starts_with("-F") => {}
+            w if w.starts_with("-v") => {
+                let (name, _) = w.get(2..)?.split_once('=')?;
+                if !super::awk_program::assignable(name) {
+                    return None;
+                }
+            }
+            w if w.starts_with('-') && w != "-" => return None,
+            w => break w,
+        }
+    };
+    if !super::awk_program::print_only(program) {
+        return None;
+    }
+    let mut v = Verified::default();
+    for w in rest.get(i..).unwrap_or_default() {
+        match w.split_once('=') {
+            Some((name, _))
+                if name
+                    .chars()
+                    .next()
+                    .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+                    && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') =>
+            {
+                if !super::awk_program::assignable(name) {
+                    return None;
+                }
+            }
+            _ => v.reads.push((*w).to_string()),
+        }
+    }
+    v.reads.retain(|r| r != "-");
+    Some(v)
+}
+
 /// `xxd`'s flag words (it reads `-ps` as one word, not a cluster).
 const XXD_FLAGS: &[&str] = &[
     "-a",
@@ -1333,6 +1391,30 @@ mod tests {
         assert!(v("sed -n").is_none());
         // An abbreviation of a long option is not read (`--e` could be `--expression`).
         assert!(v("sed --quie 1p a").is_none());
+    }
+
+    /// `awk` with a program of the subset reads its files (mawk 1.3.4, traced).
+    #[test]
+    fn awk_reads_its_files_with_a_program_of_the_subset() {
+        let w = |s: &[&str]| verify(s).map(|x| x.reads);
+        assert_eq!(
+            w(&["awk", "-F:", "{print $1}", "/etc/passwd"]),
+            Some(vec!["/etc/passwd".into()])
+        );
+        assert_eq!(
+            w(&["awk", "-v", "n=2", "NR>n", "a", "x=1", "b"]),
+            Some(vec!["a".into(), "b".into()])
+        );
+        assert_eq!(w(&["mawk", "--", "{print}", "-"]), Some(vec![]));
+        assert!(w(&["awk", "-f", "p.awk", "a"]).is_none());
+        assert!(w(&["awk", "-W", "exec", "p.awk"]).is_none());
+        assert!(w(&["awk", "--source", "{print}", "a"]).is_none());
+        assert!(w(&["awk", r#"{print > "o"}"#, "a"]).is_none());
+        assert!(w(&["awk", "-v", "ARGV=x", "{print}", "a"]).is_none());
+        assert!(w(&["awk", "{print}", "ARGC=3", "a"]).is_none());
+        assert!(w(&["awk", r#"BEGIN{system("id")}"#]).is_none());
+        assert!(w(&["awk"]).is_none());
+        assert!(w(&["awk", "--"]).is_none());
     }
 
     /// `od` and `strings` (each traced): the files named are read; `strings @FILE`

@@ -60,6 +60,8 @@ pub enum Kind {
     Find,
     /// `xxd`: its own words, one file.
     Xxd,
+    /// `awk`: `-F`/`-v`, a program (of the subset or one of the ways out), operands.
+    Awk,
 }
 
 /// The coverage key of an option (`-n/--lines`, `--cached`, `-L`).
@@ -120,6 +122,13 @@ pub fn entries() -> Vec<Entry> {
             kind,
         });
     }
+    out.push(Entry {
+        label: "awk/mawk".to_string(),
+        names: vec!["awk", "mawk"],
+        lead: Vec::new(),
+        opts: Vec::new(),
+        kind: Kind::Awk,
+    });
     for (name, kind) in [("find", Kind::Find), ("xxd", Kind::Xxd)] {
         out.push(Entry {
             label: name.to_string(),
@@ -402,9 +411,64 @@ fn operands(rng: &mut Rng, e: &Entry, name: &str) -> Vec<String> {
                 );
             }
         }
-        Kind::Find | Kind::Xxd => {}
+        Kind::Find | Kind::Xxd | Kind::Awk => {}
     }
     out
+}
+
+/// awk programs: the subset, and the ways out (commands, pipes, redirections,
+/// `getline`, the environment, `ARGV`), some spelled to look like comparisons.
+const AWK_PROGRAMS: &[&str] = &[
+    "{print $1}",
+    "NR>1 {print $2, $NF}",
+    "$2 > 1 { print }",
+    "{ print ($1 > $2) }",
+    "{ s += $1 } END { print s / NR }",
+    "/KEY/ { print FILENAME }",
+    "{ a[$1]++ } END { for (k in a) print k }",
+    "{ print > \"out.txt\" }",
+    "{ print $1, $2 > \"b.txt\" }",
+    "{ printf \"%s\", $0 >> \"a.txt\" }",
+    "{ print | \"/.oracle/marker\" }",
+    "BEGIN { system(\"/.oracle/marker\") }",
+    "BEGIN { while ((\"cat .env\" | getline l) > 0) print l }",
+    "BEGIN { getline l < \".env\"; print l }",
+    "BEGIN { print ENVIRON[\"HOME\"] }",
+    "BEGIN { ARGV[1] = \".env\"; ARGC = 2 } { print }",
+    "$1 ~ /[/]/ { print }",
+];
+
+/// An `awk` command: options, a program, files and assignments.
+fn awk_command(rng: &mut Rng, name: &str) -> (String, Vec<String>) {
+    let mut out = vec![name.to_string()];
+    let mut keys = Vec::new();
+    if rng.chance(40) {
+        out.push(rng.pick(&["-F:", "-F", "-F,"]).to_string());
+        if out.last().is_some_and(|w| w == "-F") {
+            out.push("' '".to_string());
+        }
+        keys.push("-F".to_string());
+    }
+    if rng.chance(30) {
+        out.push("-v".to_string());
+        out.push(rng.pick(&["n=1", "ARGC=3", "x=.env"]).to_string());
+        keys.push("-v".to_string());
+    }
+    if rng.chance(5) {
+        out.push(rng.pick(&["-f", "-W", "--"]).to_string());
+    }
+    out.push(quote(rng.pick(AWK_PROGRAMS)));
+    let o = &OPERANDS;
+    for _ in 0..rng.below(3) {
+        let w = match rng.below(6) {
+            0 | 1 => rng.pick(o.secrets),
+            2 => rng.pick(o.links),
+            3 => rng.pick(&["n=2", "ARGV=x"]),
+            _ => rng.pick(o.files),
+        };
+        out.push(quote(w));
+    }
+    (out.join(" "), keys)
 }
 
 /// The `-C DIR` and global flags git is given before the subcommand.
@@ -750,6 +814,20 @@ pub fn generate(seed: u64, n: usize) -> Vec<Generated> {
             names.get(k % names.len().max(1)).copied().unwrap_or("")
         };
         match e.kind {
+            Kind::Awk => {
+                for (k, nm) in names.iter().enumerate() {
+                    for _ in 0..AWK_PROGRAMS.len() / names.len().max(1) + k {
+                        let (command, options) = awk_command(&mut rng, nm);
+                        out.push(Generated {
+                            program: (*nm).to_string(),
+                            entry: e.label.clone(),
+                            command,
+                            options,
+                        });
+                    }
+                }
+                continue;
+            }
             Kind::Find | Kind::Xxd => {
                 let words = own_words(e.kind);
                 for chunk in words.chunks(3) {
@@ -817,6 +895,16 @@ pub fn generate(seed: u64, n: usize) -> Vec<Generated> {
         let names: Vec<&str> = e.names.iter().copied().filter(|n| installed(n)).collect();
         let nm = rng.pick(&names);
         match e.kind {
+            Kind::Awk => {
+                let (command, options) = awk_command(&mut rng, nm);
+                out.push(Generated {
+                    program: nm.to_string(),
+                    entry: e.label.clone(),
+                    command,
+                    options,
+                });
+                continue;
+            }
             Kind::Find | Kind::Xxd => {
                 let words = own_words(e.kind);
                 let picked: Vec<&'static str> =
