@@ -887,6 +887,29 @@ pub fn generate(seed: u64, n: usize) -> Vec<Generated> {
             out.push(command(&mut rng, e, nm, &[], &[]));
         }
     }
+    // Every reader once behind `find -exec`, `find -print0 | xargs -0` and `rg --files
+    // -0 | xargs -0`, over a directory picked in turn (the harmless `src`, a nested
+    // hostile repository, symlinks into HOME, the project root with its secrets).
+    if installed("find") && installed("xargs") {
+        let roots = ["src", "vendor", "docs", ".", "notes", "src"];
+        for (k, reader) in EXEC_READERS.iter().enumerate() {
+            let root = roots.get(k % roots.len()).copied().unwrap_or(".");
+            let forms = [
+                format!("find {root} -type f -exec {reader} {{}} +"),
+                format!("find {root} -print0 | xargs -0 {reader}"),
+                format!("rg --files -0 {root} | xargs -0 -r {reader}"),
+                format!("rg --files -0 | xargs -0 {reader}"),
+            ];
+            for command in forms {
+                out.push(Generated {
+                    program: "find".to_string(),
+                    entry: "find".to_string(),
+                    command,
+                    options: vec!["-exec".to_string()],
+                });
+            }
+        }
+    }
     // Random commands.
     while out.len() < n && !entries.is_empty() {
         let Some(e) = entries.get(rng.below(entries.len())) else {
