@@ -309,7 +309,11 @@ fn an_expired_rule_is_skipped_and_a_bad_expiry_is_an_error() {
     assert_eq!(policy.errors(), &[]);
     let ctx = w.ctx();
     let npm = decide(&policy, &[], &exec_call("npm test"), &ctx, true);
-    assert_eq!(npm.decision, Action::Ask, "an expired allow no longer allows");
+    assert_eq!(
+        npm.decision,
+        Action::Ask,
+        "an expired allow no longer allows"
+    );
     let make = decide(&policy, &[], &exec_call("make build"), &ctx, true);
     assert_eq!(make.decision, Action::Allow, "the expired deny is skipped");
     let rule = make.requests[0].rule.clone().unwrap();
@@ -345,8 +349,17 @@ fn a_date_expiry_holds_through_that_day_utc() {
     assert_eq!(day.at(), end.at());
     assert!(!day.passed(end.at() - 1));
     assert!(day.passed(end.at()));
-    for bad in ["2027-02-30", "2027-1-31", "2027-01-31T10:00:00", "", "tomorrow"] {
-        assert!(bad.parse::<khaelor_perm::policy::rules::Expiry>().is_err(), "{bad}");
+    for bad in [
+        "2027-02-30",
+        "2027-1-31",
+        "2027-01-31T10:00:00",
+        "",
+        "tomorrow",
+    ] {
+        assert!(
+            bad.parse::<khaelor_perm::policy::rules::Expiry>().is_err(),
+            "{bad}"
+        );
     }
 }
 
