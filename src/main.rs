@@ -38,6 +38,9 @@ enum Command {
     /// Run a command inside the sandbox (`--contain`): the project writable, protected
     /// paths read-only, secrets masked, no network.
     Exec(cli::exec::Args),
+    /// Decide one tool call as `check` does and print how: the reading, the rules
+    /// considered and why each did or did not match, the caps, "always", the decision.
+    Explain(cli::explain::Args),
     /// List the effective permission rules with source and position; `--check` lints them.
     Rules(cli::rules::Args),
     /// Run the AST engine and the V1 lexer over files of commands and report where and
@@ -79,6 +82,7 @@ fn main() -> ExitCode {
         Command::Analyze(args) => cli::analyze::run(args),
         Command::Check(args) => cli::check::run(args),
         Command::Exec(args) => cli::exec::run(args),
+        Command::Explain(args) => cli::explain::run(args),
         Command::Rules(args) => cli::rules::run(args),
         Command::Compare(args) => cli::compare::run(args),
         Command::Oracle(args) => cli::oracle::run(args),

@@ -2,7 +2,7 @@
 //! `run` that prints and returns the exit status. `main.rs` only dispatches.
 //!
 //! Exit statuses: 0 success (for `check`: allow), 2 bad input or usage; `check` also
-//! 3 ask, 4 deny and 5 contain; `exec --contain` the command's own, or 126 when the
+//! 3 ask, 4 deny and 5 contain (and `explain` the same); `exec --contain` the command's own, or 126 when the
 //! sandbox cannot run it (nothing ran); `rules` 1 for a broken config or (with `--check`) shadowed rules.
 //! `compare` 0 success, 2 usage or unreadable file. `oracle` 0 no hard violation, 1 hard
 //! violations, 2 usage, unreadable file or no working sandbox. `hook` exits 0 whatever
@@ -17,6 +17,7 @@ pub mod compare;
 pub mod completions;
 pub mod error;
 pub mod exec;
+pub mod explain;
 pub mod healthcheck;
 pub mod hook;
 pub mod install;
