@@ -53,7 +53,7 @@ fn agent_commands_hold_their_floors_and_no_preset_runs_a_risky_one() {
             count("other"),
             count("risky")
         ],
-        [322, 149, 281, 301, 22],
+        [343, 166, 337, 304, 22],
         "the agent set changed: measure it again (cargo bench --bench friction) and move the floors"
     );
     for t in &tallies {
@@ -72,14 +72,14 @@ fn agent_commands_hold_their_floors_and_no_preset_runs_a_risky_one() {
     }
     // (preset, kind, allowed at least, allowed or contained at least)
     let floors: &[(&str, &str, usize, usize)] = &[
-        ("strict", "read", 103, 103),
+        ("strict", "read", 108, 108),
         ("strict", "edit", 2, 2),
         ("strict", "build", 0, 0),
-        ("recommended", "read", 250, 250),
+        ("recommended", "read", 269, 269),
         ("recommended", "edit", 8, 8),
         ("recommended", "build", 0, 22),
-        ("autonomous", "read", 250, 301),
-        ("autonomous", "edit", 59, 60),
+        ("autonomous", "read", 269, 322),
+        ("autonomous", "edit", 62, 63),
         ("autonomous", "build", 17, 105),
     ];
     for (preset, kind, allowed, unprompted) in floors {
