@@ -59,6 +59,9 @@ enum Command {
     Doctor(cli::install::DoctorArgs),
     /// Print a session's calls: decisions, matched rules, and what happened after.
     Log(cli::log::Args),
+    /// Propose the "always" rules that would have spared the prompts approved again and
+    /// again, from the session logs; `--apply N` writes one.
+    Suggest(cli::suggest::Args),
     /// Run the HTTP service until SIGTERM or SIGINT.
     Serve(cli::serve::Args),
     /// Exit 0 when the service answers /healthz with 200 (for container health checks).
@@ -84,6 +87,7 @@ fn main() -> ExitCode {
         Command::Uninstall(args) => cli::install::uninstall(args),
         Command::Doctor(args) => cli::install::doctor(args),
         Command::Log(args) => cli::log::run(args),
+        Command::Suggest(args) => cli::suggest::run(args),
         Command::Serve(args) => cli::serve::run(args),
         Command::Trust(args) => cli::trust::run(args),
         Command::Healthcheck(args) => cli::healthcheck::run(args),

@@ -8,7 +8,8 @@
 //! violations, 2 usage, unreadable file or no working sandbox. `hook` exits 0 whatever
 //! happens (the host reads the answer it prints; see `hook.rs`). `install`/`uninstall`
 //! 0 done, 2 usage or a file they cannot edit; `doctor` 0 every check holds, 1 not.
-//! `log` 0 printed, 2 no such session.
+//! `log` 0 printed, 2 no such session. `suggest` 0 printed or applied, 2 no state
+//! directory, a bad `--since` or a suggestion it cannot write.
 
 pub mod analyze;
 pub mod check;
@@ -26,6 +27,7 @@ pub mod oracle;
 pub mod rules;
 pub mod rules_interop;
 pub mod serve;
+pub mod suggest;
 pub mod trust;
 
 /// Writes `text` to stdout. A closed pipe (`khaelor-perm rules | head`) is not an

@@ -268,6 +268,9 @@ pub struct PermissionRuleSchema {
     pub when: Option<String>,
     /// The name of a shipped rule (`secret: AWS credentials and config`).
     pub name: Option<String>,
+    /// When the rule stops applying, as written (`2027-01-31`: through that day, UTC;
+    /// or an RFC 3339 time); an expired rule is skipped. Absent: never.
+    pub expires: Option<String>,
 }
 
 /// A config file that could not be (fully) used.

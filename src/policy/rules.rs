@@ -14,7 +14,8 @@ use std::path::Path;
 use crate::model::vocab::{Capability, collapse_whitespace};
 
 pub use crate::model::rule::{
-    Action, MatchDialect, PermissionRule, RuleOrigin, RuleSource, UnknownAction, UnknownSeedAction,
+    Action, Expiry, MatchDialect, PermissionRule, RuleOrigin, RuleSource, UnknownAction,
+    UnknownSeedAction,
 };
 
 /// A `*` pattern compiled to a match strategy, so most patterns never scan (ripgrep
@@ -443,6 +444,8 @@ struct CompiledRule {
     subject: Matcher,
     /// The pattern with collapsed whitespace, for command subjects.
     collapsed: Matcher,
+    /// From this instant (Unix seconds) the rule is skipped.
+    expires_at: Option<i64>,
 }
 
 impl CompiledRule {
@@ -450,6 +453,7 @@ impl CompiledRule {
         CompiledRule {
             caps: capability_mask(&r.capability),
             when: r.when,
+            expires_at: r.expires.as_ref().map(|e| e.at()),
             subject: Matcher::new(r.dialect, &r.pattern, r.action, root),
             collapsed: Matcher::new(r.dialect, &collapse_whitespace(&r.pattern), r.action, root),
         }
@@ -472,6 +476,8 @@ pub struct RuleSet {
     /// Per capability (index in `Capability::ALL`), the indices of the rules whose
     /// capability pattern names it, ascending.
     by_cap: [Vec<usize>; Capability::ALL.len()],
+    /// Whether any rule carries an expiry (the clock is read only then).
+    expiring: bool,
 }
 
 impl RuleSet {
@@ -497,6 +503,7 @@ impl RuleSet {
             }
         }
         RuleSet {
+            expiring: compiled.iter().any(|r| r.expires_at.is_some()),
             rules,
             compiled,
             by_cap,
@@ -527,8 +534,16 @@ impl RuleSet {
         let ci = cap.index();
         let subject = subject_form(cap, subject);
         let candidates = self.by_cap.get(ci)?;
+        let now = if self.expiring {
+            crate::model::rule::now_unix()
+        } else {
+            i64::MIN
+        };
         candidates.iter().rev().copied().find(|&i| {
             self.compiled.get(i).is_some_and(|r| {
+                if r.expires_at.is_some_and(|at| now >= at) {
+                    return false;
+                }
                 let condition = match r.when {
                     None => true,
                     Some(w) => cap == Capability::ProcessExecute && verdict == Some(w),
@@ -571,10 +586,14 @@ impl RuleSet {
         let Some(candidates) = self.by_cap.get(cap.index()) else {
             return false;
         };
+        let now = crate::model::rule::now_unix();
         for &i in candidates.iter().rev() {
             let (Some(rule), Some(c)) = (self.rules.get(i), self.compiled.get(i)) else {
                 return false;
             };
+            if c.expires_at.is_some_and(|at| now >= at) {
+                continue;
+            }
             if rule.action != Action::Deny {
                 return false;
             }
@@ -607,6 +626,8 @@ impl RuleSet {
                 .find(|(j, late)| {
                     eligible(i, *j)
                         && late.when.is_none()
+                        // A rule that will expire stops shadowing when it does.
+                        && late.expires_at.is_none()
                         && (late.caps & early.caps) == early.caps
                         && Capability::ALL
                             .iter()
