@@ -689,10 +689,14 @@ fn accounts(r: Reason, e: &Element, f: &Facts<'_>) -> bool {
             _ => false,
         },
         Reason::ReadDetected => matches!(e, E::OnlyAst(Capability::FileRead)),
-        Reason::VerifiedReadOnly => {
+        Reason::VerifiedReadOnly | Reason::VerifiedEdit => {
+            let want = if r == Reason::VerifiedEdit {
+                crate::model::vocab::Verdict::ProjectWrite
+            } else {
+                crate::model::vocab::Verdict::ReadOnly
+            };
             let verified = |r: &crate::model::vocab::CapabilityRequest| {
-                r.capability == Capability::ProcessExecute
-                    && r.verdict == Some(crate::model::vocab::Verdict::ReadOnly)
+                r.capability == Capability::ProcessExecute && r.verdict == Some(want)
             };
             let requests = &f.ast().analysis.requests;
             match e {
@@ -935,7 +939,14 @@ mod tests {
                 "sh-c-inner-parsed",
                 Direction::SameDecision,
             ),
-            ("mkdir out;", "trailing-separator", Direction::SameDecision),
+            // The AST proves `mkdir out` an in-project edit, which `recommended` allows;
+            // the lexer asks. The class difference is still the separator's.
+            (
+                "mkdir out;",
+                "trailing-separator",
+                Direction::AstMorePermissive,
+            ),
+            ("rm out;", "trailing-separator", Direction::SameDecision),
             ("cat .env", "read-of-secret-file", Direction::AstStricter),
             ("x=(a b)", "array-assignment", Direction::SameDecision),
             (
