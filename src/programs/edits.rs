@@ -164,8 +164,16 @@ fn copy(
     if sources.is_empty() {
         return None;
     }
-    let dest = inside(dest_word, cwd, ctx)?;
     let no_target_dir = p.letters.contains('T') || p.long.contains(&"--no-target-directory");
+    // The project root itself is a destination only as the directory the sources land
+    // in (`cp lib/a.ts .`).
+    let dest = match inside(dest_word, cwd, ctx) {
+        Some(d) => d,
+        None if !no_target_dir && !dest_word.starts_with('~') => {
+            paths::resolve_word(dest_word, Some(cwd), ctx.home()).filter(|d| d == ctx.root())?
+        }
+        None => return None,
+    };
     let recursive = moves
         || p.letters.contains(['r', 'R', 'a'])
         || p.long
