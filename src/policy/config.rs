@@ -233,6 +233,26 @@ impl Policy {
         self.inner.always_scope
     }
 
+    /// A digest of every rule `evaluate` consults (the layered rules, the layers
+    /// without the hosts' rules, the managed ceiling): two policies with the same
+    /// fingerprint evaluate every request alike. `None` if the rules cannot be
+    /// encoded.
+    pub fn fingerprint(&self) -> Option<String> {
+        use sha2::{Digest, Sha256};
+        let mut h = Sha256::new();
+        let without = self.inner.without_hosts.as_ref().map(RuleSet::rules);
+        let parts = [
+            serde_json::to_vec(self.inner.set.rules()).ok()?,
+            serde_json::to_vec(&without).ok()?,
+            serde_json::to_vec(self.inner.managed.rules()).ok()?,
+        ];
+        for p in parts {
+            h.update((p.len() as u64).to_le_bytes());
+            h.update(&p);
+        }
+        Some(h.finalize().iter().map(|b| format!("{b:02x}")).collect())
+    }
+
     /// The managed layer's rules alone.
     pub fn managed(&self) -> &RuleSet {
         &self.inner.managed
