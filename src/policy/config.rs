@@ -234,23 +234,47 @@ impl Policy {
     }
 
     /// A digest of every rule `evaluate` consults (the layered rules, the layers
-    /// without the hosts' rules, the managed ceiling): two policies with the same
-    /// fingerprint evaluate every request alike. `None` if the rules cannot be
+    /// without the hosts' rules, the managed ceiling) and of which of them have
+    /// expired by now: two policies with the same fingerprint evaluate every request
+    /// alike, and a rule that expires changes it. `None` if the rules cannot be
     /// encoded.
     pub fn fingerprint(&self) -> Option<String> {
         use sha2::{Digest, Sha256};
         let mut h = Sha256::new();
         let without = self.inner.without_hosts.as_ref().map(RuleSet::rules);
+        let now = crate::model::rule::now_unix();
+        let expired: Vec<bool> = [
+            Some(&self.inner.set),
+            self.inner.without_hosts.as_ref(),
+            Some(&self.inner.managed),
+        ]
+        .into_iter()
+        .flatten()
+        .flat_map(RuleSet::rules)
+        .map(|r| r.expires.as_ref().is_some_and(|e| now >= e.at()))
+        .collect();
         let parts = [
             serde_json::to_vec(self.inner.set.rules()).ok()?,
             serde_json::to_vec(&without).ok()?,
             serde_json::to_vec(self.inner.managed.rules()).ok()?,
+            serde_json::to_vec(&expired).ok()?,
         ];
         for p in parts {
             h.update((p.len() as u64).to_le_bytes());
             h.update(&p);
         }
         Some(h.finalize().iter().map(|b| format!("{b:02x}")).collect())
+    }
+
+    /// Every layered rule naming `cap`, with why it does or does not match (positions
+    /// in `rules()`); see `RuleSet::trace`.
+    pub fn trace(
+        &self,
+        cap: Capability,
+        subject: &str,
+        verdict: Option<crate::model::vocab::Verdict>,
+    ) -> Vec<(usize, crate::policy::rules::RuleMatch)> {
+        self.inner.set.trace(cap, subject, verdict)
     }
 
     /// The managed layer's rules alone.
