@@ -166,7 +166,7 @@ fn answer(args: &Args) -> Result<Rendered, String> {
         &state.join("sessions"),
         call,
         |call, rules| {
-            let (mapped, d) = hosts::decide_hook_contained(call, &policy, rules, &ctx, interactive);
+            let (mapped, d) = hosts::decide_hook(call, &policy, rules, &ctx, interactive);
             native = args.host == Host::Claude
                 && host_layer_on
                 && hosts::claude::leave_to_native_dialog(call, &d, &policy);

@@ -156,8 +156,7 @@ async fn answer(
     let (decision, events, input) = state
         .blocking(move || {
             let policy = st.blocking_policy(&ctx);
-            let (mapped, d) =
-                hosts::decide_hook_contained(&call, &policy, &rules, &ctx, interactive);
+            let (mapped, d) = hosts::decide_hook(&call, &policy, &rules, &ctx, interactive);
             let events = hosts::events(&call, mapped.as_ref(), &ctx, interactive, &d);
             (d, events, call.input)
         })

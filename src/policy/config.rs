@@ -233,6 +233,39 @@ impl Policy {
         self.inner.always_scope
     }
 
+    /// A digest of every rule `evaluate` consults (the layered rules, the layers
+    /// without the hosts' rules, the managed ceiling) and of which of them have
+    /// expired by now: two policies with the same fingerprint evaluate every request
+    /// alike, and a rule that expires changes it. `None` if the rules cannot be
+    /// encoded.
+    pub fn fingerprint(&self) -> Option<String> {
+        use sha2::{Digest, Sha256};
+        let mut h = Sha256::new();
+        let without = self.inner.without_hosts.as_ref().map(RuleSet::rules);
+        let now = crate::model::rule::now_unix();
+        let expired: Vec<bool> = [
+            Some(&self.inner.set),
+            self.inner.without_hosts.as_ref(),
+            Some(&self.inner.managed),
+        ]
+        .into_iter()
+        .flatten()
+        .flat_map(RuleSet::rules)
+        .map(|r| r.expires.as_ref().is_some_and(|e| now >= e.at()))
+        .collect();
+        let parts = [
+            serde_json::to_vec(self.inner.set.rules()).ok()?,
+            serde_json::to_vec(&without).ok()?,
+            serde_json::to_vec(self.inner.managed.rules()).ok()?,
+            serde_json::to_vec(&expired).ok()?,
+        ];
+        for p in parts {
+            h.update((p.len() as u64).to_le_bytes());
+            h.update(&p);
+        }
+        Some(h.finalize().iter().map(|b| format!("{b:02x}")).collect())
+    }
+
     /// Every layered rule naming `cap`, with why it does or does not match (positions
     /// in `rules()`); see `RuleSet::trace`.
     pub fn trace(
