@@ -2,7 +2,7 @@
 //! not walk the project and HOME again while nothing they hold has changed.
 //!
 //! An entry is keyed by everything the profile is made of besides the file system —
-//! this program's version, the project root, HOME, the profile's name and the rules
+//! this program's version and build commit, the project root, HOME, the profile's name and the rules
 //! (`Policy::fingerprint`) — and holds the profile with its `profile::Trace`. It is
 //! used again only while the trace holds (every directory listed has the same identity
 //! and change times, every symlink the same target, every path looked up the same
@@ -49,7 +49,10 @@ pub fn dir(home: &Path, root: &Path) -> Option<PathBuf> {
 fn key(root: &Path, home: &Path, fingerprint: &str, name: ProfileName) -> String {
     let mut h = Sha256::new();
     h.update(FORMAT.to_le_bytes());
+    // The build, not only the version: a build that masks differently must not reuse
+    // a profile an earlier build made.
     h.update(env!("CARGO_PKG_VERSION").as_bytes());
+    h.update(env!("KHAELOR_PERM_COMMIT").as_bytes());
     for part in [
         root.display().to_string(),
         home.display().to_string(),
