@@ -137,22 +137,14 @@ fn answer(args: &Args) -> Result<Rendered, String> {
         Some(&trust),
         args.preset,
     );
-    // Without the host's rules read, what Claude's own rules would let through is not
-    // known, so its own dialog is never left to answer (`leave_to_native_dialog`).
-    let host_layer_on = !args.no_host_rules && !layers.host_rules_off();
-    let hosts: &[Host] = if !host_layer_on {
-        &[]
-    } else {
-        std::slice::from_ref(&args.host)
-    };
-    let (layers, warnings) = hosts::grants::add_to(layers, hosts, ctx.home());
+    let host = (!args.no_host_rules).then_some(args.host);
+    let (policy, warnings) = hosts::grants::hook_policy(layers, host, ctx.home());
     for w in warnings {
         eprintln!(
             "khaelor-perm: {}",
             crate::presentation::messages::terminal_safe(&w)
         );
     }
-    let policy = layers.build();
     for e in policy.errors() {
         eprintln!(
             "khaelor-perm: broken config, every decision is at most ask: {}",
@@ -161,24 +153,14 @@ fn answer(args: &Args) -> Result<Rendered, String> {
     }
     let interactive = args.interactive();
     let input = call.input.clone();
-    let mut native = false;
-    let decision = blocking_decide_and_record(
+    let decided = blocking_decide_and_record(
         &state.join("sessions"),
         call,
-        |call, rules| {
-            let (mapped, d) = hosts::decide_hook_contained(call, &policy, rules, &ctx, interactive);
-            native = args.host == Host::Claude
-                && host_layer_on
-                && hosts::claude::leave_to_native_dialog(call, &d, &policy);
-            (mapped, d)
-        },
+        |call, rules| hosts::decide_host_call(call, &policy, rules, &ctx, interactive),
         &ctx,
         interactive,
     )?;
-    if native {
-        return Ok(hosts::claude::render_native_dialog(&decision));
-    }
-    Ok(hosts::render_call(args.host, &input, &decision))
+    Ok(hosts::render_decided(args.host, &input, &decided))
 }
 
 /// What a host's post-call event says about the calls we answered `ask`.
@@ -322,16 +304,10 @@ fn home(args: &Args) -> Result<PathBuf, String> {
 fn blocking_decide_and_record(
     sessions: &Path,
     mut call: HookCall,
-    decide: impl FnOnce(
-        &HookCall,
-        &[PermissionRule],
-    ) -> (
-        Option<crate::tools::MappedCall>,
-        crate::policy::decide::CallDecision,
-    ),
+    decide: impl FnOnce(&HookCall, &[PermissionRule]) -> hosts::HookDecision,
     ctx: &AnalysisContext,
     interactive: bool,
-) -> Result<crate::policy::decide::CallDecision, String> {
+) -> Result<hosts::HookDecision, String> {
     // The log's file lock, held until the events are appended (and across a
     // compaction, which must not take it again).
     let _lock = crate::session::lock_log(sessions, &call.session_id).map_err(|e| e.to_string())?;
@@ -342,15 +318,21 @@ fn blocking_decide_and_record(
         call.call_id = hosts::fresh_call_id(call.host);
     }
     let rules = crate::session::allow_rules(&session.session_rules_for(ctx.root()));
-    let (mapped, decision) = decide(&call, &rules);
-    let events = hosts::events(&call, mapped.as_ref(), ctx, interactive, &decision)
-        .map_err(|e| format!("cannot encode the session events: {e}"))?;
+    let decided = decide(&call, &rules);
+    let events = hosts::events(
+        &call,
+        decided.mapped.as_ref(),
+        ctx,
+        interactive,
+        &decided.decision,
+    )
+    .map_err(|e| format!("cannot encode the session events: {e}"))?;
     // Audit events: flushed, not synced (see `Durability::Flushed`).
     session
         .blocking_make_room(crate::session::DEFAULT_MAX_EVENTS, events.len())
         .and_then(|_| session.blocking_append_with(events, crate::session::Durability::Flushed))
         .map_err(|e| e.to_string())?;
-    Ok(decision)
+    Ok(decided)
 }
 
 /// Forwards the hook input to `POST <url>/v1/hooks/<host>` and prints its answer as is.
@@ -371,11 +353,14 @@ fn ask_service(args: &Args, url: &str, body: &[u8], root: &Path) -> Result<Rende
         }
         None => None,
     };
-    let query = format!(
+    let mut query = format!(
         "interactive={}&projectRoot={}",
         args.interactive(),
         percent_encode(&root.display().to_string())
     );
+    if args.no_host_rules {
+        query.push_str("&hostRules=false");
+    }
     let mut head = format!(
         "POST {prefix}/v1/hooks/{}?{query} HTTP/1.1\r\nHost: {authority}\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n",
         args.host,
