@@ -8,16 +8,21 @@
 // `khaelor-perm exec --contain` (the project writable, secrets masked, no network).
 // Anything that goes wrong (binary missing, no answer, bad JSON) blocks the call.
 //
-// Install: copy this file to .opencode/plugin/ (project) or ~/.config/opencode/plugin/.
-// KHAELOR_PERM_BIN names the binary (default: `khaelor-perm` on PATH);
-// KHAELOR_PERM_HOOK_ARGS adds flags (e.g. `--url http://127.0.0.1:8790 --token-file F`).
+// Install: `khaelor-perm install opencode [--project DIR]` writes this file to
+// .opencode/plugin/ (project) or ~/.config/opencode/plugin/ with the binary and its
+// flags filled in the INSTALLED line below. KHAELOR_PERM_BIN overrides the binary
+// (default: the installed one, else `khaelor-perm` on PATH); KHAELOR_PERM_HOOK_ARGS
+// adds flags (e.g. `--url http://127.0.0.1:8790 --token-file F`).
 import { spawnSync } from "node:child_process";
 
+const INSTALLED = { bin: null, args: [] };
+
 export const KhaelorPerm = async ({ directory, worktree }) => {
-  const bin = process.env.KHAELOR_PERM_BIN || "khaelor-perm";
+  const bin = process.env.KHAELOR_PERM_BIN || INSTALLED.bin || "khaelor-perm";
   const human = process.env.KHAELOR_PERM_INTERACTIVE === "1";
   const extra = (process.env.KHAELOR_PERM_HOOK_ARGS || "").split(/\s+/).filter(Boolean);
-  const args = ["hook", "opencode", human ? "--interactive" : "--non-interactive", ...extra];
+  const args = ["hook", "opencode", human ? "--interactive" : "--non-interactive",
+    ...INSTALLED.args, ...extra];
   return {
     "tool.execute.before": async (input, output) => {
       const payload = JSON.stringify({
