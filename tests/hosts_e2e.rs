@@ -423,10 +423,18 @@ fn gemini_cli_end_to_end() {
             json!({ "description": "e2e step" }),
         ),
     );
+    // A hook of the person's own beside ours, which keeps what Gemini sends before and
+    // after each call: the after-call outcome is matched on exactly these fields.
+    let seen = scene.outside.join("gemini-hook-inputs.jsonl");
+    let tee = format!("tee -a {} >/dev/null", seen.display());
     let settings = json!({
         "security": {
             "auth": { "selectedType": "gemini-api-key" },
             "folderTrust": { "enabled": false }
+        },
+        "hooks": {
+            "BeforeTool": [{ "matcher": ".*", "hooks": [{ "type": "command", "command": tee }] }],
+            "AfterTool": [{ "matcher": ".*", "hooks": [{ "type": "command", "command": tee }] }],
         },
     });
     let dir = scene.home.join(".gemini");
@@ -456,6 +464,47 @@ fn gemini_cli_end_to_end() {
         ]);
     let (out, err) = run_host(cmd);
     check_session(&scene, &model, &out, &err);
+    // Gemini's `AfterTool` carries no call id; each names the session, tool and input
+    // of a `BeforeTool` exactly, which is what the outcome is matched on.
+    let inputs: Vec<Value> = std::fs::read_to_string(&seen)
+        .unwrap()
+        .split_inclusive('}')
+        .scan(String::new(), |acc, part| {
+            acc.push_str(part);
+            match serde_json::from_str::<Value>(acc.trim()) {
+                Ok(v) => {
+                    acc.clear();
+                    Some(Some(v))
+                }
+                Err(_) => Some(None),
+            }
+        })
+        .flatten()
+        .collect();
+    let key = |v: &Value| {
+        (
+            v["session_id"].clone(),
+            v["tool_name"].clone(),
+            v["tool_input"].clone(),
+        )
+    };
+    let befores: Vec<_> = inputs
+        .iter()
+        .filter(|v| v["hook_event_name"] == "BeforeTool")
+        .map(key)
+        .collect();
+    let after: Vec<_> = inputs
+        .iter()
+        .filter(|v| v["hook_event_name"] == "AfterTool")
+        .collect();
+    assert!(!after.is_empty(), "{inputs:?}");
+    for a in after {
+        assert!(
+            a.get("tool_use_id").is_none() && a.get("call_id").is_none(),
+            "{a}"
+        );
+        assert!(befores.contains(&key(a)), "{a}\n{befores:?}");
+    }
     scene.install(&["uninstall", "gemini", "--user"], Path::new(""));
     assert_eq!(
         std::fs::read_to_string(dir.join("settings.json")).unwrap(),
@@ -465,7 +514,6 @@ fn gemini_cli_end_to_end() {
 
 #[test]
 fn opencode_end_to_end() {
-    let opencode = host_bin("opencode", "opencode");
     let scene = Scene::new();
     let model = ModelServer::start(
         Api::Chat,
@@ -476,6 +524,52 @@ fn opencode_end_to_end() {
             json!({ "description": "e2e step" }),
         ),
     );
+    let plugin = scene.proj.join(".opencode/plugin/khaelor-perm.js");
+    let (out, err) = opencode_run(&scene, &model, &[]);
+    check_session(&scene, &model, &out, &err);
+    scene.install(&["uninstall", "opencode", "--project"], &scene.proj);
+    assert!(!plugin.exists());
+}
+
+/// With a human attached (`KHAELOR_PERM_INTERACTIVE=1`) an ask is OpenCode's own to
+/// answer; its default `permission` lets the call run, and the plugin's
+/// `tool.execute.after` records it as approved in the host.
+#[test]
+fn opencode_records_an_ask_that_ran_as_approved_by_the_host() {
+    let scene = Scene::new();
+    let marker = scene.proj.join("asked_marker");
+    let model = ModelServer::start(
+        Api::Chat,
+        vec![(
+            "bash".to_string(),
+            json!({ "command": format!("touch {}", marker.display()), "description": "e2e step" }),
+        )],
+    );
+    let (out, err) = opencode_run(&scene, &model, &[("KHAELOR_PERM_INTERACTIVE", "1")]);
+    assert!(marker.exists(), "the call ran\n{out}\n{err}");
+    let log = Command::new(BIN)
+        .args(["log", "--json", "--state-dir"])
+        .arg(&scene.state)
+        .output()
+        .unwrap();
+    let rows: Vec<Value> = String::from_utf8_lossy(&log.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let touch: Vec<&Value> = rows
+        .iter()
+        .filter(|r| r["what"].as_str().is_some_and(|w| w.starts_with("touch ")))
+        .collect();
+    assert_eq!(touch.len(), 1, "{rows:?}\n{err}");
+    assert_eq!(touch[0]["decision"], "ask", "{rows:?}");
+    assert_eq!(touch[0]["outcome"], "approved by host", "{rows:?}");
+}
+
+/// Runs `opencode run` in the scene against `model`, with our plugin wired by
+/// `install` into the project (one copy: a second, user-level one would run every
+/// check twice) and `env` added.
+fn opencode_run(scene: &Scene, model: &ModelServer, env: &[(&str, &str)]) -> (String, String) {
+    let opencode = host_bin("opencode", "opencode");
     let config = json!({
         "$schema": "https://opencode.ai/config.json",
         "provider": { "local": {
@@ -489,8 +583,8 @@ fn opencode_end_to_end() {
         "share": "disabled"
     });
     std::fs::write(scene.proj.join("opencode.json"), config.to_string()).unwrap();
-    // The plugin, as the README and the book install it, and the plugin package OpenCode would
-    // otherwise try to download (the hosts script installed the same version).
+    // The plugin package OpenCode would otherwise try to download (the hosts script
+    // installed the same version).
     let modules = hosts_support::hosts_dir().join("opencode/node_modules");
     let xdg_config = scene.home.join(".config");
     for dir in [scene.proj.join(".opencode"), xdg_config.join("opencode")] {
@@ -510,8 +604,6 @@ fn opencode_end_to_end() {
         )
         .unwrap();
     }
-    // The plugin, wired by `install` into the project (one copy: a second, user-level
-    // one would run every check twice), running this binary.
     scene.install(&["install", "opencode", "--project"], &scene.proj);
     let plugin = scene.proj.join(".opencode/plugin/khaelor-perm.js");
     assert!(std::fs::read_to_string(&plugin).unwrap().contains(BIN));
@@ -527,10 +619,8 @@ fn opencode_end_to_end() {
         .env("OPENCODE_DISABLE_AUTOUPDATE", "1")
         .env("OPENCODE_DISABLE_DEFAULT_PLUGINS", "1")
         .env("OPENCODE_DISABLE_LSP_DOWNLOAD", "1")
-        .env(
-            "KHAELOR_PERM_HOOK_ARGS",
-            format!("--state-dir {}", scene.state.display()),
-        )
+        .env("KHAELOR_PERM_STATE_DIR", &scene.state)
+        .envs(env.iter().copied())
         .args([
             "run",
             "-m",
@@ -539,10 +629,7 @@ fn opencode_end_to_end() {
             "json",
             "run the e2e script",
         ]);
-    let (out, err) = run_host(cmd);
-    check_session(&scene, &model, &out, &err);
-    scene.install(&["uninstall", "opencode", "--project"], &scene.proj);
-    assert!(!plugin.exists());
+    run_host(cmd)
 }
 
 /// The pinned OpenCode version, read from what the hosts script installed.

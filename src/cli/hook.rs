@@ -167,22 +167,58 @@ fn answer(args: &Args) -> Result<Rendered, String> {
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Outcome {
     /// The call ran (Claude Code and Codex `PostToolUse`, Claude `PostToolUseFailure`:
-    /// it ran and failed): the person approved it in the host.
+    /// it ran and failed; OpenCode's `tool.execute.after`): the person approved it in
+    /// the host.
     Ran { session: String, call: String },
+    /// A call ran that the host names only by its tool and input (Gemini CLI's
+    /// `AfterTool` carries no id of the call): see `matching_pending`.
+    RanUnnamed {
+        session: String,
+        tool: String,
+        input: serde_json::Value,
+    },
     /// The host refused the call (Claude Code's `PermissionDenied`).
     Refused { session: String, call: String },
     /// The turn ended (Claude Code's `Stop`): a call still waiting never ran.
     TurnEnded { session: String },
 }
 
-/// The post-call event in a hook input, if it is one (`hook_event_name`). Hosts whose
-/// post-call events carry no id of the call (Gemini's `AfterTool`) are not read: which
-/// of our calls ran could only be guessed.
+/// The post-call event in a hook input, if it is one (`hook_event_name`; OpenCode's
+/// plugin sends `event`).
 fn post_call_event(host: Host, raw: &[u8]) -> Option<Outcome> {
-    if !matches!(host, Host::Claude | Host::Codex) {
-        return None;
-    }
     let v: serde_json::Value = serde_json::from_slice(raw).ok()?;
+    match host {
+        Host::Claude | Host::Codex => {}
+        Host::Gemini => {
+            return (v.get("hook_event_name")?.as_str()? == "AfterTool").then(|| {
+                Outcome::RanUnnamed {
+                    session: hosts::session_id(host, v.get("session_id").and_then(|s| s.as_str())),
+                    tool: v
+                        .get("tool_name")
+                        .and_then(|s| s.as_str())
+                        .unwrap_or_default()
+                        .to_string(),
+                    input: v
+                        .get("tool_input")
+                        .cloned()
+                        .unwrap_or_else(|| serde_json::json!({})),
+                }
+            });
+        }
+        Host::Opencode => {
+            if v.get("event")?.as_str()? != "tool.execute.after" {
+                return None;
+            }
+            return Some(Outcome::Ran {
+                session: hosts::session_id(host, v.get("sessionID").and_then(|s| s.as_str())),
+                call: v
+                    .get("callID")
+                    .and_then(|s| s.as_str())
+                    .filter(|s| crate::session::valid_id(s))?
+                    .to_string(),
+            });
+        }
+    }
     let event = v.get("hook_event_name")?.as_str()?;
     let session = hosts::session_id(host, v.get("session_id").and_then(|s| s.as_str()));
     let call = || {
@@ -217,6 +253,7 @@ fn record_outcome(args: &Args, outcome: Outcome) -> Result<Rendered, String> {
     let sessions = state.join("sessions");
     let session = match &outcome {
         Outcome::Ran { session, .. }
+        | Outcome::RanUnnamed { session, .. }
         | Outcome::Refused { session, .. }
         | Outcome::TurnEnded { session } => session.clone(),
     };
@@ -237,14 +274,20 @@ fn record_outcome(args: &Args, outcome: Outcome) -> Result<Rendered, String> {
             },
         ]
     };
+    let approved = |call: &str| EventKind::ToolApproved {
+        call_id: call.to_string(),
+        by: ApprovedBy::Host,
+        decisions: serde_json::Value::Array(Vec::new()),
+        resolved_by: None,
+        contained: None,
+    };
     let events: Vec<EventKind> = match &outcome {
-        Outcome::Ran { call, .. } if index.is_pending(call) => vec![EventKind::ToolApproved {
-            call_id: call.clone(),
-            by: ApprovedBy::Host,
-            decisions: serde_json::Value::Array(Vec::new()),
-            resolved_by: None,
-            contained: None,
-        }],
+        Outcome::Ran { call, .. } if index.is_pending(call) => vec![approved(call)],
+        Outcome::RanUnnamed { tool, input, .. } if !index.pending_calls().is_empty() => {
+            matching_pending(&sessions, &session, index.pending_calls(), tool, input)?
+                .map(|c| vec![approved(&c)])
+                .unwrap_or_default()
+        }
         Outcome::Refused { call, .. } if index.is_pending(call) => {
             refused(call, "the host refused the call")
         }
@@ -266,6 +309,34 @@ fn record_outcome(args: &Args, outcome: Outcome) -> Result<Rendered, String> {
         stdout: String::new(),
         exit: 0,
     })
+}
+
+/// The pending call a post-call event without a call id is about: the oldest call of
+/// the session still waiting for an answer whose host tool and host input are exactly
+/// the ones the event names. Safe: only a call identical in session, tool and input
+/// can be taken for the one that ran, so whichever of two identical pending calls is
+/// marked, the log says the same thing (that request ran, approved in the host), and
+/// oldest first keeps one event per run. A call with no exact match is left pending
+/// (never guessed). Reads the whole log, only when some call is pending (after an ask).
+/// The caller holds the log's lock.
+fn matching_pending(
+    sessions: &Path,
+    session: &str,
+    pending: &[String],
+    tool: &str,
+    input: &serde_json::Value,
+) -> Result<Option<String>, String> {
+    let full =
+        crate::session::Session::blocking_open(sessions, session).map_err(|e| e.to_string())?;
+    Ok(pending
+        .iter()
+        .find(|id| {
+            full.call(id).is_some_and(|c| {
+                c.input.get("hostTool").and_then(|t| t.as_str()) == Some(tool)
+                    && c.input.get("hostInput") == Some(input)
+            })
+        })
+        .cloned())
 }
 
 /// The root: `--root`, else the host's project directory variable, else the root the

@@ -7,6 +7,8 @@
 // the command with the one the answer gives, which runs it through
 // `khaelor-perm exec --contain` (the project writable, secrets masked, no network).
 // Anything that goes wrong (binary missing, no answer, bad JSON) blocks the call.
+// After a call ran, `tool.execute.after` tells the hook, so a call it answered "ask"
+// is recorded as approved in OpenCode.
 //
 // Install: `khaelor-perm install opencode [--project DIR]` writes this file to
 // .opencode/plugin/ (project) or ~/.config/opencode/plugin/ with the binary and its
@@ -50,6 +52,17 @@ export const KhaelorPerm = async ({ directory, worktree }) => {
       }
       if (answer.decision === "ask" && human) return;
       throw new Error(answer.reason || "khaelor-perm blocked this tool call.");
+    },
+    // The call ran: a call khaelor-perm answered "ask" was approved in OpenCode, which
+    // the session log records. Only a record: whatever goes wrong here changes nothing.
+    "tool.execute.after": async (input) => {
+      const payload = JSON.stringify({
+        event: "tool.execute.after",
+        tool: input.tool,
+        sessionID: input.sessionID,
+        callID: input.callID,
+      });
+      spawnSync(bin, args, { input: payload, encoding: "utf8", timeout: 30000 });
     },
   };
 };

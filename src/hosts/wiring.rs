@@ -85,7 +85,8 @@ pub fn events(host: Host) -> &'static [(&'static str, &'static str)] {
             ("PermissionDenied", "*"),
             ("Stop", ""),
         ],
-        Host::Gemini => &[("BeforeTool", ".*")],
+        // After the call: what ran (`AfterTool`), so the log says who approved it.
+        Host::Gemini => &[("BeforeTool", ".*"), ("AfterTool", ".*")],
         // Codex: `codex::EVENTS` (TOML groups without a matcher); OpenCode: the plugin.
         Host::Codex => &[("PreToolUse", ""), ("PostToolUse", "")],
         Host::Opencode => &[],
