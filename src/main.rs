@@ -38,6 +38,9 @@ enum Command {
     /// Run a command inside the sandbox (`--contain`): the project writable, protected
     /// paths read-only, secrets masked, no network.
     Exec(cli::exec::Args),
+    /// Decide one tool call as `check` does and print how: the reading, the rules
+    /// considered and why each did or did not match, the caps, "always", the decision.
+    Explain(cli::explain::Args),
     /// List the effective permission rules with source and position; `--check` lints them.
     Rules(cli::rules::Args),
     /// Run the AST engine and the V1 lexer over files of commands and report where and
@@ -59,6 +62,9 @@ enum Command {
     Doctor(cli::install::DoctorArgs),
     /// Print a session's calls: decisions, matched rules, and what happened after.
     Log(cli::log::Args),
+    /// Propose the "always" rules that would have spared the prompts approved again and
+    /// again, from the session logs; `--apply N` writes one.
+    Suggest(cli::suggest::Args),
     /// Run the HTTP service until SIGTERM or SIGINT.
     Serve(cli::serve::Args),
     /// Exit 0 when the service answers /healthz with 200 (for container health checks).
@@ -76,6 +82,7 @@ fn main() -> ExitCode {
         Command::Analyze(args) => cli::analyze::run(args),
         Command::Check(args) => cli::check::run(args),
         Command::Exec(args) => cli::exec::run(args),
+        Command::Explain(args) => cli::explain::run(args),
         Command::Rules(args) => cli::rules::run(args),
         Command::Compare(args) => cli::compare::run(args),
         Command::Oracle(args) => cli::oracle::run(args),
@@ -84,6 +91,7 @@ fn main() -> ExitCode {
         Command::Uninstall(args) => cli::install::uninstall(args),
         Command::Doctor(args) => cli::install::doctor(args),
         Command::Log(args) => cli::log::run(args),
+        Command::Suggest(args) => cli::suggest::run(args),
         Command::Serve(args) => cli::serve::run(args),
         Command::Trust(args) => cli::trust::run(args),
         Command::Healthcheck(args) => cli::healthcheck::run(args),

@@ -278,6 +278,39 @@ fn rules_lists_in_order_and_reports_problems() {
     );
 }
 
+#[test]
+fn rules_marks_rules_that_expire_and_check_skips_the_expired() {
+    let w = world();
+    std::fs::write(
+        w.root.join(".khaelor/config.json"),
+        r#"{ "permissions": { "rules": [
+  { "capability": "process.execute", "pattern": "make deploy", "action": "allow", "expires": "2001-01-01" },
+  { "capability": "process.execute", "pattern": "make docs", "action": "allow", "expires": "2999-01-01" }
+] } }"#,
+    )
+    .unwrap();
+    trust(&w);
+    let text = stdout(&bin(&w, &["rules"]));
+    assert!(
+        text.lines()
+            .any(|l| l.contains("\"make deploy\"") && l.ends_with("(expired 2001-01-01: skipped)")),
+        "{text}"
+    );
+    assert!(
+        text.lines()
+            .any(|l| l.contains("\"make docs\"") && l.ends_with("(expires 2999-01-01)")),
+        "{text}"
+    );
+    assert_eq!(
+        bin(&w, &["check", "--", "make deploy"]).status.code(),
+        Some(3)
+    );
+    assert_eq!(
+        bin(&w, &["check", "--", "make docs"]).status.code(),
+        Some(0)
+    );
+}
+
 /// Needs the bash engines from main.
 #[test]
 fn check_shorthand_runs_bash() {

@@ -189,7 +189,7 @@ fn wrong_types_and_unknown_fields_are_errors_with_positions() {
                 &file,
                 6,
                 60,
-                "unknown field `patern` in rule, expected `capability`, `pattern`, `action`, `match`, `allowAlways` or `examples`"
+                "unknown field `patern` in rule, expected `capability`, `pattern`, `action`, `match`, `allowAlways`, `expires` or `examples`"
             ),
             err(
                 &file,
@@ -291,6 +291,76 @@ fn config_files_lists_what_load_policy_reads() {
             PathBuf::from("/m.json")
         ]
     );
+}
+
+#[test]
+fn an_expired_rule_is_skipped_and_a_bad_expiry_is_an_error() {
+    let w = World::new();
+    // One allow that expired yesterday-ish (a date long past), one that holds until
+    // far in the future, and a later expired deny that must not shadow the live allow.
+    w.project_text(
+        r#"{ "permissions": { "rules": [
+  { "capability": "process.execute", "pattern": "npm test", "action": "allow", "expires": "2001-02-03" },
+  { "capability": "process.execute", "pattern": "make *", "action": "allow", "expires": "2999-12-31T23:00:00+01:00" },
+  { "capability": "process.execute", "pattern": "make *", "action": "deny", "expires": "2001-02-03T04:05:06Z" }
+] } }"#,
+    );
+    let policy = w.policy(None);
+    assert_eq!(policy.errors(), &[]);
+    let ctx = w.ctx();
+    let npm = decide(&policy, &[], &exec_call("npm test"), &ctx, true);
+    assert_eq!(
+        npm.decision,
+        Action::Ask,
+        "an expired allow no longer allows"
+    );
+    let make = decide(&policy, &[], &exec_call("make build"), &ctx, true);
+    assert_eq!(make.decision, Action::Allow, "the expired deny is skipped");
+    let rule = make.requests[0].rule.clone().unwrap();
+    assert_eq!(rule.expires.unwrap().as_str(), "2999-12-31T23:00:00+01:00");
+
+    let file = w.project_text(
+        r#"{ "permissions": { "rules": [
+  { "capability": "process.execute", "pattern": "npm test", "action": "allow", "expires": "next week" }
+] } }"#,
+    );
+    let policy = w.policy(None);
+    assert_eq!(
+        policy.errors(),
+        &[err(
+            &file,
+            2,
+            91,
+            "`expires` must be a date (`2027-01-31`) or an RFC 3339 time with an offset (`2027-01-31T18:00:00Z`), found `next week`"
+        )]
+    );
+    assert_eq!(
+        decide(&policy, &[], &exec_call("npm test"), &ctx, true).decision,
+        Action::Ask
+    );
+}
+
+#[test]
+fn a_date_expiry_holds_through_that_day_utc() {
+    let day: khaelor_perm::policy::rules::Expiry = "2027-01-31".parse().unwrap();
+    let end = "2027-02-01T00:00:00Z"
+        .parse::<khaelor_perm::policy::rules::Expiry>()
+        .unwrap();
+    assert_eq!(day.at(), end.at());
+    assert!(!day.passed(end.at() - 1));
+    assert!(day.passed(end.at()));
+    for bad in [
+        "2027-02-30",
+        "2027-1-31",
+        "2027-01-31T10:00:00",
+        "",
+        "tomorrow",
+    ] {
+        assert!(
+            bad.parse::<khaelor_perm::policy::rules::Expiry>().is_err(),
+            "{bad}"
+        );
+    }
 }
 
 #[test]

@@ -15,10 +15,11 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use crate::model::vocab::AnalysisContext;
+use crate::policy::config::Policy;
 use crate::policy::decide::CallDecision;
 use crate::policy::rules::Action;
 use crate::presentation::messages::render_panel_box;
-use crate::tools::map_call;
+use crate::tools::{MappedCall, map_call};
 
 /// Exit status for allow.
 pub const EXIT_ALLOW: u8 = 0;
@@ -123,7 +124,7 @@ pub fn context(
     AnalysisContext::new(&root, cwd, &home).map_err(|e| CliError::new("badContext", e.to_string()))
 }
 
-fn exit_for(a: Action) -> ExitCode {
+pub fn exit_for(a: Action) -> ExitCode {
     ExitCode::from(match a {
         Action::Allow => EXIT_ALLOW,
         Action::Contain => EXIT_CONTAIN,
@@ -143,6 +144,13 @@ pub fn run(args: Args) -> ExitCode {
 }
 
 fn decide_from_args(args: &Args) -> Result<CallDecision, CliError> {
+    let (call, ctx, policy) = prepare(args)?;
+    Ok(decide(args, &call, &ctx, &policy))
+}
+
+/// The call, its context and the policy the flags name, with config problems reported
+/// on stderr (they cap the decision; they are not input errors).
+pub fn prepare(args: &Args) -> Result<(MappedCall, AnalysisContext, Policy), CliError> {
     let (tool, input) = match (&args.tool, args.command.is_empty()) {
         (Some(_), false) => {
             return Err(CliError::new(
@@ -198,18 +206,28 @@ fn decide_from_args(args: &Args) -> Result<CallDecision, CliError> {
         );
     }
     let call = map_call(&tool, &input, &ctx).map_err(|e| CliError::new(e.code(), e.to_string()))?;
+    Ok((call, ctx, policy))
+}
+
+/// Decides a prepared call as the flags say (`--non-interactive`).
+pub fn decide(
+    args: &Args,
+    call: &MappedCall,
+    ctx: &AnalysisContext,
+    policy: &Policy,
+) -> CallDecision {
     // `khaelor-perm exec --contain` runs a contained answer on this machine.
     let runner = crate::contain::runner();
-    Ok(crate::policy::decide::decide_with(
-        &policy,
+    crate::policy::decide::decide_with(
+        policy,
         &[],
-        &call,
-        &ctx,
+        call,
+        ctx,
         !args.non_interactive,
         runner
             .as_ref()
             .map(|r| r as &dyn crate::policy::decide::Sandbox),
-    ))
+    )
 }
 
 fn print_decision(d: &CallDecision, json: bool) {

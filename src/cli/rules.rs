@@ -170,6 +170,7 @@ fn render(policy: &crate::policy::config::Policy, shadowed: Option<&[Shadowed]>)
         .map(|r| r.capability.chars().count())
         .max()
         .unwrap_or(0);
+    let now = crate::model::rule::now_unix();
     for (i, r) in policy.rules().iter().enumerate() {
         let origin = r
             .origin
@@ -190,8 +191,13 @@ fn render(policy: &crate::policy::config::Policy, shadowed: Option<&[Shadowed]>)
             .as_ref()
             .map(|n| format!("  [{n}]"))
             .unwrap_or_default();
+        let expires = match &r.expires {
+            Some(e) if e.passed(now) => format!("  (expired {}: skipped)", e.as_str()),
+            Some(e) => format!("  (expires {})", e.as_str()),
+            None => String::new(),
+        };
         out.push_str(&format!(
-            "{:>3}  {:<5}  {:<cap_w$}  {:<30}  {}{origin}{always}{when}{name}\n",
+            "{:>3}  {:<5}  {:<cap_w$}  {:<30}  {}{origin}{always}{when}{name}{expires}\n",
             i + 1,
             r.action.as_str(),
             r.capability,

@@ -197,6 +197,50 @@ pub async fn evaluate(
         .await?
 }
 
+/// Decides one tool call as `/v1/evaluate` does and returns the decision with its
+/// trace: how the command was read, the floor, each request with every rule naming its
+/// capability and why it did or did not match, the caps, and why "always" was or was
+/// not offered. Stateless: nothing is recorded.
+#[utoipa::path(post, path = "/v1/explain", tag = "policy", request_body = EvaluateRequest,
+    responses(
+        (status = 200, description = "The decision and how it was reached", body = crate::model::schema::ExplanationSchema),
+        (status = 400, description = "Malformed JSON, a wrong type or a missing field (the field is named)", body = ErrorBody),
+        (status = 401, description = "Missing or invalid bearer token", body = ErrorBody),
+        (status = 503, description = "At the concurrency cap (`overloaded`) or over the request timeout (`request_timeout`); `Retry-After` says when to retry", body = ErrorBody),
+        (status = 403, description = "Project root outside the allowed workspace roots", body = ErrorBody),
+        (status = 408, description = "The body did not arrive within the body timeout", body = ErrorBody),
+        (status = 413, description = "Body over 1 MiB", body = ErrorBody),
+        (status = 415, description = "Content type is not JSON", body = ErrorBody),
+        (status = 404, description = "The project root, `cwd` or the input's working directory names no existing directory (`missing_project_root`, `bad_cwd`)", body = ErrorBody),
+        (status = 422, description = "Unknown tool, relative path, command over 64 KiB, unusable input", body = ErrorBody),
+    ))]
+pub async fn explain(
+    State(state): State<AppState>,
+    ApiJson(req): ApiJson<EvaluateRequest>,
+) -> Result<Json<crate::policy::explain::Explanation>, ApiError> {
+    let st = state.clone();
+    state
+        .blocking(move || {
+            let ctx = st.context(&req.project_root, req.cwd.as_deref(), req.home.as_deref())?;
+            st.confine_workdir(&req.tool, &req.input, &ctx)?;
+            let call = map_call(&st, &req.tool, &req.input, &ctx)?;
+            let policy = st.blocking_policy(&ctx);
+            let runner = crate::contain::runner();
+            let decision = decide::decide_with(
+                &policy,
+                &[],
+                &call,
+                &ctx,
+                req.interactive.unwrap_or(true),
+                runner.as_ref().map(|r| r as &dyn decide::Sandbox),
+            );
+            Ok(Json(crate::policy::explain::explain(
+                &policy, &call, &decision,
+            )))
+        })
+        .await?
+}
+
 /// The effective rules for a project, in evaluation order, each with its source and
 /// file position, and every config error.
 #[utoipa::path(get, path = "/v1/rules", tag = "policy", params(RulesQuery),

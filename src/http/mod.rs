@@ -455,6 +455,7 @@ pub fn app(state: AppState) -> Router {
     let api = Router::new()
         .route("/v1/analyze", post(handlers::analyze))
         .route("/v1/evaluate", post(handlers::evaluate))
+        .route("/v1/explain", post(handlers::explain))
         .route("/v1/rules", get(handlers::rules))
         .route("/v1/tools/available", post(handlers::tools_available))
         .route("/v1/trust", post(handlers::trust))

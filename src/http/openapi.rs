@@ -33,6 +33,7 @@ use super::sessions;
         openapi_yaml,
         handlers::analyze,
         handlers::evaluate,
+        handlers::explain,
         handlers::rules,
         handlers::tools_available,
         handlers::trust,
@@ -56,6 +57,7 @@ use super::sessions;
         HardlineHitSchema, FallbackReasonSchema, FallbackSchema, AnalysisSchema, BothAnalysisSchema,
         ActionSchema, RuleSourceSchema, RuleOriginSchema, PermissionRuleSchema, ConfigErrorSchema,
         EvaluatedRequestSchema, ReasonSchema, NotContainedWhySchema, SandboxProfileSchema, ContainmentSchema, VerdictSchema, DirectoryReadSchema, PanelKeySchema, PanelDetailSchema, PanelSchema, CallDecisionSchema,
+        ExplanationSchema, RequestTraceSchema, RuleConsideredSchema, RuleMatchSchema, AlwaysWhySchema, AlwaysTraceSchema,
     )),
     tags(
         (name = "service", description = "Health, metrics and this document"),
@@ -511,6 +513,7 @@ mod tests {
             column: 5,
         });
         rule.allow_always = true;
+        rule.expires = "2027-01-31".parse().ok();
         check("PermissionRule", &serde_json::to_value(&rule).unwrap());
         let err = ConfigError {
             file: "f".into(),
@@ -545,5 +548,12 @@ mod tests {
         check("Panel", &value["panel"]);
         check("PanelKey", &value["panel"]["keys"][0]);
         check("PanelDetail", &value["panel"]["details"][0]);
+
+        let explained = crate::policy::explain::explain(&Policy::default(), &call, &decision);
+        let value = serde_json::to_value(&explained).unwrap();
+        check("Explanation", &value);
+        check("RequestTrace", &value["requests"][0]);
+        check("RuleConsidered", &value["requests"][0]["rules"][0]);
+        check("AlwaysTrace", &value["always"]);
     }
 }

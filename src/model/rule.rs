@@ -198,6 +198,82 @@ impl FromStr for MatchDialect {
     }
 }
 
+/// When a rule stops applying, as a person wrote it: a date (`2027-01-31`: the rule
+/// holds through that day, UTC) or an RFC 3339 time with its offset
+/// (`2027-01-31T18:00:00+01:00`: the rule holds until that instant). From then on
+/// the rule is skipped as if it were not written; `rules` still lists it, marked.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(try_from = "String", into = "String")]
+pub struct Expiry {
+    text: String,
+    /// Seconds since the Unix epoch from which the rule no longer applies.
+    at: i64,
+}
+
+impl Expiry {
+    /// The instant the rule stops applying, in seconds since the Unix epoch.
+    pub fn at(&self) -> i64 {
+        self.at
+    }
+
+    /// As written.
+    pub fn as_str(&self) -> &str {
+        &self.text
+    }
+
+    /// Whether the rule no longer applies at `now` (seconds since the Unix epoch).
+    pub fn passed(&self, now: i64) -> bool {
+        now >= self.at
+    }
+}
+
+impl FromStr for Expiry {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let wrong = || {
+            format!(
+                "`expires` must be a date (`2027-01-31`) or an RFC 3339 time with an offset (`2027-01-31T18:00:00Z`), found `{s}`"
+            )
+        };
+        let at = if s.len() == 10 {
+            // A date: through the end of that day, UTC.
+            let date: jiff::civil::Date = s.parse().map_err(|_| wrong())?;
+            let next = date.tomorrow().map_err(|_| wrong())?;
+            next.to_zoned(jiff::tz::TimeZone::UTC)
+                .map_err(|_| wrong())?
+                .timestamp()
+                .as_second()
+        } else {
+            let t: jiff::Timestamp = s.parse().map_err(|_| wrong())?;
+            t.as_second()
+        };
+        Ok(Expiry {
+            text: s.to_string(),
+            at,
+        })
+    }
+}
+
+impl TryFrom<String> for Expiry {
+    type Error = String;
+    fn try_from(s: String) -> Result<Self, Self::Error> {
+        s.parse()
+    }
+}
+
+impl From<Expiry> for String {
+    fn from(e: Expiry) -> String {
+        e.text
+    }
+}
+
+/// Seconds since the Unix epoch, now (0 if the clock reads before it).
+pub fn now_unix() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX))
+}
+
 /// One rule (seed §4.1) with its provenance.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -228,6 +304,9 @@ pub struct PermissionRule {
     /// A name for a shipped rule (`secret: AWS credentials`), shown by `rules`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
+    /// When the rule stops applying; `None`: never.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expires: Option<Expiry>,
 }
 
 impl PermissionRule {
@@ -247,6 +326,7 @@ impl PermissionRule {
             dialect: MatchDialect::Wildcard,
             when: None,
             name: None,
+            expires: None,
         }
     }
 

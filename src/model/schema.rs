@@ -268,6 +268,9 @@ pub struct PermissionRuleSchema {
     pub when: Option<String>,
     /// The name of a shipped rule (`secret: AWS credentials and config`).
     pub name: Option<String>,
+    /// When the rule stops applying, as written (`2027-01-31`: through that day, UTC;
+    /// or an RFC 3339 time); an expired rule is skipped. Absent: never.
+    pub expires: Option<String>,
 }
 
 /// A config file that could not be (fully) used.
@@ -443,4 +446,97 @@ pub struct CallDecisionSchema {
     pub config_errors: Option<Vec<ConfigErrorSchema>>,
     /// For `contain`: the sandbox profile and the rewritten command; absent otherwise.
     pub containment: Option<ContainmentSchema>,
+}
+
+/// One decision told step by step (`policy::explain::Explanation`).
+#[derive(ToSchema)]
+#[schema(as = Explanation)]
+#[serde(rename_all = "camelCase")]
+pub struct ExplanationSchema {
+    pub tool: ToolNameSchema,
+    /// How the command was read: engine, fallback and why, class, parts with their
+    /// working directories (bash and process_start only).
+    pub reading: Option<AnalysisSchema>,
+    /// The hardline floor rule the call hit (it denies whatever the rules say).
+    pub floor: Option<HardlineHitSchema>,
+    pub requests: Vec<RequestTraceSchema>,
+    pub always: AlwaysTraceSchema,
+    /// The decision, exactly as `/v1/evaluate` gives it.
+    pub decision: CallDecisionSchema,
+}
+
+/// One capability request and how it was decided.
+#[derive(ToSchema)]
+#[schema(as = RequestTrace)]
+#[serde(rename_all = "camelCase")]
+pub struct RequestTraceSchema {
+    pub capability: CapabilitySchema,
+    pub subject: String,
+    /// The analysis' verdict on a command (what the presets' `when` rules match on).
+    pub verdict: Option<VerdictSchema>,
+    /// Every layered rule naming this capability, in evaluation order (the last match
+    /// wins), with why it did or did not match.
+    pub rules: Vec<RuleConsideredSchema>,
+    /// The rule that decided after every layer (the managed ceiling and the caps may
+    /// replace the layered winner); absent: no rule matched, which asks.
+    pub rule: Option<PermissionRuleSchema>,
+    /// Why the decision is stricter than that rule alone, in the order they applied.
+    pub reasons: Vec<ReasonSchema>,
+    pub decision: ActionSchema,
+    /// The "always" patterns the analysis offered for this request.
+    pub offered_by_analysis: Vec<String>,
+    /// What the decision kept of them.
+    pub always_patterns: Vec<String>,
+}
+
+/// One rule considered for a request.
+#[derive(ToSchema)]
+#[schema(as = RuleConsidered)]
+pub struct RuleConsideredSchema {
+    /// The rule's position as `/v1/rules` and `khaelor-perm rules` list it (from 1).
+    pub position: usize,
+    pub rule: PermissionRuleSchema,
+    #[serde(rename = "match")]
+    pub outcome: RuleMatchSchema,
+}
+
+/// Why one rule did or did not match (`rules::RuleMatch`).
+#[derive(ToSchema)]
+#[schema(as = RuleMatch)]
+#[serde(tag = "kind", rename_all = "camelCase")]
+pub enum RuleMatchSchema {
+    /// It matches and, as the last match, decides.
+    Decides,
+    /// It matches, but the later rule at position `by` also matches and wins.
+    Overridden { by: usize },
+    /// Its subject pattern does not match.
+    PatternDiffers,
+    /// It applies only to a command the analysis gave the verdict `needs`.
+    ConditionNotMet { needs: VerdictSchema },
+    /// It is past its `expires`.
+    Expired,
+}
+
+/// Why the call offers an "always" pattern or not.
+#[derive(ToSchema)]
+#[schema(as = AlwaysWhy)]
+#[serde(rename_all = "camelCase")]
+pub enum AlwaysWhySchema {
+    /// The panel's `A` persists the first pattern.
+    Offered,
+    /// The call does not ask.
+    NotAsking,
+    /// The analysis offered no pattern for an asking request (not read fully, or compound).
+    NotReadFully,
+    /// The decision withheld the analysis' patterns (an explicit or managed ask, a cap,
+    /// the floor, or `alwaysScope: exact` on a subject with a `*`).
+    Withheld,
+}
+
+#[derive(ToSchema)]
+#[schema(as = AlwaysTrace)]
+pub struct AlwaysTraceSchema {
+    pub why: AlwaysWhySchema,
+    /// What the panel's `A` offers, first first.
+    pub patterns: Vec<String>,
 }

@@ -236,6 +236,17 @@ impl Policy {
         self.inner.always_scope
     }
 
+    /// Every layered rule naming `cap`, with why it does or does not match (positions
+    /// in `rules()`); see `RuleSet::trace`.
+    pub fn trace(
+        &self,
+        cap: Capability,
+        subject: &str,
+        verdict: Option<crate::model::vocab::Verdict>,
+    ) -> Vec<(usize, crate::policy::rules::RuleMatch)> {
+        self.inner.set.trace(cap, subject, verdict)
+    }
+
     /// The managed layer's rules alone.
     pub fn managed(&self) -> &RuleSet {
         &self.inner.managed

@@ -14,7 +14,8 @@ use std::path::Path;
 use crate::model::vocab::{Capability, collapse_whitespace};
 
 pub use crate::model::rule::{
-    Action, MatchDialect, PermissionRule, RuleOrigin, RuleSource, UnknownAction, UnknownSeedAction,
+    Action, Expiry, MatchDialect, PermissionRule, RuleOrigin, RuleSource, UnknownAction,
+    UnknownSeedAction,
 };
 
 /// A `*` pattern compiled to a match strategy, so most patterns never scan (ripgrep
@@ -443,6 +444,8 @@ struct CompiledRule {
     subject: Matcher,
     /// The pattern with collapsed whitespace, for command subjects.
     collapsed: Matcher,
+    /// From this instant (Unix seconds) the rule is skipped.
+    expires_at: Option<i64>,
 }
 
 impl CompiledRule {
@@ -450,6 +453,7 @@ impl CompiledRule {
         CompiledRule {
             caps: capability_mask(&r.capability),
             when: r.when,
+            expires_at: r.expires.as_ref().map(|e| e.at()),
             subject: Matcher::new(r.dialect, &r.pattern, r.action, root),
             collapsed: Matcher::new(r.dialect, &collapse_whitespace(&r.pattern), r.action, root),
         }
@@ -472,6 +476,8 @@ pub struct RuleSet {
     /// Per capability (index in `Capability::ALL`), the indices of the rules whose
     /// capability pattern names it, ascending.
     by_cap: [Vec<usize>; Capability::ALL.len()],
+    /// Whether any rule carries an expiry (the clock is read only then).
+    expiring: bool,
 }
 
 impl RuleSet {
@@ -497,6 +503,7 @@ impl RuleSet {
             }
         }
         RuleSet {
+            expiring: compiled.iter().any(|r| r.expires_at.is_some()),
             rules,
             compiled,
             by_cap,
@@ -524,18 +531,83 @@ impl RuleSet {
         subject: &str,
         verdict: Option<crate::model::vocab::Verdict>,
     ) -> Option<usize> {
-        let ci = cap.index();
         let subject = subject_form(cap, subject);
-        let candidates = self.by_cap.get(ci)?;
-        candidates.iter().rev().copied().find(|&i| {
-            self.compiled.get(i).is_some_and(|r| {
-                let condition = match r.when {
-                    None => true,
-                    Some(w) => cap == Capability::ProcessExecute && verdict == Some(w),
+        let now = self.now();
+        let candidates = self.by_cap.get(cap.index())?;
+        candidates
+            .iter()
+            .rev()
+            .copied()
+            .find(|&i| self.check(i, cap, &subject, verdict, now) == Check::Matches)
+    }
+
+    /// Every rule naming `cap`, in evaluation order, with why it does or does not match
+    /// `subject` (for a request the analysis gave `verdict`): what `find_verdict`
+    /// decides, told rule by rule. Indices are positions in `rules()`.
+    pub fn trace(
+        &self,
+        cap: Capability,
+        subject: &str,
+        verdict: Option<crate::model::vocab::Verdict>,
+    ) -> Vec<(usize, RuleMatch)> {
+        let subject = subject_form(cap, subject);
+        let now = self.now();
+        let Some(candidates) = self.by_cap.get(cap.index()) else {
+            return Vec::new();
+        };
+        let winner = self.find_verdict(cap, &subject, verdict);
+        candidates
+            .iter()
+            .map(|&i| {
+                let m = match self.check(i, cap, &subject, verdict, now) {
+                    Check::Matches if Some(i) == winner => RuleMatch::Decides,
+                    Check::Matches => RuleMatch::Overridden {
+                        by: winner.unwrap_or(i),
+                    },
+                    Check::PatternDiffers => RuleMatch::PatternDiffers,
+                    Check::NeedsVerdict(needs) => RuleMatch::ConditionNotMet { needs },
+                    Check::Expired => RuleMatch::Expired,
                 };
-                condition && r.form(cap).is_match(&subject)
+                (i, m)
             })
-        })
+            .collect()
+    }
+
+    /// The clock, read only when some rule can expire.
+    fn now(&self) -> i64 {
+        if self.expiring {
+            crate::model::rule::now_unix()
+        } else {
+            i64::MIN
+        }
+    }
+
+    /// Whether rule `i` matches a request of `cap` with `subject` (already in its
+    /// compared form) and the analysis' `verdict`, and if not, why.
+    fn check(
+        &self,
+        i: usize,
+        cap: Capability,
+        subject: &str,
+        verdict: Option<crate::model::vocab::Verdict>,
+        now: i64,
+    ) -> Check {
+        let Some(r) = self.compiled.get(i) else {
+            return Check::PatternDiffers;
+        };
+        if r.expires_at.is_some_and(|at| now >= at) {
+            return Check::Expired;
+        }
+        if let Some(w) = r.when
+            && !(cap == Capability::ProcessExecute && verdict == Some(w))
+        {
+            return Check::NeedsVerdict(w);
+        }
+        if r.form(cap).is_match(subject) {
+            Check::Matches
+        } else {
+            Check::PatternDiffers
+        }
     }
 
     /// The deciding rule, or `None` (which means ask).
@@ -571,10 +643,14 @@ impl RuleSet {
         let Some(candidates) = self.by_cap.get(cap.index()) else {
             return false;
         };
+        let now = crate::model::rule::now_unix();
         for &i in candidates.iter().rev() {
             let (Some(rule), Some(c)) = (self.rules.get(i), self.compiled.get(i)) else {
                 return false;
             };
+            if c.expires_at.is_some_and(|at| now >= at) {
+                continue;
+            }
             if rule.action != Action::Deny {
                 return false;
             }
@@ -607,6 +683,8 @@ impl RuleSet {
                 .find(|(j, late)| {
                     eligible(i, *j)
                         && late.when.is_none()
+                        // A rule that will expire stops shadowing when it does.
+                        && late.expires_at.is_none()
                         && (late.caps & early.caps) == early.caps
                         && Capability::ALL
                             .iter()
@@ -619,6 +697,32 @@ impl RuleSet {
         }
         out
     }
+}
+
+/// Why one rule does or does not match a request (`RuleSet::trace`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "camelCase", tag = "kind")]
+pub enum RuleMatch {
+    /// It matches and, as the last match, decides.
+    Decides,
+    /// It matches, but a later matching rule wins (the last match wins); `by` is that
+    /// rule's position.
+    Overridden { by: usize },
+    /// Its subject pattern does not match.
+    PatternDiffers,
+    /// It applies only to a command the analysis gave this verdict.
+    ConditionNotMet { needs: crate::model::vocab::Verdict },
+    /// It is past its `expires`.
+    Expired,
+}
+
+/// What `RuleSet::check` found for one rule.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Check {
+    Matches,
+    PatternDiffers,
+    NeedsVerdict(crate::model::vocab::Verdict),
+    Expired,
 }
 
 /// The result of evaluating one capability request: the action and the rule that

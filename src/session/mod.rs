@@ -10,6 +10,7 @@
 
 pub mod flow;
 pub mod grants;
+pub mod suggest;
 
 use std::collections::HashMap;
 use std::fs::{self, File, OpenOptions};

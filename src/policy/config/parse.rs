@@ -11,8 +11,8 @@ use jsonc_parser::{CollectOptions, ParseOptions};
 use super::{ConfigError, ConfigSettings, ParsedConfig, error_at};
 use crate::model::vocab::Capability;
 use crate::policy::rules::{
-    Action, MatchDialect, PathGlob, PermissionRule, RuleOrigin, RuleSource, capability_mask,
-    example_matches,
+    Action, Expiry, MatchDialect, PathGlob, PermissionRule, RuleOrigin, RuleSource,
+    capability_mask, example_matches,
 };
 
 /// Byte offset -> 1-based (line, column in characters), as jsonc-parser counts them
@@ -146,7 +146,8 @@ fn prop_name_start(n: &ObjectPropName<'_>) -> usize {
     }
 }
 
-const RULE_FIELDS: &str = "`capability`, `pattern`, `action`, `match`, `allowAlways` or `examples`";
+const RULE_FIELDS: &str =
+    "`capability`, `pattern`, `action`, `match`, `allowAlways`, `expires` or `examples`";
 
 impl Parser<'_> {
     fn error(&mut self, offset: usize, message: impl Into<String>) {
@@ -385,6 +386,7 @@ impl Parser<'_> {
         let mut pattern: Option<String> = None;
         let mut action: Option<Action> = None;
         let mut allow_always = false;
+        let mut expires: Option<Expiry> = None;
         let mut dialect = MatchDialect::Wildcard;
         let mut dialect_at = obj.range.start;
         let mut examples: Vec<(bool, String, usize)> = Vec::new();
@@ -429,6 +431,14 @@ impl Parser<'_> {
                         self.error(other.start(), msg);
                     }
                 },
+                "expires" => {
+                    if let Some(e) = self.string_field(&prop.value, "expires") {
+                        match e.parse::<Expiry>() {
+                            Ok(e) => expires = Some(e),
+                            Err(msg) => self.error(prop.value.start(), msg),
+                        }
+                    }
+                }
                 "examples" => self.examples(&prop.value, &mut examples),
                 other => {
                     let msg = format!("unknown field `{other}` in rule, expected {RULE_FIELDS}");
@@ -475,6 +485,7 @@ impl Parser<'_> {
         )
         .with_dialect(dialect);
         rule.allow_always = allow_always;
+        rule.expires = expires;
         rule.origin = Some(self.origin(obj.range.start));
         for (should, ex, at) in examples {
             if example_matches(&rule, &ex) != should {
