@@ -235,16 +235,19 @@ fn npm_test_is_contained_in_opencode() {
         "share": "disabled"
     });
     std::fs::write(proj.join("opencode.json"), config.to_string()).unwrap();
-    // The plugin as the README installs it, with the plugin package the hosts script
-    // installed (OpenCode would otherwise download it).
+    // The plugin wired by `install` (running this binary), with the plugin package the
+    // hosts script installed (OpenCode would otherwise download it).
+    let out = Command::new(BIN)
+        .args(["install", "opencode", "--project"])
+        .arg(&proj)
+        .env("HOME", &home)
+        .env("KHAELOR_PERM_STATE_DIR", &state)
+        .env_remove("XDG_CONFIG_HOME")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
     let modules = hosts_support::hosts_dir().join("opencode/node_modules");
     let dir = proj.join(".opencode");
-    std::fs::create_dir_all(dir.join("plugin")).unwrap();
-    std::fs::copy(
-        concat!(env!("CARGO_MANIFEST_DIR"), "/src/hosts/opencode-plugin.js"),
-        dir.join("plugin/khaelor-perm.js"),
-    )
-    .unwrap();
     std::os::unix::fs::symlink(&modules, dir.join("node_modules")).unwrap();
     let stamp =
         std::fs::read_to_string(hosts_support::hosts_dir().join("opencode/.installed")).unwrap();
@@ -278,7 +281,6 @@ fn npm_test_is_contained_in_opencode() {
         .env("OPENCODE_DISABLE_AUTOUPDATE", "1")
         .env("OPENCODE_DISABLE_DEFAULT_PLUGINS", "1")
         .env("OPENCODE_DISABLE_LSP_DOWNLOAD", "1")
-        .env("KHAELOR_PERM_BIN", BIN)
         .env(
             "KHAELOR_PERM_HOOK_ARGS",
             format!("--state-dir {}", state.display()),

@@ -38,7 +38,7 @@ use crate::tools::{MappedCall, map_call};
 pub const MAX_HOOK_INPUT_BYTES: usize = 8 * 1024 * 1024;
 
 /// The agent hosts `khaelor-perm hook` speaks to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, clap::ValueEnum)]
 pub enum Host {
     Claude,
     Codex,
@@ -544,6 +544,45 @@ pub(crate) fn decision_reason_json(d: &CallDecision) -> String {
 pub fn runner_for(host: Host) -> Option<crate::contain::Bubblewrap> {
     match host {
         Host::Claude | Host::Opencode | Host::Codex | Host::Gemini => crate::contain::runner(),
+    }
+}
+
+/// A hook call decided: the mapped call (its requests go in the log), the decision,
+/// and whether the host's own dialog answers it (`claude::leave_to_native_dialog`).
+#[derive(Debug)]
+pub struct HookDecision {
+    pub mapped: Option<MappedCall>,
+    pub decision: CallDecision,
+    pub native: bool,
+}
+
+/// Decides a hook call of `call.host` with `policy` (built by
+/// `grants::hook_policy`, so it holds the host's own rules unless they are off): the
+/// one decision every path that answers a host takes, the one-shot `hook` and the
+/// service's `POST /v1/hooks/{host}` alike.
+pub fn decide_host_call(
+    call: &HookCall,
+    policy: &crate::policy::config::Policy,
+    session_rules: &[PermissionRule],
+    ctx: &AnalysisContext,
+    interactive: bool,
+) -> HookDecision {
+    let (mapped, decision) = decide_hook(call, policy, session_rules, ctx, interactive);
+    let native =
+        call.host == Host::Claude && claude::leave_to_native_dialog(call, &decision, policy);
+    HookDecision {
+        mapped,
+        decision,
+        native,
+    }
+}
+
+/// What `host` is told for a decided call whose host input was `input`.
+pub fn render_decided(host: Host, input: &Value, d: &HookDecision) -> Rendered {
+    if d.native {
+        claude::render_native_dialog(&d.decision)
+    } else {
+        render_call(host, input, &d.decision)
     }
 }
 
