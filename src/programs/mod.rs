@@ -11,6 +11,7 @@
 pub mod builds;
 pub mod builtins;
 pub mod description;
+pub mod edits;
 pub mod environment;
 pub mod git;
 pub mod git_discovery;
