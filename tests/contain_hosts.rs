@@ -1,7 +1,9 @@
 //! `contain` delivered through the hosts whose hook can change the tool input (pinned
 //! by tests/setup/hosts.sh), offline against the scripted model server: under
-//! `recommended`, the model's `npm test` is rewritten (Claude Code: the hook's
-//! `updatedInput`; OpenCode: the plugin replaces `args.command`) to run through
+//! `recommended`, the model's `npm test` is rewritten (Claude Code and Codex: the
+//! hook's `updatedInput` with `permissionDecision: "allow"`; Gemini CLI: the hook's
+//! `hookSpecificOutput.tool_input`; OpenCode: the plugin replaces `args.command`) to
+//! run through
 //! `khaelor-perm exec --contain`, runs without a prompt (its in-project marker
 //! appears), its attempt to write `~/x` fails inside the sandbox, and the model
 //! receives the sandbox's message in the tool result; the session log records the call
@@ -233,16 +235,19 @@ fn npm_test_is_contained_in_opencode() {
         "share": "disabled"
     });
     std::fs::write(proj.join("opencode.json"), config.to_string()).unwrap();
-    // The plugin as the README installs it, with the plugin package the hosts script
-    // installed (OpenCode would otherwise download it).
+    // The plugin wired by `install` (running this binary), with the plugin package the
+    // hosts script installed (OpenCode would otherwise download it).
+    let out = Command::new(BIN)
+        .args(["install", "opencode", "--project"])
+        .arg(&proj)
+        .env("HOME", &home)
+        .env("KHAELOR_PERM_STATE_DIR", &state)
+        .env_remove("XDG_CONFIG_HOME")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
     let modules = hosts_support::hosts_dir().join("opencode/node_modules");
     let dir = proj.join(".opencode");
-    std::fs::create_dir_all(dir.join("plugin")).unwrap();
-    std::fs::copy(
-        concat!(env!("CARGO_MANIFEST_DIR"), "/src/hosts/opencode-plugin.js"),
-        dir.join("plugin/khaelor-perm.js"),
-    )
-    .unwrap();
     std::os::unix::fs::symlink(&modules, dir.join("node_modules")).unwrap();
     let stamp =
         std::fs::read_to_string(hosts_support::hosts_dir().join("opencode/.installed")).unwrap();
@@ -276,7 +281,6 @@ fn npm_test_is_contained_in_opencode() {
         .env("OPENCODE_DISABLE_AUTOUPDATE", "1")
         .env("OPENCODE_DISABLE_DEFAULT_PLUGINS", "1")
         .env("OPENCODE_DISABLE_LSP_DOWNLOAD", "1")
-        .env("KHAELOR_PERM_BIN", BIN)
         .env(
             "KHAELOR_PERM_HOOK_ARGS",
             format!("--state-dir {}", state.display()),
@@ -287,6 +291,123 @@ fn npm_test_is_contained_in_opencode() {
             "local/e2e",
             "--format",
             "json",
+            "run the tests",
+        ]);
+    let (out, err) = run(cmd);
+    check(&home, &proj, &state, &model, &out, &err);
+}
+
+#[test]
+fn npm_test_is_contained_in_codex() {
+    let codex = host_bin("codex", "codex");
+    let Scene {
+        _tmp,
+        home,
+        proj,
+        state,
+    } = scene();
+    let model = ModelServer::start(
+        Api::Responses,
+        vec![("exec_command".to_string(), json!({ "cmd": "npm test" }))],
+    );
+    let codex_home = home.join(".codex");
+    std::fs::create_dir_all(&codex_home).unwrap();
+    let hook = format!(
+        "{BIN} hook codex --non-interactive --state-dir {}",
+        state.display()
+    );
+    let config = format!(
+        r#"model = "e2e-model"
+model_provider = "e2e"
+
+[model_providers.e2e]
+name = "e2e"
+base_url = "{}/v1"
+wire_api = "responses"
+env_key = "KHAELOR_E2E_KEY"
+
+[[hooks.PreToolUse]]
+[[hooks.PreToolUse.hooks]]
+type = "command"
+command = {}
+"#,
+        model.base,
+        serde_json::to_string(&hook).unwrap()
+    );
+    std::fs::write(codex_home.join("config.toml"), config).unwrap();
+    // Codex's own sandbox off, so the command runs in ours alone (inside Codex's
+    // workspace-write sandbox a second one is not started: see the book).
+    let mut cmd = Command::new(&codex);
+    cmd.current_dir(&proj)
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", &home)
+        .env("CODEX_HOME", &codex_home)
+        .env("KHAELOR_E2E_KEY", "e2e")
+        .args(["exec", "--skip-git-repo-check", "--ephemeral"])
+        .arg("--dangerously-bypass-approvals-and-sandbox")
+        .args([
+            "--disable",
+            "plugins",
+            "--disable",
+            "remote_plugin",
+            "--disable",
+            "apps",
+        ])
+        .arg("--dangerously-bypass-hook-trust")
+        .args(["--json", "run the tests"]);
+    let (out, err) = run(cmd);
+    check(&home, &proj, &state, &model, &out, &err);
+}
+
+#[test]
+fn npm_test_is_contained_in_gemini_cli() {
+    let gemini = host_bin("gemini", "gemini");
+    let Scene {
+        _tmp,
+        home,
+        proj,
+        state,
+    } = scene();
+    let model = ModelServer::start(
+        Api::Gemini,
+        vec![(
+            "run_shell_command".to_string(),
+            json!({ "command": "npm test", "description": "run the tests" }),
+        )],
+    );
+    let settings = json!({
+        "security": {
+            "auth": { "selectedType": "gemini-api-key" },
+            "folderTrust": { "enabled": false }
+        },
+        "hooks": { "BeforeTool": [{ "matcher": ".*", "hooks": [{
+            "type": "command",
+            "command": format!("{BIN} hook gemini --state-dir {}", state.display()),
+        }] }] }
+    });
+    let dir = home.join(".gemini");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("settings.json"),
+        serde_json::to_string_pretty(&settings).unwrap(),
+    )
+    .unwrap();
+    let mut cmd = Command::new(&gemini);
+    cmd.current_dir(&proj)
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", &home)
+        .env("GOOGLE_GEMINI_BASE_URL", &model.base)
+        .env("GEMINI_API_KEY", "e2e")
+        .env("GEMINI_CLI_NO_RELAUNCH", "true")
+        .args([
+            "-m",
+            "gemini-2.5-flash",
+            "--yolo",
+            "-o",
+            "json",
+            "-p",
             "run the tests",
         ]);
     let (out, err) = run(cmd);

@@ -97,14 +97,6 @@ impl Scene {
         ]
     }
 
-    /// The hook command line for `host` with `extra` flags.
-    fn hook_command(&self, host: &str, extra: &str) -> String {
-        format!(
-            "{BIN} hook {host} --state-dir {}{extra}",
-            self.state.display()
-        )
-    }
-
     /// Runs `khaelor-perm install|uninstall …` with the scene's home and state dir; a
     /// non-empty `dir` is appended (the value of a trailing `--project`).
     fn install(&self, args: &[&str], dir: &Path) {
@@ -116,6 +108,8 @@ impl Scene {
         let out = c
             .env("HOME", &self.home)
             .env("KHAELOR_PERM_STATE_DIR", &self.state)
+            .env_remove("CODEX_HOME")
+            .env_remove("XDG_CONFIG_HOME")
             .output()
             .unwrap();
         assert!(
@@ -366,10 +360,9 @@ fn codex_end_to_end() {
     );
     let codex_home = scene.home.join(".codex");
     std::fs::create_dir_all(&codex_home).unwrap();
-    // `codex exec` has nobody to answer a prompt: asks are denied by the hook.
-    let hook = scene.hook_command("codex", " --non-interactive");
-    let config = format!(
-        r#"model = "e2e-model"
+    let before = format!(
+        r#"# the person's own settings
+model = "e2e-model"
 model_provider = "e2e"
 
 [model_providers.e2e]
@@ -377,22 +370,24 @@ name = "e2e"
 base_url = "{}/v1"
 wire_api = "responses"
 env_key = "KHAELOR_E2E_KEY"
-
-[[hooks.PreToolUse]]
-[[hooks.PreToolUse.hooks]]
-type = "command"
-command = {}
 "#,
         model.base,
-        toml_string(&hook)
     );
-    std::fs::write(codex_home.join("config.toml"), config).unwrap();
+    let config = codex_home.join("config.toml");
+    std::fs::write(&config, &before).unwrap();
+    // Wired by `install` (the user's file); `codex exec` has nobody to answer a
+    // prompt: asks are denied by the hook.
+    scene.install(
+        &["install", "codex", "--user", "--non-interactive"],
+        Path::new(""),
+    );
     let mut cmd = Command::new(&codex);
     cmd.current_dir(&scene.proj)
         .env_clear()
         .env("PATH", std::env::var_os("PATH").unwrap_or_default())
         .env("HOME", &scene.home)
         .env("CODEX_HOME", &codex_home)
+        .env("KHAELOR_PERM_STATE_DIR", &scene.state)
         .env("KHAELOR_E2E_KEY", "e2e")
         .args(["exec", "--skip-git-repo-check", "--ephemeral"])
         .arg("--dangerously-bypass-approvals-and-sandbox")
@@ -404,15 +399,15 @@ command = {}
             "--disable",
             "apps",
         ])
+        // The review Codex requires before it runs a new hook (`/hooks` in its TUI)
+        // cannot be given headless; `install` prints it as the next step, and
+        // `tests/hosts_install.rs` checks doctor reads Codex's trust of it.
         .arg("--dangerously-bypass-hook-trust")
         .args(["--json", "run the e2e script"]);
     let (out, err) = run_host(cmd);
     check_session(&scene, &model, &out, &err);
-}
-
-/// A TOML basic string.
-fn toml_string(s: &str) -> String {
-    serde_json::to_string(s).unwrap()
+    scene.install(&["uninstall", "codex", "--user"], Path::new(""));
+    assert_eq!(std::fs::read_to_string(&config).unwrap(), before);
 }
 
 #[test]
@@ -428,10 +423,18 @@ fn gemini_cli_end_to_end() {
             json!({ "description": "e2e step" }),
         ),
     );
+    // A hook of the person's own beside ours, which keeps what Gemini sends before and
+    // after each call: the after-call outcome is matched on exactly these fields.
+    let seen = scene.outside.join("gemini-hook-inputs.jsonl");
+    let tee = format!("tee -a {} >/dev/null", seen.display());
     let settings = json!({
         "security": {
             "auth": { "selectedType": "gemini-api-key" },
             "folderTrust": { "enabled": false }
+        },
+        "hooks": {
+            "BeforeTool": [{ "matcher": ".*", "hooks": [{ "type": "command", "command": tee }] }],
+            "AfterTool": [{ "matcher": ".*", "hooks": [{ "type": "command", "command": tee }] }],
         },
     });
     let dir = scene.home.join(".gemini");
@@ -461,6 +464,47 @@ fn gemini_cli_end_to_end() {
         ]);
     let (out, err) = run_host(cmd);
     check_session(&scene, &model, &out, &err);
+    // Gemini's `AfterTool` carries no call id; each names the session, tool and input
+    // of a `BeforeTool` exactly, which is what the outcome is matched on.
+    let inputs: Vec<Value> = std::fs::read_to_string(&seen)
+        .unwrap()
+        .split_inclusive('}')
+        .scan(String::new(), |acc, part| {
+            acc.push_str(part);
+            match serde_json::from_str::<Value>(acc.trim()) {
+                Ok(v) => {
+                    acc.clear();
+                    Some(Some(v))
+                }
+                Err(_) => Some(None),
+            }
+        })
+        .flatten()
+        .collect();
+    let key = |v: &Value| {
+        (
+            v["session_id"].clone(),
+            v["tool_name"].clone(),
+            v["tool_input"].clone(),
+        )
+    };
+    let befores: Vec<_> = inputs
+        .iter()
+        .filter(|v| v["hook_event_name"] == "BeforeTool")
+        .map(key)
+        .collect();
+    let after: Vec<_> = inputs
+        .iter()
+        .filter(|v| v["hook_event_name"] == "AfterTool")
+        .collect();
+    assert!(!after.is_empty(), "{inputs:?}");
+    for a in after {
+        assert!(
+            a.get("tool_use_id").is_none() && a.get("call_id").is_none(),
+            "{a}"
+        );
+        assert!(befores.contains(&key(a)), "{a}\n{befores:?}");
+    }
     scene.install(&["uninstall", "gemini", "--user"], Path::new(""));
     assert_eq!(
         std::fs::read_to_string(dir.join("settings.json")).unwrap(),
@@ -470,7 +514,6 @@ fn gemini_cli_end_to_end() {
 
 #[test]
 fn opencode_end_to_end() {
-    let opencode = host_bin("opencode", "opencode");
     let scene = Scene::new();
     let model = ModelServer::start(
         Api::Chat,
@@ -481,6 +524,52 @@ fn opencode_end_to_end() {
             json!({ "description": "e2e step" }),
         ),
     );
+    let plugin = scene.proj.join(".opencode/plugin/khaelor-perm.js");
+    let (out, err) = opencode_run(&scene, &model, &[]);
+    check_session(&scene, &model, &out, &err);
+    scene.install(&["uninstall", "opencode", "--project"], &scene.proj);
+    assert!(!plugin.exists());
+}
+
+/// With a human attached (`KHAELOR_PERM_INTERACTIVE=1`) an ask is OpenCode's own to
+/// answer; its default `permission` lets the call run, and the plugin's
+/// `tool.execute.after` records it as approved in the host.
+#[test]
+fn opencode_records_an_ask_that_ran_as_approved_by_the_host() {
+    let scene = Scene::new();
+    let marker = scene.proj.join("asked_marker");
+    let model = ModelServer::start(
+        Api::Chat,
+        vec![(
+            "bash".to_string(),
+            json!({ "command": format!("touch {}", marker.display()), "description": "e2e step" }),
+        )],
+    );
+    let (out, err) = opencode_run(&scene, &model, &[("KHAELOR_PERM_INTERACTIVE", "1")]);
+    assert!(marker.exists(), "the call ran\n{out}\n{err}");
+    let log = Command::new(BIN)
+        .args(["log", "--json", "--state-dir"])
+        .arg(&scene.state)
+        .output()
+        .unwrap();
+    let rows: Vec<Value> = String::from_utf8_lossy(&log.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let touch: Vec<&Value> = rows
+        .iter()
+        .filter(|r| r["what"].as_str().is_some_and(|w| w.starts_with("touch ")))
+        .collect();
+    assert_eq!(touch.len(), 1, "{rows:?}\n{err}");
+    assert_eq!(touch[0]["decision"], "ask", "{rows:?}");
+    assert_eq!(touch[0]["outcome"], "approved by host", "{rows:?}");
+}
+
+/// Runs `opencode run` in the scene against `model`, with our plugin wired by
+/// `install` into the project (one copy: a second, user-level one would run every
+/// check twice) and `env` added.
+fn opencode_run(scene: &Scene, model: &ModelServer, env: &[(&str, &str)]) -> (String, String) {
+    let opencode = host_bin("opencode", "opencode");
     let config = json!({
         "$schema": "https://opencode.ai/config.json",
         "provider": { "local": {
@@ -494,17 +583,12 @@ fn opencode_end_to_end() {
         "share": "disabled"
     });
     std::fs::write(scene.proj.join("opencode.json"), config.to_string()).unwrap();
-    // The plugin, as the README and the book install it, and the plugin package OpenCode would
-    // otherwise try to download (the hosts script installed the same version).
+    // The plugin package OpenCode would otherwise try to download (the hosts script
+    // installed the same version).
     let modules = hosts_support::hosts_dir().join("opencode/node_modules");
     let xdg_config = scene.home.join(".config");
     for dir in [scene.proj.join(".opencode"), xdg_config.join("opencode")] {
-        std::fs::create_dir_all(dir.join("plugin")).unwrap();
-        std::fs::copy(
-            concat!(env!("CARGO_MANIFEST_DIR"), "/src/hosts/opencode-plugin.js"),
-            dir.join("plugin/khaelor-perm.js"),
-        )
-        .unwrap();
+        std::fs::create_dir_all(&dir).unwrap();
         std::os::unix::fs::symlink(&modules, dir.join("node_modules")).unwrap();
         // OpenCode reinstalls unless the lock file's root lists every declared package.
         let deps = json!({ "@opencode-ai/plugin": opencode_version() });
@@ -520,9 +604,9 @@ fn opencode_end_to_end() {
         )
         .unwrap();
     }
-    // Only the copy in the project is wanted; the user-level one stays as a second,
-    // identical plugin would run every check twice.
-    std::fs::remove_file(xdg_config.join("opencode/plugin/khaelor-perm.js")).unwrap();
+    scene.install(&["install", "opencode", "--project"], &scene.proj);
+    let plugin = scene.proj.join(".opencode/plugin/khaelor-perm.js");
+    assert!(std::fs::read_to_string(&plugin).unwrap().contains(BIN));
     let mut cmd = Command::new(&opencode);
     cmd.current_dir(&scene.proj)
         .env_clear()
@@ -535,11 +619,8 @@ fn opencode_end_to_end() {
         .env("OPENCODE_DISABLE_AUTOUPDATE", "1")
         .env("OPENCODE_DISABLE_DEFAULT_PLUGINS", "1")
         .env("OPENCODE_DISABLE_LSP_DOWNLOAD", "1")
-        .env("KHAELOR_PERM_BIN", BIN)
-        .env(
-            "KHAELOR_PERM_HOOK_ARGS",
-            format!("--state-dir {}", scene.state.display()),
-        )
+        .env("KHAELOR_PERM_STATE_DIR", &scene.state)
+        .envs(env.iter().copied())
         .args([
             "run",
             "-m",
@@ -548,8 +629,7 @@ fn opencode_end_to_end() {
             "json",
             "run the e2e script",
         ]);
-    let (out, err) = run_host(cmd);
-    check_session(&scene, &model, &out, &err);
+    run_host(cmd)
 }
 
 /// The pinned OpenCode version, read from what the hosts script installed.
@@ -560,4 +640,116 @@ fn opencode_version() -> String {
         .find_map(|p| p.strip_prefix("@opencode-ai/plugin@"))
         .unwrap_or_else(|| panic!("no plugin version in {}", stamp.display()))
         .to_string()
+}
+
+/// The hooks `codex app-server` lists for `proj` (its `hooks/list` answer), as the
+/// pinned Codex computes them: key, command, current hash and trust status.
+fn codex_hooks(codex: &Path, home: &Path, proj: &Path) -> Vec<Value> {
+    use std::io::{BufRead, Write};
+    let mut child = Command::new(codex)
+        .arg("app-server")
+        .current_dir(proj)
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", home)
+        .env("CODEX_HOME", home.join(".codex"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    for r in [
+        json!({ "id": 1, "method": "initialize", "params": { "clientInfo": { "name": "t", "version": "0" } } }),
+        json!({ "method": "initialized" }),
+        json!({ "id": 2, "method": "hooks/list", "params": { "cwds": [proj] } }),
+    ] {
+        writeln!(stdin, "{r}").unwrap();
+    }
+    let mut answer = Value::Null;
+    for line in std::io::BufReader::new(child.stdout.take().unwrap()).lines() {
+        let v: Value = serde_json::from_str(&line.unwrap()).unwrap_or(Value::Null);
+        if v["id"] == 2 {
+            answer = v;
+            break;
+        }
+    }
+    drop(stdin);
+    let _ = child.kill();
+    let _ = child.wait();
+    answer["result"]["data"][0]["hooks"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
+}
+
+#[test]
+fn codex_install_doctor_reads_codexs_own_hook_trust() {
+    let codex = host_bin("codex", "codex");
+    let scene = Scene::new();
+    let codex_home = scene.home.join(".codex");
+    std::fs::create_dir_all(&codex_home).unwrap();
+    let config = codex_home.join("config.toml");
+    let before = "# mine\nmodel = \"m\"\n";
+    std::fs::write(&config, before).unwrap();
+    scene.install(
+        &["install", "codex", "--user", "--non-interactive"],
+        Path::new(""),
+    );
+    let path = format!(
+        "{}:{}",
+        codex.parent().unwrap().display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let doctor = || {
+        let out = Command::new(BIN)
+            .args(["doctor", "--host", "codex", "--root"])
+            .arg(&scene.proj)
+            .env("HOME", &scene.home)
+            .env("PATH", &path)
+            .env("KHAELOR_PERM_STATE_DIR", &scene.state)
+            .env_remove("CODEX_HOME")
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).to_string()
+    };
+    // Codex sees both hooks, and trusts neither yet: doctor says so, with the fix.
+    let hooks = codex_hooks(&codex, &scene.home, &scene.proj);
+    assert_eq!(hooks.len(), 2, "{hooks:?}");
+    assert!(
+        hooks.iter().all(|h| h["trustStatus"] == "untrusted"),
+        "{hooks:?}"
+    );
+    let t = doctor();
+    assert!(
+        t.contains("FAIL codex hook trust") && t.contains("type `/hooks`"),
+        "{t}"
+    );
+    for line in [
+        "ok   hook wiring",
+        "ok   live allow: `git status` -> allow",
+        "ok   live floor deny: `rm -rf /` -> deny",
+    ] {
+        assert!(t.contains(line), "{line}\n{t}");
+    }
+    // The person trusts them (what Codex's `/hooks` review writes: the hash Codex
+    // computed, under the hook's key).
+    let mut trusted = std::fs::read_to_string(&config).unwrap();
+    for h in &hooks {
+        trusted.push_str(&format!(
+            "\n[hooks.state.{}]\ntrusted_hash = {}\n",
+            h["key"], h["currentHash"]
+        ));
+    }
+    std::fs::write(&config, &trusted).unwrap();
+    let hooks = codex_hooks(&codex, &scene.home, &scene.proj);
+    assert!(
+        hooks.iter().all(|h| h["trustStatus"] == "trusted"),
+        "{hooks:?}"
+    );
+    let t = doctor();
+    assert!(t.contains("ok   codex hook trust"), "{t}");
+    // Uninstall takes the hooks and Codex's trust of them: the file as before.
+    scene.install(&["uninstall", "codex", "--user"], Path::new(""));
+    assert_eq!(std::fs::read_to_string(&config).unwrap(), before);
 }

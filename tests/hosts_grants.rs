@@ -497,3 +497,104 @@ fn codex_rules_and_gemini_policies_are_grants_too() {
     assert!(write(&w.proj.join(".gemini/policies/new.toml")).contains("\"ask\""));
     assert!(write(&w.proj.join("src/new.txt")).contains("\"allow\""));
 }
+
+/// `log SESSION --json` as (what, decision, outcome) rows.
+fn outcomes(w: &World, session: &str) -> Vec<(String, String, String)> {
+    let out = Command::new(BIN)
+        .args(["log", session, "--json", "--state-dir"])
+        .arg(&w.state)
+        .output()
+        .unwrap();
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| {
+            let r: Value = serde_json::from_str(l).unwrap();
+            (
+                r["what"].as_str().unwrap().to_string(),
+                r["decision"].as_str().unwrap().to_string(),
+                r["outcome"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn gemini_after_tool_resolves_the_oldest_identical_pending_call_only() {
+    let w = World::new();
+    let gemini = |event: &str, cmd: &str, extra: Value| {
+        let mut input = json!({ "command": cmd });
+        if let (Some(o), Some(e)) = (input.as_object_mut(), extra.as_object()) {
+            o.extend(e.clone());
+        }
+        host_hook(
+            &w,
+            "gemini",
+            &["--interactive"],
+            json!({ "session_id": "gm-after", "cwd": w.proj, "hook_event_name": event,
+                "tool_name": "run_shell_command", "tool_input": input,
+                "tool_response": { "llmContent": "ok" } }),
+        )
+    };
+    assert!(gemini("BeforeTool", "npm install", json!({})).contains("\"ask\""));
+    assert!(gemini("BeforeTool", "npm ci", json!({})).contains("\"ask\""));
+    assert!(gemini("BeforeTool", "npm ci", json!({})).contains("\"ask\""));
+    // Gemini sends no call id: only an exact (tool, input) match resolves a call.
+    assert_eq!(
+        gemini("AfterTool", "npm ci", json!({ "dir_path": "x" })),
+        ""
+    );
+    assert_eq!(gemini("AfterTool", "npm audit", json!({})), "");
+    let still: Vec<(String, String, String)> = outcomes(&w, "gm-after");
+    assert!(still.iter().all(|(_, _, o)| o == "pending"), "{still:?}");
+    // The oldest of the two identical `npm ci` calls, and only it.
+    assert_eq!(gemini("AfterTool", "npm ci", json!({})), "");
+    let got = outcomes(&w, "gm-after");
+    let want = |o1: &str, o2: &str, o3: &str| {
+        vec![
+            ("npm install".to_string(), "ask".to_string(), o1.to_string()),
+            ("npm ci".to_string(), "ask".to_string(), o2.to_string()),
+            ("npm ci".to_string(), "ask".to_string(), o3.to_string()),
+        ]
+    };
+    assert_eq!(got, want("pending", "approved by host", "pending"));
+    assert_eq!(gemini("AfterTool", "npm ci", json!({})), "");
+    assert_eq!(
+        outcomes(&w, "gm-after"),
+        want("pending", "approved by host", "approved by host")
+    );
+}
+
+#[test]
+fn opencode_after_resolves_its_call_by_id() {
+    let w = World::new();
+    let opencode = |payload: Value| host_hook(&w, "opencode", &["--interactive"], payload);
+    let before = |id: &str, cmd: &str| {
+        opencode(
+            json!({ "tool": "bash", "sessionID": "oc-after", "callID": id,
+            "args": { "command": cmd }, "cwd": w.proj, "root": w.proj }),
+        )
+    };
+    assert!(before("c1", "npm install").contains("\"ask\""));
+    assert!(before("c2", "npm ci").contains("\"ask\""));
+    let after = |id: &str| {
+        opencode(json!({ "event": "tool.execute.after", "tool": "bash",
+            "sessionID": "oc-after", "callID": id }))
+    };
+    assert_eq!(after("c2"), "");
+    assert_eq!(after("nope"), "");
+    assert_eq!(
+        outcomes(&w, "oc-after"),
+        vec![
+            (
+                "npm install".to_string(),
+                "ask".to_string(),
+                "pending".to_string()
+            ),
+            (
+                "npm ci".to_string(),
+                "ask".to_string(),
+                "approved by host".to_string()
+            ),
+        ]
+    );
+}

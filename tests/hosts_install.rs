@@ -18,6 +18,8 @@ fn run(home: &Path, args: &[&str]) -> Output {
     Command::new(BIN)
         .args(args)
         .env("HOME", home)
+        .env_remove("CODEX_HOME")
+        .env_remove("XDG_CONFIG_HOME")
         .env("KHAELOR_PERM_STATE_DIR", home.join("state"))
         .output()
         .unwrap()
@@ -98,9 +100,94 @@ fn install_refuses_a_file_it_cannot_parse_and_leaves_it_alone() {
         assert!(text(&o).contains("nothing was changed"), "{}", text(&o));
         assert_eq!(std::fs::read_to_string(&file).unwrap(), bad);
     }
+    // Codex's TOML: a syntax error names its line; an inline `hooks` is not edited.
+    let file = home.join(".codex/config.toml");
+    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+    for bad in [
+        "model = \"x\"\nmodel_provider = \n",
+        "hooks = { PreToolUse = [] }\n",
+    ] {
+        std::fs::write(&file, bad).unwrap();
+        let o = run(&home, &["install", "codex"]);
+        assert_eq!(o.status.code(), Some(2), "{bad}: {}", text(&o));
+        assert!(text(&o).contains("nothing was changed"), "{}", text(&o));
+        assert_eq!(std::fs::read_to_string(&file).unwrap(), bad);
+    }
+    std::fs::write(&file, "model = \"x\"\nmodel_provider = \n").unwrap();
+    let t = text(&run(&home, &["install", "codex"]));
+    assert!(t.contains("config.toml:2:"), "{t}");
+    // OpenCode: a plugin file of the same name that is not ours is never overwritten.
+    let plugin = home.join(".config/opencode/plugin/khaelor-perm.js");
+    std::fs::create_dir_all(plugin.parent().unwrap()).unwrap();
+    std::fs::write(&plugin, "export const Mine = async () => ({});\n").unwrap();
+    let o = run(&home, &["install", "opencode"]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    let o = run(&home, &["uninstall", "opencode"]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert_eq!(
+        std::fs::read_to_string(&plugin).unwrap(),
+        "export const Mine = async () => ({});\n"
+    );
+}
+
+#[test]
+fn codex_and_opencode_install_idempotent_and_uninstall_restores_the_bytes() {
+    let tmp = tempfile::tempdir().unwrap();
+    let home = tmp.path().canonicalize().unwrap();
+    let file = home.join(".codex/config.toml");
+    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+    let before = "# kept\nzeta = 1\nmodel = \"m\" # why\n\n[model_providers.e2e]\nname = \"e2e\"\n";
+    std::fs::write(&file, before).unwrap();
+    let o = run(
+        &home,
+        &["install", "codex", "--dry-run", "--non-interactive"],
+    );
+    assert!(text(&o).contains("dry run"), "{}", text(&o));
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), before);
+    let o = run(&home, &["install", "codex", "--non-interactive"]);
+    assert!(o.status.success(), "{}", text(&o));
+    // The step Codex still needs, exactly.
+    assert!(
+        text(&o).contains("type `/hooks`, and trust"),
+        "{}",
+        text(&o)
+    );
+    let installed = std::fs::read_to_string(&file).unwrap();
+    assert!(
+        installed.starts_with(before)
+            && installed.contains("[[hooks.PreToolUse]]")
+            && installed.contains("[[hooks.PostToolUse.hooks]]")
+            && installed.contains("khaelor-perm hook codex --non-interactive"),
+        "{installed}"
+    );
+    let o = run(&home, &["install", "codex", "--non-interactive"]);
+    assert!(text(&o).contains("nothing changed"), "{}", text(&o));
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), installed);
+    // Other flags: the old hooks are replaced, not doubled.
     let o = run(&home, &["install", "codex"]);
-    assert_eq!(o.status.code(), Some(2));
-    assert!(text(&o).contains("not supported yet"), "{}", text(&o));
+    assert!(text(&o).contains("replaced"), "{}", text(&o));
+    let replaced = std::fs::read_to_string(&file).unwrap();
+    assert_eq!(replaced.matches("khaelor-perm").count(), 2, "{replaced}");
+    assert!(run(&home, &["uninstall", "codex"]).status.success());
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), before);
+
+    // OpenCode: the plugin file, running this binary; gone again after uninstall.
+    let proj = home.join("proj");
+    std::fs::create_dir_all(&proj).unwrap();
+    let p = proj.to_str().unwrap();
+    let plugin = proj.join(".opencode/plugin/khaelor-perm.js");
+    let o = run(&home, &["install", "opencode", "--project", p]);
+    assert!(o.status.success(), "{}", text(&o));
+    let written = std::fs::read_to_string(&plugin).unwrap();
+    assert!(written.contains(&format!("\"bin\":\"{BIN}\"")), "{written}");
+    let o = run(&home, &["install", "opencode", "--project", p]);
+    assert!(text(&o).contains("nothing changed"), "{}", text(&o));
+    assert!(
+        run(&home, &["uninstall", "opencode", "--project", p])
+            .status
+            .success()
+    );
+    assert!(!plugin.exists());
 }
 
 #[test]

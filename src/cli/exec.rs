@@ -102,11 +102,13 @@ pub fn run(args: Args) -> ExitCode {
     );
     let (layers, _) = crate::hosts::grants::add_to(layers, &crate::hosts::Host::ALL, &home);
     let policy = layers.build();
-    let profile = match contain::profile::build(&root, &home, &policy, args.profile) {
-        Ok(p) => p,
-        Err(e) => return fail(&e.to_string()),
-    };
-    let outcome = match contain::run::run(&bwrap, &profile, &cwd, &args.command) {
+    let cache = contain::cache::dir(&home, &root);
+    let (profile, trace) =
+        match contain::cache::build(&root, &home, &policy, args.profile, cache.as_deref()) {
+            Ok(p) => p,
+            Err(e) => return fail(&e.to_string()),
+        };
+    let outcome = match contain::run::run(&bwrap, &profile, &trace, &cwd, &args.command) {
         Ok(o) => o,
         Err(e) => return fail(&format!("cannot start bubblewrap: {e}")),
     };

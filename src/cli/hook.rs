@@ -137,22 +137,14 @@ fn answer(args: &Args) -> Result<Rendered, String> {
         Some(&trust),
         args.preset,
     );
-    // Without the host's rules read, what Claude's own rules would let through is not
-    // known, so its own dialog is never left to answer (`leave_to_native_dialog`).
-    let host_layer_on = !args.no_host_rules && !layers.host_rules_off();
-    let hosts: &[Host] = if !host_layer_on {
-        &[]
-    } else {
-        std::slice::from_ref(&args.host)
-    };
-    let (layers, warnings) = hosts::grants::add_to(layers, hosts, ctx.home());
+    let host = (!args.no_host_rules).then_some(args.host);
+    let (policy, warnings) = hosts::grants::hook_policy(layers, host, ctx.home());
     for w in warnings {
         eprintln!(
             "khaelor-perm: {}",
             crate::presentation::messages::terminal_safe(&w)
         );
     }
-    let policy = layers.build();
     for e in policy.errors() {
         eprintln!(
             "khaelor-perm: broken config, every decision is at most ask: {}",
@@ -161,46 +153,72 @@ fn answer(args: &Args) -> Result<Rendered, String> {
     }
     let interactive = args.interactive();
     let input = call.input.clone();
-    let mut native = false;
-    let decision = blocking_decide_and_record(
+    let decided = blocking_decide_and_record(
         &state.join("sessions"),
         call,
-        |call, rules| {
-            let (mapped, d) = hosts::decide_hook_contained(call, &policy, rules, &ctx, interactive);
-            native = args.host == Host::Claude
-                && host_layer_on
-                && hosts::claude::leave_to_native_dialog(call, &d, &policy);
-            (mapped, d)
-        },
+        |call, rules| hosts::decide_host_call(call, &policy, rules, &ctx, interactive),
         &ctx,
         interactive,
     )?;
-    if native {
-        return Ok(hosts::claude::render_native_dialog(&decision));
-    }
-    Ok(hosts::render_call(args.host, &input, &decision))
+    Ok(hosts::render_decided(args.host, &input, &decided))
 }
 
 /// What a host's post-call event says about the calls we answered `ask`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Outcome {
     /// The call ran (Claude Code and Codex `PostToolUse`, Claude `PostToolUseFailure`:
-    /// it ran and failed): the person approved it in the host.
+    /// it ran and failed; OpenCode's `tool.execute.after`): the person approved it in
+    /// the host.
     Ran { session: String, call: String },
+    /// A call ran that the host names only by its tool and input (Gemini CLI's
+    /// `AfterTool` carries no id of the call): see `matching_pending`.
+    RanUnnamed {
+        session: String,
+        tool: String,
+        input: serde_json::Value,
+    },
     /// The host refused the call (Claude Code's `PermissionDenied`).
     Refused { session: String, call: String },
     /// The turn ended (Claude Code's `Stop`): a call still waiting never ran.
     TurnEnded { session: String },
 }
 
-/// The post-call event in a hook input, if it is one (`hook_event_name`). Hosts whose
-/// post-call events carry no id of the call (Gemini's `AfterTool`) are not read: which
-/// of our calls ran could only be guessed.
+/// The post-call event in a hook input, if it is one (`hook_event_name`; OpenCode's
+/// plugin sends `event`).
 fn post_call_event(host: Host, raw: &[u8]) -> Option<Outcome> {
-    if !matches!(host, Host::Claude | Host::Codex) {
-        return None;
-    }
     let v: serde_json::Value = serde_json::from_slice(raw).ok()?;
+    match host {
+        Host::Claude | Host::Codex => {}
+        Host::Gemini => {
+            return (v.get("hook_event_name")?.as_str()? == "AfterTool").then(|| {
+                Outcome::RanUnnamed {
+                    session: hosts::session_id(host, v.get("session_id").and_then(|s| s.as_str())),
+                    tool: v
+                        .get("tool_name")
+                        .and_then(|s| s.as_str())
+                        .unwrap_or_default()
+                        .to_string(),
+                    input: v
+                        .get("tool_input")
+                        .cloned()
+                        .unwrap_or_else(|| serde_json::json!({})),
+                }
+            });
+        }
+        Host::Opencode => {
+            if v.get("event")?.as_str()? != "tool.execute.after" {
+                return None;
+            }
+            return Some(Outcome::Ran {
+                session: hosts::session_id(host, v.get("sessionID").and_then(|s| s.as_str())),
+                call: v
+                    .get("callID")
+                    .and_then(|s| s.as_str())
+                    .filter(|s| crate::session::valid_id(s))?
+                    .to_string(),
+            });
+        }
+    }
     let event = v.get("hook_event_name")?.as_str()?;
     let session = hosts::session_id(host, v.get("session_id").and_then(|s| s.as_str()));
     let call = || {
@@ -235,6 +253,7 @@ fn record_outcome(args: &Args, outcome: Outcome) -> Result<Rendered, String> {
     let sessions = state.join("sessions");
     let session = match &outcome {
         Outcome::Ran { session, .. }
+        | Outcome::RanUnnamed { session, .. }
         | Outcome::Refused { session, .. }
         | Outcome::TurnEnded { session } => session.clone(),
     };
@@ -255,14 +274,20 @@ fn record_outcome(args: &Args, outcome: Outcome) -> Result<Rendered, String> {
             },
         ]
     };
+    let approved = |call: &str| EventKind::ToolApproved {
+        call_id: call.to_string(),
+        by: ApprovedBy::Host,
+        decisions: serde_json::Value::Array(Vec::new()),
+        resolved_by: None,
+        contained: None,
+    };
     let events: Vec<EventKind> = match &outcome {
-        Outcome::Ran { call, .. } if index.is_pending(call) => vec![EventKind::ToolApproved {
-            call_id: call.clone(),
-            by: ApprovedBy::Host,
-            decisions: serde_json::Value::Array(Vec::new()),
-            resolved_by: None,
-            contained: None,
-        }],
+        Outcome::Ran { call, .. } if index.is_pending(call) => vec![approved(call)],
+        Outcome::RanUnnamed { tool, input, .. } if !index.pending_calls().is_empty() => {
+            matching_pending(&sessions, &session, index.pending_calls(), tool, input)?
+                .map(|c| vec![approved(&c)])
+                .unwrap_or_default()
+        }
         Outcome::Refused { call, .. } if index.is_pending(call) => {
             refused(call, "the host refused the call")
         }
@@ -284,6 +309,34 @@ fn record_outcome(args: &Args, outcome: Outcome) -> Result<Rendered, String> {
         stdout: String::new(),
         exit: 0,
     })
+}
+
+/// The pending call a post-call event without a call id is about: the oldest call of
+/// the session still waiting for an answer whose host tool and host input are exactly
+/// the ones the event names. Safe: only a call identical in session, tool and input
+/// can be taken for the one that ran, so whichever of two identical pending calls is
+/// marked, the log says the same thing (that request ran, approved in the host), and
+/// oldest first keeps one event per run. A call with no exact match is left pending
+/// (never guessed). Reads the whole log, only when some call is pending (after an ask).
+/// The caller holds the log's lock.
+fn matching_pending(
+    sessions: &Path,
+    session: &str,
+    pending: &[String],
+    tool: &str,
+    input: &serde_json::Value,
+) -> Result<Option<String>, String> {
+    let full =
+        crate::session::Session::blocking_open(sessions, session).map_err(|e| e.to_string())?;
+    Ok(pending
+        .iter()
+        .find(|id| {
+            full.call(id).is_some_and(|c| {
+                c.input.get("hostTool").and_then(|t| t.as_str()) == Some(tool)
+                    && c.input.get("hostInput") == Some(input)
+            })
+        })
+        .cloned())
 }
 
 /// The root: `--root`, else the host's project directory variable, else the root the
@@ -322,16 +375,10 @@ fn home(args: &Args) -> Result<PathBuf, String> {
 fn blocking_decide_and_record(
     sessions: &Path,
     mut call: HookCall,
-    decide: impl FnOnce(
-        &HookCall,
-        &[PermissionRule],
-    ) -> (
-        Option<crate::tools::MappedCall>,
-        crate::policy::decide::CallDecision,
-    ),
+    decide: impl FnOnce(&HookCall, &[PermissionRule]) -> hosts::HookDecision,
     ctx: &AnalysisContext,
     interactive: bool,
-) -> Result<crate::policy::decide::CallDecision, String> {
+) -> Result<hosts::HookDecision, String> {
     // The log's file lock, held until the events are appended (and across a
     // compaction, which must not take it again).
     let _lock = crate::session::lock_log(sessions, &call.session_id).map_err(|e| e.to_string())?;
@@ -342,15 +389,21 @@ fn blocking_decide_and_record(
         call.call_id = hosts::fresh_call_id(call.host);
     }
     let rules = crate::session::allow_rules(&session.session_rules_for(ctx.root()));
-    let (mapped, decision) = decide(&call, &rules);
-    let events = hosts::events(&call, mapped.as_ref(), ctx, interactive, &decision)
-        .map_err(|e| format!("cannot encode the session events: {e}"))?;
+    let decided = decide(&call, &rules);
+    let events = hosts::events(
+        &call,
+        decided.mapped.as_ref(),
+        ctx,
+        interactive,
+        &decided.decision,
+    )
+    .map_err(|e| format!("cannot encode the session events: {e}"))?;
     // Audit events: flushed, not synced (see `Durability::Flushed`).
     session
         .blocking_make_room(crate::session::DEFAULT_MAX_EVENTS, events.len())
         .and_then(|_| session.blocking_append_with(events, crate::session::Durability::Flushed))
         .map_err(|e| e.to_string())?;
-    Ok(decision)
+    Ok(decided)
 }
 
 /// Forwards the hook input to `POST <url>/v1/hooks/<host>` and prints its answer as is.
@@ -371,11 +424,14 @@ fn ask_service(args: &Args, url: &str, body: &[u8], root: &Path) -> Result<Rende
         }
         None => None,
     };
-    let query = format!(
+    let mut query = format!(
         "interactive={}&projectRoot={}",
         args.interactive(),
         percent_encode(&root.display().to_string())
     );
+    if args.no_host_rules {
+        query.push_str("&hostRules=false");
+    }
     let mut head = format!(
         "POST {prefix}/v1/hooks/{}?{query} HTTP/1.1\r\nHost: {authority}\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n",
         args.host,

@@ -53,11 +53,13 @@ pub struct Target {
     #[arg(value_enum)]
     pub host: Host,
     /// This project's file only (Claude Code: `DIR/.claude/settings.local.json`; Gemini
-    /// CLI: `DIR/.gemini/settings.json`).
+    /// CLI: `DIR/.gemini/settings.json`; Codex CLI: `DIR/.codex/config.toml`; OpenCode:
+    /// `DIR/.opencode/plugin/khaelor-perm.js`).
     #[arg(long, value_name = "DIR", conflicts_with = "user")]
     pub project: Option<PathBuf>,
     /// The user's file, for every project (the default: `~/.claude/settings.json`,
-    /// `~/.gemini/settings.json`).
+    /// `~/.gemini/settings.json`, `$CODEX_HOME/config.toml`,
+    /// `~/.config/opencode/plugin/khaelor-perm.js`).
     #[arg(long)]
     pub user: bool,
     /// Print what would change; write nothing.
@@ -100,10 +102,21 @@ fn fail(msg: &str) -> ExitCode {
     ExitCode::from(2)
 }
 
-/// The settings file of `host` at the chosen level.
+/// The settings file of `host` at the chosen level. Its directory is resolved when it
+/// exists: Codex names its trust of a hook by the resolved path of the hook's file.
 fn target(host: Host, project: Option<&Path>) -> Result<PathBuf, String> {
     let project = project.map(absolute).transpose()?;
-    wiring::settings_file(host, project.as_deref(), &home()?).map_err(|e| e.to_string())
+    let file =
+        wiring::settings_file(host, project.as_deref(), &home()?).map_err(|e| e.to_string())?;
+    Ok(
+        match (
+            file.parent().and_then(|d| d.canonicalize().ok()),
+            file.file_name(),
+        ) {
+            (Some(dir), Some(name)) => dir.join(name),
+            _ => file,
+        },
+    )
 }
 
 /// The file's text, `""` when it does not exist; refuses what is not a regular file.
@@ -188,12 +201,21 @@ fn blocking_install(args: &InstallArgs) -> Result<(), String> {
     let command = wiring::hook_command(&bin, args.target.host, &flags);
     let before = read_text(&file)?;
     let shown = file.display().to_string();
-    let edit = wiring::install(
-        args.target.host,
-        &shown,
-        before.as_deref().unwrap_or(""),
-        &command,
-    )
+    let edit = match args.target.host {
+        // The plugin picks `--interactive` or `--non-interactive` itself
+        // (`KHAELOR_PERM_INTERACTIVE`); non-interactive is its default.
+        Host::Opencode => wiring::opencode::install(
+            &shown,
+            before.as_deref().unwrap_or(""),
+            &bin.display().to_string(),
+            &flags
+                .iter()
+                .filter(|f| *f != "--non-interactive")
+                .cloned()
+                .collect::<Vec<_>>(),
+        ),
+        host => wiring::install(host, &shown, before.as_deref().unwrap_or(""), &command),
+    }
     .map_err(|e| e.to_string())?;
     let mut out = String::new();
     if edit.changes.is_empty() {
@@ -213,12 +235,35 @@ fn blocking_install(args: &InstallArgs) -> Result<(), String> {
             )?;
         }
     }
+    out.push_str(&next_steps(args.target.host, args.target.project.is_some()));
     out.push_str(&format!(
         "next: `khaelor-perm doctor --host {}` checks the wiring and a live decision\n",
         args.target.host
     ));
     print_out(&terminal_safe(&out));
     Ok(())
+}
+
+/// What the host must still do before the hook runs.
+fn next_steps(host: Host, project: bool) -> String {
+    match host {
+        Host::Codex => {
+            let mut s = String::from(
+                "next: Codex runs a new or changed hook only once you have reviewed it: start `codex`, type `/hooks`, and trust the two khaelor-perm hooks (PreToolUse, PostToolUse); until then Codex skips them without a word\n",
+            );
+            if project {
+                s.push_str(
+                    "next: Codex reads a project's `.codex/config.toml` only in a project it trusts (it asks when you first start `codex` there)\n",
+                );
+            }
+            s.push_str(
+                "next: `codex exec` has nobody to answer a prompt: install with `--non-interactive` for it, so an ask is a deny\n",
+            );
+            s
+        }
+        Host::Opencode => "next: OpenCode loads the plugin when it starts; nobody answers an ask in `opencode run`, so the plugin denies it unless KHAELOR_PERM_INTERACTIVE=1 (then OpenCode's own `permission` setting decides)\n".to_string(),
+        Host::Claude | Host::Gemini => String::new(),
+    }
 }
 
 pub fn uninstall(args: UninstallArgs) -> ExitCode {
@@ -331,6 +376,10 @@ fn run_checks(args: &DoctorArgs) -> Vec<Check> {
     let wired = wired_command(host, &root);
     let command = wired.as_ref().ok().cloned();
     check("hook wiring", wired.map(|c| format!("`{c}`")));
+    // Codex runs a hook only once the person has trusted it: ask Codex itself.
+    if host == Host::Codex && command.is_some() {
+        check("codex hook trust", codex_hook_trust(bin_name, &root));
+    }
     // The project config's trust state.
     check(
         "project config",
@@ -426,6 +475,107 @@ fn wired_command(host: Host, root: &Path) -> Result<String, String> {
     }
 }
 
+/// Longest `codex app-server` may take to list its hooks.
+const CODEX_LIST_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(20);
+
+/// Whether Codex trusts every khaelor-perm hook it sees for `root`, asked through its
+/// own `codex app-server` (`hooks/list`, which reports each hook's `trustStatus` as
+/// Codex computes it: `trusted`, `untrusted`, `modified` or `managed`). Nothing is
+/// written; the hash is Codex's, never recomputed here.
+fn codex_hook_trust(bin: &str, root: &Path) -> Result<String, String> {
+    use std::io::{BufRead, Write};
+    let fix = "start `codex`, type `/hooks`, and trust the khaelor-perm hooks";
+    let mut child = Command::new(bin)
+        .arg("app-server")
+        .current_dir(root)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .map_err(|e| format!("cannot run `{bin} app-server`: {e}"))?;
+    let requests = [
+        serde_json::json!({ "id": 1, "method": "initialize",
+            "params": { "clientInfo": { "name": "khaelor-perm-doctor", "version": env!("CARGO_PKG_VERSION") } } }),
+        serde_json::json!({ "method": "initialized" }),
+        serde_json::json!({ "id": 2, "method": "hooks/list", "params": { "cwds": [root] } }),
+    ];
+    let mut stdin = child.stdin.take();
+    if let Some(w) = stdin.as_mut() {
+        for r in &requests {
+            let _ = writeln!(w, "{r}");
+        }
+        let _ = w.flush();
+    }
+    let (tx, rx) = std::sync::mpsc::channel();
+    if let Some(out) = child.stdout.take() {
+        std::thread::spawn(move || {
+            for line in std::io::BufReader::new(out).lines() {
+                let Ok(line) = line else { break };
+                let Ok(v) = serde_json::from_str::<serde_json::Value>(&line) else {
+                    continue;
+                };
+                if v.get("id").and_then(serde_json::Value::as_i64) == Some(2) {
+                    let _ = tx.send(v);
+                    break;
+                }
+            }
+        });
+    }
+    let answer = rx.recv_timeout(CODEX_LIST_TIMEOUT);
+    drop(stdin);
+    let _ = child.kill();
+    let _ = child.wait();
+    let answer = answer
+        .map_err(|_| format!("`{bin} app-server` did not list its hooks; check by hand: {fix}"))?;
+    let hooks: Vec<&serde_json::Value> = answer
+        .pointer("/result/data")
+        .and_then(serde_json::Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|d| d.get("hooks").and_then(serde_json::Value::as_array))
+        .flatten()
+        .filter(|h| {
+            h.get("command")
+                .and_then(serde_json::Value::as_str)
+                .is_some_and(|c| wiring::is_ours(c, Host::Codex))
+        })
+        .collect();
+    if hooks.is_empty() {
+        return Err(format!(
+            "Codex lists no khaelor-perm hook for {} (a project's `.codex/config.toml` counts only in a project Codex trusts); run `khaelor-perm install codex`",
+            root.display()
+        ));
+    }
+    let not_trusted: Vec<String> = hooks
+        .iter()
+        .filter_map(|h| {
+            let status = h
+                .get("trustStatus")
+                .and_then(serde_json::Value::as_str)
+                .unwrap_or("unknown");
+            (!matches!(status, "trusted" | "managed")).then(|| {
+                format!(
+                    "{} is {status}",
+                    h.get("eventName")
+                        .and_then(serde_json::Value::as_str)
+                        .unwrap_or("a hook")
+                )
+            })
+        })
+        .collect();
+    if not_trusted.is_empty() {
+        Ok(format!(
+            "Codex trusts all {} khaelor-perm hook(s)",
+            hooks.len()
+        ))
+    } else {
+        Err(format!(
+            "Codex skips untrusted hooks without a word: {}; {fix}",
+            not_trusted.join(", ")
+        ))
+    }
+}
+
 fn project_trust(root: &Path, state: Option<&Path>) -> Result<String, String> {
     let file = crate::policy::config::project_config_path(root);
     if !file.exists() {
@@ -465,15 +615,29 @@ fn state_writable(state: Option<&Path>) -> Result<String, String> {
 /// settings file the repository ships could append anything to it.
 fn live(command: &str, host: Host, root: &Path, shell: &str, want: &str) -> Result<String, String> {
     let this = std::env::current_exe().map_err(|e| format!("cannot find this binary: {e}"))?;
-    let flags = command
+    let mut flags: Vec<&str> = command
         .split_whitespace()
-        .filter(|w| matches!(*w, "--interactive" | "--non-interactive"));
+        .filter(|w| matches!(*w, "--interactive" | "--non-interactive"))
+        .collect();
+    // Codex hears an allow and an ask alike (nothing printed): without a human, an
+    // ask is a deny, so nothing printed means allowed.
+    if host == Host::Codex {
+        flags = vec!["--non-interactive"];
+    }
     let input = match host {
         Host::Claude => serde_json::json!({
             "session_id": "khaelor-perm-doctor", "cwd": root, "hook_event_name": "PreToolUse",
             "permission_mode": "default", "tool_name": "Bash", "tool_input": { "command": shell },
         }),
-        _ => serde_json::json!({
+        Host::Codex => serde_json::json!({
+            "session_id": "khaelor-perm-doctor", "cwd": root, "hook_event_name": "PreToolUse",
+            "tool_name": "exec_command", "tool_input": { "cmd": shell },
+        }),
+        Host::Opencode => serde_json::json!({
+            "tool": "bash", "sessionID": "khaelor-perm-doctor", "callID": "doctor",
+            "args": { "command": shell }, "cwd": root, "root": root,
+        }),
+        Host::Gemini => serde_json::json!({
             "session_id": "khaelor-perm-doctor", "cwd": root, "hook_event_name": "BeforeTool",
             "tool_name": "run_shell_command", "tool_input": { "command": shell },
         }),
@@ -495,6 +659,17 @@ fn live(command: &str, host: Host, root: &Path, shell: &str, want: &str) -> Resu
     let out = child
         .wait_with_output()
         .map_err(|e| format!("the hook failed: {e}"))?;
+    // Codex hears only a deny: an allow (or an ask it leaves to its own approval) is
+    // nothing on stdout.
+    if host == Host::Codex && out.stdout.iter().all(u8::is_ascii_whitespace) {
+        return if want == "allow" {
+            Ok(format!("`{shell}` -> allow (nothing printed)"))
+        } else {
+            Err(format!(
+                "`{shell}` -> not denied, expected {want}; check the hook's stderr by running it by hand"
+            ))
+        };
+    }
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).map_err(|_| {
         format!(
             "the hook printed no JSON: {}",

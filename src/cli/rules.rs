@@ -269,7 +269,9 @@ fn verdict_words(v: crate::model::vocab::Verdict) -> &'static str {
     match v {
         crate::model::vocab::Verdict::ReadOnly => "read-only",
         crate::model::vocab::Verdict::ProjectBuild => "a project-local build or test",
-        crate::model::vocab::Verdict::ProjectWrite => "an in-project mkdir/touch/cp/mv",
+        crate::model::vocab::Verdict::ProjectWrite => {
+            "an in-project edit (mkdir, touch, cp, mv, ln -s, sed -i, tee, a redirect)"
+        }
         crate::model::vocab::Verdict::ProjectScript => {
             "a script of the project run by its interpreter"
         }

@@ -40,6 +40,11 @@ pub struct Args {
     /// what the configs choose].
     #[arg(long, value_name = "PRESET")]
     pub preset: Option<crate::policy::presets::Preset>,
+    /// Leave the agent hosts' own permission rules out of the decisions of
+    /// `/v1/hooks/{host}` (as `hook --no-host-rules`); a config's `"hostRules": false`
+    /// does the same for its projects.
+    #[arg(long, env = "KHAELOR_PERM_NO_HOST_RULES")]
+    pub no_host_rules: bool,
     /// Allow listening beyond loopback without a token.
     #[arg(long)]
     pub insecure_no_auth: bool,
@@ -256,6 +261,7 @@ pub fn service_config(args: &Args) -> Result<ServiceConfig, ServeError> {
         workspace_roots,
         managed_config: args.managed_config.clone(),
         preset: args.preset,
+        host_rules: !args.no_host_rules,
         default_home,
         allow_request_home: args.allow_request_home,
         allowed_hosts: args.allowed_hosts.clone(),

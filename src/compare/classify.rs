@@ -689,10 +689,15 @@ fn accounts(r: Reason, e: &Element, f: &Facts<'_>) -> bool {
             _ => false,
         },
         Reason::ReadDetected => matches!(e, E::OnlyAst(Capability::FileRead)),
-        Reason::VerifiedReadOnly => {
+        Reason::VerifiedReadOnly | Reason::VerifiedEdit => {
+            let edit = r == Reason::VerifiedEdit;
+            let want = if edit {
+                crate::model::vocab::Verdict::ProjectWrite
+            } else {
+                crate::model::vocab::Verdict::ReadOnly
+            };
             let verified = |r: &crate::model::vocab::CapabilityRequest| {
-                r.capability == Capability::ProcessExecute
-                    && r.verdict == Some(crate::model::vocab::Verdict::ReadOnly)
+                r.capability == Capability::ProcessExecute && r.verdict == Some(want)
             };
             let requests = &f.ast().analysis.requests;
             match e {
@@ -718,16 +723,29 @@ fn accounts(r: Reason, e: &Element, f: &Facts<'_>) -> bool {
                 }
                 // Every part the lexer's policy does not allow is one the AST verified
                 // (the others are allowed by the same rules in both: `ls *`).
+                // An edit's parts may sit beside verified read-only ones (`echo hi | tee
+                // f`, `cd sub && touch x`): for `verified-edit`, every such part is either,
+                // and one is an edit.
                 E::Decision => {
                     let lexer = f.lexer();
                     let mut any = false;
+                    let either = |r: &crate::model::vocab::CapabilityRequest| {
+                        r.capability == Capability::ProcessExecute
+                            && matches!(
+                                r.verdict,
+                                Some(
+                                    crate::model::vocab::Verdict::ReadOnly
+                                        | crate::model::vocab::Verdict::ProjectWrite
+                                )
+                            )
+                    };
                     let all = requests
                         .iter()
                         .filter(|r| r.capability == Capability::ProcessExecute)
                         .filter(|r| lexer.has_request_not_allowed(r.capability, &r.subject))
                         .all(|r| {
-                            any = true;
-                            verified(r)
+                            any |= verified(r);
+                            if edit { either(r) } else { verified(r) }
                         });
                     all && any
                 }
@@ -935,7 +953,14 @@ mod tests {
                 "sh-c-inner-parsed",
                 Direction::SameDecision,
             ),
-            ("mkdir out;", "trailing-separator", Direction::SameDecision),
+            // The AST proves `mkdir out` an in-project edit, which `recommended` allows;
+            // the lexer asks. The class difference is still the separator's.
+            (
+                "mkdir out;",
+                "trailing-separator",
+                Direction::AstMorePermissive,
+            ),
+            ("rm out;", "trailing-separator", Direction::SameDecision),
             ("cat .env", "read-of-secret-file", Direction::AstStricter),
             ("x=(a b)", "array-assignment", Direction::SameDecision),
             (

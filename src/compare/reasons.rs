@@ -35,6 +35,7 @@ pub enum Reason {
     ArrayAssignment,
     TrailingSeparator,
     VerifiedReadOnly,
+    VerifiedEdit,
     QuotedOperatorNotCode,
     QuotedSubstitutionMarker,
     FlagRunsProgram,
@@ -79,6 +80,7 @@ impl Reason {
         // Before the quoted-marker reasons: where the AST verified the command, that is
         // why it allows (`echo "<(x)"` prints a literal string).
         Reason::VerifiedReadOnly,
+        Reason::VerifiedEdit,
         Reason::QuotedOperatorNotCode,
         Reason::QuotedSubstitutionMarker,
         Reason::FlagRunsProgram,
@@ -120,6 +122,7 @@ impl Reason {
             Reason::WriteDetected => "write-detected",
             Reason::ReadDetected => "read-detected",
             Reason::VerifiedReadOnly => "verified-read-only",
+            Reason::VerifiedEdit => "verified-edit",
             Reason::Unexplained => "unexplained",
         }
     }
@@ -216,6 +219,9 @@ impl Reason {
             }
             Reason::VerifiedReadOnly => {
                 "the AST verified the command read-only, which the recommended preset allows; the lexer verifies nothing"
+            }
+            Reason::VerifiedEdit => {
+                "the AST proved the command an in-project edit (each write judged as the write tool's), which the recommended preset allows; the lexer verifies nothing"
             }
             Reason::Unexplained => "no reason accounts for at least one of the differences",
         }

@@ -4,7 +4,8 @@
 //! read rules keep from it (masked), has no network unless the rules grant it, gets a
 //! private `/tmp`, and takes its whole process tree with it when it ends.
 //!
-//! Owns the probe (`available`), the profile (`profile`), the rewritten command a host
+//! Owns the probe (`available`), the profile (`profile`, kept between calls by
+//! `cache`), the rewritten command a host
 //! runs instead of the original (`rewrite`), running it (`run`, for `khaelor-perm exec
 //! --contain`), and the `policy::decide::Sandbox` the hosts, the HTTP API and the CLI
 //! hand to `decide_with`. Sits above `policy` (it reads the rules and the protected
@@ -13,6 +14,7 @@
 //! Linux only. Where bubblewrap is missing or the kernel refuses user namespaces, the
 //! probe says why and a contained call asks (`NotContained::Unavailable`).
 
+pub mod cache;
 pub mod profile;
 pub mod run;
 
@@ -161,11 +163,11 @@ impl crate::policy::decide::Sandbox for Bubblewrap {
         } else {
             ProfileName::Project
         };
-        let profile = profile::build(ctx.root(), ctx.home(), policy, name).map_err(|e| {
-            NotContained::Unavailable {
+        let cache = cache::dir(ctx.home(), ctx.root());
+        let (profile, _) = cache::build(ctx.root(), ctx.home(), policy, name, cache.as_deref())
+            .map_err(|e| NotContained::Unavailable {
                 detail: e.to_string(),
-            }
-        })?;
+            })?;
         let (argv, line) = rewrite(&self.exe, name, ctx.root(), command);
         Ok(Containment {
             profile,

@@ -6,6 +6,11 @@
 //!
 //! Owns finding those paths; it reads the file system (bounded walks) but decides
 //! nothing: the read rules and the protected table are the policy's.
+//!
+//! The walks record what they read (`Trace`: each directory listed, with its
+//! identity and change times taken before the listing; each symlink followed, with its
+//! target; each path looked up by name), so `cache` can keep a profile between calls
+//! and use it again only while every one of them is as it was.
 
 use std::path::{Path, PathBuf};
 
@@ -24,7 +29,7 @@ pub const HOME_DEPTH: usize = 4;
 
 /// Directories of the project whose contents are tools' output or downloads, not the
 /// project's own files: not walked for protected paths (the build writes there).
-const PROJECT_SKIP: &[&str] = &["node_modules", "target"];
+pub(crate) const PROJECT_SKIP: &[&str] = &["node_modules", "target"];
 
 /// Directories under HOME that hold tool caches and toolchains, not credentials: not
 /// walked (a credential store inside them is named by an exact rule and checked
@@ -62,6 +67,106 @@ pub enum ProfileError {
     Unreadable(String),
 }
 
+/// What a profile was made from: every directory whose listing was read, every
+/// symlink whose target was taken, every path looked up by name. The profile stays
+/// right while each of them is as recorded (`Trace::holds`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Trace {
+    /// Directories listed, with their identity and times as they were before the
+    /// listing (an entry added or removed changes both times; `ctime` cannot be set
+    /// back by a program).
+    pub dirs: Vec<(String, Stamp)>,
+    /// Symlinks followed: the link, and its target with whether it was a directory
+    /// (`None`: it led nowhere).
+    pub links: Vec<(String, Option<(String, bool)>)>,
+    /// Paths looked up by name: whether each existed and was a directory.
+    pub probes: Vec<(String, Option<bool>)>,
+    /// A directory changed so recently that a change in the same clock tick would not
+    /// show in its times: this trace cannot vouch for the profile later.
+    pub racy: bool,
+}
+
+/// A directory's identity and change times.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Stamp {
+    pub dev: u64,
+    pub ino: u64,
+    pub mtime: (i64, i64),
+    pub ctime: (i64, i64),
+}
+
+/// A directory changed less than this many seconds before it was listed is racy (file
+/// systems keep times in coarse ticks, some in two-second ones).
+const RACY_SECS: i64 = 3;
+
+impl Stamp {
+    /// The stamp of the directory (or file) at `path` now.
+    pub fn of(path: &Path) -> Option<Stamp> {
+        use std::os::unix::fs::MetadataExt;
+        let m = std::fs::metadata(path).ok()?;
+        Some(Stamp {
+            dev: m.dev(),
+            ino: m.ino(),
+            mtime: (m.mtime(), m.mtime_nsec()),
+            ctime: (m.ctime(), m.ctime_nsec()),
+        })
+    }
+}
+
+impl Trace {
+    /// Records `dir` before its listing is read.
+    fn dir(&mut self, dir: &Path) {
+        match Stamp::of(dir) {
+            Some(s) => {
+                let now = std::time::SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .map(|d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX))
+                    .unwrap_or(0);
+                if now.saturating_sub(s.mtime.0.max(s.ctime.0)) < RACY_SECS {
+                    self.racy = true;
+                }
+                self.dirs.push((dir.display().to_string(), s));
+            }
+            // A directory that cannot be read now may be readable later.
+            None => self.racy = true,
+        }
+    }
+
+    fn link(&mut self, link: &Path, target: Option<&Path>) {
+        self.links.push((
+            link.display().to_string(),
+            target.map(|t| (t.display().to_string(), t.is_dir())),
+        ));
+    }
+
+    fn probe(&mut self, path: &Path) -> Option<bool> {
+        let found = std::fs::metadata(path).ok().map(|m| m.is_dir());
+        self.probes.push((path.display().to_string(), found));
+        found
+    }
+
+    /// Whether everything the profile was made from is as recorded.
+    pub fn holds(&self) -> bool {
+        !self.racy
+            && self
+                .dirs
+                .iter()
+                .all(|(p, s)| Stamp::of(Path::new(p)).as_ref() == Some(s))
+            && self.links.iter().all(|(l, t)| {
+                let now = std::fs::canonicalize(l).ok();
+                match (now, t) {
+                    (None, None) => true,
+                    (Some(n), Some((t, d))) => n.as_path() == Path::new(t) && n.is_dir() == *d,
+                    _ => false,
+                }
+            })
+            && self
+                .probes
+                .iter()
+                .all(|(p, found)| std::fs::metadata(p).ok().map(|m| m.is_dir()) == *found)
+    }
+}
+
 /// The profile for a command in `root`, with `home` as HOME, under `policy`'s read
 /// rules.
 pub fn build(
@@ -70,21 +175,39 @@ pub fn build(
     policy: &Policy,
     name: ProfileName,
 ) -> Result<SandboxProfile, ProfileError> {
+    build_traced(root, home, policy, name).map(|(p, _)| p)
+}
+
+/// `build`, with what the profile was made from.
+pub fn build_traced(
+    root: &Path,
+    home: &Path,
+    policy: &Policy,
+    name: ProfileName,
+) -> Result<(SandboxProfile, Trace), ProfileError> {
     let root = std::fs::canonicalize(root)
         .map_err(|_| ProfileError::Unreadable(root.display().to_string()))?;
+    let mut trace = Trace::default();
     let mut read_only: Vec<PathBuf> = Vec::new();
     let mut masked: Vec<PathBuf> = Vec::new();
     let mut links: Vec<PathBuf> = Vec::new();
-    walk_project(&root, policy, &mut read_only, &mut masked, &mut links)?;
-    walk_home(home, &root, policy, &mut masked)?;
-    absolute_rules(policy, &root, home, &mut masked);
+    walk_project(
+        &root,
+        policy,
+        &mut trace,
+        &mut read_only,
+        &mut masked,
+        &mut links,
+    )?;
+    walk_home(home, &root, policy, &mut trace, &mut masked)?;
+    absolute_rules(policy, &root, home, &mut trace, &mut masked);
     let text = |v: Vec<PathBuf>| -> Vec<String> {
         let mut v: Vec<String> = v.iter().map(|p| p.display().to_string()).collect();
         v.sort();
         v.dedup();
         v
     };
-    Ok(SandboxProfile {
+    let profile = SandboxProfile {
         name,
         root: root.display().to_string(),
         writable: vec![root.display().to_string(), "/tmp".to_string()],
@@ -92,7 +215,8 @@ pub fn build(
         masked: text(masked),
         masked_links: text(links),
         network: name.network(),
-    })
+    };
+    Ok((profile, trace))
 }
 
 /// Whether the read rules keep `path` from being read silently. A directory is
@@ -110,6 +234,7 @@ fn secret(policy: &Policy, path: &Path, dir: bool) -> bool {
 fn walk_project(
     root: &Path,
     policy: &Policy,
+    trace: &mut Trace,
     read_only: &mut Vec<PathBuf>,
     masked: &mut Vec<PathBuf>,
     links: &mut Vec<PathBuf>,
@@ -117,6 +242,7 @@ fn walk_project(
     let mut stack = vec![root.to_path_buf()];
     let mut seen = 0usize;
     while let Some(dir) = stack.pop() {
+        trace.dir(&dir);
         let Ok(entries) = std::fs::read_dir(&dir) else {
             continue;
         };
@@ -128,7 +254,9 @@ fn walk_project(
             let path = e.path();
             let Ok(ft) = e.file_type() else { continue };
             if ft.is_symlink() {
-                if let Ok(target) = std::fs::canonicalize(&path) {
+                let target = std::fs::canonicalize(&path).ok();
+                trace.link(&path, target.as_deref());
+                if let Some(target) = target {
                     let is_dir = target.is_dir();
                     if secret(policy, &target, is_dir) || secret(policy, &path, is_dir) {
                         masked.push(target);
@@ -142,9 +270,13 @@ fn walk_project(
                 }
                 continue;
             }
-            if crate::policy::protected::in_table(&path)
-                || (ft.is_dir() && crate::policy::protected::is_git_shaped(&path))
-            {
+            if crate::policy::protected::in_table(&path) {
+                read_only.push(path);
+                continue;
+            }
+            if ft.is_dir() && crate::policy::protected::is_git_shaped(&path) {
+                // Its shape is in its entries: recorded, so a change is seen.
+                trace.dir(&path);
                 read_only.push(path);
                 continue;
             }
@@ -167,9 +299,12 @@ fn walk_home(
     home: &Path,
     root: &Path,
     policy: &Policy,
+    trace: &mut Trace,
     masked: &mut Vec<PathBuf>,
 ) -> Result<(), ProfileError> {
-    let Ok(home) = std::fs::canonicalize(home) else {
+    let canonical = std::fs::canonicalize(home).ok();
+    trace.link(home, canonical.as_deref());
+    let Some(home) = canonical else {
         return Ok(());
     };
     if crate::model::paths::is_inside(&home, root) {
@@ -178,6 +313,7 @@ fn walk_home(
     let mut stack = vec![(home.clone(), 0usize)];
     let mut seen = 0usize;
     while let Some((dir, depth)) = stack.pop() {
+        trace.dir(&dir);
         let Ok(entries) = std::fs::read_dir(&dir) else {
             continue;
         };
@@ -192,7 +328,9 @@ fn walk_home(
             }
             let Ok(ft) = e.file_type() else { continue };
             if ft.is_symlink() {
-                if let Ok(target) = std::fs::canonicalize(&path)
+                let target = std::fs::canonicalize(&path).ok();
+                trace.link(&path, target.as_deref());
+                if let Some(target) = target
                     && secret(policy, &target, target.is_dir())
                 {
                     masked.push(target);
@@ -217,7 +355,9 @@ fn walk_home(
         ".local/share/keyrings",
     ] {
         let p = home.join(rel);
-        if p.exists() && secret(policy, &p, p.is_dir()) {
+        if let Some(is_dir) = trace.probe(&p)
+            && secret(policy, &p, is_dir)
+        {
             masked.push(p);
         }
     }
@@ -227,7 +367,13 @@ fn walk_home(
 /// Read rules written for absolute places (`/etc/shadow*`): the entries of the
 /// directory their fixed prefix names that the rules do not allow. `/proc` and `/dev`
 /// are the sandbox's own (a process table and devices of its own), so they are left.
-fn absolute_rules(policy: &Policy, root: &Path, home: &Path, masked: &mut Vec<PathBuf>) {
+fn absolute_rules(
+    policy: &Policy,
+    root: &Path,
+    home: &Path,
+    trace: &mut Trace,
+    masked: &mut Vec<PathBuf>,
+) {
     let mut dirs: Vec<PathBuf> = Vec::new();
     for r in policy.rules() {
         if r.action == Action::Allow
@@ -257,6 +403,7 @@ fn absolute_rules(policy: &Policy, root: &Path, home: &Path, masked: &mut Vec<Pa
         dirs.push(dir);
     }
     for dir in dirs {
+        trace.dir(&dir);
         let Ok(entries) = std::fs::read_dir(&dir) else {
             continue;
         };

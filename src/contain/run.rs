@@ -1,13 +1,14 @@
 //! Running one command inside the sandbox: the bubblewrap command line a profile makes,
 //! the process (exit status, stdout and stdin passed through, stderr passed through and
 //! read for the sandbox's refusals), and what is checked after it (protected entries
-//! it created where none existed).
+//! it created anywhere in the project, where none existed: removed, and a removal that
+//! fails is reported).
 //!
 //! The layout: the whole file system read-only (`--ro-bind / /`), the project bound
 //! read-write, the protected paths in it bound read-only again over it, each secret
 //! covered (an empty tmpfs over a directory, `/dev/null` over a file), `/tmp` and
-//! `/run` private tmpfs (no sockets of the host's services), `/dev` and `/proc` the
-//! sandbox's own, every namespace unshared (user, pid, ipc, uts, cgroup; the network
+//! `/run` private tmpfs (no sockets of the host's services), `/dev` (with its `shm`)
+//! and `/proc` the sandbox's own, every namespace unshared (user, pid, ipc, uts, cgroup; the network
 //! unless the profile keeps it), all capabilities dropped, no new privileges (setuid
 //! programs do not raise anything), a new session (no `TIOCSTI` into the terminal),
 //! and the whole process tree killed when the command ends or its parent dies.
@@ -16,6 +17,7 @@ use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
+use super::profile::{self, Trace};
 use crate::model::contain::SandboxProfile;
 
 /// Where bubblewrap is looked for (Debian's package installs it here).
@@ -83,9 +85,6 @@ pub fn bwrap_args(
     if Path::new("/var/run").is_dir() && !is_symlink(Path::new("/var/run")) {
         push(&["--tmpfs", "/var/run"]);
     }
-    if Path::new("/dev/shm").exists() {
-        push(&["--tmpfs", "/dev/shm"]);
-    }
     push(&["--bind", &profile.root, &profile.root]);
     for p in &profile.read_only {
         push(&["--ro-bind", p, p]);
@@ -121,17 +120,31 @@ pub fn bwrap_args(
     a.push("KHAELOR_CONTAINED".to_string());
     a.push(profile.name.as_str().to_string());
     a.push("--".to_string());
-    if !close_fds.is_empty() {
-        let list: Vec<String> = close_fds.iter().map(u32::to_string).collect();
-        a.push("/bin/bash".to_string());
-        a.push("-c".to_string());
-        a.push(format!(
-            "for fd in {}; do eval \"exec $fd>&-\"; done; exec \"$@\"",
-            list.join(" ")
-        ));
-        a.push("khaelor-contain".to_string());
+    if close_fds.is_empty() {
+        a.extend(argv.iter().cloned());
+        return a;
     }
-    a.extend(argv.iter().cloned());
+    // Closing them takes a shell; a command that is a shell line already (what a
+    // rewritten call runs) closes them itself, so no second shell starts.
+    let close = format!(
+        "exec {}",
+        close_fds
+            .iter()
+            .map(|fd| format!("{fd}>&-"))
+            .collect::<Vec<_>>()
+            .join(" ")
+    );
+    match argv {
+        [sh, c, line] if (sh == "bash" || sh == "/bin/bash") && c == "-c" => {
+            a.extend([sh.clone(), c.clone(), format!("{close}\n{line}")]);
+        }
+        _ => {
+            a.extend(["/bin/bash".to_string(), "-c".to_string()]);
+            a.push(format!("{close}; exec \"$@\""));
+            a.push("khaelor-contain".to_string());
+            a.extend(argv.iter().cloned());
+        }
+    }
     a
 }
 
@@ -183,16 +196,24 @@ pub struct Outcome {
     pub stderr_tail: String,
     /// Protected entries the command created where none existed; they were removed.
     pub removed: Vec<PathBuf>,
+    /// Protected entries the command created that could not be removed, with why
+    /// (they are still there: the person must remove them).
+    pub not_removed: Vec<(PathBuf, String)>,
+    /// Part of the project could not be searched for created protected entries
+    /// (more entries than the search reads).
+    pub unchecked: bool,
 }
 
-/// Runs `argv` in `cwd` inside the sandbox `profile` describes.
+/// Runs `argv` in `cwd` inside the sandbox `profile` describes; `trace` is what the
+/// profile was made from (`profile::Trace`), against which created protected entries
+/// are found afterwards.
 pub fn run(
     bwrap: &Path,
     profile: &SandboxProfile,
+    trace: &Trace,
     cwd: &Path,
     argv: &[String],
 ) -> std::io::Result<Outcome> {
-    let watched = absent_protected(Path::new(&profile.root), cwd);
     let args = bwrap_args(profile, cwd, argv, &inherited_fds());
     let mut child = Command::new(bwrap)
         .args(&args)
@@ -232,40 +253,99 @@ pub fn run(
             128 + status.signal().unwrap_or(0)
         }
     };
+    let created = created_protected(profile, trace);
     let mut removed = Vec::new();
-    for p in watched {
-        if std::fs::symlink_metadata(&p).is_ok() {
-            let gone = if std::fs::symlink_metadata(&p).is_ok_and(|m| m.is_dir()) {
-                std::fs::remove_dir_all(&p)
-            } else {
-                std::fs::remove_file(&p)
-            };
-            if gone.is_ok() {
-                removed.push(p);
-            }
+    let mut not_removed = Vec::new();
+    for p in created.paths {
+        let gone = if std::fs::symlink_metadata(&p).is_ok_and(|m| m.is_dir()) {
+            std::fs::remove_dir_all(&p)
+        } else {
+            std::fs::remove_file(&p)
+        };
+        match gone {
+            Ok(()) => removed.push(p),
+            Err(e) => not_removed.push((p, e.to_string())),
         }
     }
     Ok(Outcome {
         status: code,
         stderr_tail: tail,
         removed,
+        not_removed,
+        unchecked: created.unchecked,
     })
 }
 
-/// The protected entries (`.envrc`, `.husky/`, `.khaelor/`, …) that do not exist in
-/// the project root or the working directory: a bind cannot make a missing name
-/// read-only, so whatever the command creates there is removed after it.
-fn absent_protected(root: &Path, cwd: &Path) -> Vec<PathBuf> {
-    let mut dirs = vec![root.to_path_buf()];
-    if cwd != root && crate::model::paths::is_inside(cwd, root) {
-        dirs.push(cwd.to_path_buf());
-    }
-    let mut out = Vec::new();
-    for d in dirs {
-        for name in crate::policy::protected::entry_names() {
-            let p = d.join(name);
-            if std::fs::symlink_metadata(&p).is_err() {
-                out.push(p);
+/// What `created_protected` found.
+#[derive(Debug, Default)]
+struct Created {
+    paths: Vec<PathBuf>,
+    unchecked: bool,
+}
+
+/// The protected entries (`.envrc`, `.git`, `.husky/`, `.github/workflows`, a
+/// git-shaped directory, …) in the project that were not there when the profile was
+/// made: a bind cannot make a missing name read-only, so whatever the command created
+/// is found here. Only directories whose identity or times changed since the trace
+/// (an entry added, removed or renamed changes them) are listed again, and every
+/// directory in them that is new is searched whole; a racy trace cannot tell, so then
+/// the whole project is. The tool and download directories the profile walk skips are
+/// skipped here too.
+fn created_protected(profile: &SandboxProfile, trace: &Trace) -> Created {
+    let root = Path::new(&profile.root);
+    let known: std::collections::HashMap<&str, &profile::Stamp> = trace
+        .dirs
+        .iter()
+        .filter(|(p, _)| crate::model::paths::is_inside(Path::new(p), root))
+        .map(|(p, s)| (p.as_str(), s))
+        .collect();
+    let protected: std::collections::HashSet<&str> =
+        profile.read_only.iter().map(String::as_str).collect();
+    let mut out = Created::default();
+    // Directories to list: changed known ones, and (below them) new ones.
+    let mut stack: Vec<PathBuf> = if trace.racy {
+        vec![root.to_path_buf()]
+    } else {
+        known
+            .iter()
+            .filter(|(p, s)| profile::Stamp::of(Path::new(p)).as_ref() != Some(**s))
+            .map(|(p, _)| PathBuf::from(p))
+            .collect()
+    };
+    let mut listed: std::collections::HashSet<PathBuf> = std::collections::HashSet::new();
+    let mut seen = 0usize;
+    while let Some(dir) = stack.pop() {
+        if !listed.insert(dir.clone()) {
+            continue;
+        }
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            seen += 1;
+            if seen > profile::MAX_PROJECT_ENTRIES {
+                out.unchecked = true;
+                return out;
+            }
+            let path = e.path();
+            let Ok(ft) = e.file_type() else { continue };
+            let shown = path.display().to_string();
+            let is_protected = crate::policy::protected::in_table(&path)
+                || (ft.is_dir() && crate::policy::protected::is_git_shaped(&path));
+            if is_protected {
+                if !protected.contains(shown.as_str()) {
+                    out.paths.push(path);
+                }
+                continue;
+            }
+            let name = e.file_name();
+            let skip = profile::PROJECT_SKIP.iter().any(|s| name == *s);
+            // A directory the trace knows and that did not change holds nothing new.
+            let unchanged = known
+                .get(shown.as_str())
+                .is_some_and(|s| profile::Stamp::of(&path).as_ref() == Some(*s));
+            if ft.is_dir() && !skip && (trace.racy || !unchanged) {
+                stack.push(path);
             }
         }
     }
@@ -296,6 +376,18 @@ const REFUSALS: &[&str] = &[
 /// sandbox holds, and how to ask for more. `None`: nothing to say.
 pub fn refusal_message(profile: &SandboxProfile, outcome: &Outcome) -> Option<String> {
     let mut out = String::new();
+    for (p, why) in &outcome.not_removed {
+        out.push_str(&format!(
+            "khaelor-perm: this command created `{}`, a protected path (git state and hooks, hook managers, CI and KHAELOR configuration), and the sandbox could not remove it ({why}): it is still there. Tell the user to look at it and remove it before running git or the tools that read it.\n",
+            p.display()
+        ));
+    }
+    if outcome.unchecked {
+        out.push_str(&format!(
+            "khaelor-perm: the project has more than {} entries, more than the sandbox searches after a command: protected paths this command may have created (git state and hooks, hook managers, CI configuration) were not looked for. Tell the user.\n",
+            profile::MAX_PROJECT_ENTRIES
+        ));
+    }
     for p in &outcome.removed {
         out.push_str(&format!(
             "khaelor-perm: the sandbox removed `{}`, which this command created: writes to protected paths (git state and hooks, hook managers, CI and KHAELOR configuration) always ask.\n",

@@ -159,7 +159,7 @@ fn check_plan_at(
     let redirect = |r: &Redirect, cwd: &Cwd, words: &[String]| -> Option<HardlineHit> {
         let here = in_cwd(cwd);
         match r.kind {
-            RedirectKind::Write => r
+            RedirectKind::Write | RedirectKind::ReadWrite => r
                 .target
                 .as_ref()
                 .and_then(|t| check_redirect_target(&t.text, &here)),

@@ -196,7 +196,8 @@ pub(crate) fn hook_specific(decision: &str, reason: &str) -> Value {
 ///   secret, protected write, unreadable command, broken config);
 /// - no allow rule of Claude's own, trusted by us or not, matches the command or any
 ///   of its parts (else Claude would run what we ask: then the explicit `ask` is what
-///   stops it), and every file of Claude's could be read.
+///   stops it), Claude's rules were read into `policy` at all, and every file of
+///   Claude's could be read.
 pub fn leave_to_native_dialog(
     call: &HookCall,
     d: &CallDecision,
@@ -210,7 +211,11 @@ pub fn leave_to_native_dialog(
     if call.host_tool != "Bash" || call.permission_mode.as_deref() != Some("default") {
         return false;
     }
-    if d.hardline.is_some() || !d.config_errors.is_empty() || policy.host_rules_incomplete() {
+    if d.hardline.is_some()
+        || !d.config_errors.is_empty()
+        || !policy.host_rules_read()
+        || policy.host_rules_incomplete()
+    {
         return false;
     }
     let asks_plainly = d

@@ -2,11 +2,15 @@
 //!
 //! Input as Claude Code's plus `turn_id` and `model`; `Bash` and `apply_patch` both
 //! carry `tool_input.command` (for `apply_patch` the raw patch text); MCP tools are
-//! `mcp__<server>__<tool>`. Codex honours only deny (`hookSpecificOutput` with
-//! `permissionDecision: "deny"`, and its output schema rejects unknown fields); it
-//! reports "allow" and "ask" as a failed hook and runs the tool. So allow prints
-//! nothing, an ask prints nothing (Codex's own approval applies) unless the hook was
-//! told nobody can answer, which turns the ask into a deny before it gets here.
+//! `mcp__<server>__<tool>`. Codex honours deny (`hookSpecificOutput` with
+//! `permissionDecision: "deny"`, and its output schema rejects unknown fields) and
+//! `permissionDecision: "allow"` only together with `updatedInput`, which replaces the
+//! tool input (checked on Codex 0.171.0, `codex-rs/hooks/src/engine/output_parser.rs`:
+//! a bare "allow" or an "ask" is reported as a failed hook and the tool runs). So a
+//! contained call is that allow with the rewritten command; allow prints nothing, an
+//! ask prints nothing (Codex's own approval applies) unless the hook was told nobody
+//! can answer, which turns the ask into a deny before it gets here. The rewritten
+//! command still passes Codex's own approval and sandbox.
 
 use serde_json::{Map, Value};
 
@@ -94,11 +98,35 @@ pub fn render(d: &CallDecision) -> Rendered {
             ),
             exit: 0,
         },
-        // Codex's hook gets no runner (`hosts::runner_for`), so contain never reaches
-        // here; if it did, saying nothing leaves Codex's own approval and sandbox.
+        // A contained call without the input to rewrite (`render_contained` has it):
+        // saying nothing leaves Codex's own approval and sandbox.
         Action::Allow | Action::Contain | Action::Ask => Rendered {
             stdout: String::new(),
             exit: 0,
         },
+    }
+}
+
+/// Codex's answer for a contained call: `permissionDecision: "allow"` with
+/// `updatedInput`, the tool input whose `command` is the rewritten one (Codex puts it
+/// in the shell tool's command argument and keeps the others, `workdir` among them).
+/// Anything else renders as `render` does.
+pub fn render_contained(d: &CallDecision, input: &Value) -> Rendered {
+    let (Action::Contain, Some(c), Some(obj)) = (d.decision, &d.containment, input.as_object())
+    else {
+        return render(d);
+    };
+    let mut updated = obj.clone();
+    updated.insert("command".to_string(), Value::String(c.command.clone()));
+    let mut v = super::claude::hook_specific("allow", &super::contain_text(d));
+    if let Some(h) = v
+        .get_mut("hookSpecificOutput")
+        .and_then(Value::as_object_mut)
+    {
+        h.insert("updatedInput".to_string(), Value::Object(updated));
+    }
+    Rendered {
+        stdout: format!("{v}\n"),
+        exit: 0,
     }
 }

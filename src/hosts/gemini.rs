@@ -5,11 +5,16 @@
 //! reason reaches the model; `{"decision":"allow"}` never overrides Gemini's own policy;
 //! `{"decision":"ask"}` forces a confirmation and hangs a headless run, so the hook
 //! answers ask only when told the session is interactive (`Host::interactive_by_default`).
+//! A contained call is `{"decision":"allow"}` with `hookSpecificOutput.tool_input`, the
+//! whole tool input with `command` rewritten: Gemini CLI 0.61.0 builds the tool again
+//! from it before its own policy check (`evaluateBeforeToolHook`, then `checkPolicy`
+//! on the rewritten command), so its own rules and prompts still apply.
 
 use serde_json::{Map, Value};
 
 use super::{HookCall, HookError, Host, Mapped, Rendered, mcp, pick};
 use crate::policy::decide::CallDecision;
+use crate::policy::rules::Action;
 
 /// Gemini CLI tools with no local effect.
 pub const NO_EFFECT_TOOLS: &[&str] = &["write_todos", "ask_user", "activate_skill"];
@@ -107,6 +112,30 @@ fn web_fetch(input: &Value) -> Mapped {
 pub fn render(d: &CallDecision) -> Rendered {
     Rendered {
         stdout: super::decision_reason_json(d),
+        exit: 0,
+    }
+}
+
+/// Gemini CLI's answer for a contained call: allow, with `hookSpecificOutput.tool_input`
+/// the tool input whose `command` is the rewritten one (Gemini rebuilds the tool from
+/// this object alone, so every other field is kept). Anything else as `render`.
+pub fn render_contained(d: &CallDecision, input: &Value) -> Rendered {
+    let (Action::Contain, Some(c), Some(obj)) = (d.decision, &d.containment, input.as_object())
+    else {
+        return render(d);
+    };
+    let mut updated = obj.clone();
+    updated.insert("command".to_string(), Value::String(c.command.clone()));
+    let v = serde_json::json!({
+        "decision": "allow",
+        "reason": super::contain_text(d),
+        "hookSpecificOutput": {
+            "hookEventName": "BeforeTool",
+            "tool_input": Value::Object(updated),
+        },
+    });
+    Rendered {
+        stdout: format!("{v}\n"),
         exit: 0,
     }
 }

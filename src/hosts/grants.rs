@@ -27,12 +27,15 @@ use std::time::{Duration, Instant};
 
 use super::Host;
 use crate::interop::{self, Format, ImportContext, ImportedRule};
-use crate::policy::config::{IgnoredAllows, PolicyBuilder, narrow_only};
+use crate::policy::config::{IgnoredAllows, Policy, PolicyBuilder, narrow_only};
 use crate::policy::rules::{PermissionRule, RuleOrigin, RuleSource};
-use crate::policy::trust::TrustStatus;
+use crate::policy::trust::{TrustStatus, TrustStore};
 
 /// Longest a `git ls-files` asking whether a host file is tracked may take.
 const GIT_TIMEOUT: Duration = Duration::from_secs(2);
+
+/// Largest `.git` file (`gitdir: <path>`) read to find a worktree's index.
+const MAX_GITDIR_FILE_BYTES: u64 = 4096;
 
 /// Where Claude Code reads its managed settings on Linux (and drop-ins beside it).
 pub const CLAUDE_MANAGED_DIR: &str = "/etc/claude-code";
@@ -256,8 +259,9 @@ pub fn read(
                 .filter(|(_, l)| *l == level)
                 .map(|(d, _)| d),
         );
-        // Each file alone first, so one broken file does not take the others with it.
-        let mut good: Vec<(HostFile, Vec<u8>)> = Vec::new();
+        // Each file is read once; each alone first, so one broken file does not take
+        // the others with it. Trust is judged on exactly the text translated.
+        let mut good: Vec<(HostFile, String)> = Vec::new();
         for f in level_files {
             let Ok(meta) = std::fs::symlink_metadata(&f.path) else {
                 continue;
@@ -265,15 +269,12 @@ pub fn read(
             if meta.is_dir() {
                 continue;
             }
-            match interop::import(format_of(host), &[f.path.as_path()], &ctx, None) {
-                Ok(_) => match std::fs::read(&f.path) {
-                    Ok(bytes) => good.push((f, bytes)),
-                    Err(e) => out.warnings.push(format!(
-                        "cannot read {} rules in `{}`: {e}",
-                        host,
-                        f.path.display()
-                    )),
-                },
+            let alone = interop::model::read_source(&f.path).and_then(|text| {
+                interop::import_texts(format_of(host), &[(f.path.as_path(), &text)], &ctx, None)
+                    .map(|_| text)
+            });
+            match alone {
+                Ok(text) => good.push((f, text)),
                 Err(e) => out
                     .warnings
                     .push(format!("{host}'s rules are left out: {e}")),
@@ -284,8 +285,11 @@ pub fn read(
         }
         // Together, in order: the host merges its files of one level itself (Claude:
         // a deny in any file beats an allow in another), and the translator orders them.
-        let paths: Vec<&Path> = good.iter().map(|(f, _)| f.path.as_path()).collect();
-        let imported = match interop::import(format_of(host), &paths, &ctx, None) {
+        let sources: Vec<(&Path, &str)> = good
+            .iter()
+            .map(|(f, text)| (f.path.as_path(), text.as_str()))
+            .collect();
+        let imported = match interop::import_texts(format_of(host), &sources, &ctx, None) {
             Ok(i) => i,
             Err(e) => {
                 out.warnings
@@ -295,7 +299,7 @@ pub fn read(
         };
         let mut rules: Vec<PermissionRule> = Vec::new();
         let mut untrusted: Vec<(String, TrustStatus, Vec<PermissionRule>)> = Vec::new();
-        for (f, bytes) in &good {
+        for (f, text) in &good {
             let file = f.path.display().to_string();
             let mine: Vec<PermissionRule> = imported
                 .rules
@@ -308,10 +312,17 @@ pub fn read(
                     .filter(|r| r.action == crate::policy::rules::Action::Allow)
                     .cloned(),
             );
+            // Trust decides only what a file may widen: a file that widens nothing
+            // (no allow, no ask offering "always") needs no trust store or git asked.
+            let widens = mine.iter().any(|r| {
+                r.action == crate::policy::rules::Action::Allow
+                    || (r.action == crate::policy::rules::Action::Ask && r.allow_always)
+            });
             let status = match f.kind {
+                _ if !widens => TrustStatus::Trusted,
                 Kind::Own => TrustStatus::Trusted,
                 Kind::Local if !tracked(root, &f.path) => TrustStatus::Trusted,
-                Kind::Local | Kind::Shipped => trusted(&f.path, bytes),
+                Kind::Local | Kind::Shipped => trusted(&f.path, text.as_bytes()),
             };
             if status == TrustStatus::Trusted {
                 rules.extend(mine);
@@ -448,4 +459,76 @@ pub fn add_to(mut b: PolicyBuilder, hosts: &[Host], home: &Path) -> (PolicyBuild
             );
     }
     (b, warnings)
+}
+
+/// The policy a hook call of `host` is decided by, on every path that decides one
+/// (the one-shot `hook`, and the service's `POST /v1/hooks/{host}` through its cache):
+/// our layers `layers`, then `host`'s own rules unless `host` is `None` (the layer
+/// turned off with `--no-host-rules`) or a config turns them off (`"hostRules":
+/// false`). Returns the warnings of host files left out, to show or log.
+pub fn hook_policy(
+    layers: PolicyBuilder,
+    host: Option<Host>,
+    home: &Path,
+) -> (Policy, Vec<String>) {
+    let hosts: Vec<Host> = host.into_iter().collect();
+    let (layers, warnings) = add_to(layers, &hosts, home);
+    (layers.build(), warnings)
+}
+
+/// Every path whose change can change what `read` gives for `host` at `root`, for a
+/// cache keyed on file metadata (`crate::http::policy_cache`): the host's files and
+/// the directories it reads every file of (a new file changes the directory), the
+/// trust records of the files that need trust, and git's index and `.git` (whether
+/// the repository tracks a per-person file). Listing a directory here is cheap; the
+/// one file opened is a worktree's small `.git` file naming its git directory.
+pub fn watched(host: Host, root: &Path, home: &Path, trust: Option<&TrustStore>) -> Vec<PathBuf> {
+    let mut v = Vec::new();
+    let mut needs_git = false;
+    for f in files(host, root, home) {
+        if f.kind != Kind::Own
+            && let Some(t) = trust
+        {
+            v.push(t.record_path(&f.path));
+        }
+        needs_git |= f.kind == Kind::Local;
+        v.push(f.path);
+    }
+    v.extend(dirs(host, root, home).into_iter().map(|(d, _)| d));
+    if host == Host::Gemini {
+        v.push(PathBuf::from(GEMINI_SYSTEM_POLICIES));
+    }
+    if needs_git {
+        v.extend(git_paths(root));
+    }
+    v
+}
+
+/// `.git` of the nearest repository around `root` and the index it names (through a
+/// worktree's `gitdir:` file); only `root`'s own `.git` when there is none, so that a
+/// repository created later is seen. Whether git tracks a file changes only with them.
+fn git_paths(root: &Path) -> Vec<PathBuf> {
+    for dir in root.ancestors() {
+        let dot_git = dir.join(".git");
+        let Ok(meta) = std::fs::metadata(&dot_git) else {
+            continue;
+        };
+        let git_dir = if meta.is_dir() {
+            Some(dot_git.clone())
+        } else if !meta.is_file() || meta.len() > MAX_GITDIR_FILE_BYTES {
+            // A pipe or a device named `.git` must not block the cache: git itself
+            // cannot use it, so there is no index to watch.
+            None
+        } else {
+            std::fs::read_to_string(&dot_git).ok().and_then(|t| {
+                t.lines()
+                    .find_map(|l| l.strip_prefix("gitdir:"))
+                    .map(|d| dir.join(d.trim()))
+            })
+        };
+        let mut v = vec![dot_git];
+        v.extend(git_dir.map(|g| g.join("index")));
+        return v;
+    }
+    vec![root.join(".git")]
 }

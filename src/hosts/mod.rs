@@ -27,7 +27,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use serde_json::{Map, Value};
 
 use crate::model::vocab::AnalysisContext;
-use crate::policy::decide::{CallDecision, decide};
+use crate::policy::decide::CallDecision;
 use crate::policy::rules::{Action, PermissionRule};
 use crate::presentation::messages;
 use crate::session::flow;
@@ -38,7 +38,7 @@ use crate::tools::{MappedCall, map_call};
 pub const MAX_HOOK_INPUT_BYTES: usize = 8 * 1024 * 1024;
 
 /// The agent hosts `khaelor-perm hook` speaks to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, clap::ValueEnum)]
 pub enum Host {
     Claude,
     Codex,
@@ -347,7 +347,9 @@ pub fn no_effect_decision(call: &HookCall) -> CallDecision {
 }
 
 /// Decides a hook call: our mapping and the policy for a tool we know, the fail-closed
-/// answers for the rest. Returns the mapped call too (its requests go in the log).
+/// answers for the rest. A call the policy would contain is contained with the host's
+/// sandbox runner (`runner_for`), and asks where there is none. Returns the mapped
+/// call too (its requests go in the log).
 pub fn decide_hook(
     call: &HookCall,
     policy: &crate::policy::config::Policy,
@@ -361,7 +363,18 @@ pub fn decide_hook(
         Mapped::Ambiguous { reason } => (None, ambiguous_decision(call, reason)),
         Mapped::Tool { tool, input } => match map_call(tool, input, ctx) {
             Ok(mapped) => {
-                let d = decide(policy, session_rules, &mapped, ctx, interactive);
+                let runner = runner_for(call.host);
+                let sandbox = runner
+                    .as_ref()
+                    .map(|r| r as &dyn crate::policy::decide::Sandbox);
+                let d = crate::policy::decide::decide_with(
+                    policy,
+                    session_rules,
+                    &mapped,
+                    ctx,
+                    interactive,
+                    sandbox,
+                );
                 (Some(mapped), d)
             }
             Err(e) => {
@@ -524,45 +537,52 @@ pub(crate) fn decision_reason_json(d: &CallDecision) -> String {
     format!("{v}\n")
 }
 
-/// The sandbox hosts whose hook can change the tool's input run contained calls with
-/// (Claude Code's `updatedInput`, OpenCode's plugin replacing `args.command`); the
-/// others get none, so a call the policy would contain asks there
-/// (`NotContained::NoRunner`).
+/// The sandbox every host's hook can run contained calls with: each pinned host lets
+/// its pre-tool hook replace the tool's input (Claude Code's and Codex's
+/// `updatedInput` with `permissionDecision: "allow"`, Gemini CLI's
+/// `hookSpecificOutput.tool_input`, OpenCode's plugin replacing `args.command`).
 pub fn runner_for(host: Host) -> Option<crate::contain::Bubblewrap> {
     match host {
-        Host::Claude | Host::Opencode => crate::contain::runner(),
-        Host::Codex | Host::Gemini => None,
+        Host::Claude | Host::Opencode | Host::Codex | Host::Gemini => crate::contain::runner(),
     }
 }
 
-/// `decide_hook`, with the host's sandbox runner (`runner_for`).
-pub fn decide_hook_contained(
+/// A hook call decided: the mapped call (its requests go in the log), the decision,
+/// and whether the host's own dialog answers it (`claude::leave_to_native_dialog`).
+#[derive(Debug)]
+pub struct HookDecision {
+    pub mapped: Option<MappedCall>,
+    pub decision: CallDecision,
+    pub native: bool,
+}
+
+/// Decides a hook call of `call.host` with `policy` (built by
+/// `grants::hook_policy`, so it holds the host's own rules unless they are off): the
+/// one decision every path that answers a host takes, the one-shot `hook` and the
+/// service's `POST /v1/hooks/{host}` alike.
+pub fn decide_host_call(
     call: &HookCall,
     policy: &crate::policy::config::Policy,
     session_rules: &[PermissionRule],
     ctx: &AnalysisContext,
     interactive: bool,
-) -> (Option<MappedCall>, CallDecision) {
-    let runner = runner_for(call.host);
-    let sandbox = runner
-        .as_ref()
-        .map(|r| r as &dyn crate::policy::decide::Sandbox);
-    match &call.mapped {
-        Mapped::Tool { tool, input } => match map_call(tool, input, ctx) {
-            Ok(mapped) => {
-                let d = crate::policy::decide::decide_with(
-                    policy,
-                    session_rules,
-                    &mapped,
-                    ctx,
-                    interactive,
-                    sandbox,
-                );
-                (Some(mapped), d)
-            }
-            Err(_) => decide_hook(call, policy, session_rules, ctx, interactive),
-        },
-        _ => decide_hook(call, policy, session_rules, ctx, interactive),
+) -> HookDecision {
+    let (mapped, decision) = decide_hook(call, policy, session_rules, ctx, interactive);
+    let native =
+        call.host == Host::Claude && claude::leave_to_native_dialog(call, &decision, policy);
+    HookDecision {
+        mapped,
+        decision,
+        native,
+    }
+}
+
+/// What `host` is told for a decided call whose host input was `input`.
+pub fn render_decided(host: Host, input: &Value, d: &HookDecision) -> Rendered {
+    if d.native {
+        claude::render_native_dialog(&d.decision)
+    } else {
+        render_call(host, input, &d.decision)
     }
 }
 
@@ -572,7 +592,8 @@ pub fn render_call(host: Host, input: &Value, d: &CallDecision) -> Rendered {
     match host {
         Host::Claude => claude::render_contained(d, input),
         Host::Opencode => opencode::render_contained(d),
-        Host::Codex | Host::Gemini => render(host, d),
+        Host::Codex => codex::render_contained(d, input),
+        Host::Gemini => gemini::render_contained(d, input),
     }
 }
 

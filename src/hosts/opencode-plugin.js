@@ -7,17 +7,24 @@
 // the command with the one the answer gives, which runs it through
 // `khaelor-perm exec --contain` (the project writable, secrets masked, no network).
 // Anything that goes wrong (binary missing, no answer, bad JSON) blocks the call.
+// After a call ran, `tool.execute.after` tells the hook, so a call it answered "ask"
+// is recorded as approved in OpenCode.
 //
-// Install: copy this file to .opencode/plugin/ (project) or ~/.config/opencode/plugin/.
-// KHAELOR_PERM_BIN names the binary (default: `khaelor-perm` on PATH);
-// KHAELOR_PERM_HOOK_ARGS adds flags (e.g. `--url http://127.0.0.1:8790 --token-file F`).
+// Install: `khaelor-perm install opencode [--project DIR]` writes this file to
+// .opencode/plugin/ (project) or ~/.config/opencode/plugin/ with the binary and its
+// flags filled in the INSTALLED line below. KHAELOR_PERM_BIN overrides the binary
+// (default: the installed one, else `khaelor-perm` on PATH); KHAELOR_PERM_HOOK_ARGS
+// adds flags (e.g. `--url http://127.0.0.1:8790 --token-file F`).
 import { spawnSync } from "node:child_process";
 
+const INSTALLED = { bin: null, args: [] };
+
 export const KhaelorPerm = async ({ directory, worktree }) => {
-  const bin = process.env.KHAELOR_PERM_BIN || "khaelor-perm";
+  const bin = process.env.KHAELOR_PERM_BIN || INSTALLED.bin || "khaelor-perm";
   const human = process.env.KHAELOR_PERM_INTERACTIVE === "1";
   const extra = (process.env.KHAELOR_PERM_HOOK_ARGS || "").split(/\s+/).filter(Boolean);
-  const args = ["hook", "opencode", human ? "--interactive" : "--non-interactive", ...extra];
+  const args = ["hook", "opencode", human ? "--interactive" : "--non-interactive",
+    ...INSTALLED.args, ...extra];
   return {
     "tool.execute.before": async (input, output) => {
       const payload = JSON.stringify({
@@ -45,6 +52,17 @@ export const KhaelorPerm = async ({ directory, worktree }) => {
       }
       if (answer.decision === "ask" && human) return;
       throw new Error(answer.reason || "khaelor-perm blocked this tool call.");
+    },
+    // The call ran: a call khaelor-perm answered "ask" was approved in OpenCode, which
+    // the session log records. Only a record: whatever goes wrong here changes nothing.
+    "tool.execute.after": async (input) => {
+      const payload = JSON.stringify({
+        event: "tool.execute.after",
+        tool: input.tool,
+        sessionID: input.sessionID,
+        callID: input.callID,
+      });
+      spawnSync(bin, args, { input: payload, encoding: "utf8", timeout: 30000 });
     },
   };
 };

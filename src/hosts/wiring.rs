@@ -10,8 +10,12 @@
 //! they made non-empty, so a file install created or changed reads as before.
 //!
 //! Hosts: Claude Code (`hooks.PreToolUse`, matcher `*`) and Gemini CLI
-//! (`hooks.BeforeTool`, matcher `.*`). Codex (TOML, and its hook review) and OpenCode
-//! (a plugin file) are not wired by `install` yet.
+//! (`hooks.BeforeTool`, matcher `.*`) here; Codex CLI's `config.toml` (TOML, and the
+//! review Codex requires before it runs a new hook) in `codex`; OpenCode's plugin file
+//! in `opencode`.
+
+pub mod codex;
+pub mod opencode;
 
 use std::path::{Path, PathBuf};
 
@@ -47,9 +51,26 @@ pub fn settings_file(
         (Host::Claude, None) => Ok(home.join(".claude").join("settings.json")),
         (Host::Gemini, Some(p)) => Ok(p.join(".gemini").join("settings.json")),
         (Host::Gemini, None) => Ok(home.join(".gemini").join("settings.json")),
-        (h @ (Host::Codex | Host::Opencode), _) => Err(WiringError::Unsupported(h)),
+        // Codex loads a project's `.codex/` layer only once it trusts the project.
+        (Host::Codex, Some(p)) => Ok(p.join(".codex").join("config.toml")),
+        (Host::Codex, None) => Ok(std::env::var_os("CODEX_HOME")
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+            .unwrap_or_else(|| home.join(".codex"))
+            .join("config.toml")),
+        (Host::Opencode, Some(p)) => Ok(p.join(".opencode").join("plugin").join(PLUGIN_FILE)),
+        (Host::Opencode, None) => Ok(std::env::var_os("XDG_CONFIG_HOME")
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+            .unwrap_or_else(|| home.join(".config"))
+            .join("opencode")
+            .join("plugin")
+            .join(PLUGIN_FILE)),
     }
 }
+
+/// The name of our OpenCode plugin file.
+pub const PLUGIN_FILE: &str = "khaelor-perm.js";
 
 /// The hook events `install` wires for `host`, each with the matcher for every tool.
 pub fn events(host: Host) -> &'static [(&'static str, &'static str)] {
@@ -64,8 +85,11 @@ pub fn events(host: Host) -> &'static [(&'static str, &'static str)] {
             ("PermissionDenied", "*"),
             ("Stop", ""),
         ],
-        Host::Gemini => &[("BeforeTool", ".*")],
-        Host::Codex | Host::Opencode => &[],
+        // After the call: what ran (`AfterTool`), so the log says who approved it.
+        Host::Gemini => &[("BeforeTool", ".*"), ("AfterTool", ".*")],
+        // Codex: `codex::EVENTS` (TOML groups without a matcher); OpenCode: the plugin.
+        Host::Codex => &[("PreToolUse", ""), ("PostToolUse", "")],
+        Host::Opencode => &[],
     }
 }
 
@@ -156,7 +180,7 @@ fn parse(file: &str, text: &str) -> Result<CstRootNode, WiringError> {
     })
 }
 
-fn shape(file: &str, message: &str) -> WiringError {
+pub(crate) fn shape(file: &str, message: &str) -> WiringError {
     WiringError::Shape {
         file: file.to_string(),
         message: message.to_string(),
@@ -165,6 +189,11 @@ fn shape(file: &str, message: &str) -> WiringError {
 
 /// The commands of our hook entries under `hooks.<event>`.
 pub fn installed(host: Host, file: &str, text: &str) -> Result<Vec<(String, String)>, WiringError> {
+    match host {
+        Host::Codex => return codex::installed(file, text),
+        Host::Opencode => return opencode::installed(file, text),
+        Host::Claude | Host::Gemini => {}
+    }
     let root = parse(file, text)?;
     let mut out = Vec::new();
     let Some(hooks) = root.object_value().and_then(|o| o.object_value("hooks")) else {
@@ -209,9 +238,12 @@ fn our_entries(hooks: &CstObject, event: &str, host: Host) -> Vec<(usize, String
 /// for a file that does not exist). Unchanged text when exactly this command is wired
 /// already; an entry of ours with another command (another binary, other flags) is
 /// replaced.
+/// OpenCode has no command to wire: `opencode::install` writes its plugin.
 pub fn install(host: Host, file: &str, text: &str, command: &str) -> Result<Edit, WiringError> {
-    if events(host).is_empty() {
-        return Err(WiringError::Unsupported(host));
+    match host {
+        Host::Codex => return codex::install(file, text, command),
+        Host::Opencode => return Err(WiringError::Unsupported(host)),
+        Host::Claude | Host::Gemini => {}
     }
     let root = parse(file, text)?;
     let top = root.object_value_or_set();
@@ -320,8 +352,10 @@ fn remove_ours(top: &CstObject, event: &str, host: Host) -> usize {
 /// Takes our hooks out of the settings `text`. When nothing is left but an empty
 /// object, the file is to be removed (`text: None`): install created it.
 pub fn uninstall(host: Host, file: &str, text: &str) -> Result<Edit, WiringError> {
-    if events(host).is_empty() {
-        return Err(WiringError::Unsupported(host));
+    match host {
+        Host::Codex => return codex::uninstall(file, text),
+        Host::Opencode => return opencode::uninstall(file, text),
+        Host::Claude | Host::Gemini => {}
     }
     if text.trim().is_empty() {
         return Ok(Edit {

@@ -2,12 +2,14 @@
 //! (Claude Code's HTTP hooks POST here directly; `khaelor-perm hook <host> --url`
 //! forwards its stdin here).
 //!
-//! Owns translation only: the body goes to `hosts::parse`, the call is decided with the
-//! service's cached policy and recorded in the session's log like
+//! Owns translation only: the body goes to `hosts::parse`, the call is decided as the
+//! one-shot hook decides it (`hosts::decide_host_call`) with the service's cached
+//! policy, the host's own rules included unless `--no-host-rules`, and recorded in the session's log like
 //! `POST /v1/sessions/{id}/calls`, and the host's answer is the body. Every failure is a
 //! 200 carrying the host's deny: hosts read a non-2xx answer as "run the tool".
 //! Query: `interactive=true|false` (default: the host's), `projectRoot=` (default: the
-//! root or cwd the host sends).
+//! root or cwd the host sends), `hostRules=false` (leave the host's rules out; a
+//! client can only turn them off).
 
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
@@ -84,6 +86,7 @@ fn percent_decode(s: &str) -> String {
         ("host" = String, Path, description = "`claude`, `codex`, `gemini` or `opencode`"),
         ("interactive" = Option<bool>, Query, description = "Whether a human answers prompts (default: true, false for gemini)"),
         ("projectRoot" = Option<String>, Query, description = "Absolute project root (default: the root or cwd in the hook input)"),
+        ("hostRules" = Option<bool>, Query, description = "`false` leaves the host's own permission rules out of this decision (default: true; the service's `--no-host-rules` turns them off for every call)"),
     ),
     request_body(content = Object, description = "The host's hook JSON, as the host sends it", content_type = "application/json"),
     responses(
@@ -122,6 +125,13 @@ async fn answer(
         Some(other) => return Err(format!("`interactive={other}` is not true or false")),
         None => host.interactive_by_default(),
     };
+    // A client may leave the host's rules out (`hook --url --no-host-rules`), never
+    // bring them back when the service runs with `--no-host-rules`.
+    let host_rules = match query_param(query, "hostRules").as_deref() {
+        None | Some("true") => true,
+        Some("false") => false,
+        Some(other) => return Err(format!("`hostRules={other}` is not true or false")),
+    };
     let query_root = query_param(query, "projectRoot");
     // Parsing, path resolution and the workdir check touch the disk: blocking pool.
     let st = state.clone();
@@ -153,20 +163,21 @@ async fn answer(
     }
     let rules = sessions::session_rules(&guard, ctx.root());
     let st = state.clone();
-    let (decision, events, input) = state
+    let (decided, events, input) = state
         .blocking(move || {
-            let policy = st.blocking_policy(&ctx);
-            let (mapped, d) =
-                hosts::decide_hook_contained(&call, &policy, &rules, &ctx, interactive);
-            let events = hosts::events(&call, mapped.as_ref(), &ctx, interactive, &d);
+            let policy = st.blocking_hook_policy(&ctx, host_rules.then_some(host));
+            let d = hosts::decide_host_call(&call, &policy, &rules, &ctx, interactive);
+            let events = hosts::events(&call, d.mapped.as_ref(), &ctx, interactive, &d.decision);
             (d, events, call.input)
         })
         .await
         .map_err(|e| e.message)?;
     let events = events.map_err(|e| format!("cannot encode the session events: {e}"))?;
-    state.metrics().record_decision(decision.decision.as_str());
+    state
+        .metrics()
+        .record_decision(decided.decision.decision.as_str());
     sessions::append_call(state, guard, events)
         .await
         .map_err(|e| e.message)?;
-    Ok(hosts::render_call(host, &input, &decision))
+    Ok(hosts::render_decided(host, &input, &decided))
 }

@@ -65,6 +65,9 @@ pub struct ServiceConfig {
     pub managed_config: Option<PathBuf>,
     /// The preset chosen with `--preset`; `None`: what the configs choose.
     pub preset: Option<crate::policy::presets::Preset>,
+    /// Whether hook calls read the host's own permission rules (`--no-host-rules`
+    /// turns it off).
+    pub host_rules: bool,
     /// The home used when a request gives none: `--home`, else the server's `$HOME`.
     /// Its `.khaelor/config.json` is the user layer.
     pub default_home: PathBuf,
@@ -241,6 +244,24 @@ impl AppState {
             self.config().managed_config.as_deref(),
             Some(&self.config().trust_store()),
             self.config().preset,
+        )
+    }
+    /// The (cached) policy a hook call of `host` is decided by: as `blocking_policy`,
+    /// with the host's own rules unless the service runs with `--no-host-rules`
+    /// (`hosts::grants::hook_policy`). Blocks on the file system.
+    /// `host` is `None` when the client left the host's rules out.
+    pub fn blocking_hook_policy(
+        &self,
+        ctx: &AnalysisContext,
+        host: Option<crate::hosts::Host>,
+    ) -> crate::policy::config::Policy {
+        self.policies().blocking_get_for_host(
+            ctx.root(),
+            ctx.home(),
+            self.config().managed_config.as_deref(),
+            Some(&self.config().trust_store()),
+            self.config().preset,
+            host.filter(|_| self.config().host_rules),
         )
     }
     pub fn sessions(&self) -> &sessions::SessionStore {
@@ -727,6 +748,7 @@ mod tests {
             workspace_roots: Vec::new(),
             managed_config: None,
             preset: None,
+            host_rules: true,
             default_home: PathBuf::from("/"),
             allow_request_home: false,
             allowed_hosts: Vec::new(),

@@ -1,11 +1,14 @@
-//! A cache of loaded policies keyed by (project root, home), so a call does not re-parse
-//! its config files, yet a grant or a hand edit takes effect on the very next call.
+//! A cache of loaded policies keyed by (project root, home, host), so a call does not
+//! re-parse its config files, yet a grant or a hand edit takes effect on the very next
+//! call.
 //!
 //! Owns freshness only, from metadata alone: an entry is reused while every file of
-//! `config::config_files`, and the project file's trust record, has the same kind, device, inode, length, mtime and ctime as
-//! when it was loaded. Nothing is opened to decide freshness, so a named pipe, a device
-//! or a 100 MB file costs a `stat` (the loader, `config::load_policy`, refuses them the
-//! same way before opening). Loading itself is `config::load_policy`.
+//! `config::config_files`, the project file's trust record, and for a hook call the
+//! host's own files (`hosts::grants::watched`: its rule files and directories, their
+//! trust records, git's index) have the same paths, kind, device, inode, length, mtime
+//! and ctime as when it was loaded. No config is opened to decide freshness, so a named
+//! pipe, a device or a 100 MB file costs a `stat` (the loaders refuse them the same way
+//! before opening). Loading itself is `config::load_layers` + `grants::hook_policy`.
 //!
 //! Timestamps have a granularity (a few milliseconds on Linux file systems): a rewrite
 //! that keeps the length within that window leaves the metadata unchanged. As git does
@@ -20,6 +23,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::{Duration, SystemTime};
 
+use crate::hosts::{Host, grants};
 use crate::policy::config::{self, Policy};
 use crate::policy::trust::TrustStore;
 
@@ -42,13 +46,14 @@ struct Stamp {
 }
 
 struct Entry {
-    stamps: Vec<Stamp>,
+    stamps: Vec<(PathBuf, Stamp)>,
     stamped_at: SystemTime,
     policy: Policy,
 }
 
-/// (canonical root, home) -> the stamps of its config files and the policy loaded.
-type Entries = HashMap<(PathBuf, PathBuf), Entry>;
+/// (canonical root, home, the host whose rules are read) -> the stamps of its files
+/// and the policy loaded.
+type Entries = HashMap<(PathBuf, PathBuf, Option<Host>), Entry>;
 
 #[derive(Default)]
 pub struct PolicyCache {
@@ -75,7 +80,7 @@ impl PolicyCache {
         managed: Option<&Path>,
         trust: Option<&TrustStore>,
     ) -> Policy {
-        self.blocking_get_at(root, home, managed, trust, None, SystemTime::now())
+        self.blocking_get_at(root, home, managed, trust, None, None, SystemTime::now())
     }
 
     /// As `blocking_get`, with the preset chosen by `--preset` (one per service, so it
@@ -88,10 +93,29 @@ impl PolicyCache {
         trust: Option<&TrustStore>,
         preset: Option<crate::policy::presets::Preset>,
     ) -> Policy {
-        self.blocking_get_at(root, home, managed, trust, preset, SystemTime::now())
+        self.blocking_get_at(root, home, managed, trust, preset, None, SystemTime::now())
+    }
+
+    /// The policy a hook call of `host` is decided by (`grants::hook_policy`): as
+    /// `blocking_get_preset`, with `host`'s own rules when `host` is `Some`, reloaded
+    /// when one of the host's files, their trust records or git's index changed.
+    pub fn blocking_get_for_host(
+        &self,
+        root: &Path,
+        home: &Path,
+        managed: Option<&Path>,
+        trust: Option<&TrustStore>,
+        preset: Option<crate::policy::presets::Preset>,
+        host: Option<Host>,
+    ) -> Policy {
+        self.blocking_get_at(root, home, managed, trust, preset, host, SystemTime::now())
     }
 
     /// `blocking_get` with the stamp time given (tests look past the racy window).
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "the cache key and the load inputs"
+    )]
     fn blocking_get_at(
         &self,
         root: &Path,
@@ -99,6 +123,7 @@ impl PolicyCache {
         managed: Option<&Path>,
         trust: Option<&TrustStore>,
         preset: Option<crate::policy::presets::Preset>,
+        host: Option<Host>,
         stamped_at: SystemTime,
     ) -> Policy {
         let mut files = config::config_files(root, home, managed);
@@ -106,8 +131,19 @@ impl PolicyCache {
         if let Some(t) = trust {
             files.push(t.record_path(&config::project_config_path(root)));
         }
-        let stamps: Vec<Stamp> = files.iter().map(|f| stamp(f)).collect();
-        let key = (root.to_path_buf(), home.to_path_buf());
+        if let Some(h) = host {
+            files.extend(grants::watched(h, root, home, trust));
+        }
+        // The paths go into the stamps: a host directory listing another file is
+        // another policy even when every stamp alone matches.
+        let stamps: Vec<(PathBuf, Stamp)> = files
+            .into_iter()
+            .map(|f| {
+                let s = stamp(&f);
+                (f, s)
+            })
+            .collect();
+        let key = (root.to_path_buf(), home.to_path_buf(), host);
         if let Ok(entries) = self.entries.lock()
             && let Some(e) = entries.get(&key)
             && e.stamps == stamps
@@ -118,7 +154,11 @@ impl PolicyCache {
         // Stamped before loading: a file changing during the load leaves an entry whose
         // stamp no longer matches (or is racy), so the next call reloads rather than
         // keep stale rules.
-        let policy = config::load_policy_preset(root, home, managed, trust, preset);
+        let layers = config::load_layers(root, home, managed, trust, preset);
+        let (policy, warnings) = grants::hook_policy(layers, host, home);
+        for w in warnings {
+            tracing::warn!(root = %root.display(), "{w}");
+        }
         if let Ok(mut entries) = self.entries.lock() {
             if entries.len() >= MAX_ENTRIES {
                 entries.clear();
@@ -138,8 +178,8 @@ impl PolicyCache {
 
 /// Whether any file was modified too close to (or after) the stamp to trust its
 /// metadata.
-fn racy(stamps: &[Stamp], stamped_at: SystemTime) -> bool {
-    stamps.iter().any(|s| {
+fn racy(stamps: &[(PathBuf, Stamp)], stamped_at: SystemTime) -> bool {
+    stamps.iter().any(|(_, s)| {
         s.modified
             .is_some_and(|m| match stamped_at.duration_since(m) {
                 Ok(age) => age < RACY_WINDOW,
@@ -278,13 +318,78 @@ mod tests {
         std::fs::write(&file, r#"{"permissions": {"file.read": "allow"}}"#).unwrap();
         let cache = PolicyCache::new();
         let later = SystemTime::now() + RACY_WINDOW * 2;
-        let a = cache.blocking_get_at(root.path(), home.path(), None, None, None, later);
-        let b = cache.blocking_get_at(root.path(), home.path(), None, None, None, later);
+        let a = cache.blocking_get_at(root.path(), home.path(), None, None, None, None, later);
+        let b = cache.blocking_get_at(root.path(), home.path(), None, None, None, None, later);
         assert!(a.same_as(&b), "a quiet config is served from the cache");
         // Within the window the same files are reloaded.
         let fresh = PolicyCache::new();
         let c = fresh.blocking_get(root.path(), home.path(), None, None);
         let d = fresh.blocking_get(root.path(), home.path(), None, None);
         assert!(!c.same_as(&d), "fresh metadata is not trusted");
+    }
+
+    /// A hook policy with the host's rules is served from the cache while the host's
+    /// files are quiet, and reloaded when one changes, when a file appears in a rules
+    /// directory, or when git starts tracking the per-person file (its index changes).
+    #[test]
+    fn host_files_and_gits_index_reload_a_hook_policy() {
+        let tmp = tempfile::tempdir().unwrap();
+        let base = tmp.path().canonicalize().unwrap();
+        let (root, home) = (base.join("proj"), base.join("home"));
+        std::fs::create_dir_all(root.join(".claude")).unwrap();
+        std::fs::create_dir_all(&home).unwrap();
+        let git = |args: &[&str]| {
+            let ok = std::process::Command::new("git")
+                .args(args)
+                .current_dir(&root)
+                .stdout(std::process::Stdio::null())
+                .status()
+                .unwrap()
+                .success();
+            assert!(ok, "git {args:?}");
+        };
+        git(&["init", "-q"]);
+        std::fs::write(
+            root.join(".claude/settings.local.json"),
+            r#"{"permissions": {"allow": ["Bash(npm test:*)"]}}"#,
+        )
+        .unwrap();
+        let cache = PolicyCache::new();
+        let mut later = SystemTime::now() + RACY_WINDOW * 2;
+        let get = |at: SystemTime, host: Option<Host>| {
+            cache.blocking_get_at(&root, &home, None, None, None, host, at)
+        };
+        let granted = |p: &Policy| {
+            p.rules().iter().any(|r| {
+                r.name.as_deref() == Some("host:claude") && r.pattern.starts_with("npm test")
+            })
+        };
+        let a = get(later, Some(Host::Claude));
+        assert!(granted(&a) && a.host_rules_read(), "{:?}", a.rules());
+        assert!(a.same_as(&get(later, Some(Host::Claude))), "quiet: cached");
+        // Without the host (`--no-host-rules`): another entry, without the grant.
+        let off = get(later, None);
+        assert!(!granted(&off) && !off.host_rules_read());
+        // git starts tracking the file: shipped, untrusted, its allow left out.
+        git(&["add", ".claude/settings.local.json"]);
+        later += RACY_WINDOW * 2;
+        let b = get(later, Some(Host::Claude));
+        assert!(!b.same_as(&a) && !granted(&b), "{:?}", b.rules());
+        git(&["rm", "-q", "--cached", ".claude/settings.local.json"]);
+        later += RACY_WINDOW * 2;
+        assert!(granted(&get(later, Some(Host::Claude))));
+        // A new file in a directory the host reads every file of (Codex's rules).
+        let c = get(later, Some(Host::Codex));
+        assert!(c.same_as(&get(later, Some(Host::Codex))));
+        let rules = home.join(".codex/rules");
+        std::fs::create_dir_all(&rules).unwrap();
+        std::fs::write(
+            rules.join("default.rules"),
+            "prefix_rule(pattern=[\"npm\", \"ci\"], decision=\"allow\")\n",
+        )
+        .unwrap();
+        later += RACY_WINDOW * 2;
+        let d = get(later, Some(Host::Codex));
+        assert!(!d.same_as(&c));
     }
 }

@@ -860,6 +860,7 @@ mod tests {
             workspace_roots: Vec::new(),
             managed_config: None,
             preset: None,
+            host_rules: true,
             default_home: PathBuf::from("/"),
             allow_request_home: false,
             allowed_hosts: Vec::new(),

@@ -23,22 +23,21 @@ struct Entry {
     from: SourcePos,
 }
 
-pub fn import(files: &[&Path], ctx: &ImportContext) -> Result<Import, ImportError> {
+pub fn import(files: &[(&Path, &str)], ctx: &ImportContext) -> Result<Import, ImportError> {
     let mut entries: Vec<Entry> = Vec::new();
     let mut out = Import::default();
     // Claude Code asks before every edit unless a rule allows it (modes aside); our
     // defaults allow project writes, so its default is imported where it is stricter.
     let mut mode: Option<(String, SourcePos)> = None;
-    for path in files {
+    for (path, text) in files {
         let file = path.display().to_string();
-        let text = super::model::read_source(path)?;
-        let root = json::parse(&text, &file, false)?;
+        let root = json::parse(text, &file, false)?;
         let Some(perms) = root.get("permissions") else {
             continue;
         };
         let Node::Obj(props, _) = perms else {
             return Err(json::shape(
-                &text,
+                text,
                 &file,
                 perms.offset(),
                 format!("`permissions` must be an object, found {}", perms.kind()),
@@ -47,7 +46,7 @@ pub fn import(files: &[&Path], ctx: &ImportContext) -> Result<Import, ImportErro
         for (key, key_at, value) in props {
             let from = SourcePos {
                 file: file.clone(),
-                line: line_of(&text, *key_at),
+                line: line_of(text, *key_at),
             };
             let action = match key.as_str() {
                 "allow" => Action::Allow,
@@ -68,7 +67,7 @@ pub fn import(files: &[&Path], ctx: &ImportContext) -> Result<Import, ImportErro
             };
             let Node::Arr(items, _) = value else {
                 return Err(json::shape(
-                    &text,
+                    text,
                     &file,
                     value.offset(),
                     format!(
@@ -80,7 +79,7 @@ pub fn import(files: &[&Path], ctx: &ImportContext) -> Result<Import, ImportErro
             for item in items {
                 let Some(s) = item.as_str() else {
                     return Err(json::shape(
-                        &text,
+                        text,
                         &file,
                         item.offset(),
                         format!("a rule must be a string, found {}", item.kind()),
@@ -91,7 +90,7 @@ pub fn import(files: &[&Path], ctx: &ImportContext) -> Result<Import, ImportErro
                     text: s.to_string(),
                     from: SourcePos {
                         file: file.clone(),
-                        line: line_of(&text, item.offset()),
+                        line: line_of(text, item.offset()),
                     },
                 });
             }
@@ -104,7 +103,7 @@ pub fn import(files: &[&Path], ctx: &ImportContext) -> Result<Import, ImportErro
             SourcePos {
                 file: files
                     .first()
-                    .map(|f| f.display().to_string())
+                    .map(|f| f.0.display().to_string())
                     .unwrap_or_default(),
                 line: 1,
             },

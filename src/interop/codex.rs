@@ -308,12 +308,11 @@ fn expand(tokens: &[Val]) -> Option<Vec<String>> {
     Some(acc.into_iter().map(|v| v.join(" ")).collect())
 }
 
-pub fn import(files: &[&Path], _ctx: &ImportContext) -> Result<Import, ImportError> {
+pub fn import(files: &[(&Path, &str)], _ctx: &ImportContext) -> Result<Import, ImportError> {
     let mut rules = Vec::new();
-    for path in files {
+    for (path, text) in files {
         let file = path.display().to_string();
-        let text = super::model::read_source(path)?;
-        rules.extend(parse(&text, &file)?);
+        rules.extend(parse(text, &file)?);
     }
     let mut out = Import::default();
     for action in [Action::Allow, Action::Ask, Action::Deny] {

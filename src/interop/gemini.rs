@@ -226,14 +226,13 @@ fn literal_regex(re: &str) -> Option<String> {
     Some(out)
 }
 
-pub fn import(files: &[&Path], _ctx: &ImportContext) -> Result<Import, ImportError> {
+pub fn import(files: &[(&Path, &str)], _ctx: &ImportContext) -> Result<Import, ImportError> {
     let mut all: Vec<GRule> = Vec::new();
-    for path in files {
+    for (path, text) in files {
         let file = path.display().to_string();
-        let text = super::model::read_source(path)?;
-        let doc = toml_edit::Document::parse(text.as_str()).map_err(|e| {
+        let doc = toml_edit::Document::parse(*text).map_err(|e| {
             syntax(
-                &text,
+                text,
                 &file,
                 e.span().map_or(0, |s| s.start),
                 crate::presentation::messages::lower_first(e.message()),
@@ -243,7 +242,7 @@ pub fn import(files: &[&Path], _ctx: &ImportContext) -> Result<Import, ImportErr
             if k != "rule" {
                 let at = item.span().map_or(0, |s| s.start);
                 return Err(syntax(
-                    &text,
+                    text,
                     &file,
                     at,
                     format!("unexpected `{k}`, a policy file holds `[[rule]]` tables"),
@@ -251,14 +250,14 @@ pub fn import(files: &[&Path], _ctx: &ImportContext) -> Result<Import, ImportErr
             }
             let Some(aot) = item.as_array_of_tables() else {
                 return Err(syntax(
-                    &text,
+                    text,
                     &file,
                     item.span().map_or(0, |s| s.start),
                     "`rule` must be written as `[[rule]]` tables",
                 ));
             };
             for t in aot.iter() {
-                all.push(rule(&text, &file, t)?);
+                all.push(rule(text, &file, t)?);
             }
         }
     }
@@ -269,7 +268,7 @@ pub fn import(files: &[&Path], _ctx: &ImportContext) -> Result<Import, ImportErr
         // Gemini CLI asks before writes unless a rule allows them; our defaults allow
         // project writes, so its default is imported where it is stricter.
         let from = SourcePos {
-            file: first.display().to_string(),
+            file: first.0.display().to_string(),
             line: 1,
         };
         let r = out.push(

@@ -52,15 +52,14 @@ fn capability(tool: &str) -> Option<(&'static str, bool)> {
     })
 }
 
-pub fn import(files: &[&Path], ctx: &ImportContext) -> Result<Import, ImportError> {
+pub fn import(files: &[(&Path, &str)], ctx: &ImportContext) -> Result<Import, ImportError> {
     let mut out = Import::default();
     let mut policy: Vec<KramRule> = Vec::new();
     let mut grants: Vec<KramRule> = Vec::new();
     let mut default: Option<(Action, SourcePos, String)> = None;
-    for path in files {
+    for (path, text) in files {
         let file = path.display().to_string();
-        let text = super::model::read_source(path)?;
-        let root = json::parse(&text, &file, false)?;
+        let root = json::parse(text, &file, false)?;
         let grant_list = match &root {
             Node::Arr(..) => Some(&root),
             Node::Obj(..) if root.get("rules").is_none() && root.get("default").is_none() => {
@@ -72,21 +71,21 @@ pub fn import(files: &[&Path], ctx: &ImportContext) -> Result<Import, ImportErro
             out.always_scope_exact = true;
             let Node::Arr(items, _) = list else {
                 return Err(json::shape(
-                    &text,
+                    text,
                     &file,
                     list.offset(),
                     "`grants` must be an array",
                 ));
             };
             for g in items {
-                grants.push(entry(&text, &file, g, true)?);
+                grants.push(entry(text, &file, g, true)?);
             }
             continue;
         }
         if let Some(d) = root.get("default") {
             let Some(s) = d.as_str() else {
                 return Err(json::shape(
-                    &text,
+                    text,
                     &file,
                     d.offset(),
                     format!("`default` must be a string, found {}", d.kind()),
@@ -96,13 +95,13 @@ pub fn import(files: &[&Path], ctx: &ImportContext) -> Result<Import, ImportErro
                 Action::Allow
             } else {
                 Action::parse_seed(s)
-                    .map_err(|e| json::shape(&text, &file, d.offset(), e.to_string()))?
+                    .map_err(|e| json::shape(text, &file, d.offset(), e.to_string()))?
             };
             default = Some((
                 a,
                 SourcePos {
                     file: file.clone(),
-                    line: line_of(&text, d.offset()),
+                    line: line_of(text, d.offset()),
                 },
                 format!("\"default\": \"{s}\""),
             ));
@@ -119,14 +118,14 @@ pub fn import(files: &[&Path], ctx: &ImportContext) -> Result<Import, ImportErro
         if let Some(rules) = root.get("rules") {
             let Node::Arr(items, _) = rules else {
                 return Err(json::shape(
-                    &text,
+                    text,
                     &file,
                     rules.offset(),
                     "`rules` must be an array",
                 ));
             };
             for r in items {
-                policy.push(entry(&text, &file, r, false)?);
+                policy.push(entry(text, &file, r, false)?);
             }
         }
     }

@@ -17,7 +17,7 @@ use super::model::{Import, ImportContext, ImportError, SourcePos, line_of};
 use crate::policy::rules::{Action, MatchDialect};
 
 pub fn import(
-    files: &[&Path],
+    files: &[(&Path, &str)],
     ctx: &ImportContext,
     agent: Option<&str>,
 ) -> Result<Import, ImportError> {
@@ -25,10 +25,9 @@ pub fn import(
     let mut grants: Vec<(String, SourcePos)> = Vec::new();
     let mut first: Option<SourcePos> = None;
     let mut agent_found = agent.is_none();
-    for path in files {
+    for (path, text) in files {
         let file = path.display().to_string();
-        let text = super::model::read_source(path)?;
-        let root = json::parse(&text, &file, true)?;
+        let root = json::parse(text, &file, true)?;
         let Some(agents) = root.get("agents") else {
             continue;
         };
@@ -48,7 +47,7 @@ pub fn import(
                     (None, Some(id), Some(p)) => {
                         let from = SourcePos {
                             file: file.clone(),
-                            line: line_of(&text, p.offset()),
+                            line: line_of(text, p.offset()),
                         };
                         out.skip(&from, &format!("agents.list[id={id}].permissions"), "per-agent list not imported: pass `--agent ID` to import the defaults plus that agent's list");
                     }
@@ -59,7 +58,7 @@ pub fn import(
         for list in lists {
             let Node::Arr(items, _) = list else {
                 return Err(json::shape(
-                    &text,
+                    text,
                     &file,
                     list.offset(),
                     format!(
@@ -71,7 +70,7 @@ pub fn import(
             for item in items {
                 let from = SourcePos {
                     file: file.clone(),
-                    line: line_of(&text, item.offset()),
+                    line: line_of(text, item.offset()),
                 };
                 first.get_or_insert_with(|| from.clone());
                 match item.as_str() {
@@ -85,7 +84,7 @@ pub fn import(
         return Err(ImportError::Read {
             file: files
                 .first()
-                .map(|f| f.display().to_string())
+                .map(|f| f.0.display().to_string())
                 .unwrap_or_default(),
             message: format!(
                 "no agent with id `{}` in `agents.list`",

@@ -71,6 +71,27 @@ pub fn import(
     ctx: &ImportContext,
     agent: Option<&str>,
 ) -> Result<Import, ImportError> {
+    let texts = files
+        .iter()
+        .map(|p| model::read_source(p))
+        .collect::<Result<Vec<String>, ImportError>>()?;
+    let sources: Vec<(&Path, &str)> = files
+        .iter()
+        .copied()
+        .zip(texts.iter().map(String::as_str))
+        .collect();
+    import_texts(format, &sources, ctx, agent)
+}
+
+/// As `import`, for sources already read (each path with its text, read with
+/// `model::read_source`): a caller that also hashes the bytes (trust) translates
+/// exactly what it hashed, and reads each file once.
+pub fn import_texts(
+    format: Format,
+    files: &[(&Path, &str)],
+    ctx: &ImportContext,
+    agent: Option<&str>,
+) -> Result<Import, ImportError> {
     match format {
         Format::Claude => claude::import(files, ctx),
         Format::Opencode => opencode::import(files, ctx),

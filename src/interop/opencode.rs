@@ -14,16 +14,15 @@ use super::json::{self, Node};
 use super::model::{Import, ImportContext, ImportError, SourcePos, anchor, line_of};
 use crate::policy::rules::{Action, MatchDialect};
 
-pub fn import(files: &[&Path], ctx: &ImportContext) -> Result<Import, ImportError> {
+pub fn import(files: &[(&Path, &str)], ctx: &ImportContext) -> Result<Import, ImportError> {
     let mut out = Import::default();
-    for path in files {
+    for (path, text) in files {
         let file = path.display().to_string();
-        let text = super::model::read_source(path)?;
-        let root = json::parse(&text, &file, false)?;
+        let root = json::parse(text, &file, false)?;
         if let Some(tools) = root.get("tools") {
             let from = SourcePos {
                 file: file.clone(),
-                line: line_of(&text, tools.offset()),
+                line: line_of(text, tools.offset()),
             };
             out.skip(&from, "tools", "the legacy tool switches decide which tools exist, not what they may do; deny the tool's capability instead");
         }
@@ -32,11 +31,11 @@ pub fn import(files: &[&Path], ctx: &ImportContext) -> Result<Import, ImportErro
         };
         let from = SourcePos {
             file: file.clone(),
-            line: line_of(&text, perm.offset()),
+            line: line_of(text, perm.offset()),
         };
         match perm {
             Node::Str(s, _) => {
-                let a = action(&text, &file, perm, s)?;
+                let a = action(text, &file, perm, s)?;
                 out.push(
                     "*",
                     "*",
@@ -48,7 +47,7 @@ pub fn import(files: &[&Path], ctx: &ImportContext) -> Result<Import, ImportErro
             }
             Node::Obj(props, _) => {
                 for (key, key_at, value) in props {
-                    permission(&mut out, &text, &file, key, *key_at, value, ctx)?;
+                    permission(&mut out, text, &file, key, *key_at, value, ctx)?;
                 }
                 // OpenCode needs both `edit` and `external_directory` to pass for a
                 // write outside the project: its edit asks and denies are repeated
@@ -69,7 +68,7 @@ pub fn import(files: &[&Path], ctx: &ImportContext) -> Result<Import, ImportErro
             }
             other => {
                 return Err(json::shape(
-                    &text,
+                    text,
                     &file,
                     other.offset(),
                     format!(

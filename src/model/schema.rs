@@ -316,6 +316,8 @@ pub enum ReasonSchema {
     SelfProtection,
     /// Writes a protected file; `reason` says which kind.
     ProtectedWrite { reason: String },
+    /// Writes a path the read rules do not let be read silently (a secret).
+    SecretWrite,
     /// A configuration file is broken: every allow is capped at ask.
     BrokenConfig,
     /// The hardline floor; `rule` is the floor entry.

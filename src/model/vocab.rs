@@ -290,6 +290,9 @@ pub enum Reason {
     SelfProtection,
     /// Writes a file that makes code run later or changes what git or the shell does.
     ProtectedWrite { reason: String },
+    /// Writes a path the read rules keep from being read silently (`.env`, `*.pem`,
+    /// `~/.ssh/`): overwriting, truncating or planting a secret asks as reading it does.
+    SecretWrite,
     /// A configuration file is broken: every allow is capped at ask.
     BrokenConfig,
     /// The hardline floor (seed §4.2): no rule can lift it.
@@ -504,7 +507,9 @@ pub enum Verdict {
     ReadOnly,
     /// A project-local build or test (`cargo test`, `npm test`, `make TARGET`).
     ProjectBuild,
-    /// `mkdir`/`touch`/`cp`/`mv` whose every path resolves inside the project.
+    /// An in-project edit (`programs::edits`, or a verified reader whose output is
+    /// redirected into the project): every effect is a write of a path inside the
+    /// project, or a read, each requested separately.
     ProjectWrite,
     /// A script of the project run by its interpreter (`python reproduce.py`, `node
     /// scripts/x.js`, `./run.sh`): the project's own code, which no reading can prove.

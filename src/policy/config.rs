@@ -133,6 +133,8 @@ struct PolicyInner {
     hosts: RuleSet,
     /// A host file could not be read: `host_allows` cannot rule anything out.
     host_incomplete: bool,
+    /// The hosts' rules were read into this policy (`PolicyBuilder::host_seen`).
+    host_read: bool,
     /// The managed layer alone: the ceiling its deny/ask rules impose.
     managed: RuleSet,
     errors: Vec<ConfigError>,
@@ -165,6 +167,7 @@ impl Policy {
                 without_hosts: None,
                 hosts: RuleSet::new(Vec::new()),
                 host_incomplete: false,
+                host_read: false,
                 managed: RuleSet::default(),
                 errors: Vec::new(),
                 files: Vec::new(),
@@ -231,6 +234,39 @@ impl Policy {
     /// setting wins, so a project cannot widen what a user or administrator narrowed).
     pub fn always_scope(&self) -> AlwaysScope {
         self.inner.always_scope
+    }
+
+    /// A digest of every rule `evaluate` consults (the layered rules, the layers
+    /// without the hosts' rules, the managed ceiling) and of which of them have
+    /// expired by now: two policies with the same fingerprint evaluate every request
+    /// alike, and a rule that expires changes it. `None` if the rules cannot be
+    /// encoded.
+    pub fn fingerprint(&self) -> Option<String> {
+        use sha2::{Digest, Sha256};
+        let mut h = Sha256::new();
+        let without = self.inner.without_hosts.as_ref().map(RuleSet::rules);
+        let now = crate::model::rule::now_unix();
+        let expired: Vec<bool> = [
+            Some(&self.inner.set),
+            self.inner.without_hosts.as_ref(),
+            Some(&self.inner.managed),
+        ]
+        .into_iter()
+        .flatten()
+        .flat_map(RuleSet::rules)
+        .map(|r| r.expires.as_ref().is_some_and(|e| now >= e.at()))
+        .collect();
+        let parts = [
+            serde_json::to_vec(self.inner.set.rules()).ok()?,
+            serde_json::to_vec(&without).ok()?,
+            serde_json::to_vec(self.inner.managed.rules()).ok()?,
+            serde_json::to_vec(&expired).ok()?,
+        ];
+        for p in parts {
+            h.update((p.len() as u64).to_le_bytes());
+            h.update(&p);
+        }
+        Some(h.finalize().iter().map(|b| format!("{b:02x}")).collect())
     }
 
     /// Every layered rule naming `cap`, with why it does or does not match (positions
@@ -311,6 +347,12 @@ impl Policy {
         self.inner.host_incomplete
     }
 
+    /// Whether the hosts' own rules were read into this policy (not when the layer is
+    /// off): without them, what a host's own rules would let through is not known.
+    pub fn host_rules_read(&self) -> bool {
+        self.inner.host_read
+    }
+
     /// Whether `cap` is denied for every subject whatever session rules say: the layered
     /// rules deny it for `*` with nothing later to allow or ask, or the managed ceiling
     /// denies it for `*`.
@@ -389,6 +431,7 @@ pub struct PolicyBuilder {
     /// Every allow of the hosts' files, trusted or not, and whether one went unread.
     host_seen: Vec<PermissionRule>,
     host_incomplete: bool,
+    host_read: bool,
     errors: Vec<ConfigError>,
     files: Vec<PathBuf>,
     root: Option<PathBuf>,
@@ -516,6 +559,7 @@ impl PolicyBuilder {
     pub fn host_seen(mut self, allows: Vec<PermissionRule>, complete: bool) -> Self {
         self.host_seen.extend(allows);
         self.host_incomplete |= !complete;
+        self.host_read = true;
         self
     }
 
@@ -665,6 +709,7 @@ impl PolicyBuilder {
                 without_hosts: without_hosts.take().map(|v| RuleSet::with_root(v, root)),
                 hosts: RuleSet::with_root(hosts, root),
                 host_incomplete: self.host_incomplete,
+                host_read: self.host_read,
                 managed: RuleSet::with_root(self.managed, self.root.as_deref()),
                 errors: self.errors,
                 files: self.files,

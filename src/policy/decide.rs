@@ -391,6 +391,25 @@ pub fn decide_with(
             offer_always = false;
             push_reason(&mut req, &mut reasons, Reason::UnknownPath);
         }
+        if matches!(
+            req.capability,
+            Capability::FileWriteProject | Capability::FileWriteOutsideProject
+        ) && action != Action::Deny
+        {
+            // A write to a path the read rules keep from being read silently destroys
+            // or plants a secret (`> .env`, `cp x ~/.ssh/authorized_keys`): it is judged
+            // at least as the read of it would be, whatever tool writes it, and no
+            // pattern for the write could quiet it (this check would still ask).
+            let read = policy.evaluate(session.as_ref(), Capability::FileRead, &req.subject);
+            if read.action >= Action::Ask {
+                if read.action > action {
+                    action = read.action;
+                    rule = read.rule.cloned();
+                }
+                offer_always = false;
+                push_reason(&mut req, &mut reasons, Reason::SecretWrite);
+            }
+        }
         if let Some(hit) = protected_target(&req, &protected) {
             // Never quiet, never under an "always" pattern, whatever tool.
             offer_always = false;

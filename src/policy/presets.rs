@@ -3,12 +3,15 @@
 //!
 //! - `strict`: the defaults alone (seed §4.5 plus the credential-store reads).
 //! - `recommended` (the default): `strict` plus `process.execute` allowed for commands
-//!   the analysis verified read-only (`metadata.verified = readOnly`), and contained
-//!   (run without a prompt in the sandbox, `crate::contain`) for project-local builds
-//!   and tests and for the project's own scripts. Their reads are requests of their
-//!   own, judged by the read rules, so secrets still ask.
-//! - `autonomous`: `recommended` plus project-local builds and tests and in-project
-//!   `mkdir`/`touch`/`cp`/`mv` allowed, and every other command that would ask only
+//!   the analysis verified read-only (`metadata.verified = readOnly`) and for proven
+//!   in-project edits (`projectWrite`: `mkdir -p`, `touch`, `cp`/`mv`/`ln -s` within
+//!   the project, `sed -i` with an editing script, a verified reader's output
+//!   redirected into the project), and contained (run without a prompt in the sandbox,
+//!   `crate::contain`) for project-local builds and tests and for the project's own
+//!   scripts. Their reads and writes are requests of their own, judged by the read
+//!   and write rules, the protected paths and the secret rules, so an edit is decided
+//!   as the write tool's would be and secrets still ask.
+//! - `autonomous`: `recommended` plus project-local builds and tests allowed, and every other command that would ask only
 //!   because no rule vouches for it contained, unless the analysis sees it write
 //!   (the sandbox leaves the project writable, so it would not hold a deletion there);
 //!   `decide` applies that one, since it depends on no rule having matched.
@@ -75,6 +78,7 @@ impl Preset {
             Preset::Strict => Vec::new(),
             Preset::Recommended => vec![
                 rule(Verdict::ReadOnly),
+                rule(Verdict::ProjectWrite),
                 contain(Verdict::ProjectBuild),
                 contain(Verdict::ProjectScript),
             ],

@@ -124,6 +124,91 @@ const TABLE: &[(Shape, &str, &str)] = &[
         "hook manager: the repositories and commands it lists run on commit",
     ),
     (
+        Shape::Under(&[".github", "workflows"]),
+        ".github/workflows/",
+        "CI configuration: the jobs it defines run with the repository's secrets and deploy rights",
+    ),
+    (
+        Shape::Under(&[".github", "actions"]),
+        ".github/actions/",
+        "CI configuration: actions the workflows run with the repository's secrets",
+    ),
+    (
+        Shape::Under(&[".gitea", "workflows"]),
+        ".gitea/workflows/",
+        "CI configuration: the jobs it defines run with the repository's secrets and deploy rights",
+    ),
+    (
+        Shape::Under(&[".forgejo", "workflows"]),
+        ".forgejo/workflows/",
+        "CI configuration: the jobs it defines run with the repository's secrets and deploy rights",
+    ),
+    (
+        Shape::Named(".gitlab-ci.yml"),
+        ".gitlab-ci.yml",
+        "CI configuration: the jobs it defines run with the repository's secrets and deploy rights",
+    ),
+    (
+        Shape::Under(&[".gitlab"]),
+        ".gitlab/",
+        "CI configuration: `.gitlab-ci.yml` includes the job files kept here",
+    ),
+    (
+        Shape::Under(&[".circleci"]),
+        ".circleci/",
+        "CI configuration: the jobs it defines run with the repository's secrets and deploy rights",
+    ),
+    (
+        Shape::Named(".travis.yml"),
+        ".travis.yml",
+        "CI configuration: the jobs it defines run with the repository's secrets and deploy rights",
+    ),
+    (
+        Shape::Named("azure-pipelines.yml"),
+        "azure-pipelines.yml",
+        "CI configuration: the jobs it defines run with the repository's secrets and deploy rights",
+    ),
+    (
+        Shape::Named("Jenkinsfile"),
+        "Jenkinsfile",
+        "CI configuration: the pipeline it defines runs with the CI server's credentials",
+    ),
+    (
+        Shape::Named(".drone.yml"),
+        ".drone.yml",
+        "CI configuration: the jobs it defines run with the repository's secrets and deploy rights",
+    ),
+    (
+        Shape::Named(".woodpecker.yml"),
+        ".woodpecker.yml",
+        "CI configuration: the jobs it defines run with the repository's secrets and deploy rights",
+    ),
+    (
+        Shape::Under(&[".woodpecker"]),
+        ".woodpecker/",
+        "CI configuration: the jobs it defines run with the repository's secrets and deploy rights",
+    ),
+    (
+        Shape::Named("bitbucket-pipelines.yml"),
+        "bitbucket-pipelines.yml",
+        "CI configuration: the jobs it defines run with the repository's secrets and deploy rights",
+    ),
+    (
+        Shape::Under(&[".buildkite"]),
+        ".buildkite/",
+        "CI configuration: the pipeline it defines runs with the agents' credentials",
+    ),
+    (
+        Shape::Named("appveyor.yml"),
+        "appveyor.yml",
+        "CI configuration: the jobs it defines run with the repository's secrets and deploy rights",
+    ),
+    (
+        Shape::Named(".appveyor.yml"),
+        ".appveyor.yml",
+        "CI configuration: the jobs it defines run with the repository's secrets and deploy rights",
+    ),
+    (
         Shape::Named(".envrc"),
         ".envrc",
         "direnv runs it on entering the directory",
@@ -250,20 +335,6 @@ pub fn is_git_shaped(dir: &Path) -> bool {
     crate::programs::git_discovery::git_shaped_after(dir, Path::new(""))
 }
 
-/// The table's rows that name one entry of a directory (`.envrc`, `.husky/`, `.git`):
-/// where such an entry does not exist yet, a contained command could create it, so
-/// the sandbox looks for them after the command (`crate::contain`).
-pub fn entry_names() -> Vec<&'static str> {
-    TABLE
-        .iter()
-        .filter_map(|(shape, _, _)| match shape {
-            Shape::Under([one]) => Some(*one),
-            Shape::Named(name) => Some(*name),
-            Shape::Under(_) => None,
-        })
-        .collect()
-}
-
 /// A write into a directory that has, or with this write gets, the shape of a git
 /// directory (`HEAD`, `objects/`, `refs/`, or `HEAD` and `commondir`): git run there,
 /// or below it, takes it for a repository, reads its `config`, `info/attributes` and
@@ -333,13 +404,33 @@ mod tests {
         );
         assert_eq!(hit("/p/a/.envrc").as_deref(), Some("*/.envrc"));
         assert_eq!(hit("/p/.husky/pre-push").as_deref(), Some("*/.husky*"));
+        assert_eq!(
+            hit("/p/.github/workflows/ci.yml").as_deref(),
+            Some("*/.github/workflows*")
+        );
+        assert_eq!(
+            hit("/p/.GitHub/Workflows/release.yaml").as_deref(),
+            Some("*/.github/workflows*")
+        );
+        assert_eq!(
+            hit("/p/.gitlab-ci.yml").as_deref(),
+            Some("*/.gitlab-ci.yml")
+        );
+        assert_eq!(
+            hit("/p/.circleci/config.yml").as_deref(),
+            Some("*/.circleci*")
+        );
+        assert_eq!(hit("/p/Jenkinsfile").as_deref(), Some("*/Jenkinsfile"));
     }
 
     #[test]
     fn neighbours_are_not_protected() {
         for p in [
             "/p/src/git/config",
-            "/p/.github/workflows/ci.yml",
+            "/p/.github/ISSUE_TEMPLATE/bug.md",
+            "/p/.github/CODEOWNERS",
+            "/p/docs/workflows/ci.yml",
+            "/p/ci/gitlab-ci.yml.md",
             "/p/.gitignore",
             "/p/docs/envrc.md",
             "/p/.git-blame-ignore-revs",

@@ -67,6 +67,9 @@ pub fn protected_write_note(reason: &str) -> String {
     )
 }
 
+/// Risk note for a write to a path the read rules keep from being read silently.
+pub const SECRET_WRITE_NOTE: &str = "Writes a file shaped like a secret (a key, a token, an .env): overwriting or planting one asks, as reading it does.";
+
 /// Seed §3.2 risk note for obfuscated commands.
 pub const OBFUSCATED_NOTE: &str =
     "Command uses substitution — KHAELOR cannot verify what it will run.";
@@ -434,6 +437,7 @@ pub fn reason_note(reason: &Reason, subject: &str) -> String {
         Reason::UnknownPath => UNKNOWN_PATH_NOTE.to_string(),
         Reason::SelfProtection => SELF_PROTECTION_NOTE.to_string(),
         Reason::ProtectedWrite { reason } => protected_write_note(reason),
+        Reason::SecretWrite => SECRET_WRITE_NOTE.to_string(),
         Reason::BrokenConfig => BROKEN_CONFIG_NOTE.to_string(),
         Reason::Hardline { .. } => HARDLINE_NOTE.to_string(),
         Reason::NonInteractive => NON_INTERACTIVE_MESSAGE.to_string(),

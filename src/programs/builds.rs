@@ -1,5 +1,5 @@
-//! Project-local builds, tests and in-project file operations: which
-//! literal commands the `autonomous` preset may allow, read the way the program table
+//! Project-local builds, tests and the project's own scripts: which
+//! literal commands the presets may allow or contain, read the way the program table
 //! reads every program (options that name a program, a config or a place elsewhere
 //! make a command no build of this project).
 //!
@@ -20,7 +20,7 @@ pub struct BuildVerdict {
 }
 
 /// The presets' verdicts for one literal simple command run in `cwd`: a project-local
-/// build or test, a script of the project, or an in-project file operation.
+/// build or test, or a script of the project (in-project edits are `edits`').
 /// `writes_file`: the command has a write redirect to a file (never a verdict: its
 /// target is judged as a write, but the command is then more than the build).
 /// `patterned`: a word was a glob the analysis expanded (no script verdict then).
@@ -60,10 +60,6 @@ pub fn autonomous_verdict(
         "make" => plain(make(rest, cwd)),
         "pytest" => build(pytest(rest, cwd, ctx)),
         "tox" => plain(tox(rest, cwd)),
-        "mkdir" | "touch" | "cp" | "mv" => file_op(name, rest, cwd, ctx).then(|| BuildVerdict {
-            verdict: Verdict::ProjectWrite,
-            writes: Vec::new(),
-        }),
         _ => None,
     }
 }
@@ -493,72 +489,6 @@ fn tox(rest: &[&str], cwd: &Path) -> bool {
         ["-e", env] => !env.starts_with('-'),
         _ => false,
     }
-}
-
-/// `mkdir`/`touch`/`cp`/`mv` with plain options and every path operand resolving
-/// inside the project (symlinks followed on the existing prefix).
-fn file_op(name: &str, rest: &[&str], cwd: &Path, ctx: &AnalysisContext) -> bool {
-    let flags: &[&str] = match name {
-        "mkdir" => &["-p", "-v", "--parents", "--verbose"],
-        "touch" => &["-a", "-c", "-m", "--no-create"],
-        "cp" => &[
-            "-r",
-            "-R",
-            "-a",
-            "-p",
-            "-v",
-            "-n",
-            "-f",
-            "-u",
-            "-T",
-            "-rf",
-            "-fr",
-            "-rv",
-            "-av",
-            "-Rf",
-            "-pr",
-            "--recursive",
-            "--archive",
-            "--verbose",
-            "--no-clobber",
-            "--force",
-            "--update",
-            "--no-target-directory",
-        ],
-        _ => &[
-            "-f",
-            "-n",
-            "-v",
-            "-u",
-            "-T",
-            "--force",
-            "--no-clobber",
-            "--verbose",
-            "--update",
-        ],
-    };
-    let mut paths = 0;
-    let mut only_operands = false;
-    for w in rest {
-        if !only_operands && *w == "--" {
-            only_operands = true;
-            continue;
-        }
-        if !only_operands && w.starts_with('-') {
-            if !flags.contains(w) {
-                return false;
-            }
-            continue;
-        }
-        match crate::model::paths::resolve_word(w, Some(cwd), ctx.home()) {
-            Some(p) if crate::model::paths::is_inside(&p, ctx.root()) && p != ctx.root() => {
-                paths += 1
-            }
-            _ => return false,
-        }
-    }
-    let min = if matches!(name, "cp" | "mv") { 2 } else { 1 };
-    paths >= min
 }
 
 /// Interpreters that run a script file named as their first operand, with the flags

@@ -13,6 +13,7 @@ pub mod builds;
 pub mod builtins;
 pub mod composed;
 pub mod description;
+pub mod edits;
 pub mod environment;
 pub mod git;
 pub mod git_discovery;

@@ -35,6 +35,9 @@ pub(crate) struct Word {
 pub(crate) enum RedirectKind {
     Write,
     Read,
+    /// `<>`: opens the file for reading and writing (on descriptor 0 by default, so
+    /// the command reads it as its input).
+    ReadWrite,
     /// `>&N`, `<&N`, `>&-`: no file is opened.
     Duplicate,
     /// `<<EOF` and `<<<word`: input from the command text itself.

@@ -316,7 +316,7 @@ fn verdict(
         }
     }
     let writes_file = cmd.redirects.iter().any(|r| {
-        r.kind == RedirectKind::Write
+        matches!(r.kind, RedirectKind::Write | RedirectKind::ReadWrite)
             && r.target.as_ref().is_none_or(|t| {
                 t.dynamic
                     || !(HARMLESS_DEVICES.contains(&t.text.as_str())
@@ -328,6 +328,14 @@ fn verdict(
     if fx.functions.iter().any(|f| f == name) {
         return None;
     }
+    // A word bash expands as a pattern names files only when it runs: no script of
+    // the project, and no edit, is vouched for through one (`cat * > file` reads a glob
+    // over the project into a file).
+    let patterned = cmd.words.iter().any(|w| w.pattern);
+    // A verified reader whose output goes only to files inside the project is an edit
+    // of those files (`echo hi > notes.md`, `cat > src/x.ts <<'EOF'`): its reads are
+    // judged as the reader's, its writes (the redirects' requests) as any write.
+    let redirect_edit = writes_file && !patterned && redirects_edit_project(cmd, ctx);
     // git runs the configuration of the repository it finds (`core.fsmonitor`,
     // `core.pager`, the textconv drivers `info/attributes` selects): read-only only when
     // it runs inside the project and the repository it will use, found as git finds it,
@@ -364,10 +372,13 @@ fn verdict(
     let verified = match piped {
         Some(v) => Some(v),
         None if name == "xargs" => None,
-        None if writes_file => None,
+        None if writes_file && !redirect_edit => None,
         None => table::readonly::verify(&words),
     };
     if let Some(v) = verified {
+        if writes_file && v.chdir_only {
+            return None;
+        }
         // A lister of names may feed an `xargs` piped right after it; its errors and
         // output may go nowhere else than `/dev/null`.
         let quiet = cmd.redirects.iter().all(|r| {
@@ -434,14 +445,38 @@ fn verdict(
         for d in &v.lists {
             recursive_read_request(d, &listing, cwd, ctx, fx);
         }
-        return Some(Verdict::ReadOnly);
+        return Some(if writes_file {
+            Verdict::ProjectWrite
+        } else {
+            Verdict::ReadOnly
+        });
     }
     if !writes_file && table::readonly::describes_reader(&words) {
         fx.unread_reader = true;
     }
-    // A word bash expands as a pattern names files only when it runs: no script of
-    // the project is vouched for through one.
-    let patterned = cmd.words.iter().any(|w| w.pattern);
+    // An in-project edit by a program modelled option by option (`mkdir -p src/x`,
+    // `mv a b`, `sed -i 's/a/b/' f`): every path it writes, copies from or moves is a
+    // request, judged by the write, protected and secret rules.
+    if !writes_file
+        && !patterned
+        && let Some(cwd) = cmd.cwd.path()
+        && let Some(edit) = table::edits::edit(&words, cwd, ctx)
+    {
+        for w in &edit.writes {
+            write_request(&w.display().to_string(), &cmd.cwd, ctx, fx);
+        }
+        for r in &edit.reads {
+            read_request(&r.display().to_string(), &cmd.cwd, ctx, fx);
+        }
+        let copied = crate::model::vocab::DirectoryRead {
+            recursive: true,
+            ..Default::default()
+        };
+        for d in &edit.trees {
+            recursive_read_request(&d.display().to_string(), &copied, &cmd.cwd, ctx, fx);
+        }
+        return Some(Verdict::ProjectWrite);
+    }
     let build = crate::programs::builds::autonomous_verdict(
         &words,
         cmd.cwd.path(),
@@ -472,11 +507,12 @@ fn composed_xargs(
     if cmd.piped_from != Some(*start) || *cwd != cmd.cwd {
         return None;
     }
-    if cmd
-        .redirects
-        .iter()
-        .any(|r| matches!(r.kind, RedirectKind::Read | RedirectKind::Inline))
-    {
+    if cmd.redirects.iter().any(|r| {
+        matches!(
+            r.kind,
+            RedirectKind::Read | RedirectKind::ReadWrite | RedirectKind::Inline
+        )
+    }) {
         return None;
     }
     if producer.bare {
@@ -494,6 +530,26 @@ fn composed_xargs(
         }
     }
     table::composed::xargs(words, producer)
+}
+
+/// Whether every file a command's redirects open is one it only writes, at a literal
+/// path inside the project (not the root itself): the devices that touch no file
+/// aside. `<>` also reads its file, and a `~` word is the shell's to expand.
+fn redirects_edit_project(cmd: &SimpleCommand, ctx: &AnalysisContext) -> bool {
+    cmd.redirects.iter().all(|r| match r.kind {
+        RedirectKind::Read | RedirectKind::ReadWrite => false,
+        RedirectKind::Duplicate | RedirectKind::Inline => true,
+        RedirectKind::Write => r.target.as_ref().is_some_and(|t| {
+            if t.dynamic || t.pattern || is_pattern(&t.text) || t.text.starts_with('~') {
+                return false;
+            }
+            if HARMLESS_DEVICES.contains(&t.text.as_str()) {
+                return true;
+            }
+            paths::resolve_word(&t.text, cmd.cwd.path(), ctx.home())
+                .is_some_and(|p| paths::is_inside(&p, ctx.root()) && p != ctx.root())
+        }),
+    })
 }
 
 /// The configuration files a verified `git config` reading form prints, each a read
@@ -786,12 +842,12 @@ fn stdin_program(cmd: &SimpleCommand, words: &[String], cwd: &Cwd, fx: &mut Effe
         return;
     }
     // Bash applies redirects in order: the last one to the input is what is read.
-    let Some(input) = cmd
-        .redirects
-        .iter()
-        .rev()
-        .find(|r| matches!(r.kind, RedirectKind::Read | RedirectKind::Inline))
-    else {
+    let Some(input) = cmd.redirects.iter().rev().find(|r| {
+        matches!(
+            r.kind,
+            RedirectKind::Read | RedirectKind::ReadWrite | RedirectKind::Inline
+        )
+    }) else {
         if from_input {
             fx.stdin_program = true;
             fx.inline_code = true;
@@ -807,8 +863,8 @@ fn stdin_program(cmd: &SimpleCommand, words: &[String], cwd: &Cwd, fx: &mut Effe
         return;
     };
     let source = match (&input.kind, &input.target) {
-        (RedirectKind::Read, Some(t)) => format!("`{}`", t.text),
-        (RedirectKind::Read, None) => "a file".to_string(),
+        (RedirectKind::Read | RedirectKind::ReadWrite, Some(t)) => format!("`{}`", t.text),
+        (RedirectKind::Read | RedirectKind::ReadWrite, None) => "a file".to_string(),
         _ if cmd.heredoc && input.target.is_none() && input.input.is_some() => {
             "its here-document or here-string".to_string()
         }
@@ -841,7 +897,7 @@ pub(crate) fn redirect_effects(r: &Redirect, cwd: &Cwd, ctx: &AnalysisContext, f
     let Some(target) = &r.target else { return };
     match r.kind {
         RedirectKind::Duplicate | RedirectKind::Inline => {}
-        RedirectKind::Write | RedirectKind::Read => {
+        RedirectKind::Write | RedirectKind::Read | RedirectKind::ReadWrite => {
             let t = target.text.as_str();
             if let Some(endpoint) = crate::shell::network_endpoint(t) {
                 fx.push(CapabilityRequest::new(
@@ -857,10 +913,12 @@ pub(crate) fn redirect_effects(r: &Redirect, cwd: &Cwd, ctx: &AnalysisContext, f
             if HARMLESS_DEVICES.contains(&t) || t.starts_with("/dev/fd/") {
                 return;
             }
-            if r.kind == RedirectKind::Write {
+            // `<>` both reads and writes its file.
+            if matches!(r.kind, RedirectKind::Write | RedirectKind::ReadWrite) {
                 fx.hardline(floor::check_redirect_target(t, ctx));
                 write_request(t, cwd, ctx, fx);
-            } else {
+            }
+            if matches!(r.kind, RedirectKind::Read | RedirectKind::ReadWrite) {
                 read_request(t, cwd, ctx, fx);
             }
         }

@@ -1114,7 +1114,7 @@ fn may_fail(r: &crate::shell::ir::Redirect) -> bool {
             .target
             .as_ref()
             .is_none_or(|t| t.dynamic || t.pattern || !stream(&t.text)),
-        RedirectKind::Write => r.target.as_ref().is_none_or(|t| {
+        RedirectKind::Write | RedirectKind::ReadWrite => r.target.as_ref().is_none_or(|t| {
             t.dynamic
                 || t.pattern
                 || t.text.is_empty()

@@ -500,13 +500,14 @@ impl<'s> Walker<'s, '_> {
                 let fd = descriptor(node, self.src);
                 let kind = match op.as_str() {
                     "<" => RedirectKind::Read,
+                    "<>" => RedirectKind::ReadWrite,
                     ">&" | "<&" if fd_target => RedirectKind::Duplicate,
                     // `<&FILE` and `2>&FILE` open no file: bash reports an ambiguous
                     // redirect (only `>&FILE` and `1>&FILE` write FILE).
                     "<&" => RedirectKind::Duplicate,
                     ">&" if fd.is_some_and(|d| d != "1") => RedirectKind::Duplicate,
                     ">&-" | "<&-" => RedirectKind::Duplicate,
-                    // `>`, `>>`, `>|`, `&>`, `&>>`, `<>` and `>&FILE` all open a file for writing.
+                    // `>`, `>>`, `>|`, `&>`, `&>>` and `>&FILE` all open a file for writing.
                     _ => RedirectKind::Write,
                 };
                 found.push((

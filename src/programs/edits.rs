@@ -1,0 +1,594 @@
+//! In-project edits: the literal commands whose every effect is a write of files
+//! inside the project, made by programs modelled option by option (`mkdir`, `touch`,
+//! `cp`, `mv`, `ln -s`, `tee`, `sed -i` with a script of editing commands only).
+//!
+//! Owns which words make such an edit and the complete list of what it writes and
+//! copies; the analysis turns them into requests (every write judged by the write
+//! rules, the protected paths and the secret rules; every copied tree judged as reads)
+//! and `presets` owns the rules that allow the verdict. Options were read from the GNU
+//! programs' `--help` and checked by running them; an option not listed here keeps the
+//! command unverified (today's answer). Knows nothing of requests or rules.
+
+use std::path::{Path, PathBuf};
+
+use crate::model::paths;
+use crate::model::vocab::AnalysisContext;
+
+/// What a verified edit does, as absolute paths.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Edit {
+    /// Every path the command creates, changes or removes (for a copy or move of a
+    /// directory, every name it creates below the destination too).
+    pub writes: Vec<PathBuf>,
+    /// Files whose content ends up under a new name (copy and move sources).
+    pub reads: Vec<PathBuf>,
+    /// Directories copied or moved whole: every file below is read.
+    pub trees: Vec<PathBuf>,
+}
+
+/// Most names below one copied or moved directory before the command is left
+/// unverified (each is a write to judge).
+const MAX_TREE_ENTRIES: usize = 512;
+
+/// The edit one literal simple command makes, run in `cwd`, or `None` when it is not
+/// one this module proves: an unknown option, an operand outside the project (or the
+/// project root itself), a word with a `~` the shell may have meant differently.
+pub fn edit(words: &[&str], cwd: &Path, ctx: &AnalysisContext) -> Option<Edit> {
+    if !paths::is_inside(cwd, ctx.root()) {
+        return None;
+    }
+    let (name, rest) = words.split_first()?;
+    match *name {
+        "mkdir" => plain(rest, "pv", &["--parents", "--verbose"], cwd, ctx),
+        "touch" => plain(rest, "acm", &["--no-create"], cwd, ctx),
+        "tee" => plain(rest, "aip", &["--append", "--ignore-interrupts"], cwd, ctx),
+        "cp" => copy(
+            rest,
+            "rRapvnfuT",
+            &[
+                "--recursive",
+                "--archive",
+                "--verbose",
+                "--no-clobber",
+                "--force",
+                "--update",
+                "--no-target-directory",
+            ],
+            false,
+            cwd,
+            ctx,
+        ),
+        "mv" => copy(
+            rest,
+            "fnvuT",
+            &[
+                "--force",
+                "--no-clobber",
+                "--verbose",
+                "--update",
+                "--no-target-directory",
+            ],
+            true,
+            cwd,
+            ctx,
+        ),
+        "ln" => symlink(rest, cwd, ctx),
+        "sed" => sed_in_place(rest, cwd, ctx),
+        _ => None,
+    }
+}
+
+/// Options (short letters taking no value, clustered or not; long flags) and operands.
+struct Parsed<'w> {
+    letters: String,
+    long: Vec<&'w str>,
+    operands: Vec<&'w str>,
+}
+
+fn parse<'w>(rest: &[&'w str], short: &str, long: &[&str]) -> Option<Parsed<'w>> {
+    let mut p = Parsed {
+        letters: String::new(),
+        long: Vec::new(),
+        operands: Vec::new(),
+    };
+    let mut only_operands = false;
+    for w in rest {
+        if only_operands || !w.starts_with('-') || *w == "-" {
+            p.operands.push(w);
+        } else if *w == "--" {
+            only_operands = true;
+        } else if w.starts_with("--") {
+            if !long.contains(w) {
+                return None;
+            }
+            p.long.push(w);
+        } else {
+            let letters = w.get(1..)?;
+            if !letters.chars().all(|c| short.contains(c)) {
+                return None;
+            }
+            p.letters.push_str(letters);
+        }
+    }
+    Some(p)
+}
+
+/// An operand's path, inside the project and not the root itself. A `~` the analysis
+/// would have to guess about (a quoted one, `~user`) leaves it unproven.
+fn inside(word: &str, cwd: &Path, ctx: &AnalysisContext) -> Option<PathBuf> {
+    if word.is_empty() || (word.starts_with('~') && !word.starts_with("~/") && word != "~") {
+        return None;
+    }
+    let p = paths::resolve_word(word, Some(cwd), ctx.home())?;
+    (paths::is_inside(&p, ctx.root()) && p != ctx.root()).then_some(p)
+}
+
+/// `mkdir`, `touch`, `tee`: every operand is written.
+fn plain(
+    rest: &[&str],
+    short: &str,
+    long: &[&str],
+    cwd: &Path,
+    ctx: &AnalysisContext,
+) -> Option<Edit> {
+    let p = parse(rest, short, long)?;
+    if p.operands.is_empty() {
+        return None;
+    }
+    let writes = p
+        .operands
+        .iter()
+        .map(|w| inside(w, cwd, ctx))
+        .collect::<Option<Vec<_>>>()?;
+    Some(Edit {
+        writes,
+        ..Edit::default()
+    })
+}
+
+/// `cp SRC… DEST` and `mv SRC… DEST`: each source, inside the project, lands at DEST
+/// (with `-T`, or when DEST is not a directory and there is one source) or at
+/// DEST/NAME. A directory source (copied with `-r`/`-R`/`-a`, or moved) lands with
+/// every name below it, each a write of its own, and its files are read; a moved
+/// source is written too (it disappears).
+fn copy(
+    rest: &[&str],
+    short: &str,
+    long: &[&str],
+    moves: bool,
+    cwd: &Path,
+    ctx: &AnalysisContext,
+) -> Option<Edit> {
+    let p = parse(rest, short, long)?;
+    let (dest_word, sources) = p.operands.split_last()?;
+    if sources.is_empty() {
+        return None;
+    }
+    let no_target_dir = p.letters.contains('T') || p.long.contains(&"--no-target-directory");
+    // The project root itself is a destination only as the directory the sources land
+    // in (`cp lib/a.ts .`).
+    let dest = match inside(dest_word, cwd, ctx) {
+        Some(d) => d,
+        None if !no_target_dir && !dest_word.starts_with('~') => {
+            paths::resolve_word(dest_word, Some(cwd), ctx.home()).filter(|d| d == ctx.root())?
+        }
+        None => return None,
+    };
+    let recursive = moves
+        || p.letters.contains(['r', 'R', 'a'])
+        || p.long
+            .iter()
+            .any(|l| matches!(*l, "--recursive" | "--archive"));
+    if no_target_dir && sources.len() > 1 {
+        return None;
+    }
+    let into_dir = !no_target_dir && (sources.len() > 1 || dest.is_dir());
+    let mut edit = Edit::default();
+    for s in sources {
+        let src = inside(s, cwd, ctx)?;
+        // The name the source is known by (a symlink source is moved or, with `-r`,
+        // copied as the link itself; its target is what `resolve_word` returned).
+        let unresolved = paths::clean(&cwd.join(paths::expand_home(s, ctx.home())?));
+        let base = unresolved.file_name()?;
+        let landing = if into_dir {
+            dest.join(base)
+        } else {
+            dest.clone()
+        };
+        if moves {
+            edit.writes.push(src.clone());
+        }
+        let is_dir = std::fs::symlink_metadata(&unresolved).is_ok_and(|m| m.is_dir());
+        if is_dir && recursive {
+            for rel in tree(&src)? {
+                edit.writes.push(landing.join(rel));
+            }
+            edit.trees.push(src);
+        } else {
+            edit.reads.push(src);
+        }
+        edit.writes.push(landing);
+    }
+    Some(edit)
+}
+
+/// The names below `dir`, relative to it, without following symlinks; `None` past
+/// `MAX_TREE_ENTRIES` or on an error reading a directory.
+fn tree(dir: &Path) -> Option<Vec<PathBuf>> {
+    let mut out = Vec::new();
+    let mut stack = vec![PathBuf::new()];
+    while let Some(rel) = stack.pop() {
+        for entry in std::fs::read_dir(dir.join(&rel)).ok()? {
+            let entry = entry.ok()?;
+            let name = rel.join(entry.file_name());
+            if entry.file_type().ok()?.is_dir() {
+                stack.push(name.clone());
+            }
+            out.push(name);
+            if out.len() > MAX_TREE_ENTRIES {
+                return None;
+            }
+        }
+    }
+    Some(out)
+}
+
+/// `ln -s TARGET LINK`: a new symbolic link inside the project to a place inside the
+/// project (a relative target is read from the link's directory, as the kernel reads
+/// it). A LINK that exists as a directory or a link (where `ln` would put the link
+/// inside it) is left unproven.
+fn symlink(rest: &[&str], cwd: &Path, ctx: &AnalysisContext) -> Option<Edit> {
+    let p = parse(
+        rest,
+        "sfnvT",
+        &[
+            "--symbolic",
+            "--force",
+            "--no-dereference",
+            "--verbose",
+            "--no-target-directory",
+        ],
+    )?;
+    if !(p.letters.contains('s') || p.long.contains(&"--symbolic")) {
+        return None;
+    }
+    let [target, link] = p.operands.as_slice() else {
+        return None;
+    };
+    let unresolved = paths::clean(&cwd.join(paths::expand_home(link, ctx.home())?));
+    if std::fs::symlink_metadata(&unresolved).is_ok_and(|m| m.is_dir() || m.is_symlink()) {
+        return None;
+    }
+    let link_path = inside(link, cwd, ctx)?;
+    let parent = link_path.parent()?;
+    if target.starts_with('~') {
+        return None;
+    }
+    let t = paths::resolve_word(target, Some(parent), ctx.home())?;
+    if !paths::is_inside(&t, ctx.root()) {
+        return None;
+    }
+    Some(Edit {
+        writes: vec![link_path],
+        ..Edit::default()
+    })
+}
+
+/// `sed -i SCRIPT FILE…` (or `-e SCRIPT`…): no backup suffix (it would write another
+/// file), a script made only of editing commands (`sed_script_edits`), every file
+/// inside the project. Each file is rewritten in place.
+fn sed_in_place(rest: &[&str], cwd: &Path, ctx: &AnalysisContext) -> Option<Edit> {
+    let mut in_place = false;
+    let mut scripts: Vec<&str> = Vec::new();
+    let mut operands: Vec<&str> = Vec::new();
+    let mut i = 0;
+    let mut only_operands = false;
+    while let Some(w) = rest.get(i) {
+        i += 1;
+        if only_operands || !w.starts_with('-') {
+            operands.push(w);
+            continue;
+        }
+        match *w {
+            "--" => only_operands = true,
+            "-i" | "--in-place" => in_place = true,
+            "-e" | "--expression" => {
+                scripts.push(rest.get(i)?);
+                i += 1;
+            }
+            "--regexp-extended" | "--quiet" | "--silent" | "--separate" | "--null-data" => {}
+            w if w.starts_with("--expression=") => scripts.push(w.get("--expression=".len()..)?),
+            w if !w.starts_with("--") => {
+                // A cluster of value-less letters; `i` only last, since any letter after
+                // it would be a backup suffix (`-ie` keeps a copy named FILEe).
+                let letters = w.get(1..)?;
+                let (head, last) = letters.split_at(letters.len().checked_sub(1)?);
+                if !head.chars().all(|c| "Ernsz".contains(c)) || !"Ernszi".contains(last) {
+                    return None;
+                }
+                in_place |= last == "i";
+            }
+            _ => return None,
+        }
+    }
+    if scripts.is_empty() {
+        if operands.is_empty() {
+            return None;
+        }
+        scripts.push(operands.remove(0));
+    }
+    if !in_place || operands.is_empty() || !scripts.iter().all(|s| sed_script_edits(s)) {
+        return None;
+    }
+    let writes = operands
+        .iter()
+        .map(|w| inside(w, cwd, ctx))
+        .collect::<Option<Vec<_>>>()?;
+    Some(Edit {
+        writes,
+        ..Edit::default()
+    })
+}
+
+/// Whether a sed script is made only of commands that edit the text it is given:
+/// `s` (flags `g p i I m M` and a number), `y`, `d D p P n N g G h H x =`, blocks,
+/// with line, `$` and regex addresses, ranges, steps and `!`. No `w W r R e F`, no
+/// `s///e` or `s///w`, no text commands, labels or branches, no `q`. The script is
+/// read twice, once treating `[…]` as a bracket expression (where the delimiter is
+/// an ordinary character, as GNU sed reads it) and once not, and both readings must
+/// agree it is only edits: a script that reads differently cannot hide a `w`.
+pub fn sed_script_edits(script: &str) -> bool {
+    SedReader::new(script, true).edits_only() && SedReader::new(script, false).edits_only()
+}
+
+struct SedReader<'s> {
+    chars: std::iter::Peekable<std::str::Chars<'s>>,
+    brackets: bool,
+}
+
+impl<'s> SedReader<'s> {
+    fn new(script: &'s str, brackets: bool) -> Self {
+        SedReader {
+            chars: script.chars().peekable(),
+            brackets,
+        }
+    }
+
+    fn skip_blank(&mut self) {
+        while self
+            .chars
+            .next_if(|c| c.is_whitespace() || *c == ';')
+            .is_some()
+        {}
+    }
+
+    fn skip_spaces(&mut self) {
+        while self.chars.next_if(|c| *c == ' ' || *c == '\t').is_some() {}
+    }
+
+    fn digits(&mut self) -> bool {
+        let mut any = false;
+        while self.chars.next_if(char::is_ascii_digit).is_some() {
+            any = true;
+        }
+        any
+    }
+
+    /// Reads up to the unescaped `delim`; `regex`: a bracket expression is read whole
+    /// when `brackets` is on.
+    fn delimited(&mut self, delim: char, regex: bool) -> bool {
+        while let Some(c) = self.chars.next() {
+            if c == '\\' {
+                if self.chars.next().is_none() {
+                    return false;
+                }
+            } else if c == delim {
+                return true;
+            } else if c == '\n' && regex {
+                return false;
+            } else if c == '[' && regex && self.brackets {
+                // `[]…]` and `[^]…]`: a leading `]` is part of the set.
+                self.chars.next_if_eq(&'^');
+                self.chars.next_if_eq(&']');
+                loop {
+                    match self.chars.next() {
+                        None | Some('\n') => return false,
+                        Some(']') => break,
+                        Some('[') => {
+                            // `[:alpha:]`, `[=a=]`, `[.a.]`: up to the matching `x]`.
+                            if let Some(k) = self.chars.next_if(|k| matches!(k, ':' | '=' | '.')) {
+                                let mut prev = ' ';
+                                loop {
+                                    match self.chars.next() {
+                                        None | Some('\n') => return false,
+                                        Some(']') if prev == k => break,
+                                        Some(c) => prev = c,
+                                    }
+                                }
+                            }
+                        }
+                        Some(_) => {}
+                    }
+                }
+            }
+        }
+        false
+    }
+
+    fn address(&mut self) -> bool {
+        match self.chars.peek() {
+            Some(c) if c.is_ascii_digit() => {
+                self.digits();
+                if self.chars.next_if_eq(&'~').is_some() {
+                    return self.digits();
+                }
+                true
+            }
+            Some('$') => {
+                self.chars.next();
+                true
+            }
+            Some('/') => {
+                self.chars.next();
+                self.delimited('/', true) && self.regex_flags()
+            }
+            Some('\\') => {
+                self.chars.next();
+                match self.chars.next() {
+                    Some(d) if d != '\n' && d != '\\' => {
+                        self.delimited(d, true) && self.regex_flags()
+                    }
+                    _ => false,
+                }
+            }
+            _ => true,
+        }
+    }
+
+    fn regex_flags(&mut self) -> bool {
+        while self.chars.next_if(|c| matches!(c, 'I' | 'M')).is_some() {}
+        true
+    }
+
+    fn addresses(&mut self) -> bool {
+        if !self.address() {
+            return false;
+        }
+        if self.chars.next_if_eq(&',').is_some() {
+            self.skip_spaces();
+            if self.chars.next_if(|c| matches!(c, '+' | '~')).is_some() {
+                if !self.digits() {
+                    return false;
+                }
+            } else if !matches!(self.chars.peek(), Some(c) if c.is_ascii_digit() || matches!(c, '$' | '/' | '\\'))
+                || !self.address()
+            {
+                return false;
+            }
+        }
+        self.skip_spaces();
+        self.chars.next_if_eq(&'!');
+        self.skip_spaces();
+        true
+    }
+
+    /// After a command: spaces, then the end, `;`, a newline or `}`.
+    fn command_end(&mut self) -> bool {
+        self.skip_spaces();
+        matches!(self.chars.peek(), None | Some(';' | '\n' | '}'))
+    }
+
+    fn edits_only(mut self) -> bool {
+        let mut depth = 0usize;
+        loop {
+            self.skip_blank();
+            if self.chars.peek().is_none() {
+                return depth == 0;
+            }
+            if self.chars.next_if_eq(&'}').is_some() {
+                let Some(d) = depth.checked_sub(1) else {
+                    return false;
+                };
+                depth = d;
+                if !self.command_end() {
+                    return false;
+                }
+                continue;
+            }
+            if !self.addresses() {
+                return false;
+            }
+            let ok = match self.chars.next() {
+                Some('{') => {
+                    depth += 1;
+                    true
+                }
+                Some('s') => match self.chars.next() {
+                    Some(d) if d != '\n' && d != '\\' => {
+                        self.delimited(d, true)
+                            && self.delimited(d, false)
+                            && {
+                                while self
+                                    .chars
+                                    .next_if(|c| matches!(c, 'g' | 'p' | 'i' | 'I' | 'm' | 'M'))
+                                    .is_some()
+                                    || self.digits()
+                                {}
+                                true
+                            }
+                            && self.command_end()
+                    }
+                    _ => false,
+                },
+                Some('y') => match self.chars.next() {
+                    Some(d) if d != '\n' && d != '\\' => {
+                        self.delimited(d, false) && self.delimited(d, false) && self.command_end()
+                    }
+                    _ => false,
+                },
+                Some('d' | 'D' | 'p' | 'P' | 'n' | 'N' | 'g' | 'G' | 'h' | 'H' | 'x' | '=') => {
+                    self.command_end()
+                }
+                _ => false,
+            };
+            if !ok {
+                return false;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sed_scripts_that_only_edit() {
+        for s in [
+            "s/a/b/",
+            "s/a/b/g",
+            "s|/usr|/opt|g",
+            "1,3d",
+            "/^#/d;s/x/y/2",
+            "$!N;P;D",
+            "/start/,/end/{s/a/b/;p}",
+            "y/abc/xyz/",
+            "0~2d",
+            "s/a\\/b/c/I",
+            "\\%x%d",
+            "1,+2s/a/b/gp",
+            "s/[[:space:]]*$//",
+        ] {
+            assert!(sed_script_edits(s), "{s}");
+        }
+        for s in [
+            "s/a/b/e",
+            "s/a/b/w out",
+            "s/a/b/gw out",
+            "w out",
+            "1w out",
+            "r /etc/passwd",
+            "R x",
+            "W x",
+            "e id",
+            "1e id",
+            // The delimiter inside a bracket expression: GNU sed reads `[/]` as a set,
+            // a reader that does not would see other flags, so both must agree.
+            "s/[/]/x/",
+            "s/[/]/x/w out",
+            "s/[/]/g;w x/",
+            "a text",
+            "q",
+            "b end",
+            ":a",
+            "{s/a/b/",
+            "}",
+            "s/a/b",
+            "F",
+            "1,~d",
+            "s/a/b/;1 e id",
+        ] {
+            assert!(!sed_script_edits(s), "{s}");
+        }
+    }
+}
