@@ -78,7 +78,10 @@ fn agent_commands_hold_their_floors_and_no_preset_runs_a_risky_one() {
         ("recommended", "read", 269, 269),
         ("recommended", "edit", 8, 8),
         ("recommended", "build", 0, 22),
-        ("autonomous", "read", 269, 322),
+        // 320, not 322: two `find . -name '*.py' -exec grep -l X {} \;` rows are now read
+        // as the walk of `.` they are (it holds `.env`; find's `-name` filter is not
+        // modelled yet), which asks, where before `autonomous` contained them unread.
+        ("autonomous", "read", 269, 320),
         ("autonomous", "edit", 62, 63),
         ("autonomous", "build", 17, 103),
     ];

@@ -1179,6 +1179,8 @@ mod tests {
                     heredoc: false,
                     forks: false,
                     conditional: false,
+                    start: 0,
+                    piped_from: None,
                 }],
                 ..Plan::default()
             }

@@ -8,8 +8,10 @@
 //! that really runs and extracts code strings. Works on words that are already unquoted;
 //! knows nothing of bash syntax, requests or rules.
 
+pub mod awk_program;
 pub mod builds;
 pub mod builtins;
+pub mod composed;
 pub mod description;
 pub mod edits;
 pub mod environment;
@@ -20,6 +22,7 @@ pub mod git_readonly;
 pub mod languages;
 pub mod options;
 pub mod readonly;
+pub mod sed_script;
 pub mod shells;
 pub mod tools;
 pub mod unwrap;

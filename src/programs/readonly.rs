@@ -304,7 +304,35 @@ const ENTRIES: &[Entry] = &[
         Files,
     )
     .style(Style::Clap),
+    // Dumps of a file's bytes (coreutils 9.1 `od`, binutils 2.40 `strings`; each traced
+    // with strace: the files named are opened read-only, nothing else). `od
+    // --traditional` reads its operands as offsets and labels, `strings -T` picks a BFD
+    // target (plugins among them): not listed. A word of
+    // `strings` starting with `@` is a file of further options (`verify` refuses it).
+    e(
+        &["od"],
+        "A:address-radix= :endian= j:skip-bytes= N:read-bytes= S= :strings? t:format= v:output-duplicates w:width? a b c d f i l o s x :help :version",
+        Files,
+    ),
+    // GNU sed 4.9 reading files with a script of the printing subset
+    // (`sed_script::print_only`): no `-i`, no `-f` script file, no `--follow-symlinks`.
+    e(
+        &["sed"],
+        "n:quiet:silent e:expression= E r:regexp-extended s:separate z:null-data u:unbuffered l:line-length= :posix :debug :sandbox :help :version",
+        Files,
+    ),
+    num(
+        &["strings"],
+        "a:all d:data f:print-file-name n:bytes= t:radix= w:include-all-whitespace o e:encoding= :unicode= U= s:output-separator= h:help v V:version",
+        Files,
+    ),
 ];
+
+/// The compiled grammar the verified table reads `name` with.
+pub(super) fn grammar_of(name: &str) -> Option<&'static Grammar> {
+    let idx = ENTRIES.iter().position(|e| e.names.contains(&name))?;
+    grammars().get(idx)
+}
 
 /// Programs that read a pattern, filter or program text first (not a file).
 fn entry(name: &str) -> Option<&'static Entry> {
@@ -349,7 +377,8 @@ pub fn describes_reader(words: &[&str]) -> bool {
                 .any(|f| f.words.first() == Some(&sub))
         });
     }
-    ENTRIES.iter().any(|e| e.names.contains(name)) || matches!(*name, "find" | "xxd")
+    ENTRIES.iter().any(|e| e.names.contains(name))
+        || matches!(*name, "find" | "xxd" | "awk" | "mawk")
 }
 
 /// Every name the verified table knows (for the golden tests and the docs).
@@ -360,6 +389,7 @@ pub fn names() -> Vec<&'static str> {
         .collect();
     v.extend([
         "echo", "printf", "true", "false", ":", "test", "[", "command", "find", "xxd", "git",
+        "awk", "mawk",
     ]);
     v
 }
@@ -415,6 +445,10 @@ pub fn verify(words: &[&str]) -> Option<Verified> {
     {
         return Some(Verified::default());
     }
+    // binutils expands `@FILE` into the options FILE holds before it reads any.
+    if name == "strings" && rest.iter().any(|w| w.starts_with('@')) {
+        return None;
+    }
     match name {
         // Print their operands; nothing is read (`printf -v` assigns a variable).
         "echo" | "true" | "false" | ":" => return Some(Verified::default()),
@@ -437,6 +471,7 @@ pub fn verify(words: &[&str]) -> Option<Verified> {
         "command" => return command_v(rest),
         "find" => return find(rest),
         "xxd" => return xxd(rest),
+        "awk" | "mawk" => return awk(rest),
         "git" => return super::git_readonly::verify(words),
         _ => {}
     }
@@ -470,6 +505,19 @@ pub fn verify(words: &[&str]) -> Option<Verified> {
             if parsed.has("args") || parsed.has("jsonargs") {
                 // The operands after the filter are values, not files.
                 ops.clear();
+            }
+        }
+        // The script is the first operand unless `-e` gave it; it must only print.
+        "sed" => {
+            let mut scripts = parsed.values("expression");
+            if scripts.is_empty() {
+                if ops.is_empty() {
+                    return None;
+                }
+                scripts.push(ops.remove(0));
+            }
+            if !super::sed_script::print_only(&scripts.join("\n")) {
+                return None;
             }
         }
         // `yq eval FILTER FILE`: the subcommand and filter are not files; reading them
@@ -700,7 +748,7 @@ const FIND_NO_VALUE: &[&str] = &[
 ];
 
 /// `find`'s expression words that take one value (the next word).
-const FIND_ONE_VALUE: &[&str] = &[
+pub(super) const FIND_ONE_VALUE: &[&str] = &[
     "-name",
     "-iname",
     "-path",
@@ -775,8 +823,17 @@ fn find(rest: &[&str]) -> Option<Verified> {
     }
     let mut branches = false;
     let mut literal_name = false;
+    // What the `-exec` commands read besides the names found (`-exec grep -f PATS {} +`),
+    // and whether one of them enters a found directory (`-exec grep -R x {} +`).
+    let mut exec: Option<Verified> = None;
     while let Some(w) = rest.get(i) {
-        if FIND_NO_VALUE.contains(w) {
+        if *w == "-exec" {
+            let (inner, used) = find_exec_command(rest.get(i + 1..)?)?;
+            let ran = exec.get_or_insert_with(Verified::default);
+            ran.reads.extend(inner.reads);
+            ran.follow |= inner.follow;
+            i += 1 + used;
+        } else if FIND_NO_VALUE.contains(w) {
             // `-follow` acts as `-L` from where it stands; taken for the whole walk.
             v.follow |= *w == "-follow";
             branches |= matches!(
@@ -804,11 +861,134 @@ fn find(rest: &[&str]) -> Option<Verified> {
     if v.recursive.is_empty() {
         v.recursive.push(".".to_string());
     }
+    if let Some(ran) = exec {
+        // The commands read every name found, hidden ones included: the whole walk is
+        // read, file by file (a symlinked file as the file it names).
+        v.names_only = false;
+        v.follow |= ran.follow;
+        v.reads.extend(ran.reads);
+        return Some(v);
+    }
     if literal_name && !branches {
         v.reads.append(&mut v.recursive);
         v.names_only = false;
         v.follow = false;
     }
+    Some(v)
+}
+
+/// Programs a `find -exec` command may be: those the verified table reads, except the
+/// ones whose reading needs more than words (git finds a repository and its
+/// configuration), builtins `find` cannot run, and `find` itself.
+pub fn exec_program(name: &str) -> bool {
+    !matches!(
+        name,
+        "git" | "find" | "command" | "cd" | "pushd" | "dirs" | "type" | "hash"
+    ) && (entry(name).is_some()
+        || matches!(name, "xxd" | "echo" | "printf" | "test" | "true" | "false"))
+}
+
+/// One `-exec PROG ARGS… {} +` / `-exec PROG ARGS… ;` of `find` (the words after
+/// `-exec`), as GNU find 4.9 reads it: `;` ends it, and so does `+` right after `{}`
+/// (any other `+` is an argument); `{}` stands for each name found. Verified when PROG
+/// with its fixed words is, and `{}` is only ever a whole word (find also replaces it
+/// inside a word, `{}.bak`, which would name files the walk does not hold). Returns
+/// what the command reads besides the names found (each found name is a read of the
+/// walk: `composed_reader`) and the number of words used, terminator included.
+/// `None`: not verified (`-execdir`, `-ok`, `-okdir` are never; no terminator is not
+/// either).
+fn find_exec_command(words: &[&str]) -> Option<(Verified, usize)> {
+    let mut end = None;
+    for (k, w) in words.iter().enumerate() {
+        if *w == ";" || (*w == "+" && k > 0 && words.get(k - 1) == Some(&"{}")) {
+            end = Some(k);
+            break;
+        }
+    }
+    let end = end?;
+    Some((composed_reader(words.get(..end)?)?, end + 1))
+}
+
+/// A reader run on found names: `inner` is its words with `{}` for each name (`find
+/// -exec`, and `xargs` through `composed`). What it reads besides the names, with
+/// `follow` set when it enters a name that is a directory. `None` unless PROG is a
+/// verified reader `exec_program` accepts, with `{}` only as a whole word.
+pub(super) fn composed_reader(inner: &[&str]) -> Option<Verified> {
+    let name = *inner.first()?;
+    if !exec_program(name) || inner.iter().any(|w| *w != "{}" && w.contains("{}")) {
+        return None;
+    }
+    let v = verify(inner)?;
+    if v.chdir_only || !v.checksum_lists.is_empty() {
+        return None;
+    }
+    let found = "{}";
+    let enters = v.recursive.iter().chain(&v.lists).any(|r| r == found);
+    let mut out = Verified {
+        follow: enters,
+        ..Verified::default()
+    };
+    // Fixed operands (`-exec diff {} ref ;`, `-exec grep -f pats {} +`) are read as
+    // themselves; a fixed directory the program walks or lists is not modelled here.
+    out.reads.extend(v.reads.into_iter().filter(|r| r != found));
+    if v.recursive.iter().chain(&v.lists).any(|r| r != found) {
+        return None;
+    }
+    Some(out)
+}
+
+/// `awk`/`mawk` as POSIX awk reads its words: options `-F FS`, `-v NAME=V` (a value
+/// attached or the next word) and `--` before the program; the program (the first
+/// operand) must be in `awk_program`'s subset; each later operand is a file read, or an
+/// assignment `NAME=V` of a name awk may be given. Any other option (`-f`, mawk's
+/// `-W`, gawk's long options, `-e`) is not verified.
+fn awk(rest: &[&str]) -> Option<Verified> {
+    let mut i = 0;
+    let program = loop {
+        let w = *rest.get(i)?;
+        i += 1;
+        match w {
+            "--" => break *rest.get(i).inspect(|_| i += 1)?,
+            "-F" => i += 1,
+            "-v" => {
+                let (name, _) = rest.get(i)?.split_once('=')?;
+                if !super::awk_program::assignable(name) {
+                    return None;
+                }
+                i += 1;
+            }
+            w if w.starts_with("-F") => {}
+            w if w.starts_with("-v") => {
+                let (name, _) = w.get(2..)?.split_once('=')?;
+                if !super::awk_program::assignable(name) {
+                    return None;
+                }
+            }
+            w if w.starts_with('-') && w != "-" => return None,
+            w => break w,
+        }
+    };
+    if !super::awk_program::print_only(program) {
+        return None;
+    }
+    let mut v = Verified::default();
+    for w in rest.get(i..).unwrap_or_default() {
+        match w.split_once('=') {
+            Some((name, _))
+                if name
+                    .chars()
+                    .next()
+                    .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+                    && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') =>
+            {
+                if !super::awk_program::assignable(name) {
+                    return None;
+                }
+            }
+            _ => v.reads.push((*w).to_string()),
+        }
+    }
+    v.reads.retain(|r| r != "-");
     Some(v)
 }
 
@@ -1138,6 +1318,122 @@ mod tests {
         assert!(v("du -sh ~/.ssh").is_some_and(|x| x.recursive.is_empty()));
         assert!(v("du -h ~/.ssh").is_some_and(|x| x.names_only));
         assert!(v("pushd src").is_some());
+    }
+
+    /// `find -exec PROG … {} +` / `;` as GNU find 4.9 reads it (each form run): the walk
+    /// is read file by file, the fixed words as PROG reads them.
+    #[test]
+    fn find_exec_of_a_verified_reader_reads_the_walk() {
+        let walk = |s: &str| v(s).map(|x| (x.recursive, x.names_only, x.follow, x.reads));
+        assert_eq!(
+            walk("find . -name *.rs -exec grep -l TODO {} +"),
+            Some((vec![".".into()], false, false, vec![]))
+        );
+        assert_eq!(
+            walk("find src -type f -exec wc -l {} ;"),
+            Some((vec!["src".into()], false, false, vec![]))
+        );
+        // A literal name no longer says only whether it exists: the files are read.
+        assert_eq!(
+            walk("find / -name apt -exec cat {} +"),
+            Some((vec!["/".into()], false, false, vec![]))
+        );
+        assert_eq!(
+            walk("find . -exec grep -f pats {} +"),
+            Some((vec![".".into()], false, false, vec!["pats".into()]))
+        );
+        // A reader that enters what it is given enters found symlinks to directories.
+        assert_eq!(
+            walk("find docs -type d -exec ls {} +").map(|w| w.2),
+            Some(true)
+        );
+        assert_eq!(walk("find -L docs -exec cat {} +").map(|w| w.2), Some(true));
+        // `+` ends the command only right after `{}`; `\;` is an argument.
+        assert!(v("find . -exec echo + {} +").is_some());
+        assert!(v("find . -exec cat {} x +").is_none());
+        assert!(v("find . -exec cat {} \\;").is_none());
+        // Never verified: a program that writes or runs, a name inside a word, the
+        // other running actions, checksum lists, git, find itself.
+        assert!(v("find . -exec rm {} +").is_none());
+        assert!(v("find . -exec sort -o out {} +").is_none());
+        assert!(v("find . -exec cat {}.bak ;").is_none());
+        assert!(v("find . -exec cat {} + -delete").is_none());
+        assert!(v("find . -execdir cat {} +").is_none());
+        assert!(v("find . -ok cat {} ;").is_none());
+        assert!(v("find . -exec sh -c cat {} +").is_none());
+        assert!(v("find . -exec md5sum -c {} +").is_none());
+        assert!(v("find . -exec git log {} +").is_none());
+        assert!(v("find . -exec find {} -delete ;").is_none());
+        assert!(v("find . -exec ./cat {} +").is_none());
+        assert!(v("find . -exec diff -r {} ref ;").is_none());
+        assert!(v("find . -exec cat {} + -fprint out").is_none());
+    }
+
+    /// `sed` with a printing script reads its files; any other script, `-i`, `-f` is
+    /// not verified (each run with GNU sed 4.9 under strace).
+    #[test]
+    fn sed_reads_its_files_with_a_printing_script() {
+        assert_eq!(
+            v("sed -n 1,20p src/main.rs").map(|x| x.reads),
+            Some(vec!["src/main.rs".into()])
+        );
+        assert_eq!(
+            v("sed -n -e 1p -e $p a b").map(|x| x.reads),
+            Some(vec!["a".into(), "b".into()])
+        );
+        assert!(v("sed -n /KEY/p").is_some_and(|x| x.reads.is_empty()));
+        assert!(v("sed -n 1w.out a").is_none());
+        assert!(v("sed -i s/a/b/ a").is_none());
+        assert!(v("sed -n -f script a").is_none());
+        assert!(v("sed -n 1e.id a").is_none());
+        assert!(v("sed -n 1r.~/.ssh/id_rsa a").is_none());
+        assert!(v("sed --in-place s/a/b/ a").is_none());
+        assert!(v("sed -n").is_none());
+        // An abbreviation of a long option is not read (`--e` could be `--expression`).
+        assert!(v("sed --quie 1p a").is_none());
+    }
+
+    /// `awk` with a program of the subset reads its files (mawk 1.3.4, traced).
+    #[test]
+    fn awk_reads_its_files_with_a_program_of_the_subset() {
+        let w = |s: &[&str]| verify(s).map(|x| x.reads);
+        assert_eq!(
+            w(&["awk", "-F:", "{print $1}", "/etc/passwd"]),
+            Some(vec!["/etc/passwd".into()])
+        );
+        assert_eq!(
+            w(&["awk", "-v", "n=2", "NR>n", "a", "x=1", "b"]),
+            Some(vec!["a".into(), "b".into()])
+        );
+        assert_eq!(w(&["mawk", "--", "{print}", "-"]), Some(vec![]));
+        assert!(w(&["awk", "-f", "p.awk", "a"]).is_none());
+        assert!(w(&["awk", "-W", "exec", "p.awk"]).is_none());
+        assert!(w(&["awk", "--source", "{print}", "a"]).is_none());
+        assert!(w(&["awk", r#"{print > "o"}"#, "a"]).is_none());
+        assert!(w(&["awk", "-v", "ARGV=x", "{print}", "a"]).is_none());
+        assert!(w(&["awk", "{print}", "ARGC=3", "a"]).is_none());
+        assert!(w(&["awk", r#"BEGIN{system("id")}"#]).is_none());
+        assert!(w(&["awk"]).is_none());
+        assert!(w(&["awk", "--"]).is_none());
+    }
+
+    /// `od` and `strings` (each traced): the files named are read; `strings @FILE`
+    /// takes options from FILE.
+    #[test]
+    fn byte_dumps_read_their_files() {
+        assert_eq!(
+            v("od -A x -t x1z -N 8 f.bin").map(|x| x.reads),
+            Some(vec!["f.bin".into()])
+        );
+        assert_eq!(
+            v("strings -a -n 8 -t x a.out").map(|x| x.reads),
+            Some(vec!["a.out".into()])
+        );
+        assert!(v("strings -8 a.out").is_some());
+        assert!(v("strings @opts a.out").is_none());
+        assert!(v("strings -T plugin a.out").is_none());
+        assert!(v("od --traditional f 1").is_none());
+        assert!(v("od --str f").is_none());
     }
 
     /// Recursive readers and listings follow symlinked directories exactly when the

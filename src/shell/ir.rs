@@ -98,6 +98,12 @@ pub(crate) struct SimpleCommand {
     /// It runs only when something before it decides: after `&&`/`||`, in the body of
     /// an `if`, a loop or a `case`, counted within the innermost function body.
     pub conditional: bool,
+    /// Where its text starts in the command (0 where the engine does not say).
+    pub start: usize,
+    /// Its standard input is the standard output of the pipeline stage right before
+    /// it, a simple command that starts at this offset, joined by a plain `|` (`find
+    /// src -print0 | xargs -0 wc -l`). `None` where the engine does not say.
+    pub piped_from: Option<usize>,
 }
 
 /// Why a command cannot be read in full (its class is then obfuscated).

@@ -15,6 +15,7 @@ use super::walk::{Cwd, Redirect, RedirectKind, SimpleCommand};
 use crate::floor;
 use crate::model::paths;
 use crate::model::vocab::{AnalysisContext, Capability, CapabilityRequest, HardlineHit, Part};
+use crate::programs::readonly::Verified;
 use crate::programs::{self as table, Description, Role, basename};
 use crate::shell::arith;
 use programs::{
@@ -57,6 +58,12 @@ pub(crate) struct Effects {
     /// Commands of this plan may be verified: set for the top-level plan
     /// when no statement assigns a variable; never for code strings.
     pub verifying: bool,
+    /// The command being read is a verified `find … -exec PROG … {} +` or `… | xargs
+    /// -0 PROG …`: the command it runs is verified with it (its reads are the walk's).
+    composed: bool,
+    /// The last command read, when it is a verified lister of names (where it starts,
+    /// what it prints, its cwd): the input of an `xargs` piped right after it.
+    stage: Option<(usize, table::composed::Producer, Cwd)>,
     /// Functions the command defines: a call of one runs its body, not the program.
     pub functions: Vec<String>,
     /// Per `process.execute` subject, what every command with that text was found to
@@ -232,11 +239,17 @@ pub(crate) fn command_effects(cmd: &SimpleCommand, ctx: &AnalysisContext, fx: &m
     stdin_program(cmd, &words, &cwd, fx);
     environment_code(cmd, &words, &cwd, fx);
     fx.hardline(floor::check(&words, ctx, &crate::analysis::lexer::Reader));
+    let before = fx.stage.take();
     let verdict = if fx.verifying && !cmd.text.is_empty() {
-        verdict(cmd, ctx, fx)
+        verdict(cmd, ctx, fx, before.as_ref())
     } else {
         None
     };
+    fx.composed = verdict == Some(crate::model::vocab::Verdict::ReadOnly)
+        && words.first().is_some_and(|w| w == "find" || w == "xargs");
+    if verdict != Some(crate::model::vocab::Verdict::ReadOnly) {
+        fx.stage = None;
+    }
     if !cmd.text.is_empty() {
         fx.verdicts.push((cmd.text.clone(), verdict));
     }
@@ -269,6 +282,7 @@ fn verdict(
     cmd: &SimpleCommand,
     ctx: &AnalysisContext,
     fx: &mut Effects,
+    before: Option<&(usize, table::composed::Producer, Cwd)>,
 ) -> Option<crate::model::vocab::Verdict> {
     use crate::model::vocab::Verdict;
     if !cmd.assignments.is_empty() || cmd.words.is_empty() || cmd.words.iter().any(|w| w.dynamic) {
@@ -349,11 +363,32 @@ fn verdict(
             programs::GitRepo::None => {}
         }
     }
-    if (!writes_file || redirect_edit)
-        && let Some(v) = table::readonly::verify(&words)
-    {
+    // `LISTER | xargs -0 PROG …`: the names the lister printed, read by PROG.
+    let piped = if name == "xargs" && !writes_file {
+        composed_xargs(cmd, &words, before, ctx)
+    } else {
+        None
+    };
+    let verified = match piped {
+        Some(v) => Some(v),
+        None if name == "xargs" => None,
+        None if writes_file && !redirect_edit => None,
+        None => table::readonly::verify(&words),
+    };
+    if let Some(v) = verified {
         if writes_file && v.chdir_only {
             return None;
+        }
+        // A lister of names may feed an `xargs` piped right after it; its errors and
+        // output may go nowhere else than `/dev/null`.
+        let quiet = cmd.redirects.iter().all(|r| {
+            r.kind == RedirectKind::Write
+                && r.target
+                    .as_ref()
+                    .is_some_and(|t| !t.dynamic && t.text == "/dev/null")
+        });
+        if quiet && let Some(p) = table::composed::producer(&words) {
+            fx.stage = Some((cmd.start, p, cmd.cwd.clone()));
         }
         if name == "git" && !git_config_reads(&words, git_repo.as_ref(), &read_cwd, ctx, fx) {
             return None;
@@ -455,6 +490,46 @@ fn verdict(
         write_request(w, &cmd.cwd, ctx, fx);
     }
     Some(build.verdict)
+}
+
+/// `xargs` reading the names the command piped right before it printed (`find src
+/// -print0 | xargs -0 wc -l`): verified as `composed::xargs` says, when nothing else
+/// feeds its input (no redirect of it), the lister ran in the same directory, and a
+/// lister of bare names (`rg --files -0`) walks a directory none of whose entries
+/// starts with `-` now (a reader would take such a name as its option).
+fn composed_xargs(
+    cmd: &SimpleCommand,
+    words: &[&str],
+    before: Option<&(usize, table::composed::Producer, Cwd)>,
+    ctx: &AnalysisContext,
+) -> Option<Verified> {
+    let (start, producer, cwd) = before?;
+    if cmd.piped_from != Some(*start) || *cwd != cmd.cwd {
+        return None;
+    }
+    if cmd.redirects.iter().any(|r| {
+        matches!(
+            r.kind,
+            RedirectKind::Read | RedirectKind::ReadWrite | RedirectKind::Inline
+        )
+    }) {
+        return None;
+    }
+    if producer.bare {
+        for root in &producer.roots {
+            let dir = resolve(root, cwd, ctx)?;
+            let entries = std::fs::read_dir(&dir).ok()?;
+            for (n, e) in entries.enumerate() {
+                if n >= MAX_GLOB_ENTRIES {
+                    return None;
+                }
+                if e.ok()?.file_name().to_string_lossy().starts_with('-') {
+                    return None;
+                }
+            }
+        }
+    }
+    table::composed::xargs(words, producer)
 }
 
 /// Whether every file a command's redirects open is one it only writes, at a literal
@@ -1089,6 +1164,11 @@ fn run_words(words: Vec<String>, cwd: Cwd, ctx: &AnalysisContext, fx: &mut Effec
             text.clone(),
             format!("Run {text}"),
         ));
+        if fx.composed && layers == 1 && name == "xargs" {
+            // The reader a verified `… | xargs -0 PROG` runs: verified with it.
+            fx.verdicts
+                .push((text.clone(), Some(crate::model::vocab::Verdict::ReadOnly)));
+        }
         // The floor resolves the inner command's paths where it runs (`env -C / rm -rf .`).
         let moved = cwd.path().map(|p| ctx.with_cwd(p.to_path_buf()));
         fx.hardline(floor::check(
@@ -1327,6 +1407,10 @@ fn find_effects(
                             text.clone(),
                             format!("Run {text}"),
                         ));
+                        if fx.composed && w == "-exec" {
+                            fx.verdicts
+                                .push((text.clone(), Some(crate::model::vocab::Verdict::ReadOnly)));
+                        }
                         fx.hardline(floor::check(
                             &with_dir,
                             ctx,

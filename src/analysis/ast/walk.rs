@@ -638,6 +638,8 @@ impl<'s> Walker<'s, '_> {
             heredoc: false,
             forks,
             conditional,
+            start: node.start_byte(),
+            piped_from: piped_from(node),
         };
         let kind = node.kind();
         if kind == k::TEST_COMMAND {
@@ -1243,6 +1245,40 @@ fn operator_of(node: Node<'_>, src: &str) -> String {
         }
     }
     String::new()
+}
+
+/// Where the pipeline stage before the command at `node` starts, when that stage is a
+/// simple command (redirected or not) joined to this one's stage by a plain `|`: its
+/// output, and nothing else (`|&` adds its errors), is this command's input.
+fn piped_from(node: Node<'_>) -> Option<usize> {
+    let stage = match node.parent() {
+        Some(p) if p.kind() == k::REDIRECTED_STATEMENT => p,
+        _ => node,
+    };
+    let pipeline = stage.parent()?;
+    // tree-sitter-bash hangs a redirect after the last stage on the whole pipeline
+    // (`a | xargs cat < f`), where bash gives it to that stage: its input is then the
+    // file, not the pipe.
+    if pipeline.kind() != k::PIPELINE
+        || pipeline
+            .parent()
+            .is_some_and(|p| p.kind() == k::REDIRECTED_STATEMENT)
+    {
+        return None;
+    }
+    let op = stage.prev_sibling()?;
+    if op.kind() != "|" {
+        return None;
+    }
+    let before = op.prev_sibling()?;
+    let command = match before.kind() {
+        k::COMMAND => before,
+        k::REDIRECTED_STATEMENT => before
+            .child_by_field_name("body")
+            .filter(|b| b.kind() == k::COMMAND)?,
+        _ => return None,
+    };
+    Some(command.start_byte())
 }
 
 /// How bash runs the command at `node`, within the innermost function body around it

@@ -60,6 +60,8 @@ pub enum Kind {
     Find,
     /// `xxd`: its own words, one file.
     Xxd,
+    /// `awk`: `-F`/`-v`, a program (of the subset or one of the ways out), operands.
+    Awk,
 }
 
 /// The coverage key of an option (`-n/--lines`, `--cached`, `-L`).
@@ -85,7 +87,7 @@ pub fn installed(name: &str) -> bool {
 
 fn kind_of(name: &str) -> Kind {
     match name {
-        "grep" | "egrep" | "fgrep" | "rg" | "fd" | "fdfind" | "jq" => Kind::Pattern,
+        "grep" | "egrep" | "fgrep" | "rg" | "fd" | "fdfind" | "jq" | "sed" => Kind::Pattern,
         "cd" | "pushd" => Kind::Dir,
         "whoami" | "id" | "uname" | "seq" | "date" | "basename" | "dirname" | "which"
         | "whereis" | "type" | "hash" | "dirs" | "pwd" | "tr" => Kind::Text,
@@ -120,6 +122,13 @@ pub fn entries() -> Vec<Entry> {
             kind,
         });
     }
+    out.push(Entry {
+        label: "awk/mawk".to_string(),
+        names: vec!["awk", "mawk"],
+        lead: Vec::new(),
+        opts: Vec::new(),
+        kind: Kind::Awk,
+    });
     for (name, kind) in [("find", Kind::Find), ("xxd", Kind::Xxd)] {
         out.push(Entry {
             label: name.to_string(),
@@ -165,10 +174,35 @@ fn quote(w: &str) -> String {
     }
 }
 
+/// sed scripts: the printing subset, and the forms that write, read or run (`w`,
+/// `s///w`, `s///e`, `e`, `r`, `R`), some hidden behind a bracket expression.
+const SED_SCRIPTS: &[&str] = &[
+    "1,5p",
+    "$p",
+    "/KEY/p",
+    "s/a/X/gp",
+    "/a/,/b/{p;=}",
+    "s/[/]/X/p",
+    "1~2l",
+    "$!N;P;D",
+    "w out.txt",
+    "1w ~/.bashrc",
+    "s/a/b/w out.txt",
+    "s/[/]/X/w out.txt",
+    "s/a/b/e",
+    "1e /.oracle/marker",
+    "r .env",
+    "1R ~/.ssh/id_rsa",
+    "W a.txt",
+];
+
 /// A value for an option, by what its name suggests (a hostile file for files).
 fn value(rng: &mut Rng, opt: &Opt) -> String {
     let name = opt.long.unwrap_or("");
     let o = &OPERANDS;
+    if name == "expression" {
+        return rng.pick(SED_SCRIPTS).to_string();
+    }
     let fileish = opt.does == Does::Reads
         || [
             "file",
@@ -311,7 +345,9 @@ fn operands(rng: &mut Rng, e: &Entry, name: &str) -> Vec<String> {
             }
         }
         Kind::Pattern => {
-            if name == "jq" {
+            if name == "sed" {
+                out.push(rng.pick(SED_SCRIPTS).to_string());
+            } else if name == "jq" {
                 out.push(
                     rng.pick(&[".", ".a", ".env", "keys", ".list[]", "input_filename"])
                         .to_string(),
@@ -375,9 +411,64 @@ fn operands(rng: &mut Rng, e: &Entry, name: &str) -> Vec<String> {
                 );
             }
         }
-        Kind::Find | Kind::Xxd => {}
+        Kind::Find | Kind::Xxd | Kind::Awk => {}
     }
     out
+}
+
+/// awk programs: the subset, and the ways out (commands, pipes, redirections,
+/// `getline`, the environment, `ARGV`), some spelled to look like comparisons.
+const AWK_PROGRAMS: &[&str] = &[
+    "{print $1}",
+    "NR>1 {print $2, $NF}",
+    "$2 > 1 { print }",
+    "{ print ($1 > $2) }",
+    "{ s += $1 } END { print s / NR }",
+    "/KEY/ { print FILENAME }",
+    "{ a[$1]++ } END { for (k in a) print k }",
+    "{ print > \"out.txt\" }",
+    "{ print $1, $2 > \"b.txt\" }",
+    "{ printf \"%s\", $0 >> \"a.txt\" }",
+    "{ print | \"/.oracle/marker\" }",
+    "BEGIN { system(\"/.oracle/marker\") }",
+    "BEGIN { while ((\"cat .env\" | getline l) > 0) print l }",
+    "BEGIN { getline l < \".env\"; print l }",
+    "BEGIN { print ENVIRON[\"HOME\"] }",
+    "BEGIN { ARGV[1] = \".env\"; ARGC = 2 } { print }",
+    "$1 ~ /[/]/ { print }",
+];
+
+/// An `awk` command: options, a program, files and assignments.
+fn awk_command(rng: &mut Rng, name: &str) -> (String, Vec<String>) {
+    let mut out = vec![name.to_string()];
+    let mut keys = Vec::new();
+    if rng.chance(40) {
+        out.push(rng.pick(&["-F:", "-F", "-F,"]).to_string());
+        if out.last().is_some_and(|w| w == "-F") {
+            out.push("' '".to_string());
+        }
+        keys.push("-F".to_string());
+    }
+    if rng.chance(30) {
+        out.push("-v".to_string());
+        out.push(rng.pick(&["n=1", "ARGC=3", "x=.env"]).to_string());
+        keys.push("-v".to_string());
+    }
+    if rng.chance(5) {
+        out.push(rng.pick(&["-f", "-W", "--"]).to_string());
+    }
+    out.push(quote(rng.pick(AWK_PROGRAMS)));
+    let o = &OPERANDS;
+    for _ in 0..rng.below(3) {
+        let w = match rng.below(6) {
+            0 | 1 => rng.pick(o.secrets),
+            2 => rng.pick(o.links),
+            3 => rng.pick(&["n=2", "ARGV=x"]),
+            _ => rng.pick(o.files),
+        };
+        out.push(quote(w));
+    }
+    (out.join(" "), keys)
 }
 
 /// The `-C DIR` and global flags git is given before the subcommand.
@@ -461,7 +552,112 @@ fn find_command(rng: &mut Rng, words: &[&'static str]) -> (String, Vec<String>) 
             out.push(v.to_string());
         }
     }
+    // Sometimes the found names go to a reader (`-exec PROG … {} +`), in the forms
+    // find verifies and the ones it must not.
+    match rng.below(20) {
+        0..=6 => {
+            out.extend(exec_clause(rng));
+            keys.push("-exec".to_string());
+        }
+        7..=10 => {
+            out.extend(xargs_pipe(rng));
+            keys.push("| xargs".to_string());
+        }
+        11 => {
+            // A lister of bare names instead of find (the world's project holds files
+            // named like options at the top: `-rf`, `--files0-from=…`).
+            let mut rg = vec!["rg".to_string(), "--files".to_string(), "-0".to_string()];
+            if rng.chance(50) {
+                rg.push(rng.pick(&["src", ".", "docs", "vendor"]).to_string());
+            }
+            rg.extend(xargs_pipe(rng).into_iter().skip(1));
+            keys.push("| xargs".to_string());
+            return (rg.join(" "), keys);
+        }
+        _ => {}
+    }
     (out.join(" "), keys)
+}
+
+/// `-print0 | xargs -0 PROG …` after a find expression, or a look-alike that must ask
+/// (names split at blanks, `-I`, a literal `{}`, items from a file).
+fn xargs_pipe(rng: &mut Rng) -> Vec<String> {
+    let prog = match rng.below(12) {
+        0 => "rm",
+        1 => "sort -o out.txt",
+        _ => rng.pick(EXEC_READERS),
+    };
+    let (print, xargs): (&str, &str) = match rng.below(10) {
+        0 => ("-print", "xargs"),
+        1 => ("-print0", "xargs -0 -I{}"),
+        2 => ("-print0", "xargs -0 -a a.txt"),
+        3 => ("-print0", "xargs -0 -r"),
+        4 => ("-print0", "xargs -0 -n 1"),
+        5 => ("-print", "xargs -0"),
+        _ => ("-print0", "xargs -0"),
+    };
+    let mut out = vec![print.to_string(), "|".to_string()];
+    out.extend(xargs.split_whitespace().map(str::to_string));
+    out.extend(prog.split_whitespace().map(str::to_string));
+    if xargs.contains("-I") || rng.chance(5) {
+        out.push("{}".to_string());
+    }
+    out
+}
+
+/// Readers a `find -exec` clause runs, with their fixed words (a few name a secret or
+/// enter what they are given).
+const EXEC_READERS: &[&str] = &[
+    "cat",
+    "cat -A",
+    "grep -l x",
+    "grep -R x",
+    "grep -rn KEY",
+    "grep -f .env",
+    "grep -f a.txt",
+    "wc -l",
+    "head -n 1",
+    "tail -c 8",
+    "ls",
+    "ls -la",
+    "du -s",
+    "stat",
+    "file",
+    "od -c",
+    "strings -n 3",
+    "xxd",
+    "diff a.txt",
+    "cmp a.txt",
+    "sort",
+    "echo",
+    "md5sum",
+    "nl -ba",
+];
+
+/// One `-exec` (or look-alike) clause: the verified forms and the ones that must ask
+/// (`-execdir`, `-ok`, the name inside a word, a `+` not right after `{}`, a program
+/// that writes).
+fn exec_clause(rng: &mut Rng) -> Vec<String> {
+    let action = match rng.below(12) {
+        0 => "-execdir",
+        1 => "-ok",
+        _ => "-exec",
+    };
+    let prog = match rng.below(12) {
+        0 => "sort -o out.txt",
+        1 => "md5sum -c",
+        _ => rng.pick(EXEC_READERS),
+    };
+    let tail: &[&str] = match rng.below(8) {
+        0 => &["{}.bak", "\\;"],
+        1 => &["{}", "x", "+"],
+        2 | 3 => &["{}", "\\;"],
+        _ => &["{}", "+"],
+    };
+    let mut out = vec![action.to_string()];
+    out.extend(prog.split_whitespace().map(str::to_string));
+    out.extend(tail.iter().map(|w| (*w).to_string()));
+    out
 }
 
 /// An `xxd` command using `words` (a value after each valued word), and one file.
@@ -618,6 +814,20 @@ pub fn generate(seed: u64, n: usize) -> Vec<Generated> {
             names.get(k % names.len().max(1)).copied().unwrap_or("")
         };
         match e.kind {
+            Kind::Awk => {
+                for (k, nm) in names.iter().enumerate() {
+                    for _ in 0..AWK_PROGRAMS.len() / names.len().max(1) + k {
+                        let (command, options) = awk_command(&mut rng, nm);
+                        out.push(Generated {
+                            program: (*nm).to_string(),
+                            entry: e.label.clone(),
+                            command,
+                            options,
+                        });
+                    }
+                }
+                continue;
+            }
             Kind::Find | Kind::Xxd => {
                 let words = own_words(e.kind);
                 for chunk in words.chunks(3) {
@@ -677,6 +887,29 @@ pub fn generate(seed: u64, n: usize) -> Vec<Generated> {
             out.push(command(&mut rng, e, nm, &[], &[]));
         }
     }
+    // Every reader once behind `find -exec`, `find -print0 | xargs -0` and `rg --files
+    // -0 | xargs -0`, over a directory picked in turn (the harmless `src`, a nested
+    // hostile repository, symlinks into HOME, the project root with its secrets).
+    if installed("find") && installed("xargs") {
+        let roots = ["src", "vendor", "docs", ".", "notes", "src"];
+        for (k, reader) in EXEC_READERS.iter().enumerate() {
+            let root = roots.get(k % roots.len()).copied().unwrap_or(".");
+            let forms = [
+                format!("find {root} -type f -exec {reader} {{}} +"),
+                format!("find {root} -print0 | xargs -0 {reader}"),
+                format!("rg --files -0 {root} | xargs -0 -r {reader}"),
+                format!("rg --files -0 | xargs -0 {reader}"),
+            ];
+            for command in forms {
+                out.push(Generated {
+                    program: "find".to_string(),
+                    entry: "find".to_string(),
+                    command,
+                    options: vec!["-exec".to_string()],
+                });
+            }
+        }
+    }
     // Random commands.
     while out.len() < n && !entries.is_empty() {
         let Some(e) = entries.get(rng.below(entries.len())) else {
@@ -685,6 +918,16 @@ pub fn generate(seed: u64, n: usize) -> Vec<Generated> {
         let names: Vec<&str> = e.names.iter().copied().filter(|n| installed(n)).collect();
         let nm = rng.pick(&names);
         match e.kind {
+            Kind::Awk => {
+                let (command, options) = awk_command(&mut rng, nm);
+                out.push(Generated {
+                    program: nm.to_string(),
+                    entry: e.label.clone(),
+                    command,
+                    options,
+                });
+                continue;
+            }
             Kind::Find | Kind::Xxd => {
                 let words = own_words(e.kind);
                 let picked: Vec<&'static str> =

@@ -95,10 +95,15 @@ fn basename(p: &str) -> &str {
     p.rsplit('/').next().unwrap_or(p)
 }
 
-/// Whether an exec is the program itself or one of its helpers.
+/// Whether an exec is the program itself or one of its helpers. `find` runs what its
+/// `-exec` names, and its names may be piped to `xargs` and a reader: `xargs` and a
+/// reader of the verified table are its own (what the reader then does is judged with
+/// the rest of the trace); any other program it runs is not.
 fn own_exec(program: &str, e: &Exec) -> bool {
     let name = e.argv.first().map_or("", |a| basename(a));
-    name == program || helpers(program).contains(&name)
+    name == program
+        || helpers(program).contains(&name)
+        || (program == "find" && (name == "xargs" || crate::programs::readonly::exec_program(name)))
 }
 
 /// Whether a write is the harness' own (the output capture), or one of the programs'

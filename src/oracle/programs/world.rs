@@ -208,6 +208,12 @@ pub fn build(root: &Path, home: &Path) -> Result<(), String> {
         &root.join("src/main.rs"),
         "fn main() {\n    println!(\"x\");\n}\n",
     )?;
+    // Names a program would take as its options if handed them bare: `wc` given
+    // `--files0-from=names0` reads the files `names0` lists, `.env` among them.
+    write(&root.join("src/--files0-from=.env"), "x\n")?;
+    write(&root.join("src/-rf"), "x\n")?;
+    write(&root.join("names0"), ".env\0")?;
+    write(&root.join("--files0-from=names0"), "x\n")?;
     write(&root.join("notes.txt"), "b line\na line\nKEY=value\n")?;
     write(&root.join("a.txt"), "1 a\n2 b\n3 c\n")?;
     write(&root.join("b.txt"), "1 a\n2 x\n4 d\n")?;

@@ -176,6 +176,8 @@ fn lower_tokens(text: &str, tokens: Tokens, cwd: &Cwd) -> Plan {
                 heredoc: false,
                 forks,
                 conditional,
+                start: 0,
+                piped_from: None,
             });
             plan.commands.len().checked_sub(1)
         };
@@ -465,6 +467,8 @@ fn last_resort(text: &str, cwd: &Cwd, e: &LexError) -> Plan {
                 // known to be conditional (the floor's fork-bomb shape stays reachable).
                 forks: true,
                 conditional: false,
+                start: 0,
+                piped_from: None,
             });
         }
     }
