@@ -985,6 +985,15 @@ fn awk(rest: &[&str]) -> Option<Verified> {
                     return None;
                 }
             }
+            // gawk (often what `awk` is) opens a TCP or UDP connection for an operand
+            // named `/inet/tcp/0/HOST/PORT` (also `/inet4/`, `/inet6/`) instead of a
+            // file: a network access, not a read.
+            _ if ["/inet/", "/inet4/", "/inet6/"]
+                .iter()
+                .any(|p| w.starts_with(p)) =>
+            {
+                return None;
+            }
             _ => v.reads.push((*w).to_string()),
         }
     }
@@ -1415,6 +1424,10 @@ mod tests {
         assert!(w(&["awk", r#"BEGIN{system("id")}"#]).is_none());
         assert!(w(&["awk"]).is_none());
         assert!(w(&["awk", "--"]).is_none());
+        // gawk connects for these names (traced: connect() to 127.0.0.1).
+        assert!(w(&["awk", "{print}", "/inet/tcp/0/127.0.0.1/9"]).is_none());
+        assert!(w(&["awk", "{print}", "a", "/inet6/udp/0/::1/53"]).is_none());
+        assert!(w(&["awk", "{print}", "inet/tcp/0/h/1"]).is_some());
     }
 
     /// `od` and `strings` (each traced): the files named are read; `strings @FILE`
