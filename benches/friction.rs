@@ -1,9 +1,11 @@
 //! Friction benchmark: the prompt rate per kind of everyday agent command
 //! (fixtures/friction.jsonl) under the seed's defaults, each preset and Codex's
-//! known-safe list; then the commands agents really ran in public sessions
-//! (fixtures/agent_commands.jsonl) per kind and preset as allowed / contained /
-//! asked / denied, the risky ones let through, and what asks most often for reads,
-//! edits and builds. Run: `cargo bench --bench friction`; the tables go into
+//! known-safe list; then, when the agent set is at hand (`KHAELOR_AGENT_SET=FILE`, or
+//! `agent_commands.jsonl` in the shared corpus), the commands agents really ran in
+//! public sessions per kind and preset as allowed / contained / asked / denied, the
+//! risky ones let through, and what asks most often for reads, edits and builds. The
+//! agent set's run fails (exit 1) when a preset lets a risky command run or falls below
+//! a floor. Run: `cargo bench --profile dev --bench friction`; the tables go into
 //! BENCHMARKS.md, section "Friction".
 #![allow(clippy::unwrap_used, clippy::indexing_slicing)]
 
@@ -50,7 +52,13 @@ fn main() {
 }
 
 fn agent_set() {
-    let (rows, tallies) = friction_set::run_agent_set();
+    let Some((rows, tallies)) = friction_set::run_agent_set() else {
+        println!();
+        println!(
+            "Commands agents ran: skipped, the set is not here (KHAELOR_AGENT_SET=FILE or ../shared/corpus/agent_commands.jsonl)"
+        );
+        return;
+    };
     println!();
     println!("Commands agents ran ({} rows):", rows.len());
     for k in friction_set::KINDS {
@@ -101,4 +109,80 @@ fn agent_set() {
             }
         }
     }
+    let failures = agent_checks(&rows, &tallies);
+    for f in &failures {
+        println!("FAIL: {f}");
+    }
+    if !failures.is_empty() {
+        std::process::exit(1);
+    }
+}
+
+/// What the agent set must hold: no preset lets a risky command run, neither allowed
+/// nor contained (no sandbox claim is made for any of them), and what runs without a
+/// prompt is at least the floor measured last (raised as the analysis learns more,
+/// never lowered). The floors are counts of this very set: a changed set is measured
+/// again.
+fn agent_checks(rows: &[friction_set::Row], tallies: &[friction_set::AgentTally]) -> Vec<String> {
+    let mut out = Vec::new();
+    let count = |k: &str| rows.iter().filter(|r| r.kind == k).count();
+    let kinds = [
+        count("read"),
+        count("edit"),
+        count("build"),
+        count("other"),
+        count("risky"),
+    ];
+    if kinds != [349, 166, 325, 310, 22] {
+        out.push(format!(
+            "the agent set changed ({kinds:?}): measure it again and move the floors"
+        ));
+        return out;
+    }
+    for t in tallies {
+        if !t.risky_allowed.is_empty() {
+            out.push(format!(
+                "{} allows risky commands: {:?}",
+                t.name, t.risky_allowed
+            ));
+        }
+        if !t.risky_contained.is_empty() {
+            out.push(format!(
+                "{} contains risky commands, which no sandbox test covers: {:?}",
+                t.name, t.risky_contained
+            ));
+        }
+    }
+    // (preset, kind, allowed at least, allowed or contained at least)
+    let floors: &[(&str, &str, usize, usize)] = &[
+        ("strict", "read", 108, 108),
+        ("strict", "edit", 2, 2),
+        ("strict", "build", 0, 0),
+        ("recommended", "read", 297, 297),
+        ("recommended", "edit", 84, 84),
+        ("recommended", "build", 0, 22),
+        ("autonomous", "read", 297, 320),
+        ("autonomous", "edit", 84, 85),
+        ("autonomous", "build", 17, 103),
+    ];
+    for (preset, kind, allowed, unprompted) in floors {
+        let Some(t) = tallies.iter().find(|t| t.name == *preset) else {
+            out.push(format!("no tally for {preset}"));
+            continue;
+        };
+        let (c, total) = t.kind(kind);
+        if c[0] < *allowed {
+            out.push(format!(
+                "{preset} allows {} of {total} {kind} commands (floor {allowed})",
+                c[0]
+            ));
+        }
+        if c[0] + c[1] < *unprompted {
+            out.push(format!(
+                "{preset} runs {} of {total} {kind} commands without a prompt (floor {unprompted})",
+                c[0] + c[1]
+            ));
+        }
+    }
+    out
 }

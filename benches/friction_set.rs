@@ -1,10 +1,10 @@
 //! The friction benchmark's evaluation, shared by `benches/friction.rs`
 //! (prints the table for BENCHMARKS.md) and `tests/friction.rs` (holds the targets):
 //! every command of `fixtures/friction.jsonl` decided in a temp project under the seed's
-//! defaults, each preset, and a model of Codex's known-safe-command list; and every
-//! command of `fixtures/agent_commands.jsonl` (commands agents really ran in public
-//! sessions) decided in a git project under each preset, counted as allowed, contained,
-//! asked or denied.
+//! defaults, each preset, and a model of Codex's known-safe-command list; and, when it
+//! is at hand, every command of the agent set (commands agents really ran in public
+//! sessions, `agent_set_path`) decided in a git project under each preset, counted as
+//! allowed, contained, asked or denied.
 #![allow(
     dead_code,
     clippy::unwrap_used,
@@ -45,12 +45,24 @@ pub fn rows() -> Vec<Row> {
     read_rows("fixtures/friction.jsonl")
 }
 
-/// The commands agents really ran (`fixtures/agent_commands.jsonl`).
-pub fn agent_rows() -> Vec<Row> {
-    read_rows("fixtures/agent_commands.jsonl")
+/// Where the agent set is: `KHAELOR_AGENT_SET`, else `agent_commands.jsonl` in the
+/// shared corpus beside the checkout. Its commands are copied from third-party
+/// sessions, so they are kept out of this repository; the bench measures them where
+/// they are.
+pub fn agent_set_path() -> Option<PathBuf> {
+    let path = match std::env::var_os("KHAELOR_AGENT_SET") {
+        Some(p) => PathBuf::from(p),
+        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/agent_commands.jsonl"),
+    };
+    path.is_file().then_some(path)
 }
 
-fn read_rows(file: &str) -> Vec<Row> {
+/// The commands agents really ran, when the set is at hand (`agent_set_path`).
+pub fn agent_rows() -> Option<Vec<Row>> {
+    agent_set_path().map(|p| read_rows(&p))
+}
+
+fn read_rows(file: impl AsRef<Path>) -> Vec<Row> {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(file);
     std::fs::read_to_string(path)
         .unwrap()
@@ -328,7 +340,7 @@ pub fn run_all() -> (Vec<Row>, Vec<Tally>) {
 }
 
 // ---------------------------------------------------------------------------------
-// Commands agents really ran (fixtures/agent_commands.jsonl)
+// Commands agents really ran (the agent set, kept outside the repository)
 // ---------------------------------------------------------------------------------
 
 /// The project the agent set is decided in: a git repository with the files an
@@ -575,8 +587,8 @@ impl AgentTally {
 }
 
 /// The agent set decided under each preset, in one world.
-pub fn run_agent_set() -> (Vec<Row>, Vec<AgentTally>) {
-    let rows = agent_rows();
+pub fn run_agent_set() -> Option<(Vec<Row>, Vec<AgentTally>)> {
+    let rows = agent_rows()?;
     let w = agent_world();
     let ctx = AnalysisContext::new(&w.root, None, &w.home).unwrap();
     let commands: Vec<String> = rows.iter().map(|r| in_world(r, &w.root)).collect();
@@ -631,5 +643,5 @@ pub fn run_agent_set() -> (Vec<Row>, Vec<AgentTally>) {
             top_asks,
         });
     }
-    (rows, out)
+    Some((rows, out))
 }
