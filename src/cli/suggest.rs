@@ -116,15 +116,7 @@ fn apply(state: &std::path::Path, found: &Suggestions, n: usize) -> Result<Strin
             found.offered.len()
         ));
     };
-    let rules: Vec<PersistedRule> = s
-        .rules
-        .iter()
-        .map(|r| PersistedRule {
-            capability: r.capability.clone(),
-            pattern: r.pattern.clone(),
-            action: r.action.as_str().to_string(),
-        })
-        .collect();
+    let rules: Vec<PersistedRule> = s.rules.iter().map(PersistedRule::of).collect();
     let trust = crate::policy::trust::TrustStore::new(state);
     let done = blocking_append_rules(std::path::Path::new(&s.project_root), &rules, Some(&trust))
         .map_err(|e| e.to_string())?;

@@ -147,18 +147,21 @@ pub fn render(d: &CallDecision) -> Rendered {
 /// input whose `command` is the rewritten one (every other field kept: Claude Code
 /// replaces the whole input with it). Anything else renders as `render` does.
 pub fn render_contained(d: &CallDecision, input: &Value) -> Rendered {
-    let (Action::Contain, Some(c), Some(obj)) = (d.decision, &d.containment, input.as_object())
-    else {
-        return render(d);
-    };
-    let mut updated = obj.clone();
-    updated.insert("command".to_string(), Value::String(c.command.clone()));
+    match super::contained_input(d, input) {
+        Some(updated) => allow_with_updated_input(d, updated),
+        None => render(d),
+    }
+}
+
+/// `permissionDecision: "allow"` with `updatedInput`, the shape Claude Code and Codex
+/// share for a call whose input the hook replaces.
+pub(crate) fn allow_with_updated_input(d: &CallDecision, updated: Value) -> Rendered {
     let mut v = hook_specific("allow", &super::contain_text(d));
     if let Some(h) = v
         .get_mut("hookSpecificOutput")
         .and_then(Value::as_object_mut)
     {
-        h.insert("updatedInput".to_string(), Value::Object(updated));
+        h.insert("updatedInput".to_string(), updated);
     }
     Rendered {
         stdout: format!("{v}\n"),

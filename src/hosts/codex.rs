@@ -112,21 +112,8 @@ pub fn render(d: &CallDecision) -> Rendered {
 /// in the shell tool's command argument and keeps the others, `workdir` among them).
 /// Anything else renders as `render` does.
 pub fn render_contained(d: &CallDecision, input: &Value) -> Rendered {
-    let (Action::Contain, Some(c), Some(obj)) = (d.decision, &d.containment, input.as_object())
-    else {
-        return render(d);
-    };
-    let mut updated = obj.clone();
-    updated.insert("command".to_string(), Value::String(c.command.clone()));
-    let mut v = super::claude::hook_specific("allow", &super::contain_text(d));
-    if let Some(h) = v
-        .get_mut("hookSpecificOutput")
-        .and_then(Value::as_object_mut)
-    {
-        h.insert("updatedInput".to_string(), Value::Object(updated));
-    }
-    Rendered {
-        stdout: format!("{v}\n"),
-        exit: 0,
+    match super::contained_input(d, input) {
+        Some(updated) => super::claude::allow_with_updated_input(d, updated),
+        None => render(d),
     }
 }

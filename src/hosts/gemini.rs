@@ -14,7 +14,6 @@ use serde_json::{Map, Value};
 
 use super::{HookCall, HookError, Host, Mapped, Rendered, mcp, pick};
 use crate::policy::decide::CallDecision;
-use crate::policy::rules::Action;
 
 /// Gemini CLI tools with no local effect.
 pub const NO_EFFECT_TOOLS: &[&str] = &["write_todos", "ask_user", "activate_skill"];
@@ -120,18 +119,15 @@ pub fn render(d: &CallDecision) -> Rendered {
 /// the tool input whose `command` is the rewritten one (Gemini rebuilds the tool from
 /// this object alone, so every other field is kept). Anything else as `render`.
 pub fn render_contained(d: &CallDecision, input: &Value) -> Rendered {
-    let (Action::Contain, Some(c), Some(obj)) = (d.decision, &d.containment, input.as_object())
-    else {
+    let Some(updated) = super::contained_input(d, input) else {
         return render(d);
     };
-    let mut updated = obj.clone();
-    updated.insert("command".to_string(), Value::String(c.command.clone()));
     let v = serde_json::json!({
         "decision": "allow",
         "reason": super::contain_text(d),
         "hookSpecificOutput": {
             "hookEventName": "BeforeTool",
-            "tool_input": Value::Object(updated),
+            "tool_input": updated,
         },
     });
     Rendered {

@@ -597,6 +597,19 @@ pub fn render_call(host: Host, input: &Value, d: &CallDecision) -> Rendered {
     }
 }
 
+/// For a contained call, the host's tool input with its `command` replaced by the
+/// rewritten one and every other field kept (each host replaces the whole input with
+/// it); `None` for any other decision.
+pub(crate) fn contained_input(d: &CallDecision, input: &Value) -> Option<Value> {
+    let (Action::Contain, Some(c), Some(obj)) = (d.decision, &d.containment, input.as_object())
+    else {
+        return None;
+    };
+    let mut updated = obj.clone();
+    updated.insert("command".to_string(), Value::String(c.command.clone()));
+    Some(Value::Object(updated))
+}
+
 /// The reason shown for a contained call: what runs, and in which sandbox.
 pub fn contain_text(d: &CallDecision) -> String {
     match &d.containment {

@@ -155,6 +155,29 @@ pub fn check_command(command: &str) -> Result<(), ApiError> {
     Ok(())
 }
 
+/// Decides the call of an evaluate or explain request: the call mapped in its context,
+/// the project's policy, and the decision. A contained answer carries the profile and
+/// the rewritten command; a client that cannot run it treats it as ask.
+fn decide_request(
+    st: &AppState,
+    req: &EvaluateRequest,
+) -> Result<(MappedCall, crate::policy::config::Policy, CallDecision), ApiError> {
+    let ctx = st.context(&req.project_root, req.cwd.as_deref(), req.home.as_deref())?;
+    st.confine_workdir(&req.tool, &req.input, &ctx)?;
+    let call = map_call(st, &req.tool, &req.input, &ctx)?;
+    let policy = st.blocking_policy(&ctx);
+    let runner = crate::contain::runner();
+    let decision = decide::decide_with(
+        &policy,
+        &[],
+        &call,
+        &ctx,
+        req.interactive.unwrap_or(true),
+        runner.as_ref().map(|r| r as &dyn decide::Sandbox),
+    );
+    Ok((call, policy, decision))
+}
+
 /// Decides one tool call against the layered rules, statelessly: nothing is recorded.
 #[utoipa::path(post, path = "/v1/evaluate", tag = "policy", request_body = EvaluateRequest,
     responses(
@@ -176,21 +199,7 @@ pub async fn evaluate(
     let st = state.clone();
     state
         .blocking(move || {
-            let ctx = st.context(&req.project_root, req.cwd.as_deref(), req.home.as_deref())?;
-            st.confine_workdir(&req.tool, &req.input, &ctx)?;
-            let call = map_call(&st, &req.tool, &req.input, &ctx)?;
-            let policy = st.blocking_policy(&ctx);
-            // A contained answer carries the profile and the rewritten command; a
-            // client that cannot run it treats it as ask.
-            let runner = crate::contain::runner();
-            let decision = decide::decide_with(
-                &policy,
-                &[],
-                &call,
-                &ctx,
-                req.interactive.unwrap_or(true),
-                runner.as_ref().map(|r| r as &dyn decide::Sandbox),
-            );
+            let (_, _, decision) = decide_request(&st, &req)?;
             st.metrics().record_decision(decision.decision.as_str());
             Ok(Json(decision))
         })
@@ -221,19 +230,7 @@ pub async fn explain(
     let st = state.clone();
     state
         .blocking(move || {
-            let ctx = st.context(&req.project_root, req.cwd.as_deref(), req.home.as_deref())?;
-            st.confine_workdir(&req.tool, &req.input, &ctx)?;
-            let call = map_call(&st, &req.tool, &req.input, &ctx)?;
-            let policy = st.blocking_policy(&ctx);
-            let runner = crate::contain::runner();
-            let decision = decide::decide_with(
-                &policy,
-                &[],
-                &call,
-                &ctx,
-                req.interactive.unwrap_or(true),
-                runner.as_ref().map(|r| r as &dyn decide::Sandbox),
-            );
+            let (call, policy, decision) = decide_request(&st, &req)?;
             Ok(Json(crate::policy::explain::explain(
                 &policy, &call, &decision,
             )))

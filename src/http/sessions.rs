@@ -661,14 +661,7 @@ pub async fn grant(
     let ctx = state
         .blocking(move || st.context(&root, Some(&cwd), Some(&home)))
         .await??;
-    let persisted_rules: Vec<PersistedRule> = rules
-        .iter()
-        .map(|r| PersistedRule {
-            capability: r.capability.clone(),
-            pattern: r.pattern.clone(),
-            action: r.action.as_str().to_string(),
-        })
-        .collect();
+    let persisted_rules: Vec<PersistedRule> = rules.iter().map(PersistedRule::of).collect();
     let root = ctx.root().to_path_buf();
     let to_write = persisted_rules.clone();
     let trust = state.config().trust_store();

@@ -27,6 +27,17 @@ pub struct PersistedRule {
     pub action: String,
 }
 
+impl PersistedRule {
+    /// `rule` as an "always" grant writes it: capability, pattern and action only.
+    pub fn of(rule: &crate::policy::rules::PermissionRule) -> PersistedRule {
+        PersistedRule {
+            capability: rule.capability.clone(),
+            pattern: rule.pattern.clone(),
+            action: rule.action.as_str().to_string(),
+        }
+    }
+}
+
 /// What an append did.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AppendOutcome {
