@@ -67,9 +67,10 @@ impl Scene {
         vec![
             // allowed by the defaults (`ls*`, a write in the project)
             ("ls > allowed_marker".to_string(), p.join("allowed_marker")),
-            // asks under the defaults
+            // asks under the defaults: an in-project `touch` is an edit, but `-t` is
+            // not among the options the edit model reads
             (
-                format!("touch {}", p.join("asked_marker").display()),
+                format!("touch -t 202001010000 {}", p.join("asked_marker").display()),
                 p.join("asked_marker"),
             ),
             (
@@ -542,7 +543,8 @@ fn opencode_records_an_ask_that_ran_as_approved_by_the_host() {
         Api::Chat,
         vec![(
             "bash".to_string(),
-            json!({ "command": format!("touch {}", marker.display()), "description": "e2e step" }),
+            // `-t`: not an option the edit model reads, so the call asks
+            json!({ "command": format!("touch -t 202001010000 {}", marker.display()), "description": "e2e step" }),
         )],
     );
     let (out, err) = opencode_run(&scene, &model, &[("KHAELOR_PERM_INTERACTIVE", "1")]);
