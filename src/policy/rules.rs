@@ -643,7 +643,7 @@ impl RuleSet {
         let Some(candidates) = self.by_cap.get(cap.index()) else {
             return false;
         };
-        let now = crate::model::rule::now_unix();
+        let now = self.now();
         for &i in candidates.iter().rev() {
             let (Some(rule), Some(c)) = (self.rules.get(i), self.compiled.get(i)) else {
                 return false;
