@@ -1,7 +1,8 @@
 //! `khaelor-perm serve`: runs the HTTP service until SIGTERM or SIGINT.
 //!
 //! Owns flag and environment handling, the start-up safety checks (no unauthenticated
-//! listener beyond loopback unless waived), logging set-up and the shutdown signal.
+//! listener beyond loopback unless waived; the panel token made when no token file is
+//! given), logging set-up and the shutdown signal.
 //! The service itself is `crate::http`.
 
 use std::net::SocketAddr;
@@ -9,7 +10,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use crate::http::{self, AppState, ServiceConfig};
+use crate::http::{self, AppState, ServiceConfig, credential};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum LogFormat {
@@ -27,6 +28,9 @@ pub struct Args {
     #[arg(long, env = "KHAELOR_PERM_STATE_DIR", value_name = "DIR")]
     pub state_dir: Option<PathBuf>,
     /// File holding the bearer token clients must send (surrounding whitespace ignored).
+    /// Without it, `<state-dir>/panel-token` is made on first start (mode 0600) and
+    /// answering a prompt (grant, deny, trust, the pending calls) needs it, on loopback
+    /// too; hooks and the read-only routes stay open on loopback.
     #[arg(long, env = "KHAELOR_PERM_TOKEN_FILE", value_name = "FILE")]
     pub token_file: Option<PathBuf>,
     /// Only serve projects under this directory (repeatable); others get 403.
@@ -127,6 +131,8 @@ pub enum ServeError {
     },
     #[error("token file `{0}` is empty")]
     EmptyToken(String),
+    #[error("{0}")]
+    PanelToken(credential::CredentialError),
     #[error("workspace root `{path}` does not exist or is not a directory")]
     WorkspaceRoot { path: String },
     #[error("no state directory: set --state-dir, KHAELOR_PERM_STATE_DIR, XDG_STATE_HOME or HOME")]
@@ -176,6 +182,12 @@ pub fn run(args: Args) -> ExitCode {
         // Tests and supervisors read this line to learn the port picked for `:0`.
         println!("listening on http://{bound}");
         tracing::info!(addr = %bound, state_dir = %config.state_dir.display(), auth = config.token.is_some(), "listening");
+        if config.panel_token.is_some() {
+            tracing::info!(
+                file = %credential::panel_token_path(&config.state_dir).display(),
+                "answering permission prompts needs the panel token in this file"
+            );
+        }
         match http::serve(listener, AppState::new(config), shutdown_signal()).await {
             Ok(()) => {
                 tracing::info!("stopped");
@@ -192,17 +204,14 @@ pub fn run(args: Args) -> ExitCode {
 /// Checks the flags and builds the service configuration.
 pub fn service_config(args: &Args) -> Result<ServiceConfig, ServeError> {
     let token = match &args.token_file {
-        Some(path) => {
-            let text = std::fs::read_to_string(path).map_err(|source| ServeError::TokenFile {
+        Some(path) => Some(credential::read_token_file(path).map_err(|e| match e {
+            credential::CredentialError::Empty(p) => ServeError::EmptyToken(p),
+            credential::CredentialError::Io { source, .. } => ServeError::TokenFile {
                 path: path.display().to_string(),
                 source,
-            })?;
-            let token = text.trim().to_string();
-            if token.is_empty() {
-                return Err(ServeError::EmptyToken(path.display().to_string()));
-            }
-            Some(token)
-        }
+            },
+            other => ServeError::PanelToken(other),
+        })?),
         None => None,
     };
     if token.is_none() && !args.addr.ip().is_loopback() && !args.insecure_no_auth {
@@ -238,6 +247,12 @@ pub fn service_config(args: &Args) -> Result<ServiceConfig, ServeError> {
         path: sessions.display().to_string(),
         source,
     })?;
+    // Without the operator's token, answering a prompt needs the panel token, made on
+    // first start; the person's panel reads it from the same file.
+    let panel_token = match token {
+        Some(_) => None,
+        None => Some(credential::blocking_panel_token(&state_dir).map_err(ServeError::PanelToken)?),
+    };
     let retain = (args.retain_days > 0)
         .then(|| Duration::from_secs(args.retain_days.saturating_mul(86_400)));
     let swept = crate::session::blocking_sweep(&sessions, retain);
@@ -258,6 +273,7 @@ pub fn service_config(args: &Args) -> Result<ServiceConfig, ServeError> {
     Ok(ServiceConfig {
         state_dir,
         token,
+        panel_token,
         workspace_roots,
         managed_config: args.managed_config.clone(),
         preset: args.preset,

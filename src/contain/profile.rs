@@ -1,8 +1,8 @@
 //! The sandbox profile of a project: which paths inside it stay read-only (the rows of
 //! `policy::protected` found there), which secrets are masked (every path the read
 //! rules do not allow, found in the project, in HOME and where an absolute read rule
-//! points, and every target of a symlink in the project that is such a path), and the
-//! network.
+//! points, and every target of a symlink in the project that is such a path; and
+//! KHAELOR's state directory, whose panel token answers prompts), and the network.
 //!
 //! Owns finding those paths; it reads the file system (bounded walks) but decides
 //! nothing: the read rules and the protected table are the policy's.
@@ -201,6 +201,7 @@ pub fn build_traced(
     )?;
     walk_home(home, &root, policy, &mut trace, &mut masked)?;
     absolute_rules(policy, &root, home, &mut trace, &mut masked);
+    state_dirs(policy, &root, home, &mut trace, &mut masked);
     let text = |v: Vec<PathBuf>| -> Vec<String> {
         let mut v: Vec<String> = v.iter().map(|p| p.display().to_string()).collect();
         v.sort();
@@ -362,6 +363,44 @@ fn walk_home(
         }
     }
     Ok(())
+}
+
+/// KHAELOR's state directories, masked whole: the panel token that answers prompts,
+/// the session logs holding what waits for an answer, the trust records. They belong
+/// to the person; a contained command reads none of them, wherever the state lives
+/// (the trust store's parent, which is the service's `--state-dir`; the default place
+/// for this process; the default place under HOME). A state directory holding the
+/// project is not masked whole (the project would vanish): its entries are.
+fn state_dirs(
+    policy: &Policy,
+    root: &Path,
+    home: &Path,
+    trace: &mut Trace,
+    masked: &mut Vec<PathBuf>,
+) {
+    let mut dirs: Vec<PathBuf> = vec![home.join(".local").join("state").join("khaelor-perm")];
+    dirs.extend(
+        policy
+            .trust_dir()
+            .and_then(Path::parent)
+            .map(Path::to_path_buf),
+    );
+    dirs.extend(crate::policy::trust::default_state_dir());
+    for dir in dirs {
+        if trace.probe(&dir) != Some(true) {
+            continue;
+        }
+        if !crate::model::paths::is_inside(root, &dir) {
+            masked.push(dir);
+            continue;
+        }
+        for name in [crate::policy::trust::PANEL_TOKEN_FILE, "sessions", "trust"] {
+            let p = dir.join(name);
+            if trace.probe(&p).is_some() && !crate::model::paths::is_inside(root, &p) {
+                masked.push(p);
+            }
+        }
+    }
 }
 
 /// Read rules written for absolute places (`/etc/shadow*`): the entries of the

@@ -1,27 +1,79 @@
 //! Bearer-token authentication of the service.
 //!
 //! Owns the check only: which token is configured and whether the server may start
-//! without one is the `serve` command's business. `/healthz` (container health checks)
-//! and `/openapi.yaml` (a public contract) are open; everything else needs the token
-//! when one is set.
+//! without one is the `serve` command's business, the panel token's file is
+//! `credential`'s. Two credentials, two rules:
+//!
+//! - **`--token-file` (the operator's token).** Every route needs it but `/healthz` and
+//!   `/openapi.yaml` (container probes and a public contract).
+//! - **No `--token-file`: the panel token** (`<state-dir>/panel-token`, made by `serve`).
+//!   Approvals belong to the person, never to the agent: any process of the same user
+//!   can reach loopback, a test script an agent wrote among them, so every route that
+//!   answers a prompt, grants, trusts or shows what waits for an answer needs the panel
+//!   token — grant, deny, `/v1/trust`, a session's pending calls and events,
+//!   `/v1/pending` and its stream, and any route not in the list below (a new route is
+//!   closed until it is added here). What hooks and read-only tools need stays open on
+//!   loopback: the probes, `/metrics`, `/openapi.yaml`, `/v1/analyze`, `/v1/evaluate`,
+//!   `/v1/explain`, `/v1/rules`, `/v1/tools/available`, `POST /v1/hooks/{host}` and
+//!   `POST /v1/sessions/{id}/calls` (recording a call is what a hook does: it asks, it
+//!   never answers).
 
 use axum::extract::{Request, State};
-use axum::http::{HeaderValue, StatusCode, header};
+use axum::http::{HeaderValue, Method, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
 use super::{ApiError, AppState};
 
-/// Paths answered without a token.
+/// Paths answered without the operator's token.
 const OPEN_PATHS: [&str; 2] = ["/healthz", "/openapi.yaml"];
 
-pub async fn require_token(State(state): State<AppState>, req: Request, next: Next) -> Response {
-    let Some(token) = state.config().token.as_deref() else {
-        return next.run(req).await;
-    };
-    if OPEN_PATHS.contains(&req.uri().path()) {
-        return next.run(req).await;
+/// Routes answered without the panel token (when the operator gave no token): what a
+/// hook and a read-only client need. Everything else needs it.
+const OPEN_WITHOUT_PANEL_TOKEN: &[(Method, &str)] = &[
+    (Method::GET, "/healthz"),
+    (Method::GET, "/readyz"),
+    (Method::GET, "/metrics"),
+    (Method::GET, "/openapi.yaml"),
+    (Method::POST, "/v1/analyze"),
+    (Method::POST, "/v1/evaluate"),
+    (Method::POST, "/v1/explain"),
+    (Method::GET, "/v1/rules"),
+    (Method::POST, "/v1/tools/available"),
+];
+
+/// Whether `method path` is open without the panel token (see the module doc).
+pub fn open_without_panel_token(method: &Method, path: &str) -> bool {
+    if OPEN_WITHOUT_PANEL_TOKEN
+        .iter()
+        .any(|(m, p)| m == method && *p == path)
+    {
+        return true;
     }
+    if method != Method::POST {
+        return false;
+    }
+    // `POST /v1/hooks/{host}`: one segment after the prefix.
+    if let Some(host) = path.strip_prefix("/v1/hooks/") {
+        return !host.is_empty() && !host.contains('/');
+    }
+    // `POST /v1/sessions/{id}/calls`: recording a call, never answering one.
+    path.strip_prefix("/v1/sessions/")
+        .and_then(|rest| rest.strip_suffix("/calls"))
+        .is_some_and(|id| !id.is_empty() && !id.contains('/'))
+}
+
+pub async fn require_token(State(state): State<AppState>, req: Request, next: Next) -> Response {
+    let config = state.config();
+    let token = match (config.token.as_deref(), config.panel_token.as_deref()) {
+        (Some(_), _) if OPEN_PATHS.contains(&req.uri().path()) => return next.run(req).await,
+        (Some(t), _) => t,
+        (None, Some(_)) if open_without_panel_token(req.method(), req.uri().path()) => {
+            return next.run(req).await;
+        }
+        (None, Some(p)) => p,
+        (None, None) => return next.run(req).await,
+    };
     let given = req
         .headers()
         .get(header::AUTHORIZATION)
@@ -63,6 +115,36 @@ fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn what_hooks_need_is_open_and_answers_are_not() {
+        for (m, p) in [
+            (Method::POST, "/v1/hooks/claude"),
+            (Method::POST, "/v1/sessions/s-1/calls"),
+            (Method::POST, "/v1/evaluate"),
+            (Method::GET, "/healthz"),
+        ] {
+            assert!(open_without_panel_token(&m, p), "{m} {p}");
+        }
+        for (m, p) in [
+            (Method::POST, "/v1/sessions/s/calls/c/grant"),
+            (Method::POST, "/v1/sessions/s/calls/c/deny"),
+            (Method::POST, "/v1/trust"),
+            (Method::GET, "/v1/sessions/s/pending"),
+            (Method::GET, "/v1/sessions/s/events"),
+            (Method::GET, "/v1/pending"),
+            (Method::GET, "/v1/pending/stream"),
+            (Method::GET, "/v1/sessions/s/calls"),
+            (Method::POST, "/v1/sessions//calls"),
+            (Method::POST, "/v1/sessions/a/b/calls"),
+            (Method::POST, "/v1/hooks/"),
+            (Method::POST, "/v1/hooks/a/b"),
+            (Method::GET, "/v1/hooks/claude"),
+            (Method::POST, "/v1/some-future-route"),
+        ] {
+            assert!(!open_without_panel_token(&m, p), "{m} {p}");
+        }
+    }
 
     #[test]
     fn compare() {

@@ -8,6 +8,7 @@
 pub mod api;
 pub mod auth;
 pub mod conn;
+pub mod credential;
 pub mod error;
 pub mod handlers;
 pub mod hooks;
@@ -57,8 +58,14 @@ pub const MAX_COMMAND_BYTES: usize = 64 * 1024;
 pub struct ServiceConfig {
     /// Where session logs live (`<state>/sessions/<id>.jsonl`).
     pub state_dir: PathBuf,
-    /// The bearer token every request but `/healthz` and `/openapi.yaml` must carry.
+    /// The operator's bearer token (`--token-file`): every request but `/healthz` and
+    /// `/openapi.yaml` must carry it.
     pub token: Option<String>,
+    /// Without an operator's token, the panel token (`<state-dir>/panel-token`): every
+    /// route that answers a prompt or shows what waits for one must carry it, on
+    /// loopback too (`auth` lists the routes open without it). `None` with no `token`
+    /// leaves every route open, which only embedding tests do.
+    pub panel_token: Option<String>,
     /// When non-empty, project roots must be inside one of these (canonical) dirs.
     pub workspace_roots: Vec<PathBuf>,
     /// An extra, highest-precedence config file set by the operator.
@@ -745,6 +752,7 @@ mod tests {
         AppState::new(ServiceConfig {
             state_dir: std::env::temp_dir(),
             token: None,
+            panel_token: None,
             workspace_roots: Vec::new(),
             managed_config: None,
             preset: None,

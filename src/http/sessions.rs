@@ -850,6 +850,7 @@ mod tests {
         AppState::new(crate::http::ServiceConfig {
             state_dir: dir.to_path_buf(),
             token: None,
+            panel_token: None,
             workspace_roots: Vec::new(),
             managed_config: None,
             preset: None,

@@ -314,6 +314,9 @@ pub enum ReasonSchema {
     UnknownPath,
     /// Writes KHAELOR's own configuration, or names it in a command.
     SelfProtection,
+    /// Names the service's panel token or its grant, deny or trust routes (`named`):
+    /// only the person answers a prompt.
+    ApprovalChannel { named: String },
     /// Writes a protected file; `reason` says which kind.
     ProtectedWrite { reason: String },
     /// Writes a path the read rules do not let be read silently (a secret).

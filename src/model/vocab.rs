@@ -288,6 +288,10 @@ pub enum Reason {
     UnknownPath,
     /// Writes KHAELOR's own configuration, or names it in a command.
     SelfProtection,
+    /// Names the service's way of answering prompts: its panel token file, or its
+    /// grant, deny or trust routes (`named` is the fragment found). Only the person
+    /// answers a prompt, so such a command always asks and never gets an "always".
+    ApprovalChannel { named: String },
     /// Writes a file that makes code run later or changes what git or the shell does.
     ProtectedWrite { reason: String },
     /// Writes a path the read rules keep from being read silently (`.env`, `*.pem`,

@@ -410,6 +410,27 @@ pub fn decide_with(
                 push_reason(&mut req, &mut reasons, Reason::SecretWrite);
             }
         }
+        if let Some(named) = approval_channel(&req) {
+            // Only the person answers a prompt: a command or URL naming the panel token
+            // or the answer routes is never quiet and never under an "always" pattern.
+            offer_always = false;
+            push_reason(
+                &mut req,
+                &mut reasons,
+                Reason::ApprovalChannel {
+                    named: named.to_string(),
+                },
+            );
+            if action < Action::Ask {
+                action = Action::Ask;
+                rule = Some(PermissionRule::new(
+                    req.capability.as_str(),
+                    format!("*{named}*"),
+                    Action::Ask,
+                    RuleSource::Builtin,
+                ));
+            }
+        }
         if let Some(hit) = protected_target(&req, &protected) {
             // Never quiet, never under an "always" pattern, whatever tool.
             offer_always = false;
@@ -774,6 +795,29 @@ fn protected_target(req: &CapabilityRequest, extra: &[PathBuf]) -> Option<protec
                 own_config: true,
             })
         }
+        _ => None,
+    }
+}
+
+/// The fragment by which a request names the service's way of answering prompts: a
+/// command or URL naming the panel token or the answer routes
+/// (`protected::names_approval_channel`), or a read or write of a file named like the
+/// panel token. The read rules already ask for it (`secret: KHAELOR panel token`);
+/// this holds under any configuration, an allow-everything one included.
+fn approval_channel(req: &CapabilityRequest) -> Option<&'static str> {
+    match req.capability {
+        Capability::ProcessExecute | Capability::ProcessBackground | Capability::NetworkAccess => {
+            protected::names_approval_channel(&req.subject)
+        }
+        Capability::FileRead
+        | Capability::FileWriteProject
+        | Capability::FileWriteOutsideProject => Path::new(&req.subject)
+            .file_name()
+            .is_some_and(|n| {
+                n.to_string_lossy()
+                    .eq_ignore_ascii_case(crate::policy::trust::PANEL_TOKEN_FILE)
+            })
+            .then_some(crate::policy::trust::PANEL_TOKEN_FILE),
         _ => None,
     }
 }

@@ -374,6 +374,43 @@ pub fn command_names_own_config(subject: &str) -> bool {
     lower.contains(".khaelor") || lower.contains("khaelor-perm")
 }
 
+/// The fragment by which a command or URL names the service's way of answering
+/// prompts, if it does: the panel token file (`panel-token` as a whole file name), the trust route
+/// (`/v1/trust`), or a session call's grant or deny route (`/v1/sessions/…/calls/…/grant`,
+/// `…/deny`). A request that names them asks and never gets an "always" pattern: a
+/// script the agent wrote must not answer the agent's own prompts (the service
+/// requires the panel token for them; this keeps the attempt in front of the person).
+/// ASCII case is ignored; `/calls/` and the last segment are looked for apart, since a
+/// URL can be built from pieces (`$BASE/sessions/$S/calls/$C/grant`) or carry other
+/// segments (`/./`, `//`) between them.
+pub fn names_approval_channel(subject: &str) -> Option<&'static str> {
+    let lower = subject.to_ascii_lowercase();
+    if names_file(&lower, crate::policy::trust::PANEL_TOKEN_FILE) {
+        return Some(crate::policy::trust::PANEL_TOKEN_FILE);
+    }
+    if lower.contains("/v1/trust") {
+        return Some("/v1/trust");
+    }
+    if lower.contains("/calls/") {
+        return ["grant", "deny"]
+            .into_iter()
+            .find(|r| names_file(&lower, r) && lower.contains(&format!("/{r}")))
+            .map(|r| if r == "grant" { "/grant" } else { "/deny" });
+    }
+    None
+}
+
+/// Whether `name` occurs in `text` as a whole file name: not glued to other name
+/// characters on either side (`/s/panel-token'` names it, `panel-token.md` does not).
+fn names_file(text: &str, name: &str) -> bool {
+    let glued = |c: Option<char>| c.is_some_and(|c| c.is_ascii_alphanumeric() || "._-".contains(c));
+    text.match_indices(name).any(|(at, _)| {
+        let before = text.get(..at).and_then(|t| t.chars().next_back());
+        let after = text.get(at + name.len()..).and_then(|t| t.chars().next());
+        !glued(before) && !glued(after)
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -463,6 +500,50 @@ mod tests {
         }
         // A neighbour is not.
         assert_eq!(protected_write(&d.with_file_name("other.txt"), &[]), None);
+    }
+
+    #[test]
+    fn approval_routes_and_the_panel_token_are_named() {
+        for (s, want) in [
+            (
+                "cat /h/.local/state/khaelor-perm/panel-token",
+                "panel-token",
+            ),
+            ("cat /srv/state/PANEL-TOKEN", "panel-token"),
+            (
+                "curl -X POST http://127.0.0.1:8790/v1/sessions/s/calls/c/grant -d {}",
+                "/grant",
+            ),
+            (
+                "curl -XPOST localhost:8790/v1/./sessions/s/calls/c/deny",
+                "/deny",
+            ),
+            (
+                "wget --post-data {} http://[::1]:8790/v1/trust",
+                "/v1/trust",
+            ),
+            ("curl -X POST $B/sessions/$S/calls/$C/grant", "/grant"),
+            (
+                "curl -X POST 'http://h/v1/sessions/s/calls/c/deny?x=1'",
+                "/deny",
+            ),
+        ] {
+            assert_eq!(names_approval_channel(s), Some(want), "{s}");
+        }
+        for s in [
+            "cat panel.token",
+            "cat panel-token.md",
+            "cat my-panel-token",
+            "curl http://127.0.0.1:8790/v1/evaluate",
+            "curl https://example.com/grants/apply",
+            "git log --grep=deny",
+            "ls sessions/",
+            "cat src/sessions/deny.rs",
+            "cat src/calls/denylist.rs",
+            "grep -rn grant src/calls/",
+        ] {
+            assert_eq!(names_approval_channel(s), None, "{s}");
+        }
     }
 
     #[test]

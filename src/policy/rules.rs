@@ -847,6 +847,12 @@ pub const SECRET_RULES: &[(&str, &str)] = &[
     ),
     ("secret: Vault token", "*/.vault-token"),
     ("secret: PostgreSQL passwords", "*/.pgpass"),
+    // The service's panel token answers permission prompts; in the state directory,
+    // which the sandbox masks, wherever `--state-dir` puts it.
+    (
+        "secret: KHAELOR panel token (answers permission prompts)",
+        "*/panel-token",
+    ),
     ("secret: MySQL client passwords", "*/.my.cnf"),
     ("secret: SSH private key", "*/id_rsa"),
     ("secret: SSH private key", "*/id_dsa"),

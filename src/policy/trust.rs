@@ -82,6 +82,11 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
     s
 }
 
+/// The file name, in the state directory, of the panel token `serve` makes
+/// (`http::credential`): the credential that answers permission prompts, which the
+/// rules treat as a secret and commands naming it ask (`protected`).
+pub const PANEL_TOKEN_FILE: &str = "panel-token";
+
 /// `$XDG_STATE_HOME/khaelor-perm`, else `$HOME/.local/state/khaelor-perm`: the same
 /// place `serve` keeps its sessions, so `khaelor-perm trust` and a default server agree.
 pub fn default_state_dir() -> Option<PathBuf> {

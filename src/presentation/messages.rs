@@ -27,6 +27,13 @@ pub const NON_INTERACTIVE_MESSAGE: &str =
 pub const SELF_PROTECTION_NOTE: &str =
     "Changes KHAELOR's own permission configuration — never allowed silently.";
 
+/// A command naming the service's panel token or its answer routes (`named`).
+pub fn approval_channel_note(named: &str) -> String {
+    format!(
+        "Names `{named}`, KHAELOR's way of answering permission prompts: only the person answers them, so this is never allowed silently or always."
+    )
+}
+
 /// The note for a project config `file` whose `rules` allows were ignored:
 /// what was ignored, why (its trust `status`), and the command that trusts it.
 pub fn ignored_allows_note(file: &str, rules: usize, status: TrustStatus) -> String {
@@ -436,6 +443,7 @@ pub fn reason_note(reason: &Reason, subject: &str) -> String {
         Reason::DirectoryRead { path } => directory_read_note(path),
         Reason::UnknownPath => UNKNOWN_PATH_NOTE.to_string(),
         Reason::SelfProtection => SELF_PROTECTION_NOTE.to_string(),
+        Reason::ApprovalChannel { named } => approval_channel_note(named),
         Reason::ProtectedWrite { reason } => protected_write_note(reason),
         Reason::SecretWrite => SECRET_WRITE_NOTE.to_string(),
         Reason::BrokenConfig => BROKEN_CONFIG_NOTE.to_string(),

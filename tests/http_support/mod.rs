@@ -94,6 +94,18 @@ impl Server {
                 line.clear();
             }
         });
+        // Without `--token-file` the server makes its panel token in its state dir: the
+        // client sends it, as the person's panel does (tests of what is open without it
+        // make a client with no token).
+        let panel_token = if cmd.get_args().any(|a| a == "--token-file") {
+            None
+        } else {
+            let args: Vec<_> = cmd.get_args().collect();
+            args.iter()
+                .position(|a| *a == "--state-dir")
+                .and_then(|i| args.get(i + 1))
+                .map(|d| Path::new(d).join("panel-token"))
+        };
         let mut server = Server {
             child: Some(child),
             base: String::new(),
@@ -101,7 +113,12 @@ impl Server {
             token: None,
         };
         match rx.recv_timeout(Duration::from_secs(30)) {
-            Ok(url) => server.base = url.replace("0.0.0.0", "127.0.0.1"),
+            Ok(url) => {
+                server.base = url.replace("0.0.0.0", "127.0.0.1");
+                server.token = panel_token
+                    .and_then(|f| std::fs::read_to_string(f).ok())
+                    .map(|t| t.trim().to_string());
+            }
             Err(_) => {
                 let status = server.child.as_mut().unwrap().try_wait();
                 panic!(
