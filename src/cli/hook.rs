@@ -75,9 +75,45 @@ pub struct Args {
     /// `"hostRules": false` does the same.
     #[arg(long, env = "KHAELOR_PERM_NO_HOST_RULES")]
     pub no_host_rules: bool,
+    /// With `--url`: when the decision is ask, keep the call pending and wait up to SECS
+    /// for a person to answer it in the panel (`khaelor-perm approve`, the web page):
+    /// approved → the host's allow, denied → its deny with the person's reason, nobody →
+    /// Claude Code's own ask, any other host a deny. Cut to fit inside the host's hook
+    /// timeout (`--host-timeout`).
+    #[arg(long, value_name = "SECS", requires = "url", conflicts_with = "non_interactive",
+        value_parser = clap::value_parser!(u64).range(1..=crate::http::hooks::MAX_WAIT_SECS))]
+    pub wait: Option<u64>,
+    /// The timeout, in seconds, the host's settings give this hook (`install --wait`
+    /// writes both) [default: the host's own: Claude Code 600, Codex 600, Gemini CLI
+    /// 60; OpenCode none]. `--wait` ends 5 s before it.
+    #[arg(long, value_name = "SECS", requires = "wait")]
+    pub host_timeout: Option<u64>,
 }
 
 impl Args {
+    /// The wait asked for, cut to end before the host kills the hook; says so on
+    /// stderr when it cuts (a hook the host kills gives no answer: Gemini CLI then runs
+    /// the tool).
+    fn wait(&self) -> Option<u64> {
+        let asked = self.wait?;
+        let host_timeout = self.host_timeout.map(Duration::from_secs);
+        match hosts::longest_wait(self.host, host_timeout) {
+            Some(most) if asked > most => {
+                let limit = host_timeout
+                    .or_else(|| hosts::default_hook_timeout(self.host))
+                    .map_or(0, |t| t.as_secs());
+                eprintln!(
+                    "khaelor-perm hook {}: --wait {asked} is longer than {} lets its hook run ({limit} s): waiting {most} s; raise the hook's timeout in the host's settings and pass it as --host-timeout (`khaelor-perm install {} --wait {asked}` does both)",
+                    self.host,
+                    self.host.display_name(),
+                    self.host
+                );
+                (most > 0).then_some(most)
+            }
+            _ => Some(asked),
+        }
+    }
+
     fn interactive(&self) -> bool {
         if self.interactive {
             true
@@ -424,13 +460,18 @@ fn ask_service(args: &Args, url: &str, body: &[u8], root: &Path) -> Result<Rende
         }
         None => None,
     };
+    let wait = args.wait();
+    // A person answers a waiting hook: it is interactive whatever the host's default.
     let mut query = format!(
         "interactive={}&projectRoot={}",
-        args.interactive(),
+        args.interactive() || wait.is_some(),
         percent_encode(&root.display().to_string())
     );
     if args.no_host_rules {
         query.push_str("&hostRules=false");
+    }
+    if let Some(w) = wait {
+        query.push_str(&format!("&wait={w}"));
     }
     let mut head = format!(
         "POST {prefix}/v1/hooks/{}?{query} HTTP/1.1\r\nHost: {authority}\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n",
@@ -448,7 +489,8 @@ fn ask_service(args: &Args, url: &str, body: &[u8], root: &Path) -> Result<Rende
     let mut stream = TcpStream::connect_timeout(&addr, SERVICE_TIMEOUT)
         .map_err(|e| format!("cannot reach the service at `{url}`: {e}"))?;
     let io = |e: std::io::Error| format!("the service at `{url}` failed: {e}");
-    stream.set_read_timeout(Some(SERVICE_TIMEOUT)).map_err(io)?;
+    let read_timeout = SERVICE_TIMEOUT + Duration::from_secs(wait.unwrap_or(0));
+    stream.set_read_timeout(Some(read_timeout)).map_err(io)?;
     stream
         .set_write_timeout(Some(SERVICE_TIMEOUT))
         .map_err(io)?;

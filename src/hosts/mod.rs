@@ -58,6 +58,16 @@ impl Host {
         }
     }
 
+    /// The host's name as its makers write it.
+    pub fn display_name(self) -> &'static str {
+        match self {
+            Host::Claude => "Claude Code",
+            Host::Codex => "Codex",
+            Host::Gemini => "Gemini CLI",
+            Host::Opencode => "OpenCode",
+        }
+    }
+
     pub fn from_name(name: &str) -> Option<Host> {
         Host::ALL.into_iter().find(|h| h.as_str() == name)
     }
@@ -489,6 +499,62 @@ pub fn render(host: Host, d: &CallDecision) -> Rendered {
         Host::Codex => codex::render(d),
         Host::Gemini => gemini::render(d),
         Host::Opencode => opencode::render(d),
+    }
+}
+
+/// How long `host` lets a command hook run when its settings give the hook no timeout
+/// of its own, as the pinned versions do: Claude Code 600 s (its `timeout` key, in
+/// seconds), Codex 600 s (`timeout_sec` unset: `unwrap_or(600)` in its hook discovery),
+/// Gemini CLI 60 s (`DEFAULT_HOOK_TIMEOUT = 6e4` in its bundle; its `timeout` key is in
+/// milliseconds). OpenCode runs our plugin in process and sets no limit: `None`.
+pub fn default_hook_timeout(host: Host) -> Option<std::time::Duration> {
+    match host {
+        Host::Claude | Host::Codex => Some(std::time::Duration::from_secs(600)),
+        Host::Gemini => Some(std::time::Duration::from_secs(60)),
+        Host::Opencode => None,
+    }
+}
+
+/// Seconds a waiting hook keeps between the end of its wait and the host's deadline:
+/// the decision, the answer's trip back and the host's reading of it fit in them.
+pub const WAIT_MARGIN_SECS: u64 = 5;
+
+/// The longest `host` lets a hook wait for a person when the host gives the hook
+/// `host_timeout` (its own default when `None`): that timeout less the margin. A hook
+/// the host kills does not answer at all, and Gemini CLI then runs the tool.
+pub fn longest_wait(host: Host, host_timeout: Option<std::time::Duration>) -> Option<u64> {
+    host_timeout
+        .or_else(|| default_hook_timeout(host))
+        .map(|t| t.as_secs().saturating_sub(WAIT_MARGIN_SECS))
+}
+
+/// What `host` is told once a person answered, in the panel, a call its hook waited
+/// for (`POST /v1/hooks/{host}?wait=SECS`): the host's explicit allow — Codex's too,
+/// since an empty answer would leave the call to Codex's own approval — or its deny
+/// carrying `message`, the model-facing text of the denial (the person's reason in it).
+pub fn render_answered(host: Host, d: &CallDecision, approved: bool, message: &str) -> Rendered {
+    if !approved {
+        let denied = CallDecision {
+            decision: Action::Deny,
+            message: Some(message.to_string()),
+            containment: None,
+            ..d.clone()
+        };
+        return render(host, &denied);
+    }
+    let reason = format!(
+        "khaelor-perm: the person approved {} in the panel",
+        d.summary
+    );
+    let v = match host {
+        Host::Claude | Host::Codex => claude::hook_specific("allow", &reason),
+        Host::Gemini | Host::Opencode => {
+            serde_json::json!({ "decision": "allow", "reason": reason })
+        }
+    };
+    Rendered {
+        stdout: format!("{v}\n"),
+        exit: 0,
     }
 }
 

@@ -9,7 +9,21 @@
 //! 200 carrying the host's deny: hosts read a non-2xx answer as "run the tool".
 //! Query: `interactive=true|false` (default: the host's), `projectRoot=` (default: the
 //! root or cwd the host sends), `hostRules=false` (leave the host's rules out; a
-//! client can only turn them off).
+//! client can only turn them off), `wait=SECS` (below).
+//!
+//! **Hooks that wait.** With `wait=SECS` (1 to `MAX_WAIT_SECS`; a person answers, so
+//! it implies `interactive=true`), a call decided `ask` stays pending and the request
+//! waits — on the panel hub, no polling — for a person to answer it through the panel
+//! (`approve`, the web page, or the grant and deny routes, all of which need the panel
+//! token). The hub is subscribed to before the call is recorded, so an answer given at
+//! once is not missed. Approved by the person (or by their "always" grant on another
+//! call) → the host's explicit allow; denied → the host's deny carrying the model's
+//! message with the person's reason. Nobody in time → Claude Code's own ask (the call
+//! stays pending: Claude's dialog asks next, and its post-call events settle it), for
+//! any other host a deny, recorded as `PermissionDenied` by `timeout` so the log and
+//! the panels say why. Anything else that ends the wait (an approval not by a person,
+//! a panel that fell too far behind to be sure) is a deny: fail closed. The service's
+//! whole-request timeout is extended by SECS for such a request (`mod.rs`).
 
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
@@ -17,8 +31,30 @@ use axum::extract::{Path, RawQuery, State};
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
+use std::time::Duration;
+
+use super::panel::PanelEvent;
 use super::{ApiError, AppState, sessions};
 use crate::hosts::{self, Host, Rendered};
+use crate::policy::rules::Action;
+use crate::session::CallStatus;
+
+/// The longest a hook may wait for a person's answer (`wait=SECS`), an hour: longer
+/// than any host lets a hook run (Claude Code's command hooks default to ten minutes).
+pub const MAX_WAIT_SECS: u64 = 3600;
+
+/// The `wait=SECS` of a hook request: `None` when absent or `0`.
+pub fn wait_param(query: Option<&str>) -> Result<Option<Duration>, String> {
+    match query_param(query, "wait").as_deref() {
+        None | Some("0") => Ok(None),
+        Some(v) => match v.parse::<u64>() {
+            Ok(secs) if secs <= MAX_WAIT_SECS => Ok(Some(Duration::from_secs(secs))),
+            _ => Err(format!(
+                "`wait={v}` is not a number of seconds from 0 to {MAX_WAIT_SECS}"
+            )),
+        },
+    }
+}
 
 /// The answer for a host: its stdout text as the body, always 200.
 fn respond(r: Rendered) -> Response {
@@ -39,6 +75,13 @@ pub fn failure(host: Host, err: &str) -> Response {
 /// The auth layer's answer on a hook path: the host's deny instead of a 401, which
 /// the host would take as "run it". `None` when the path is not a known host's hook.
 pub fn unauthorized(path: &str, message: &str) -> Option<Response> {
+    refused(path, message)
+}
+
+/// The host's deny when the service refuses or cuts a hook request (no token, the
+/// request timeout): a host reads a non-2xx answer as "run it". `None` when the path is
+/// not a known host's hook.
+pub fn refused(path: &str, message: &str) -> Option<Response> {
     let host = Host::from_name(path.strip_prefix("/v1/hooks/")?)?;
     Some(failure(
         host,
@@ -87,6 +130,7 @@ fn percent_decode(s: &str) -> String {
         ("interactive" = Option<bool>, Query, description = "Whether a human answers prompts (default: true, false for gemini)"),
         ("projectRoot" = Option<String>, Query, description = "Absolute project root (default: the root or cwd in the hook input)"),
         ("hostRules" = Option<bool>, Query, description = "`false` leaves the host's own permission rules out of this decision (default: true; the service's `--no-host-rules` turns them off for every call)"),
+        ("wait" = Option<u64>, Query, description = "Seconds (1 to 3600) to wait for a person's answer when the decision is ask: the call stays pending until the panel (or the grant and deny routes, with the panel token) answers; approved → the host's allow, denied → its deny with the person's reason, nobody → Claude Code's own ask, any other host a deny recorded as `PermissionDenied` by `timeout`. Implies `interactive=true`; the request timeout is extended by it"),
     ),
     request_body(content = Object, description = "The host's hook JSON, as the host sends it", content_type = "application/json"),
     responses(
@@ -119,11 +163,17 @@ async fn answer(
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Rendered, String> {
     let body = body.map_err(|e| format!("cannot read the request body: {}", e.body_text()))?;
-    let interactive = match query_param(query, "interactive").as_deref() {
-        Some("true") => true,
-        Some("false") => false,
-        Some(other) => return Err(format!("`interactive={other}` is not true or false")),
-        None => host.interactive_by_default(),
+    let wait = wait_param(query)?;
+    let interactive = match (query_param(query, "interactive").as_deref(), wait) {
+        (Some("false"), Some(_)) => {
+            return Err(
+                "`wait` waits for a person's answer, which `interactive=false` rules out".into(),
+            );
+        }
+        (Some("true"), _) | (None, Some(_)) => true,
+        (Some("false"), None) => false,
+        (Some(other), _) => return Err(format!("`interactive={other}` is not true or false")),
+        (None, None) => host.interactive_by_default(),
     };
     // A client may leave the host's rules out (`hook --url --no-host-rules`), never
     // bring them back when the service runs with `--no-host-rules`.
@@ -161,6 +211,8 @@ async fn answer(
     if guard.as_ref().and_then(|s| s.call(&call.call_id)).is_some() {
         call.call_id = hosts::fresh_call_id(host);
     }
+    let session_id = call.session_id.clone();
+    let call_id = call.call_id.clone();
     let rules = sessions::session_rules(&guard, ctx.root());
     let st = state.clone();
     let (decided, events, input) = state
@@ -176,8 +228,152 @@ async fn answer(
     state
         .metrics()
         .record_decision(decided.decision.decision.as_str());
-    sessions::append_call(state, guard, events)
+    // Subscribed before the call is recorded: an answer given at once is not missed.
+    let waiting = wait
+        .filter(|_| decided.decision.decision == Action::Ask)
+        .map(|w| (w, state.panel().subscribe()));
+    // The guard goes with the append: the session is free for the person's answer.
+    drop(
+        sessions::append_call(state, guard, events)
+            .await
+            .map_err(|e| e.message)?,
+    );
+    let Some((wait, rx)) = waiting else {
+        return Ok(hosts::render_decided(host, &input, &decided));
+    };
+    match wait_for_person(rx, &session_id, &call_id, wait).await {
+        Waited::Answered { approved: true } => {
+            Ok(hosts::render_answered(host, &decided.decision, true, ""))
+        }
+        Waited::Answered { approved: false } | Waited::Unsure => {
+            let message = denial_message(state, &session_id, &call_id)
+                .await
+                .unwrap_or_else(|| {
+                    hosts::failure_message("the call stopped waiting without a person's approval")
+                });
+            Ok(hosts::render_answered(
+                host,
+                &decided.decision,
+                false,
+                &message,
+            ))
+        }
+        Waited::TimedOut => {
+            timed_out(state, host, &input, &decided, &session_id, &call_id, wait).await
+        }
+    }
+}
+
+/// How a wait for a person ended.
+enum Waited {
+    /// The call was resolved: approved by the person (or their "always" grant on
+    /// another call), or denied by anyone.
+    Answered { approved: bool },
+    /// Resolved some other way, or the hub lost track (a subscriber too far behind):
+    /// not a person's approval.
+    Unsure,
+    /// Nobody answered in time.
+    TimedOut,
+}
+
+/// Waits on the panel hub for the call to stop waiting, up to `wait`.
+async fn wait_for_person(
+    mut rx: tokio::sync::broadcast::Receiver<PanelEvent>,
+    session_id: &str,
+    call_id: &str,
+    wait: Duration,
+) -> Waited {
+    use tokio::sync::broadcast::error::RecvError;
+    let deadline = tokio::time::Instant::now() + wait;
+    loop {
+        match tokio::time::timeout_at(deadline, rx.recv()).await {
+            Err(_) => return Waited::TimedOut,
+            Ok(Ok(PanelEvent::Resolved(r)))
+                if r.session_id == session_id && r.call_id == call_id =>
+            {
+                return match r.status {
+                    // Only a person approves a waiting call: through a grant (`user`) or
+                    // their "always" grant on another call (`autoResolve`).
+                    CallStatus::Approved if r.by == "user" || r.by == "autoResolve" => {
+                        Waited::Answered { approved: true }
+                    }
+                    CallStatus::Approved => Waited::Unsure,
+                    _ => Waited::Answered { approved: false },
+                };
+            }
+            Ok(Ok(_)) => {}
+            // Events were dropped: whatever happened to this call cannot be told apart.
+            Ok(Err(RecvError::Lagged(_)) | Err(RecvError::Closed)) => return Waited::Unsure,
+        }
+    }
+}
+
+/// The model-facing message recorded for a denied call (the person's reason in it).
+async fn denial_message(state: &AppState, session_id: &str, call_id: &str) -> Option<String> {
+    let guard = state.sessions().lock(state, session_id).await.ok()?;
+    let c = guard.as_ref()?.call(call_id)?;
+    (c.status == CallStatus::Denied)
+        .then(|| c.message.clone())
+        .flatten()
+}
+
+/// Nobody answered in time. Claude Code has a prompt of its own: its ask, the call left
+/// pending for its dialog and post-call events. Any other host: a deny, recorded as
+/// `PermissionDenied` by `timeout` — unless the person answered in the last instant,
+/// which the session (locked) shows and which then stands.
+async fn timed_out(
+    state: &AppState,
+    host: Host,
+    input: &serde_json::Value,
+    decided: &hosts::HookDecision,
+    session_id: &str,
+    call_id: &str,
+    wait: Duration,
+) -> Result<Rendered, String> {
+    if host == Host::Claude {
+        return Ok(hosts::render_decided(host, input, decided));
+    }
+    let guard = state
+        .sessions()
+        .lock(state, session_id)
         .await
         .map_err(|e| e.message)?;
-    Ok(hosts::render_decided(host, &input, &decided))
+    let status = guard
+        .as_ref()
+        .and_then(|s| s.call(call_id))
+        .map(|c| (c.status, c.message.clone()));
+    match status {
+        Some((CallStatus::Pending, _)) => {
+            let message = crate::presentation::messages::wait_timeout_message(
+                &decided.decision.summary,
+                wait.as_secs(),
+            );
+            sessions::append(
+                state,
+                guard,
+                crate::session::flow::timed_out(call_id, &message),
+            )
+            .await
+            .map_err(|e| e.message)?;
+            Ok(hosts::render_answered(
+                host,
+                &decided.decision,
+                false,
+                &message,
+            ))
+        }
+        Some((CallStatus::Denied, Some(message))) => Ok(hosts::render_answered(
+            host,
+            &decided.decision,
+            false,
+            &message,
+        )),
+        // Approved at the deadline, by whom cannot be told here: not vouched for.
+        _ => Ok(hosts::render_answered(
+            host,
+            &decided.decision,
+            false,
+            &hosts::failure_message("the call stopped waiting without a person's approval"),
+        )),
+    }
 }

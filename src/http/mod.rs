@@ -534,8 +534,7 @@ fn with_middleware(routes: Router<AppState>, state: AppState) -> Router {
                 .layer(PropagateRequestIdLayer::x_request_id())
                 .layer(middleware::from_fn_with_state(state.clone(), count_request))
                 .layer(middleware::from_fn(uri_limit))
-                .layer(HandleErrorLayer::new(timed_out))
-                .timeout(limits.request_timeout)
+                .layer(middleware::from_fn_with_state(state.clone(), request_timeout))
                 .layer(CatchPanicLayer::custom(panic_response))
                 .layer(middleware::from_fn_with_state(state.clone(), hosts::guard))
                 .layer(middleware::from_fn_with_state(state.clone(), auth::require_token))
@@ -570,16 +569,26 @@ async fn overloaded(err: BoxError) -> Response {
     ApiError::internal(err).into_response()
 }
 
-/// The whole-request timeout: 503 with `Retry-After` (the server, not the client, was
-/// too slow, or the client held the request open).
-async fn timed_out(err: BoxError) -> Response {
-    if err.is::<tower::timeout::error::Elapsed>() {
-        return busy(
-            "request_timeout",
-            "the request took longer than the server's request timeout",
-        );
+/// The whole-request timeout (`--request-timeout-secs`): 503 with `Retry-After` (the
+/// server, not the client, was too slow, or the client held the request open). A hook
+/// that waits for a person (`POST /v1/hooks/{host}?wait=SECS`) gets SECS on top: that
+/// wait is what it asked for, and the hook's own deadline bounds it.
+async fn request_timeout(State(state): State<AppState>, req: Request, next: Next) -> Response {
+    let mut limit = state.config().limits.request_timeout;
+    let path = req.uri().path().to_string();
+    if path.starts_with("/v1/hooks/")
+        && let Ok(Some(wait)) = hooks::wait_param(req.uri().query())
+    {
+        limit += wait;
     }
-    ApiError::internal(err).into_response()
+    const TOO_LONG: &str = "the request took longer than the server's request timeout";
+    match tokio::time::timeout(limit, next.run(req)).await {
+        Ok(resp) => resp,
+        // A host reads a non-2xx answer to its hook as "run it": its deny instead.
+        Err(_) => {
+            hooks::refused(&path, TOO_LONG).unwrap_or_else(|| busy("request_timeout", TOO_LONG))
+        }
+    }
 }
 
 fn busy(code: &'static str, message: &str) -> Response {

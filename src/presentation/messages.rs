@@ -137,6 +137,15 @@ pub fn hardline_deny_message(r: &CapabilityRequest, hit: &HardlineHit) -> String
 
 /// Seed §5.4 user deny of the call `summary` (`CallDecision::summary`), with the
 /// optional one-line reason from the panel.
+/// The model-facing text when nobody answered the panel within the wait of a hook that
+/// waited `secs` seconds (its host has no prompt of its own to fall back on).
+pub fn wait_timeout_message(summary: &str, secs: u64) -> String {
+    let what = shorten(summary, MESSAGE_SUBJECT_CHARS);
+    format!(
+        "Nobody answered the permission prompt for: {what} within {secs} s, so it did not run. Tell the user what you wanted to run and why; do not retry the same call until they are there to answer."
+    )
+}
+
 pub fn user_deny_message(summary: &str, feedback: Option<&str>) -> String {
     let what = shorten(summary, MESSAGE_SUBJECT_CHARS);
     let reason = feedback.map(|f| {

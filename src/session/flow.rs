@@ -132,6 +132,24 @@ pub fn granted(
     ])
 }
 
+/// A waiting hook's call that nobody answered in time, on a host with no prompt of
+/// its own: `PermissionDenied` by `timeout`, then `ToolFailed` with `message`.
+pub fn timed_out(call_id: &str, message: &str) -> Vec<EventKind> {
+    vec![
+        EventKind::PermissionDenied {
+            call_id: call_id.to_string(),
+            by: DeniedBy::Timeout,
+            decisions: None,
+            feedback: None,
+            denied_with: None,
+        },
+        EventKind::ToolFailed {
+            call_id: call_id.to_string(),
+            message: message.to_string(),
+        },
+    ]
+}
+
 /// Another pending call that a grant settled (seed §5.2): it now evaluates to allow.
 pub fn auto_approved(
     call_id: &str,

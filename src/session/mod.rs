@@ -80,6 +80,9 @@ pub enum DeniedBy {
     /// The agent host reported that a call we answered `ask` did not run (refused in
     /// its dialog, or the turn ended without it).
     Host,
+    /// A hook waited for a person's answer (`POST /v1/hooks/{host}?wait=SECS`) and
+    /// none came in time, on a host with no prompt of its own to fall back on.
+    Timeout,
 }
 
 /// One event of the seed's flow (§5.1), with what §8 requires each to carry.
