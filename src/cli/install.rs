@@ -32,13 +32,24 @@ pub struct InstallArgs {
     /// The hook denies what would ask (for headless runs: nobody answers).
     #[arg(long)]
     pub non_interactive: bool,
-    /// The hook asks a running service instead of deciding in process.
-    #[arg(long, value_name = "URL", requires = "token_file")]
+    /// The hook asks a running service instead of deciding in process (a service on
+    /// loopback without `--token-file` answers hooks without a token).
+    #[arg(long, value_name = "URL")]
     pub url: Option<String>,
-    /// The service's bearer token file (with `--url`).
-    #[arg(long, value_name = "FILE")]
+    /// The service's bearer token file (with `--url`), when it was started with one.
+    #[arg(long, value_name = "FILE", requires = "url")]
     pub token_file: Option<PathBuf>,
+    /// With `--url`: an ask waits up to SECS for a person's answer in the panel
+    /// (`hook --wait`); the host's own timeout for the pre-tool hook is set 10 s longer,
+    /// so it never kills the hook first.
+    #[arg(long, value_name = "SECS", requires = "url", conflicts_with = "non_interactive",
+        value_parser = clap::value_parser!(u64).range(1..=crate::http::hooks::MAX_WAIT_SECS))]
+    pub wait: Option<u64>,
 }
+
+/// Seconds the host's hook timeout is set above `--wait`: twice the margin the hook
+/// keeps before it (`hosts::WAIT_MARGIN_SECS`).
+const WAIT_HEADROOM_SECS: u64 = 2 * crate::hosts::WAIT_MARGIN_SECS;
 
 #[derive(Debug, clap::Args)]
 pub struct UninstallArgs {
@@ -190,13 +201,26 @@ fn blocking_install(args: &InstallArgs) -> Result<(), String> {
     if args.non_interactive {
         flags.push("--non-interactive".to_string());
     }
-    if let (Some(url), Some(tf)) = (&args.url, &args.token_file) {
+    if let Some(url) = &args.url {
+        flags.extend(["--url".to_string(), url.clone()]);
+    }
+    if let Some(tf) = &args.token_file {
         flags.extend([
-            "--url".to_string(),
-            url.clone(),
             "--token-file".to_string(),
             absolute(tf)?.display().to_string(),
         ]);
+    }
+    // The host's timeout for the pre-tool hook, above the wait (OpenCode runs the
+    // plugin in process, with no limit to raise).
+    let host_timeout = args
+        .wait
+        .filter(|_| args.target.host != Host::Opencode)
+        .map(|w| w + WAIT_HEADROOM_SECS);
+    if let Some(w) = args.wait {
+        flags.extend(["--wait".to_string(), w.to_string()]);
+    }
+    if let Some(t) = host_timeout {
+        flags.extend(["--host-timeout".to_string(), t.to_string()]);
     }
     let command = wiring::hook_command(&bin, args.target.host, &flags);
     let before = read_text(&file)?;
@@ -214,7 +238,13 @@ fn blocking_install(args: &InstallArgs) -> Result<(), String> {
                 .cloned()
                 .collect::<Vec<_>>(),
         ),
-        host => wiring::install(host, &shown, before.as_deref().unwrap_or(""), &command),
+        host => wiring::install_timed(
+            host,
+            &shown,
+            before.as_deref().unwrap_or(""),
+            &command,
+            host_timeout,
+        ),
     }
     .map_err(|e| e.to_string())?;
     let mut out = String::new();

@@ -240,21 +240,59 @@ fn our_entries(hooks: &CstObject, event: &str, host: Host) -> Vec<(usize, String
 /// replaced.
 /// OpenCode has no command to wire: `opencode::install` writes its plugin.
 pub fn install(host: Host, file: &str, text: &str, command: &str) -> Result<Edit, WiringError> {
+    install_timed(host, file, text, command, None)
+}
+
+/// The value of a hook's `timeout` key for `secs` seconds, in `host`'s unit: seconds
+/// for Claude Code and Codex, milliseconds for Gemini CLI.
+pub fn timeout_value(host: Host, secs: u64) -> u64 {
     match host {
-        Host::Codex => return codex::install(file, text, command),
+        Host::Gemini => secs.saturating_mul(1000),
+        Host::Claude | Host::Codex | Host::Opencode => secs,
+    }
+}
+
+/// `install`, with the pre-tool hook (the first event) given a `timeout` of
+/// `pre_tool_timeout` seconds, for a hook that waits for a person (`install --wait`):
+/// the host would otherwise kill it at its own default (`hosts::default_hook_timeout`).
+pub fn install_timed(
+    host: Host,
+    file: &str,
+    text: &str,
+    command: &str,
+    pre_tool_timeout: Option<u64>,
+) -> Result<Edit, WiringError> {
+    match host {
+        Host::Codex => return codex::install(file, text, command, pre_tool_timeout),
         Host::Opencode => return Err(WiringError::Unsupported(host)),
         Host::Claude | Host::Gemini => {}
     }
     let root = parse(file, text)?;
     let top = root.object_value_or_set();
     let mut changes = Vec::new();
-    for (event, matcher) in events(host) {
+    for (i, (event, matcher)) in events(host).iter().enumerate() {
         let existing = top
             .object_value("hooks")
             .map(|h| our_entries(&h, event, host))
             .unwrap_or_default();
         if existing.len() == 1 && existing.iter().all(|(_, c)| c == command) {
             continue;
+        }
+        let mut handler = vec![
+            (
+                "type".to_string(),
+                CstInputValue::String("command".to_string()),
+            ),
+            (
+                "command".to_string(),
+                CstInputValue::String(command.to_string()),
+            ),
+        ];
+        if let Some(secs) = pre_tool_timeout.filter(|_| i == 0) {
+            handler.push((
+                "timeout".to_string(),
+                CstInputValue::Number(timeout_value(host, secs).to_string()),
+            ));
         }
         if !existing.is_empty() {
             remove_ours(&top, event, host);
@@ -274,16 +312,7 @@ pub fn install(host: Host, file: &str, text: &str, command: &str) -> Result<Edit
             ),
             (
                 "hooks".to_string(),
-                CstInputValue::Array(vec![CstInputValue::Object(vec![
-                    (
-                        "type".to_string(),
-                        CstInputValue::String("command".to_string()),
-                    ),
-                    (
-                        "command".to_string(),
-                        CstInputValue::String(command.to_string()),
-                    ),
-                ])]),
+                CstInputValue::Array(vec![CstInputValue::Object(handler)]),
             ),
         ]));
         changes.push(format!("added `{command}` to `hooks.{event}`"));

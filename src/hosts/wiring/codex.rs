@@ -102,10 +102,18 @@ pub fn installed(file: &str, text: &str) -> Result<Vec<(String, String)>, Wiring
         .collect())
 }
 
-pub fn install(file: &str, text: &str, command: &str) -> Result<Edit, WiringError> {
+/// Wires `command` for every event; the pre-tool handler gets `timeout =
+/// pre_tool_timeout` (seconds, Codex's key: checked on the pinned Codex, whose
+/// `hooks/list` reports it as `timeoutSec`; unset is 600).
+pub fn install(
+    file: &str,
+    text: &str,
+    command: &str,
+    pre_tool_timeout: Option<u64>,
+) -> Result<Edit, WiringError> {
     let mut doc = parse(file, text)?;
     let mut changes = Vec::new();
-    for (event, snake) in EVENTS {
+    for (i, (event, snake)) in EVENTS.iter().enumerate() {
         let existing = ours(&doc, event);
         if existing.len() == 1 && existing.iter().all(|(_, _, c)| c == command) {
             continue;
@@ -131,6 +139,12 @@ pub fn install(file: &str, text: &str, command: &str) -> Result<Edit, WiringErro
         let mut handler = Table::new();
         handler.insert("type", toml_edit::value("command"));
         handler.insert("command", toml_edit::value(command));
+        if let Some(secs) = pre_tool_timeout.filter(|_| i == 0) {
+            handler.insert(
+                "timeout",
+                toml_edit::value(i64::try_from(secs).unwrap_or(i64::MAX)),
+            );
+        }
         let mut handlers = ArrayOfTables::new();
         handlers.push(handler);
         // No `matcher`: the group matches every tool.
