@@ -358,3 +358,24 @@ fn the_cli_waits_and_fits_inside_the_hosts_timeout() {
     let stderr = String::from_utf8(out.stderr).unwrap();
     assert!(stderr.contains("(60 s): waiting 55 s"), "{stderr}");
 }
+
+/// A server shutting down ends a wait at once, as a timeout: the host's deny, never a
+/// cut connection (which a host's HTTP hook reads as "run it").
+#[test]
+fn shutdown_ends_a_wait_with_the_hosts_deny() {
+    let d = Dirs::new();
+    let mut s = d.start(&["--shutdown-timeout-secs", "30"]);
+    let hook = post_hook(
+        &s,
+        "codex",
+        "wait=60",
+        pre_tool(&d.root_str(), "s1", "c1", "npm install left-pad"),
+    );
+    pending_call(&s, "s1");
+    let started = Instant::now();
+    assert!(s.stop().success());
+    let (status, text) = hook.join().unwrap();
+    assert_eq!(status, 200, "{text}");
+    assert_eq!(decision(&text).0, "deny", "{text}");
+    assert!(started.elapsed() < Duration::from_secs(10));
+}

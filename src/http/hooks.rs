@@ -22,8 +22,9 @@
 //! stays pending: Claude's dialog asks next, and its post-call events settle it), for
 //! any other host a deny, recorded as `PermissionDenied` by `timeout` so the log and
 //! the panels say why. Anything else that ends the wait (an approval not by a person,
-//! a panel that fell too far behind to be sure) is a deny: fail closed. The service's
-//! whole-request timeout is extended by SECS for such a request (`mod.rs`).
+//! a panel that fell too far behind to be sure) is a deny: fail closed. A server
+//! shutting down ends the wait as a timeout. The service's whole-request timeout is
+//! extended by SECS for such a request (`mod.rs`).
 
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
@@ -241,7 +242,7 @@ async fn answer(
     let Some((wait, rx)) = waiting else {
         return Ok(hosts::render_decided(host, &input, &decided));
     };
-    match wait_for_person(rx, &session_id, &call_id, wait).await {
+    match wait_for_person(state, rx, &session_id, &call_id, wait).await {
         Waited::Answered { approved: true } => {
             Ok(hosts::render_answered(host, &decided.decision, true, ""))
         }
@@ -277,7 +278,9 @@ enum Waited {
 }
 
 /// Waits on the panel hub for the call to stop waiting, up to `wait`.
+/// A server shutting down ends the wait as a timeout would: nobody can answer now.
 async fn wait_for_person(
+    state: &AppState,
     mut rx: tokio::sync::broadcast::Receiver<PanelEvent>,
     session_id: &str,
     call_id: &str,
@@ -286,7 +289,11 @@ async fn wait_for_person(
     use tokio::sync::broadcast::error::RecvError;
     let deadline = tokio::time::Instant::now() + wait;
     loop {
-        match tokio::time::timeout_at(deadline, rx.recv()).await {
+        let next = tokio::select! {
+            next = tokio::time::timeout_at(deadline, rx.recv()) => next,
+            () = state.drained() => return Waited::TimedOut,
+        };
+        match next {
             Err(_) => return Waited::TimedOut,
             Ok(Ok(PanelEvent::Resolved(r)))
                 if r.session_id == session_id && r.call_id == call_id =>

@@ -182,6 +182,8 @@ struct Inner {
     concurrent: Arc<tokio::sync::Semaphore>,
     /// Set once shutdown began: `/readyz` answers 503 so balancers stop sending.
     draining: AtomicBool,
+    /// Wakes what waits on `drained` (hooks waiting for a person) when shutdown begins.
+    drain: tokio::sync::Notify,
 }
 
 impl AppState {
@@ -204,6 +206,7 @@ impl AppState {
                     config.limits.max_concurrent.max(1),
                 )),
                 draining: AtomicBool::new(false),
+                drain: tokio::sync::Notify::new(),
                 config,
             }),
         }
@@ -288,6 +291,16 @@ impl AppState {
     /// Whether shutdown has begun.
     pub fn draining(&self) -> bool {
         self.inner.draining.load(Ordering::Relaxed)
+    }
+
+    /// Resolves once shutdown has begun (at once when it has).
+    pub async fn drained(&self) {
+        // Registered before the flag is read: a drain between the two still wakes it.
+        let notified = self.inner.drain.notified();
+        if self.draining() {
+            return;
+        }
+        notified.await;
     }
 
     /// Builds the analysis context of a request (blocks on the file system: call it
@@ -656,6 +669,7 @@ pub async fn serve(
         });
     }
     state.inner.draining.store(true, Ordering::Relaxed);
+    state.inner.drain.notify_waiters();
     drop(listener);
     tokio::select! {
         () = graceful.shutdown() => {}
