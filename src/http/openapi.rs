@@ -24,7 +24,7 @@ use super::sessions;
 #[openapi(
     info(
         title = "khaelor-perm",
-        description = "Decides, before an AI coding agent runs a tool, whether the call may run silently (allow), must ask the user (ask), or is denied (deny).\n\nEvery error is `{\"error\": {\"code\", \"message\"}}`. When the server has a token, every route but `/healthz` and `/openapi.yaml` needs `Authorization: Bearer <token>`. Bodies must be `application/json`, at most 1 MiB; commands at most 64 KiB."
+        description = "Decides, before an AI coding agent runs a tool, whether the call may run silently (allow), must ask the user (ask), or is denied (deny).\n\nEvery error is `{\"error\": {\"code\", \"message\"}}`. When the server has a token (`--token-file`), every route but `/healthz` and `/openapi.yaml` needs `Authorization: Bearer <token>`. Without one, the server makes its panel token (`<state-dir>/panel-token`), which every route that answers a prompt or shows what waits for one needs, on loopback too (grant, deny, `/v1/trust`, pending calls, events, any route not listed next); the probes, `/metrics`, `/openapi.yaml`, `/v1/analyze`, `/v1/evaluate`, `/v1/explain`, `/v1/rules`, `/v1/tools/available`, `POST /v1/hooks/{host}` and `POST /v1/sessions/{id}/calls` stay open. Bodies must be `application/json`, at most 1 MiB; commands at most 64 KiB."
     ),
     paths(
         handlers::healthz,
