@@ -87,9 +87,14 @@ impl Events {
         let mut conn = TcpStream::connect(addr).unwrap();
         conn.set_read_timeout(Some(Duration::from_secs(10)))
             .unwrap();
+        // The stream shows what waits for the person: it needs the panel token.
+        let auth = s
+            .token
+            .as_ref()
+            .map_or(String::new(), |t| format!("Authorization: Bearer {t}\r\n"));
         write!(
             conn,
-            "GET /v1/pending/stream HTTP/1.1\r\nHost: {addr}\r\nAccept: text/event-stream\r\n\r\n"
+            "GET /v1/pending/stream HTTP/1.1\r\nHost: {addr}\r\n{auth}Accept: text/event-stream\r\n\r\n"
         )
         .unwrap();
         let mut lines = BufReader::new(conn);

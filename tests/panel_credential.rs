@@ -106,6 +106,9 @@ fn the_panel_token_is_made_once_private_and_guards_the_answers() {
         .assert_error(401, "unauthorized");
     open.get("/v1/sessions/s/events")
         .assert_error(401, "unauthorized");
+    open.get("/v1/pending").assert_error(401, "unauthorized");
+    open.get("/v1/pending/stream")
+        .assert_error(401, "unauthorized");
     let wrong = Client {
         token: Some("0".repeat(64)),
         ..anyone(&s)
