@@ -159,7 +159,8 @@ fn golden_rows() {
             // A command no pack names is decided as with every pack off.
             for (p, on) in off_policies.iter().zip([&d, &a]) {
                 let without = decide(&off, p, &case.command);
-                if (without.decision, &without.always_patterns) != (on.decision, &on.always_patterns)
+                if (without.decision, &without.always_patterns)
+                    != (on.decision, &on.always_patterns)
                 {
                     failures.push(format!(
                         "line {line} `{}`: packs changed a command they do not name",
@@ -179,7 +180,10 @@ fn deny_anywhere_off_only_from_the_user() {
     let user = khaelor_perm::policy::config::user_config_path(&w.home);
 
     // A repository cannot turn a pack off, trusted or not.
-    write(&project, r#"{ "permissions": { "packs": { "git": "off" } } }"#);
+    write(
+        &project,
+        r#"{ "permissions": { "packs": { "git": "off" } } }"#,
+    );
     for trusted in [false, true] {
         let p = policy(&w, Preset::Recommended, trusted);
         let d = decide(&w, &p, "git reset --hard");
@@ -190,10 +194,16 @@ fn deny_anywhere_off_only_from_the_user() {
         );
     }
     // It can make one deny.
-    write(&project, r#"{ "permissions": { "packs": { "git": "deny" } } }"#);
+    write(
+        &project,
+        r#"{ "permissions": { "packs": { "git": "deny" } } }"#,
+    );
     let p = policy(&w, Preset::Recommended, false);
     assert_eq!(decide(&w, &p, "git reset --hard").decision, Action::Deny);
-    assert_eq!(decide(&w, &p, "git reset --soft HEAD~1").decision, Action::Ask);
+    assert_eq!(
+        decide(&w, &p, "git reset --soft HEAD~1").decision,
+        Action::Ask
+    );
     // The user may turn one off, but a project's deny still wins.
     write(&user, r#"{ "permissions": { "packs": { "git": "off" } } }"#);
     let p = policy(&w, Preset::Recommended, false);
@@ -216,7 +226,10 @@ fn deny_anywhere_off_only_from_the_user() {
     assert_eq!(errors.len(), 2, "{errors:?}");
     assert!(errors[0].contains("unknown pack `kubernets`"), "{errors:?}");
     assert!(errors[0].contains(":2:"), "{errors:?}");
-    assert!(errors[1].contains("must be \"off\", \"on\" or \"deny\""), "{errors:?}");
+    assert!(
+        errors[1].contains("must be \"off\", \"on\" or \"deny\""),
+        "{errors:?}"
+    );
 }
 
 #[test]
@@ -240,7 +253,10 @@ fn rules_meet_severities() {
     assert_eq!(decide(&w, &p, "git reset --hard").decision, Action::Allow);
     assert_eq!(decide(&w, &p, "git clean -fdx").decision, Action::Ask);
     assert_eq!(decide(&w, &p, "git stash drop").decision, Action::Allow);
-    assert_eq!(decide(&w, &p, "git stash drop stash@{1}").decision, Action::Allow);
+    assert_eq!(
+        decide(&w, &p, "git stash drop stash@{1}").decision,
+        Action::Allow
+    );
     let d = decide(&w, &p, "git status");
     assert_eq!(d.decision, Action::Allow);
     assert_eq!(

@@ -13,7 +13,8 @@
 //!   in order; each an alternation with `|`, a trailing `*` matching a prefix, `*` alone
 //!   any one operand, `**` any number), `flags` (each entry an alternation that must
 //!   be present: `--hard`, `-f` also inside a cluster such as `-fdx`, `--replicas=0`
-//!   also as two words, `--` for the end of options), `code` (an alternation of
+//!   also as two words, `--` for the end of options), `unless` (alternations any of
+//!   which makes the command no such operation), `code` (an alternation of
 //!   statement patterns: leading words, then `!WORD` for "has no WORD" and `~TEXT` for
 //!   "contains TEXT"; upper-case patterns match SQL case-insensitively), `severity`,
 //!   `note` (`{rest}`: the operands after the matched ones; `{code}`: the statement).
@@ -83,6 +84,9 @@ pub struct Operation {
     pub operands: Vec<String>,
     #[serde(default)]
     pub flags: Vec<String>,
+    /// Flag alternations any of which makes the command no such operation.
+    #[serde(default)]
+    pub unless: Vec<String>,
     #[serde(default)]
     pub code: Option<String>,
     #[serde(default = "no_severity")]
@@ -301,7 +305,9 @@ fn shorten(s: &str) -> String {
 /// What one operation says about a command read with its program's syntax.
 fn operation_hit(op: &Operation, r: &Read<'_>) -> Option<String> {
     let end = match_operands(&op.operands, &r.operands)?;
-    if !op.flags.iter().all(|f| flag_present(f, &r.options)) {
+    if !op.flags.iter().all(|f| flag_present(f, &r.options))
+        || op.unless.iter().any(|f| flag_present(f, &r.options))
+    {
         return None;
     }
     let mut note = op.note.clone();
