@@ -431,6 +431,39 @@ mod tests {
     const CMD: &str = "/usr/local/bin/khaelor-perm hook claude";
 
     #[test]
+    fn a_waiting_hook_gets_a_pre_tool_timeout_in_the_hosts_unit() {
+        let claude = install_timed(Host::Claude, "s.json", "", CMD, Some(130)).unwrap();
+        let v: serde_json::Value = serde_json::from_str(claude.text.as_deref().unwrap()).unwrap();
+        assert_eq!(v["hooks"]["PreToolUse"][0]["hooks"][0]["timeout"], 130);
+        // Only the pre-tool hook waits.
+        assert!(
+            v["hooks"]["PostToolUse"][0]["hooks"][0]
+                .get("timeout")
+                .is_none()
+        );
+        let gemini = install_timed(Host::Gemini, "s.json", "", "g", Some(130)).unwrap();
+        let v: serde_json::Value = serde_json::from_str(gemini.text.as_deref().unwrap()).unwrap();
+        assert_eq!(v["hooks"]["BeforeTool"][0]["hooks"][0]["timeout"], 130_000);
+        assert!(
+            v["hooks"]["AfterTool"][0]["hooks"][0]
+                .get("timeout")
+                .is_none()
+        );
+        let codex = install_timed(Host::Codex, "c.toml", "", "x", Some(130)).unwrap();
+        let doc: toml_edit::DocumentMut = codex.text.as_deref().unwrap().parse().unwrap();
+        let pre = &doc["hooks"]["PreToolUse"][0]["hooks"][0];
+        assert_eq!(pre["timeout"].as_integer(), Some(130));
+        assert!(
+            doc["hooks"]["PostToolUse"][0]["hooks"][0]
+                .get("timeout")
+                .is_none()
+        );
+        // Without a wait nothing is added.
+        let plain = install(Host::Claude, "s.json", "", CMD).unwrap();
+        assert!(!plain.text.unwrap().contains("timeout"));
+    }
+
+    #[test]
     fn install_then_uninstall_gives_back_the_same_bytes() {
         let texts = [
             "",

@@ -269,7 +269,7 @@ mod tests {
             "[hooks]\n\n[features]\nhooks = true\n",
         ];
         for t in texts {
-            let i = install("/h/.codex/config.toml", t, CMD).unwrap();
+            let i = install("/h/.codex/config.toml", t, CMD, None).unwrap();
             let installed_text = i.text.clone().unwrap();
             assert!(installed_text.contains(CMD), "{installed_text}");
             let found = installed("f", &installed_text).unwrap();
@@ -280,7 +280,7 @@ mod tests {
             let last = pre.iter().last().unwrap();
             assert!(last.get("matcher").is_none());
             assert_eq!(last["hooks"][0]["command"].as_str(), Some(CMD));
-            let again = install("/h/.codex/config.toml", &installed_text, CMD).unwrap();
+            let again = install("/h/.codex/config.toml", &installed_text, CMD, None).unwrap();
             assert!(again.changes.is_empty());
             assert_eq!(again.text.as_deref(), Some(installed_text.as_str()));
             let u = uninstall("/h/.codex/config.toml", &installed_text).unwrap();
@@ -294,7 +294,10 @@ mod tests {
     #[test]
     fn uninstall_takes_codexs_trust_of_our_hooks_with_them() {
         let base = "model = \"x\"\n";
-        let i = install("/h/config.toml", base, CMD).unwrap().text.unwrap();
+        let i = install("/h/config.toml", base, CMD, None)
+            .unwrap()
+            .text
+            .unwrap();
         // What Codex's `/hooks` review appends once the person trusts the hooks.
         let trusted = format!(
             "{i}\n[hooks.state.\"/h/config.toml:pre_tool_use:0:0\"]\ntrusted_hash = \"sha256:aa\"\n\n[hooks.state.\"/h/config.toml:post_tool_use:0:0\"]\ntrusted_hash = \"sha256:bb\"\n\n[hooks.state.\"/other:pre_tool_use:0:0\"]\ntrusted_hash = \"sha256:cc\"\n"
@@ -310,19 +313,19 @@ mod tests {
     #[test]
     fn refuses_what_it_cannot_read_or_edit() {
         assert!(matches!(
-            install("f", "model = ", CMD),
+            install("f", "model = ", CMD, None),
             Err(WiringError::Malformed { line: 1, .. })
         ));
         assert!(matches!(
-            install("f", "hooks = { PreToolUse = [] }\n", CMD),
+            install("f", "hooks = { PreToolUse = [] }\n", CMD, None),
             Err(WiringError::Shape { .. })
         ));
         assert!(matches!(
-            install("f", "[hooks]\nPreToolUse = 1\n", CMD),
+            install("f", "[hooks]\nPreToolUse = 1\n", CMD, None),
             Err(WiringError::Shape { .. })
         ));
-        let old = install("f", "", "/old/khaelor-perm hook codex").unwrap();
-        let new = install("f", old.text.as_deref().unwrap(), CMD).unwrap();
+        let old = install("f", "", "/old/khaelor-perm hook codex", None).unwrap();
+        let new = install("f", old.text.as_deref().unwrap(), CMD, None).unwrap();
         let t = new.text.unwrap();
         assert!(t.contains(CMD) && !t.contains("/old/"), "{t}");
         assert_eq!(installed("f", &t).unwrap().len(), 2);
