@@ -19,7 +19,7 @@
 //!   never answers).
 
 use axum::extract::{Request, State};
-use axum::http::{HeaderValue, Method, StatusCode, header};
+use axum::http::{HeaderValue, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
@@ -28,36 +28,32 @@ use super::{ApiError, AppState};
 /// Paths answered without the operator's token.
 const OPEN_PATHS: [&str; 2] = ["/healthz", "/openapi.yaml"];
 
-/// Routes answered without the panel token (when the operator gave no token): what a
-/// hook and a read-only client need. Everything else needs it.
-const OPEN_WITHOUT_PANEL_TOKEN: &[(Method, &str)] = &[
-    (Method::GET, "/healthz"),
-    (Method::GET, "/readyz"),
-    (Method::GET, "/metrics"),
-    (Method::GET, "/openapi.yaml"),
-    (Method::POST, "/v1/analyze"),
-    (Method::POST, "/v1/evaluate"),
-    (Method::POST, "/v1/explain"),
-    (Method::GET, "/v1/rules"),
-    (Method::POST, "/v1/tools/available"),
+/// Paths answered without the panel token (when the operator gave no token): what a
+/// hook and a read-only client need. Everything else needs it. By path, whatever the
+/// method: each of these paths has only its read-only or hook method, and the router
+/// answers any other with 405 before a handler runs.
+const OPEN_WITHOUT_PANEL_TOKEN: &[&str] = &[
+    "/healthz",
+    "/readyz",
+    "/metrics",
+    "/openapi.yaml",
+    "/v1/analyze",
+    "/v1/evaluate",
+    "/v1/explain",
+    "/v1/rules",
+    "/v1/tools/available",
 ];
 
-/// Whether `method path` is open without the panel token (see the module doc).
-pub fn open_without_panel_token(method: &Method, path: &str) -> bool {
-    if OPEN_WITHOUT_PANEL_TOKEN
-        .iter()
-        .any(|(m, p)| m == method && *p == path)
-    {
+/// Whether `path` is open without the panel token (see the module doc).
+pub fn open_without_panel_token(path: &str) -> bool {
+    if OPEN_WITHOUT_PANEL_TOKEN.contains(&path) {
         return true;
     }
-    if method != Method::POST {
-        return false;
-    }
-    // `POST /v1/hooks/{host}`: one segment after the prefix.
+    // `/v1/hooks/{host}`: one segment after the prefix.
     if let Some(host) = path.strip_prefix("/v1/hooks/") {
         return !host.is_empty() && !host.contains('/');
     }
-    // `POST /v1/sessions/{id}/calls`: recording a call, never answering one.
+    // `/v1/sessions/{id}/calls`: recording a call, never answering one.
     path.strip_prefix("/v1/sessions/")
         .and_then(|rest| rest.strip_suffix("/calls"))
         .is_some_and(|id| !id.is_empty() && !id.contains('/'))
@@ -68,7 +64,7 @@ pub async fn require_token(State(state): State<AppState>, req: Request, next: Ne
     let token = match (config.token.as_deref(), config.panel_token.as_deref()) {
         (Some(_), _) if OPEN_PATHS.contains(&req.uri().path()) => return next.run(req).await,
         (Some(t), _) => t,
-        (None, Some(_)) if open_without_panel_token(req.method(), req.uri().path()) => {
+        (None, Some(_)) if open_without_panel_token(req.uri().path()) => {
             return next.run(req).await;
         }
         (None, Some(p)) => p,
@@ -118,31 +114,30 @@ mod tests {
 
     #[test]
     fn what_hooks_need_is_open_and_answers_are_not() {
-        for (m, p) in [
-            (Method::POST, "/v1/hooks/claude"),
-            (Method::POST, "/v1/sessions/s-1/calls"),
-            (Method::POST, "/v1/evaluate"),
-            (Method::GET, "/healthz"),
+        for p in [
+            "/v1/hooks/claude",
+            "/v1/sessions/s-1/calls",
+            "/v1/evaluate",
+            "/healthz",
         ] {
-            assert!(open_without_panel_token(&m, p), "{m} {p}");
+            assert!(open_without_panel_token(p), "{p}");
         }
-        for (m, p) in [
-            (Method::POST, "/v1/sessions/s/calls/c/grant"),
-            (Method::POST, "/v1/sessions/s/calls/c/deny"),
-            (Method::POST, "/v1/trust"),
-            (Method::GET, "/v1/sessions/s/pending"),
-            (Method::GET, "/v1/sessions/s/events"),
-            (Method::GET, "/v1/pending"),
-            (Method::GET, "/v1/pending/stream"),
-            (Method::GET, "/v1/sessions/s/calls"),
-            (Method::POST, "/v1/sessions//calls"),
-            (Method::POST, "/v1/sessions/a/b/calls"),
-            (Method::POST, "/v1/hooks/"),
-            (Method::POST, "/v1/hooks/a/b"),
-            (Method::GET, "/v1/hooks/claude"),
-            (Method::POST, "/v1/some-future-route"),
+        for p in [
+            "/v1/sessions/s/calls/c/grant",
+            "/v1/sessions/s/calls/c/deny",
+            "/v1/trust",
+            "/v1/sessions/s/pending",
+            "/v1/sessions/s/events",
+            "/v1/pending",
+            "/v1/pending/stream",
+            "/v1/sessions//calls",
+            "/v1/sessions/a/b/calls",
+            "/v1/hooks/",
+            "/v1/hooks/a/b",
+            "/v1/some-future-route",
+            "/",
         ] {
-            assert!(!open_without_panel_token(&m, p), "{m} {p}");
+            assert!(!open_without_panel_token(p), "{p}");
         }
     }
 
