@@ -17,98 +17,16 @@
 )]
 
 mod hosts_support;
+mod tmux_support;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
-use std::time::{Duration, Instant};
 
 use hosts_support::{Api, ModelServer, host_bin};
 use serde_json::{Value, json};
+use tmux_support::Tmux;
 
 const BIN: &str = env!("CARGO_BIN_EXE_khaelor-perm");
-/// How long the screen may take to show what a step waits for.
-const WAIT: Duration = Duration::from_secs(60);
-
-/// A tmux server of this test alone (its own socket), killed when dropped.
-struct Tmux {
-    socket: String,
-}
-
-impl Tmux {
-    fn start(dir: &Path, command: &str) -> Tmux {
-        let tmux = which("tmux").unwrap_or_else(|| {
-            panic!("tmux is missing: run `bash tests/setup/tui.sh` (it installs tmux)")
-        });
-        let socket = format!("khaelor-tui-{}", std::process::id());
-        let st = Command::new(tmux)
-            .args(["-L", &socket, "-f", "/dev/null", "new-session", "-d"])
-            .args(["-s", "t", "-x", "220", "-y", "60", "-c"])
-            .arg(dir)
-            .arg(command)
-            .status()
-            .unwrap();
-        assert!(st.success(), "tmux new-session failed");
-        Tmux { socket }
-    }
-
-    fn cmd(&self) -> Command {
-        let mut c = Command::new("tmux");
-        c.args(["-L", &self.socket]);
-        c
-    }
-
-    /// The visible screen and the scrollback.
-    fn screen(&self) -> String {
-        let out = self
-            .cmd()
-            .args(["capture-pane", "-p", "-J", "-S", "-2000", "-t", "t"])
-            .output()
-            .unwrap();
-        String::from_utf8_lossy(&out.stdout).into_owned()
-    }
-
-    /// Sends keys (tmux key names, or literal text with `literal`), after a moment for
-    /// the screen to settle (a dialog redrawn as the hook's message arrives).
-    fn keys(&self, keys: &[&str], literal: bool) {
-        std::thread::sleep(Duration::from_millis(1500));
-        let mut c = self.cmd();
-        c.args(["send-keys", "-t", "t"]);
-        if literal {
-            c.arg("-l");
-        }
-        c.args(keys);
-        assert!(c.status().unwrap().success());
-    }
-
-    /// Waits until `pred` holds on the screen; panics with the screen after `WAIT`.
-    fn wait_for(&self, what: &str, pred: impl Fn(&str) -> bool) -> String {
-        let start = Instant::now();
-        loop {
-            let s = self.screen();
-            if pred(&s) {
-                return s;
-            }
-            if start.elapsed() > WAIT {
-                panic!("timed out waiting for {what}; screen:\n{s}");
-            }
-            std::thread::sleep(Duration::from_millis(250));
-        }
-    }
-}
-
-impl Drop for Tmux {
-    fn drop(&mut self) {
-        let _ = self.cmd().arg("kill-server").status();
-    }
-}
-
-fn which(name: &str) -> Option<PathBuf> {
-    std::env::var_os("PATH").and_then(|p| {
-        std::env::split_paths(&p)
-            .map(|d| d.join(name))
-            .find(|f| f.is_file())
-    })
-}
 
 /// How many times `tui-probe` ran (it appends a line to `runs.log`).
 fn runs(proj: &Path) -> usize {

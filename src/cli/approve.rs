@@ -24,7 +24,7 @@ use ratatui::crossterm::event::{self, Event};
 use tokio::sync::mpsc;
 
 use crate::presentation::messages::terminal_safe_line;
-use crate::presentation::tui::{App, Command, Link, StreamEvent, WaitingCall, color_allowed};
+use crate::presentation::tui::{App, Command, Link, PanelCall, StreamEvent, color_allowed};
 
 /// `serve`'s default address (a test holds the two together).
 pub const DEFAULT_URL: &str = "http://127.0.0.1:8790";
@@ -506,7 +506,7 @@ fn stream_event(name: &str, data: &str) -> Result<Option<StreamEvent>, String> {
         "snapshot" => {
             #[derive(serde::Deserialize)]
             struct Snapshot {
-                calls: Vec<WaitingCall>,
+                calls: Vec<PanelCall>,
             }
             let s: Snapshot = serde_json::from_str(data).map_err(bad)?;
             Some(StreamEvent::Snapshot(s.calls))
@@ -514,25 +514,9 @@ fn stream_event(name: &str, data: &str) -> Result<Option<StreamEvent>, String> {
         "pending" => Some(StreamEvent::Pending(Box::new(
             serde_json::from_str(data).map_err(bad)?,
         ))),
-        "resolved" => {
-            #[derive(serde::Deserialize)]
-            #[serde(rename_all = "camelCase")]
-            struct Resolved {
-                session_id: String,
-                call_id: String,
-                #[serde(default)]
-                status: String,
-                #[serde(default)]
-                by: String,
-            }
-            let r: Resolved = serde_json::from_str(data).map_err(bad)?;
-            Some(StreamEvent::Resolved {
-                session_id: r.session_id,
-                call_id: r.call_id,
-                status: r.status,
-                by: r.by,
-            })
-        }
+        "resolved" => Some(StreamEvent::Resolved(
+            serde_json::from_str(data).map_err(bad)?,
+        )),
         _ => None,
     })
 }
@@ -667,7 +651,7 @@ mod tests {
             "resolved",
             r#"{"sessionId":"s","callId":"c","status":"approved","by":"user"}"#,
         );
-        assert!(matches!(r, Ok(Some(StreamEvent::Resolved { ref call_id, .. })) if call_id == "c"));
+        assert!(matches!(r, Ok(Some(StreamEvent::Resolved(ref x))) if x.call_id == "c"));
         assert!(matches!(stream_event("other", "{}"), Ok(None)));
         assert!(stream_event("snapshot", "not json").is_err());
     }

@@ -22,10 +22,11 @@ use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, BorderType, Paragraph};
-use serde::Deserialize;
 
+pub use crate::http::api::{PanelCall, PanelResolved};
 use crate::policy::decide::CallDecision;
 use crate::presentation::messages::{self, Panel, push_terminal_safe, terminal_safe_line};
+use crate::session::CallStatus;
 
 /// Action keys pressed this soon after the call under the cursor changed by itself (an
 /// answer from elsewhere, a new call) are not taken: the key was meant for the call
@@ -36,45 +37,15 @@ const MAX_REASON_CHARS: usize = 500;
 /// Queue lines shown under the panel.
 const QUEUE_LINES: usize = 5;
 
-/// One pending call as the service's panel routes give it (`GET /v1/pending`, the
-/// `pending` event of `/v1/pending/stream`).
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct WaitingCall {
-    pub session_id: String,
-    /// The agent host the call came through, when a hook sent it.
-    #[serde(default)]
-    pub host: Option<String>,
-    pub call_id: String,
-    #[serde(default)]
-    pub turn_id: Option<String>,
-    pub tool: String,
-    #[serde(default)]
-    pub input: serde_json::Value,
-    #[serde(default)]
-    pub project_root: String,
-    #[serde(default)]
-    pub cwd: Option<String>,
-    #[serde(default)]
-    pub requested_at: String,
-    /// The recorded decision (`CallDecision` JSON).
-    pub decision: serde_json::Value,
-}
-
 /// What the service's event stream says.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub enum StreamEvent {
     /// Every call waiting now, oldest first.
-    Snapshot(Vec<WaitingCall>),
+    Snapshot(Vec<PanelCall>),
     /// A call started waiting.
-    Pending(Box<WaitingCall>),
-    /// A call stopped waiting: `status` approved or denied, `by` whom.
-    Resolved {
-        session_id: String,
-        call_id: String,
-        status: String,
-        by: String,
-    },
+    Pending(Box<PanelCall>),
+    /// A call stopped waiting: approved or denied, and by whom.
+    Resolved(PanelResolved),
 }
 
 /// What the panel asks the caller to do.
@@ -126,7 +97,7 @@ pub enum Link {
 /// A waiting call with what its panel needs, computed once when it arrives.
 #[derive(Debug, Clone)]
 struct Entry {
-    call: WaitingCall,
+    call: PanelCall,
     panel: Panel,
     always: Vec<String>,
     /// Operator byte ranges of a shell command subject.
@@ -134,7 +105,7 @@ struct Entry {
 }
 
 impl Entry {
-    fn new(call: WaitingCall) -> Entry {
+    fn new(call: PanelCall) -> Entry {
         let decision: Option<CallDecision> = serde_json::from_value(call.decision.clone()).ok();
         let panel = match decision.as_ref().and_then(|d| d.panel.clone()) {
             Some(p) => p,
@@ -164,7 +135,7 @@ impl Entry {
 
 /// A panel for a decision that carries none (or that this build cannot read): the
 /// call's tool, its summary, notes and cwd; never an "always".
-fn fallback_panel(call: &WaitingCall, decision: Option<&CallDecision>) -> Panel {
+fn fallback_panel(call: &PanelCall, decision: Option<&CallDecision>) -> Panel {
     let summary = decision.map(|d| d.summary.clone()).unwrap_or_else(|| {
         call.decision
             .get("summary")
@@ -180,10 +151,7 @@ fn fallback_panel(call: &WaitingCall, decision: Option<&CallDecision>) -> Panel 
             .map(|r| r.request.capability.as_str().to_string())
             .unwrap_or_default(),
         subject: summary,
-        working_directory: call
-            .cwd
-            .clone()
-            .unwrap_or_else(|| call.project_root.clone()),
+        working_directory: call.cwd.clone(),
         parts: Vec::new(),
         diff: None,
         risk_notes: decision.map(|d| d.risk_notes.clone()).unwrap_or_default(),
@@ -297,12 +265,17 @@ impl App {
                     self.calls.push(Entry::new(*call));
                 }
             }
-            StreamEvent::Resolved {
+            StreamEvent::Resolved(PanelResolved {
                 session_id,
                 call_id,
                 status,
                 by,
-            } => {
+            }) => {
+                let status = match status {
+                    CallStatus::Approved => "approved",
+                    CallStatus::Denied => "denied",
+                    CallStatus::Pending | CallStatus::Requested => "answered",
+                };
                 let before = self.calls.len();
                 self.calls
                     .retain(|e| !(e.call.session_id == session_id && e.call.call_id == call_id));
@@ -814,7 +787,7 @@ fn details_lines(e: &Entry, width: usize) -> Vec<Line<'static>> {
         c.session_id,
         c.host.as_deref().unwrap_or("api"),
         c.project_root,
-        c.cwd.as_deref().unwrap_or("(the project root)"),
+        c.cwd,
         c.requested_at,
     );
     if e.panel.details.is_empty() {
@@ -990,8 +963,8 @@ mod tests {
         })
     }
 
-    fn call(id: &str, tool: &str, decision: serde_json::Value) -> WaitingCall {
-        WaitingCall {
+    fn call(id: &str, tool: &str, decision: serde_json::Value) -> PanelCall {
+        PanelCall {
             session_id: "s1".into(),
             host: Some("claude".into()),
             call_id: id.into(),
@@ -999,7 +972,7 @@ mod tests {
             tool: tool.into(),
             input: json!({}),
             project_root: "/p".into(),
-            cwd: None,
+            cwd: "/p".into(),
             requested_at: "2026-12-05T17:00:00Z".into(),
             decision,
         }
@@ -1020,7 +993,7 @@ mod tests {
     }
 
     /// An app holding `calls`, past the change guard.
-    fn app_with(calls: Vec<WaitingCall>) -> (App, Instant) {
+    fn app_with(calls: Vec<PanelCall>) -> (App, Instant) {
         let mut app = App::new("http://127.0.0.1:8790", false);
         let t0 = Instant::now();
         app.apply(StreamEvent::Snapshot(calls), t0);
@@ -1263,12 +1236,12 @@ mod tests {
         app.key(key(KeyCode::Esc), now);
         app.key(key(KeyCode::Char('x')), now);
         app.apply(
-            StreamEvent::Resolved {
+            StreamEvent::Resolved(PanelResolved {
                 session_id: "s1".into(),
                 call_id: "c1".into(),
-                status: "approved".into(),
+                status: CallStatus::Approved,
                 by: "host".into(),
-            },
+            }),
             now,
         );
         assert_eq!(app.selected(), Some(("s1", "c2")));
