@@ -9,6 +9,7 @@
 //! - a write shows its diff;
 //! - a command holding terminal escape sequences (a title change, a screen clear) is
 //!   drawn inert: shown as `\u{1b}…`, the pane's title and screen untouched;
+//! - a lost service shows "disconnected, retrying", and the queue comes back with it;
 //! - the time from a key press to the answer on screen (the POST between), as a median.
 //!
 //! Needs tmux (`tests/setup/tui.sh`).
@@ -206,6 +207,24 @@ fn a_cycles_the_patterns_and_always_is_written_to_the_project() {
         "{}",
         r.text
     );
+
+    // The service goes away: the panel says so and keeps trying; a call recorded
+    // before the restart is on screen again once it is back.
+    record(&s, "s1", &bash_call(&d, "r1", None, "npm install left-pad"));
+    tmux.wait_for("the call", |s| s.contains("npm install left-pad"));
+    let mut s = s;
+    let addr = s.base.trim_start_matches("http://").to_string();
+    s.stop();
+    tmux.wait_for("the lost link", |s| s.contains("✗ disconnected, retrying"));
+    let _s = Server::spawn(http_support::serve_command_at(
+        &addr,
+        d.state.path(),
+        d.home.path(),
+        &[],
+    ));
+    tmux.wait_for("the link back and the call", |s| {
+        s.contains("● connected") && s.contains("npm install left-pad")
+    });
 }
 
 #[test]

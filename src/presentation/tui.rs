@@ -685,7 +685,7 @@ impl App {
         if !e.panel.risk_notes.is_empty() {
             lines.push(Line::raw(""));
             for note in &e.panel.risk_notes {
-                for (i, l) in wrap_plain(note, width.saturating_sub(2))
+                for (i, l) in wrap_words(note, width.saturating_sub(2))
                     .into_iter()
                     .enumerate()
                 {
@@ -710,7 +710,7 @@ impl App {
                         "Esc" => last.push(format!("[ Esc ]   {label}")),
                         "Tab" => last.push(format!("[ Tab ] {label}")),
                         _ => {
-                            for (i, l) in wrap_plain(&label, width.saturating_sub(10))
+                            for (i, l) in wrap_words(&label, width.saturating_sub(10))
                                 .into_iter()
                                 .enumerate()
                             {
@@ -739,7 +739,7 @@ impl App {
                     .get(*i)
                     .map(|p| terminal_safe_line(p))
                     .unwrap_or_default();
-                for l in wrap_plain(
+                for l in wrap_words(
                     &format!("always: {pattern}  (A: next, Enter: confirm)"),
                     width,
                 ) {
@@ -914,6 +914,36 @@ fn wrap_plain(text: &str, width: usize) -> Vec<String> {
         .into_iter()
         .map(|row| row.into_iter().map(|c| c.text).collect())
         .collect()
+}
+
+/// Text for people (notes, key labels), terminal-safe and wrapped at spaces where it
+/// can be; a word longer than a line is cut, never dropped.
+fn wrap_words(text: &str, width: usize) -> Vec<String> {
+    let width = width.max(1);
+    let mut out = Vec::new();
+    for row in wrap_plain(text, usize::MAX).into_iter() {
+        let mut line = String::new();
+        let mut cols = 0usize;
+        for word in row.split(' ') {
+            let w = Span::raw(word).width();
+            if cols > 0 && cols + 1 + w <= width {
+                line.push(' ');
+                line.push_str(word);
+                cols += 1 + w;
+                continue;
+            }
+            if cols > 0 || !line.is_empty() {
+                out.push(std::mem::take(&mut line));
+            }
+            let mut pieces = wrap_plain(word, width);
+            let last = pieces.pop().unwrap_or_default();
+            out.extend(pieces);
+            cols = Span::raw(last.as_str()).width();
+            line = last;
+        }
+        out.push(line);
+    }
+    out
 }
 
 /// Whether colour may repeat the symbols: not under `NO_COLOR`, nor a monochrome or
@@ -1278,6 +1308,17 @@ mod tests {
         assert!(s.contains(r"odd \u{1b}[2J call"), "{s}");
         app.key(key(KeyCode::Char('A')), now);
         assert_eq!(app.mode, Mode::Panel);
+    }
+
+    #[test]
+    fn notes_wrap_at_spaces_and_keep_every_character() {
+        let note =
+            "Writes a file that makes code run later (direnv runs it) averyveryveryverylongword";
+        let lines = wrap_words(note, 20);
+        assert!(lines.iter().all(|l| l.chars().count() <= 20), "{lines:?}");
+        assert_eq!(lines[0], "Writes a file that");
+        assert_eq!(lines.concat().replace(' ', ""), note.replace(' ', ""));
+        assert_eq!(wrap_words("a\u{1b}b", 20), vec![r"a\u{1b}b"]);
     }
 
     #[test]
