@@ -288,7 +288,10 @@ fn a_write_shows_its_diff_and_escape_sequences_are_inert() {
     while tmux.display("#{pane_dead}") != "1" || tmux.display("#{pane_dead_status}").is_empty() {
         assert!(
             start.elapsed() < Duration::from_secs(10),
-            "approve did not quit"
+            "approve did not quit (dead {:?}, status {:?}); screen:\n{}",
+            tmux.display("#{pane_dead}"),
+            tmux.display("#{pane_dead_status}"),
+            tmux.visible()
         );
         std::thread::sleep(Duration::from_millis(50));
     }

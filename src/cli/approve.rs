@@ -92,6 +92,8 @@ pub fn run(args: Args) -> ExitCode {
     let _restore = Restore;
     let outcome = runtime.block_on(main_loop(&mut terminal, service));
     drop(_restore);
+    // An answer or a connection still under way must not hold the exit.
+    runtime.shutdown_timeout(Duration::from_millis(200));
     match outcome {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
@@ -316,7 +318,7 @@ async fn main_loop(
                 session_id,
                 call_id,
                 result,
-            } => app.finished(&session_id, &call_id, result),
+            } => app.finished(&session_id, &call_id, result, now),
             Input::Stop => return Ok(()),
         }
         draw(terminal, &app)?;

@@ -280,7 +280,7 @@ impl App {
                 self.calls
                     .retain(|e| !(e.call.session_id == session_id && e.call.call_id == call_id));
                 let ours = self.sending.as_ref() == Some(&(session_id.clone(), call_id.clone()));
-                if self.calls.len() < before && !ours && by != "user" {
+                if self.calls.len() < before && !ours {
                     self.status = terminal_safe_line(&format!(
                         "call {call_id} of session {session_id}: {status} by {by}"
                     ));
@@ -298,7 +298,13 @@ impl App {
     }
 
     /// How the caller's `Command` went: `Ok` with what to say, or the error.
-    pub fn finished(&mut self, session_id: &str, call_id: &str, result: Result<String, String>) {
+    pub fn finished(
+        &mut self,
+        session_id: &str,
+        call_id: &str,
+        result: Result<String, String>,
+        now: Instant,
+    ) {
         if self.sending.as_ref().map(|(s, c)| (s.as_str(), c.as_str()))
             == Some((session_id, call_id))
         {
@@ -311,8 +317,9 @@ impl App {
                     .retain(|e| !(e.call.session_id == session_id && e.call.call_id == call_id));
                 self.status = terminal_safe_line(&what);
                 if self.index().is_none() {
-                    // The person's own answer moved the cursor: no guard.
-                    self.select(at, true, Instant::now());
+                    // The next call is one the person has not seen yet: a second press
+                    // of the key that answered this one must not answer it.
+                    self.select(at, false, now);
                 }
             }
             Err(e) => self.status = terminal_safe_line(&format!("error: {e}")),
@@ -1104,9 +1111,42 @@ mod tests {
         );
         // One answer at a time.
         assert_eq!(app.key(key(KeyCode::Enter), now), None);
-        app.finished("s1", "c1", Ok("✓ allowed once: call c1".into()));
+        app.finished("s1", "c1", Ok("✓ allowed once: call c1".into()), now);
         assert!(app.is_empty());
         assert!(screen(&app, 80, 20).contains("✓ allowed once: call c1"));
+    }
+
+    #[test]
+    fn a_second_press_does_not_answer_the_next_call_unseen() {
+        let (mut app, now) = app_with(vec![
+            call("c1", "bash", bash_decision("one", &[], &[])),
+            call("c2", "bash", bash_decision("two", &[], &[])),
+        ]);
+        assert!(app.key(key(KeyCode::Enter), now).is_some());
+        app.finished("s1", "c1", Ok("✓ allowed once: call c1".into()), now);
+        assert_eq!(app.selected(), Some(("s1", "c2")));
+        assert_eq!(app.key(key(KeyCode::Enter), now), None);
+        assert!(app.key(key(KeyCode::Enter), now + CHANGE_GUARD).is_some());
+    }
+
+    #[test]
+    fn a_refused_answer_is_shown_and_the_call_stays() {
+        let (mut app, now) = app_with(vec![call("c1", "bash", bash_decision("one", &[], &[]))]);
+        assert!(app.key(key(KeyCode::Enter), now).is_some());
+        app.finished(
+            "s1",
+            "c1",
+            Err("the service answered 409: \u{1b}[2J not pending".into()),
+            now,
+        );
+        assert_eq!(app.selected(), Some(("s1", "c1")));
+        let s = screen(&app, 80, 20);
+        assert!(
+            s.contains(r"error: the service answered 409: \u{1b}[2J not pending"),
+            "{s}"
+        );
+        // And it can be answered again.
+        assert!(app.key(key(KeyCode::Enter), now).is_some());
     }
 
     #[test]
