@@ -277,6 +277,25 @@ fn a_write_shows_its_diff_and_escape_sequences_are_inert() {
             .count();
     let marks: String = lines[row + 1].chars().skip(col).take(2).collect();
     assert_eq!(marks, "^^", "{visible}");
+    // Monochrome: the operator is bold and underlined, and no colour is ever set
+    // (`TERM=xterm-mono`, `NO_COLOR`): only attributes and the default colours.
+    let styled = tmux
+        .cmd()
+        .args(["capture-pane", "-e", "-p", "-t", "t"])
+        .output()
+        .unwrap();
+    let styled = String::from_utf8_lossy(&styled.stdout).into_owned();
+    assert!(styled.contains("\u{1b}[1;4m&&"), "{styled:?}");
+    for sgr in styled.split("\u{1b}[").skip(1) {
+        let params = sgr.split('m').next().unwrap();
+        for p in params.split(';') {
+            let n: u32 = p.parse().unwrap_or(0);
+            assert!(
+                !matches!(n, 30..=38 | 40..=48 | 90..=97 | 100..=107),
+                "a colour was set ({params}) under a monochrome TERM: {styled:?}"
+            );
+        }
+    }
     // The capture the book shows.
     let out = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("panel_tui.txt");
     std::fs::write(&out, &visible).unwrap();
