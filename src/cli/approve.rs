@@ -16,11 +16,11 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
+use crossterm::event::{self, Event};
 use http_body_util::{BodyExt, Full};
 use hyper::body::Bytes;
 use hyper::{Method, Request, Uri};
 use hyper_util::rt::TokioIo;
-use ratatui::crossterm::event::{self, Event};
 use tokio::sync::mpsc;
 
 use crate::presentation::messages::terminal_safe_line;
