@@ -287,9 +287,16 @@ async fn main_loop(
             else {
                 return;
             };
+            // Ctrl-C in raw mode is a key; a SIGINT comes from `kill -INT`.
+            let Ok(mut int) =
+                tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt())
+            else {
+                return;
+            };
             tokio::select! {
                 _ = term.recv() => {}
                 _ = hup.recv() => {}
+                _ = int.recv() => {}
             }
             let _ = tx.send(Input::Stop);
         });
