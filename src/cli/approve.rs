@@ -5,8 +5,9 @@
 //! exit, a panic and SIGTERM included), the keys, the service's event stream
 //! (`GET /v1/pending/stream`, server-sent events read over hyper's HTTP/1 client) and
 //! the answers (`POST /v1/sessions/{id}/calls/{call}/grant|deny`, the routes every other
-//! client uses). What is drawn and what each key means is `presentation::tui`; this
-//! file never decides and never builds panel text.
+//! client uses). What is drawn and what each key means is the child module `panel`
+//! (drawn from the decision's own `messages::Panel`); this file never decides and never
+//! builds panel text.
 //!
 //! A lost stream is retried with a visible "disconnected, retrying" header; the queue
 //! then starts again from the snapshot the service sends first. An answer that fails
@@ -24,7 +25,9 @@ use hyper_util::rt::TokioIo;
 use tokio::sync::mpsc;
 
 use crate::presentation::messages::terminal_safe_line;
-use crate::presentation::tui::{App, Command, Link, PanelCall, StreamEvent, color_allowed};
+use panel::{App, Command, Link, PanelCall, StreamEvent, color_allowed};
+
+mod panel;
 
 /// `serve`'s default address (a test holds the two together).
 pub const DEFAULT_URL: &str = "http://127.0.0.1:8790";

@@ -3,8 +3,8 @@
 //! each one asks the service to do. Its drawing is the child module `draw`.
 //!
 //! Owns layout, key handling and the escaping of everything drawn. It does no I/O:
-//! `cli::approve` feeds it the service's events and keys, sends the `Command`s it
-//! returns and reports back how they went. It never decides: what a call asks, its
+//! the parent (`cli::approve`) feeds it the service's events and keys, sends the
+//! `Command`s it returns and reports back how they went. It never decides: what a call asks, its
 //! "always" patterns and its panel text are the service's decision, drawn as they are
 //! (the panel data is `messages::Panel`, the details text `render_panel_details`).
 //!
@@ -198,16 +198,13 @@ impl App {
         }
     }
 
-    /// How many calls wait.
-    pub fn len(&self) -> usize {
-        self.calls.len()
-    }
-
+    #[cfg(test)]
     pub fn is_empty(&self) -> bool {
         self.calls.is_empty()
     }
 
     /// The (session, call) under the cursor.
+    #[cfg(test)]
     pub fn selected(&self) -> Option<(&str, &str)> {
         self.current().map(Entry::id)
     }
