@@ -257,7 +257,7 @@ fn next_steps(host: Host, project: bool) -> String {
     match host {
         Host::Codex => {
             let mut s = String::from(
-                "next: Codex runs a new or changed hook only once you have reviewed it: start `codex`, type `/hooks`, and trust the two khaelor-perm hooks (PreToolUse, PostToolUse); until then Codex skips them without a word\n",
+                "next: Codex runs a new or changed hook only once you have reviewed it: start `codex` and answer \"Trust all and continue\" when it says \"Hooks need review\" (or type `/hooks`, and trust the two khaelor-perm hooks, PreToolUse and PostToolUse); until then Codex skips them without a word\n",
             );
             if project {
                 s.push_str(
