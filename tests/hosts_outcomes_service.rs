@@ -2,7 +2,8 @@
 //! (Claude Code and Codex `PostToolUse`, Gemini CLI `AfterTool`, OpenCode's
 //! `tool.execute.after`, Claude's `PermissionDenied`) posted to `POST /v1/hooks/{host}`
 //! on the real `khaelor-perm serve` is recorded in the session the service holds (a
-//! pending call approved or denied by the host, on `/v1/sessions/{id}/events`), is
+//! pending call approved or denied by the host, on `/v1/sessions/{id}/events` and in
+//! the panels' `/v1/pending`), is
 //! never decided as a new call, and leaves nothing for a call that was not waiting;
 //! `hook <host> --url` forwards such an event there instead of writing a local log.
 #![allow(
@@ -75,6 +76,18 @@ fn ev(t: &str, call: &str, by: &str) -> (String, String, String) {
     (t.to_string(), call.to_string(), by.to_string())
 }
 
+/// The call ids the panels list as waiting (`GET /v1/pending`), every session.
+fn panel(s: &Server) -> Vec<String> {
+    let r = s.get("/v1/pending");
+    assert_eq!(r.status, 200, "{}", r.text);
+    r.body["calls"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["callId"].as_str().unwrap().to_string())
+        .collect()
+}
+
 /// The one call of `session` still waiting, after a pre-call that asked.
 fn asked(s: &Server, session: &str) -> String {
     let p = s.get(&format!("/v1/sessions/{session}/pending"));
@@ -96,6 +109,7 @@ fn each_hosts_post_call_event_is_recorded_in_the_services_session() {
     };
     post(&s, "claude", &pre("toolu_1"));
     assert_eq!(asked(&s, "o-claude"), "toolu_1");
+    assert_eq!(panel(&s), ["toolu_1"], "the panels see the call waiting");
     let n = events(&s, "o-claude").len();
     let ran = post(
         &s,
@@ -109,6 +123,10 @@ fn each_hosts_post_call_event_is_recorded_in_the_services_session() {
         after(&s, "o-claude", n),
         [ev("ToolApproved", "toolu_1", "host")],
         "recorded as approved in the host, not decided as a new call"
+    );
+    assert!(
+        panel(&s).is_empty(),
+        "the panels see it answered in the host"
     );
     // Asked again, and this time Claude refused it.
     post(&s, "claude", &pre("toolu_2"));
