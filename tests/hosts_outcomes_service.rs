@@ -3,9 +3,9 @@
 //! `tool.execute.after`, Claude's `PermissionDenied`) posted to `POST /v1/hooks/{host}`
 //! on the real `khaelor-perm serve` is recorded in the session the service holds (a
 //! pending call approved or denied by the host, on `/v1/sessions/{id}/events` and in
-//! the panels' `/v1/pending`), is
-//! never decided as a new call, and leaves nothing for a call that was not waiting;
-//! `hook <host> --url` forwards such an event there instead of writing a local log.
+//! the panels' `/v1/pending`), is never decided as a new call, and leaves nothing for
+//! a call that was not waiting; `hook <host> --url` forwards such an event there
+//! instead of writing a local log.
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
