@@ -32,6 +32,14 @@ const BIN: &str = env!("CARGO_BIN_EXE_khaelor-perm");
 /// How long the screen may take to show what a step waits for.
 const WAIT: Duration = Duration::from_secs(60);
 
+/// One TUI at a time: each host is a large program driven against a timeout, and
+/// several at once on a small machine would only test its speed.
+fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
+    static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    LOCK.lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
 /// A tmux server of this test alone (its own socket), killed when dropped.
 struct Tmux {
     socket: String,
@@ -42,7 +50,10 @@ impl Tmux {
         let tmux = which("tmux").unwrap_or_else(|| {
             panic!("tmux is missing: run `bash tests/setup/tui.sh` (it installs tmux)")
         });
-        let socket = format!("khaelor-tui-{}", std::process::id());
+        // One server per TUI: the tests of this file share the process.
+        static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let socket = format!("khaelor-tui-{}-{n}", std::process::id());
         let st = Command::new(tmux)
             .args(["-L", &socket, "-f", "/dev/null", "new-session", "-d"])
             .args(["-s", "t", "-x", "220", "-y", "60", "-c"])
@@ -133,6 +144,7 @@ fn git(proj: &Path, args: &[&str]) {
 
 #[test]
 fn claude_code_tui_dont_ask_again_sticks_and_stays_narrow() {
+    let _one = one_at_a_time();
     let claude = host_bin("claude", "claude");
     let tmp = tempfile::tempdir().unwrap();
     let base = tmp.path().canonicalize().unwrap();
@@ -420,6 +432,7 @@ fn option_digit(screen: &str, label: &str) -> String {
 /// running.
 #[test]
 fn gemini_cli_tui_allow_always_sticks_and_stays_narrow() {
+    let _one = one_at_a_time();
     let gemini = host_bin("gemini", "gemini");
     let tmp = tempfile::tempdir().unwrap();
     let base = tmp.path().canonicalize().unwrap();
@@ -609,6 +622,7 @@ fn gemini_cli_tui_allow_always_sticks_and_stays_narrow() {
 /// `host:codex`), the compound asks again and "No" keeps it from running.
 #[test]
 fn codex_tui_prefix_approval_sticks_and_stays_narrow() {
+    let _one = one_at_a_time();
     let codex = host_bin("codex", "codex");
     let tmp = tempfile::tempdir().unwrap();
     let base = tmp.path().canonicalize().unwrap();
