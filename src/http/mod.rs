@@ -16,6 +16,7 @@ pub mod metrics;
 pub mod openapi;
 pub mod policy_cache;
 pub mod sessions;
+pub mod web;
 
 use std::any::Any;
 use std::future::Future;
@@ -171,6 +172,8 @@ struct Inner {
     concurrent: Arc<tokio::sync::Semaphore>,
     /// Set once shutdown began: `/readyz` answers 503 so balancers stop sending.
     draining: AtomicBool,
+    /// The web panel's login codes and browser sessions.
+    web: web::WebAuth,
 }
 
 impl AppState {
@@ -192,6 +195,7 @@ impl AppState {
                     config.limits.max_concurrent.max(1),
                 )),
                 draining: AtomicBool::new(false),
+                web: web::WebAuth::new(),
                 config,
             }),
         }
@@ -266,6 +270,10 @@ impl AppState {
     }
     pub fn sessions(&self) -> &sessions::SessionStore {
         &self.inner.sessions
+    }
+    /// The web panel's sign-in state (`serve` mints the first login code from it).
+    pub fn web(&self) -> &web::WebAuth {
+        &self.inner.web
     }
 
     /// Whether shutdown has begun.
@@ -484,6 +492,7 @@ pub fn app(state: AppState) -> Router {
                 )),
         );
     let routes = service
+        .merge(web::routes())
         .merge(api)
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed);
