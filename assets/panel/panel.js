@@ -39,7 +39,13 @@
 
   // Control characters and invisible direction marks made visible: a terminal escape,
   // a carriage return or a right-to-left override must not hide or reorder what the
-  // person reads. Newlines and tabs stay (multi-line commands, diffs).
+  // person reads. Newlines and tabs stay (multi-line commands, diffs). Names in angle
+  // brackets rather than the Unicode control pictures, which many fonts lack.
+  const C0 = [
+    "NUL", "SOH", "STX", "ETX", "EOT", "ENQ", "ACK", "BEL", "BS", "HT", "LF", "VT", "FF",
+    "CR", "SO", "SI", "DLE", "DC1", "DC2", "DC3", "DC4", "NAK", "SYN", "ETB", "CAN", "EM",
+    "SUB", "ESC", "FS", "GS", "RS", "US",
+  ];
   function visible(text) {
     const s = typeof text === "string" ? text : JSON.stringify(text);
     let out = "";
@@ -48,13 +54,15 @@
       if (ch === "\n" || ch === "\t") {
         out += ch;
       } else if (cp < 0x20) {
-        out += String.fromCodePoint(0x2400 + cp); // ␛ for ESC, ␍ for CR …
+        out += "\u27e8" + C0[cp] + "\u27e9"; // ⟨ESC⟩, ⟨CR⟩ …
       } else if (cp === 0x7f) {
-        out += "\u2421"; // ␡
+        out += "\u27e8DEL\u27e9";
       } else if (
         (cp >= 0x80 && cp <= 0x9f) ||
+        cp === 0xad ||
+        cp === 0x061c ||
         (cp >= 0x200b && cp <= 0x200f) ||
-        (cp >= 0x202a && cp <= 0x202e) ||
+        (cp >= 0x2028 && cp <= 0x202e) ||
         (cp >= 0x2060 && cp <= 0x2069) ||
         cp === 0xfeff
       ) {
