@@ -415,6 +415,7 @@ pub fn events(
         cwd: ctx.cwd().display().to_string(),
         home: ctx.home().display().to_string(),
         interactive,
+        host: Some(call.host.as_str().to_string()),
         requests,
     }];
     out.extend(flow::decided(&call.call_id, d)?.0);

@@ -214,6 +214,48 @@ pub struct PendingResponse {
     pub pending: Vec<PendingCall>,
 }
 
+/// A call waiting for a person, in any session: what the panels list and show.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct PanelCall {
+    pub session_id: String,
+    /// The agent host whose hook sent the call (`claude`, `codex`, `gemini`,
+    /// `opencode`); absent for calls recorded through the sessions API.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host: Option<String>,
+    pub call_id: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub turn_id: Option<String>,
+    pub tool: String,
+    #[schema(value_type = Object)]
+    pub input: serde_json::Value,
+    #[schema(pattern = "^/[^\\u0000-\\u001f\\u007f-\\u009f]*$", min_length = 1)]
+    pub project_root: String,
+    pub cwd: String,
+    pub requested_at: String,
+    /// The decision that asked: requests with matched rules, always patterns, panel.
+    #[schema(value_type = crate::model::schema::CallDecisionSchema)]
+    pub decision: serde_json::Value,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct PanelResponse {
+    /// Every call waiting for a person, in every session, oldest first.
+    pub calls: Vec<PanelCall>,
+}
+
+/// A pending call stopped waiting: approved or denied, and by whom.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct PanelResolved {
+    pub session_id: String,
+    pub call_id: String,
+    pub status: crate::session::CallStatus,
+    /// `user`, `host`, `autoResolve` or `turn`.
+    pub by: String,
+}
+
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct EventsResponse {

@@ -14,6 +14,8 @@ pub mod hooks;
 pub mod hosts;
 pub mod metrics;
 pub mod openapi;
+pub mod panel;
+pub mod pending;
 pub mod policy_cache;
 pub mod sessions;
 pub mod web;
@@ -166,6 +168,8 @@ struct Inner {
     metrics: metrics::Metrics,
     policies: policy_cache::PolicyCache,
     sessions: sessions::SessionStore,
+    /// Every pending call across sessions, and the channel the panels follow.
+    panel: panel::PanelHub,
     /// Permits of the bounded blocking pool.
     blocking: Arc<tokio::sync::Semaphore>,
     /// Permits of the `/v1` concurrency cap, shared by every route.
@@ -188,6 +192,7 @@ impl AppState {
                     config.limits.session_idle,
                 )
                 .with_max_bytes(config.limits.max_session_memory),
+                panel: panel::PanelHub::default(),
                 blocking: Arc::new(tokio::sync::Semaphore::new(
                     config.limits.blocking_threads.max(1),
                 )),
@@ -268,6 +273,11 @@ impl AppState {
             host.filter(|_| self.config().host_rules),
         )
     }
+    /// Every pending call across sessions, and the channel the panels follow.
+    pub fn panel(&self) -> &panel::PanelHub {
+        &self.inner.panel
+    }
+
     pub fn sessions(&self) -> &sessions::SessionStore {
         &self.inner.sessions
     }
@@ -472,6 +482,8 @@ pub fn app(state: AppState) -> Router {
             "/v1/sessions/{session_id}/calls",
             post(sessions::record_call),
         )
+        .route("/v1/pending", get(pending::pending))
+        .route("/v1/pending/stream", get(pending::stream))
         .route("/v1/sessions/{session_id}/pending", get(sessions::pending))
         .route("/v1/sessions/{session_id}/events", get(sessions::events))
         .route(

@@ -242,13 +242,15 @@ pub(crate) async fn append(
     let (guard, result) = state
         .blocking(move || {
             let result = match guard.as_mut() {
-                Some(s) => s.blocking_append(kinds).map(|_| ()),
-                None => Ok(()),
+                Some(s) => s
+                    .blocking_append(kinds)
+                    .map(|events| super::panel::changes(s, &events)),
+                None => Ok(Vec::new()),
             };
             (guard, result)
         })
         .await?;
-    result.map_err(session_error)?;
+    state.panel().publish(result.map_err(session_error)?);
     Ok(guard)
 }
 
@@ -266,13 +268,14 @@ pub(crate) async fn append_call(
             let result = match guard.as_mut() {
                 Some(s) => s
                     .blocking_make_room(budget, kinds.len(), crate::session::LogLock::Take)
-                    .and_then(|_| s.blocking_append(kinds).map(|_| ())),
-                None => Ok(()),
+                    .and_then(|_| s.blocking_append(kinds))
+                    .map(|events| super::panel::changes(s, &events)),
+                None => Ok(Vec::new()),
             };
             (guard, result)
         })
         .await?;
-    result.map_err(session_error)?;
+    state.panel().publish(result.map_err(session_error)?);
     Ok(guard)
 }
 
@@ -326,6 +329,19 @@ async fn with_decisions(
         })
         .await?
         .map_err(session_error)
+}
+
+/// The pending calls of the locked session, oldest first, with their recorded
+/// decisions.
+pub(crate) async fn pending_with_decisions(
+    state: &AppState,
+    guard: &Guard,
+) -> Result<Vec<CallRecord>, ApiError> {
+    let calls: Vec<CallRecord> = guard
+        .as_ref()
+        .map(|s| s.pending().cloned().collect())
+        .unwrap_or_default();
+    with_decisions(state, guard, calls).await
 }
 
 /// The pending call `call_id` of the locked session, with its recorded decision.
@@ -489,6 +505,7 @@ pub async fn record_call(
         cwd: ctx.cwd().display().to_string(),
         home: ctx.home().display().to_string(),
         interactive,
+        host: None,
         requests: to_value(&call.requests)?,
     }];
     if recovering {
@@ -523,11 +540,7 @@ pub async fn pending(
     let guard = state.sessions().lock(&state, &session_id).await?;
     state.sessions().forget_if_empty(&guard);
     session_of(&guard, &session_id)?;
-    let calls: Vec<CallRecord> = guard
-        .as_ref()
-        .map(|s| s.pending().cloned().collect())
-        .unwrap_or_default();
-    let pending = with_decisions(&state, &guard, calls)
+    let pending = pending_with_decisions(&state, &guard)
         .await?
         .into_iter()
         .map(|c| PendingCall {
@@ -921,6 +934,7 @@ mod tests {
             cwd: "/p".into(),
             home: "/h".into(),
             interactive: true,
+            host: None,
             requests: serde_json::json!([]),
         }];
         events.push(if pending {

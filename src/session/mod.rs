@@ -98,6 +98,10 @@ pub enum EventKind {
         cwd: String,
         home: String,
         interactive: bool,
+        /// The agent host whose hook sent the call (`claude`, `codex`, `gemini`,
+        /// `opencode`); absent for calls recorded through the sessions API.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        host: Option<String>,
         /// The capability requests of the call.
         #[schema(value_type = Vec<crate::model::schema::CapabilityRequestSchema>)]
         requests: Value,
@@ -226,6 +230,8 @@ pub struct CallRecord {
     pub cwd: String,
     pub home: String,
     pub interactive: bool,
+    /// The agent host whose hook sent the call, if one did.
+    pub host: Option<String>,
     pub requested_at: String,
     /// The decision recorded with `PermissionRequested` (or the approval's decisions),
     /// once read from the log (`blocking_read_decisions`); `None` in a resident session.
@@ -517,6 +523,7 @@ impl Session {
                 cwd,
                 home,
                 interactive,
+                host,
                 requests: _,
             } => {
                 if !self.calls.contains_key(&call_id) {
@@ -532,6 +539,7 @@ impl Session {
                     cwd,
                     home,
                     interactive,
+                    host,
                     requested_at: ev.at,
                     decision: None,
                     decision_at: None,
@@ -782,6 +790,7 @@ fn record_bytes(c: &CallRecord) -> usize {
         + text(&c.home)
         + text(&c.requested_at)
         + c.message.as_deref().map_or(0, text)
+        + c.host.as_deref().map_or(0, text)
 }
 
 /// An estimate of the bytes one session rule holds in memory.
@@ -1370,6 +1379,7 @@ mod tests {
             cwd: "/p".into(),
             home: "/h".into(),
             interactive: true,
+            host: None,
             requests: json!([]),
         }
     }

@@ -1,0 +1,195 @@
+//! The live view of every call waiting for a person, across sessions: what the
+//! terminal and web panels list and follow (`pending`), and what a waiting hook
+//! listens to.
+//!
+//! Owns the index and the broadcast only. The session logs stay the truth: every
+//! event appended through `sessions::append` / `append_call` is turned into panel
+//! events here (`changes`) and published; the index is seeded from the logs the
+//! first time someone asks for it (`snapshot`, with the seeding `pending` gives),
+//! one session at a time under that session's lock, so a call recorded while
+//! seeding is neither lost nor listed twice.
+
+use std::collections::BTreeMap;
+use std::sync::Mutex;
+
+use tokio::sync::{OnceCell, broadcast};
+
+use super::api::{PanelCall, PanelResolved};
+use super::error::ApiError;
+use crate::session::{ApprovedBy, CallStatus, DeniedBy, Event, EventKind, Session};
+
+/// Panel events a slow subscriber may fall behind by before it is told to start over
+/// from a snapshot (`lagged`).
+const CAPACITY: usize = 1024;
+
+/// A change the panels show.
+#[derive(Debug, Clone)]
+pub enum PanelEvent {
+    /// A call started waiting for a person (boxed: a call is large, a resolution
+    /// small, and both travel through the channel).
+    Pending(Box<PanelCall>),
+    /// A waiting call was approved or denied.
+    Resolved(PanelResolved),
+}
+
+/// Every pending call by session, and the channel that announces changes.
+#[derive(Debug)]
+pub struct PanelHub {
+    tx: broadcast::Sender<PanelEvent>,
+    /// Session id → its pending calls, oldest first.
+    calls: Mutex<BTreeMap<String, Vec<PanelCall>>>,
+    seeded: OnceCell<()>,
+}
+
+impl Default for PanelHub {
+    fn default() -> Self {
+        PanelHub {
+            tx: broadcast::channel(CAPACITY).0,
+            calls: Mutex::new(BTreeMap::new()),
+            seeded: OnceCell::new(),
+        }
+    }
+}
+
+impl PanelHub {
+    /// Every later change, from the moment of the call.
+    pub fn subscribe(&self) -> broadcast::Receiver<PanelEvent> {
+        self.tx.subscribe()
+    }
+
+    /// Applies changes to the index, then announces them (no subscriber is fine).
+    pub(crate) fn publish(&self, changes: Vec<PanelEvent>) {
+        if changes.is_empty() {
+            return;
+        }
+        {
+            let mut calls = self.calls.lock().unwrap_or_else(|e| e.into_inner());
+            for change in &changes {
+                match change {
+                    PanelEvent::Pending(c) => {
+                        let list = calls.entry(c.session_id.clone()).or_default();
+                        list.retain(|p| p.call_id != c.call_id);
+                        list.push(PanelCall::clone(c));
+                    }
+                    PanelEvent::Resolved(r) => {
+                        if let Some(list) = calls.get_mut(&r.session_id) {
+                            list.retain(|p| p.call_id != r.call_id);
+                            if list.is_empty() {
+                                calls.remove(&r.session_id);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        for change in changes {
+            let _ = self.tx.send(change);
+        }
+    }
+
+    /// Replaces what the index holds for one session with its pending calls as read
+    /// under its lock.
+    pub(crate) fn replace(&self, session_id: &str, pending: Vec<PanelCall>) {
+        let mut calls = self.calls.lock().unwrap_or_else(|e| e.into_inner());
+        if pending.is_empty() {
+            calls.remove(session_id);
+        } else {
+            calls.insert(session_id.to_string(), pending);
+        }
+    }
+
+    /// Every pending call, oldest first (by request time, then session and call id).
+    pub(crate) fn list(&self) -> Vec<PanelCall> {
+        let calls = self.calls.lock().unwrap_or_else(|e| e.into_inner());
+        let mut all: Vec<PanelCall> = calls.values().flatten().cloned().collect();
+        all.sort_by(|a, b| {
+            (&a.requested_at, &a.session_id, &a.call_id).cmp(&(
+                &b.requested_at,
+                &b.session_id,
+                &b.call_id,
+            ))
+        });
+        all
+    }
+
+    /// Every pending call, `seed` run once first to read the logs on disk
+    /// (`replace` per session).
+    pub async fn snapshot<F, Fut>(&self, seed: F) -> Result<Vec<PanelCall>, ApiError>
+    where
+        F: FnOnce() -> Fut,
+        Fut: std::future::Future<Output = Result<(), ApiError>>,
+    {
+        self.seeded.get_or_try_init(seed).await?;
+        Ok(self.list())
+    }
+}
+
+pub(crate) fn panel_call(
+    session_id: &str,
+    decision: serde_json::Value,
+    c: &crate::session::CallRecord,
+) -> PanelCall {
+    PanelCall {
+        session_id: session_id.to_string(),
+        host: c.host.clone(),
+        call_id: c.call_id.clone(),
+        turn_id: c.turn_id.clone(),
+        tool: c.tool.clone(),
+        input: c.input.clone(),
+        project_root: c.project_root.clone(),
+        cwd: c.cwd.clone(),
+        requested_at: c.requested_at.clone(),
+        decision,
+    }
+}
+
+/// The panel events of events just appended to `session` (which already reflects
+/// them): a call that now waits, and a waiting call a person, the host, a grant on
+/// another call or a denied turn resolved. Approvals and denials by the rules
+/// themselves never waited, so they are not announced.
+pub(crate) fn changes(session: &Session, appended: &[Event]) -> Vec<PanelEvent> {
+    let mut out = Vec::new();
+    for ev in appended {
+        match &ev.kind {
+            EventKind::PermissionRequested { call_id, decision } => {
+                if let Some(c) = session.call(call_id)
+                    && c.status == CallStatus::Pending
+                {
+                    out.push(PanelEvent::Pending(Box::new(panel_call(
+                        session.id(),
+                        decision.clone(),
+                        c,
+                    ))));
+                }
+            }
+            EventKind::ToolApproved { call_id, by, .. }
+                if !matches!(by, ApprovedBy::Policy | ApprovedBy::Contained) =>
+            {
+                out.push(resolved(session, call_id, CallStatus::Approved, by));
+            }
+            EventKind::PermissionDenied { call_id, by, .. } if *by != DeniedBy::Policy => {
+                out.push(resolved(session, call_id, CallStatus::Denied, by));
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+fn resolved(
+    session: &Session,
+    call_id: &str,
+    status: CallStatus,
+    by: &impl serde::Serialize,
+) -> PanelEvent {
+    let by = serde_json::to_value(by)
+        .ok()
+        .and_then(|v| v.as_str().map(String::from))
+        .unwrap_or_default();
+    PanelEvent::Resolved(PanelResolved {
+        session_id: session.id().to_string(),
+        call_id: call_id.to_string(),
+        status,
+        by,
+    })
+}
