@@ -222,6 +222,28 @@ fn the_login_link_works_once_and_sets_a_strict_http_only_cookie() {
         "the cookie opens the panel's routes only"
     );
 
+    // A new link for whoever holds the bearer token (not for the cookie, nor anyone).
+    let fresh = s.post("/login-link", &json!({}));
+    assert_eq!(fresh.status, 200, "{}", fresh.text);
+    let fresh_link = fresh.body["url"].as_str().unwrap().to_string();
+    assert!(fresh_link.starts_with(&format!("{}/login?t=", s.base)));
+    assert_eq!(fresh.body["expiresInSecs"], 600);
+    let origin = s.base.clone();
+    let csrf = csrf_of(&s, cookie);
+    for headers in [
+        vec![],
+        vec![
+            ("cookie", cookie),
+            ("origin", origin.as_str()),
+            ("x-csrf-token", csrf.as_str()),
+        ],
+    ] {
+        let r = post(&format!("{}/login-link", s.base), &headers, &json!({}));
+        assert_eq!(r.status, 401, "{}", r.text);
+    }
+    assert_eq!(get(&fresh_link, &[]).status, 303);
+    assert_eq!(get(&fresh_link, &[]).status, 403);
+
     // A restarted server has forgotten every session: the old cookie is worthless.
     let mut s = s;
     s.stop();
@@ -410,7 +432,7 @@ fn a_state_changing_request_with_the_cookie_needs_the_page_origin_and_csrf_token
 
 // ---- A small WebDriver client ---------------------------------------------------------
 
-const ELEMENT: &str = "element-6066-11e4-a52f-4a6f4e6a6d5e";
+const ELEMENT: &str = "element-6066-11e4-a52e-4f735466cecf";
 
 /// `chromedriver` on a free loopback port, killed on drop.
 struct Driver {
@@ -576,7 +598,10 @@ impl Browser<'_> {
             "/element",
             Some(json!({"using": "css selector", "value": css})),
         );
-        v[ELEMENT].as_str().unwrap().to_string()
+        v[ELEMENT]
+            .as_str()
+            .unwrap_or_else(|| panic!("no element `{css}`: {v}; page: {:?}", self.text("html")))
+            .to_string()
     }
     fn click(&self, css: &str) {
         let e = self.find(css);
@@ -891,10 +916,16 @@ fn the_web_panel_in_chromium() {
         "demo",
         &http_support::bash_call(&dirs, "call-18", Some("turn-3"), "cargo build --release"),
     );
+    // A fresh load: the cookie still opens the page, the snapshot fills the queue.
+    b.goto(&format!("{}/", s.base));
     b.wait_call("call-17");
     b.wait_for("the queue", |b| b.text("#count") == "2");
     b.wait_for("the history of the demo session", |b| {
         b.text("#history").contains("call-18")
+    });
+    b.keys(TAB);
+    b.wait_for("the details", |b| {
+        b.text("#panel .details").contains("rule:")
     });
     let png = b.screenshot();
     assert!(png.starts_with(b"\x89PNG"), "not a PNG");

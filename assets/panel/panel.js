@@ -547,8 +547,8 @@
       }
       case "PermissionRequested": {
         const d = ev.decision || {};
-        const rules = (d.requests || []).map((r) => ruleText(r.rule));
-        return "asked (" + d.decision + "); " + rules.join("; ");
+        const rules = (d.requests || []).map((r) => r.subject + ": " + ruleText(r.rule));
+        return d.decision + " \u2014 " + rules.join("; ");
       }
       case "PermissionGranted":
         return (
@@ -556,7 +556,7 @@
           (ev.configFile ? " \u2192 " + ev.configFile + (ev.persisted ? "" : " (not written: " + (ev.persistError || "?") + ")") : "")
         );
       case "ToolApproved": {
-        const rules = (ev.decisions || []).map((r) => ruleText(r.rule));
+        const rules = (ev.decisions || []).map((r) => r.subject + ": " + ruleText(r.rule));
         return "approved by " + ev.by + (ev.resolvedBy ? " (after " + ev.resolvedBy + ")" : "") +
           (rules.length ? "; " + rules.join("; ") : "");
       }

@@ -1,8 +1,9 @@
 //! The web panel: a page served by `serve` at `/` that lists pending calls live and
 //! answers them through the same grant and deny routes as every other client.
 //!
-//! Owns the page's routes (`/`, `/panel.js`, `/panel.css`, `/login`), its sign-in and
-//! its browser-facing defences. The page is plain HTML, CSS and JavaScript embedded in
+//! Owns the page's routes (`/`, `/panel.js`, `/panel.css`, `/login`, and
+//! `/login-link`, which mints a new link for a bearer-token holder), its sign-in and its
+//! browser-facing defences. The page is plain HTML, CSS and JavaScript embedded in
 //! the binary (`assets/panel/`): nothing is fetched from elsewhere and nothing is built.
 //!
 //! How a browser gets in: `serve` prints a one-time link `/login?t=CODE` (as notebook
@@ -27,7 +28,7 @@ use axum::extract::{Query, Request, State};
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
-use axum::routing::get;
+use axum::routing::{get, post};
 use serde::Deserialize;
 use sha2::{Digest, Sha256};
 
@@ -318,6 +319,7 @@ pub fn routes() -> Router<AppState> {
         .route("/login", get(login))
         .route("/panel.js", get(script))
         .route("/panel.css", get(style))
+        .route("/login-link", post(new_login_link))
         .layer(middleware::from_fn(page_headers))
 }
 
@@ -395,6 +397,28 @@ async fn login(State(state): State<AppState>, Query(q): Query<LoginQuery>) -> Re
     resp.headers_mut()
         .insert(header::LOCATION, HeaderValue::from_static("/"));
     resp
+}
+
+/// A fresh one-time login link, for a client holding the bearer token (the first link
+/// `serve` printed is single-use and expires): `{"url", "expiresInSecs"}`. The link
+/// names the host the request was sent to, which `hosts::guard` already checked.
+async fn new_login_link(State(state): State<AppState>, headers: HeaderMap) -> Response {
+    let Some(host) = headers
+        .get(header::HOST)
+        .and_then(|h| h.to_str().ok())
+        .filter(|h| !h.is_empty())
+    else {
+        return ApiError::bad_request("missing_host", "the request has no `Host` header")
+            .into_response();
+    };
+    match state.web().mint_login_code() {
+        Ok(code) => axum::Json(serde_json::json!({
+            "url": format!("http://{host}/login?t={code}"),
+            "expiresInSecs": LOGIN_CODE_TTL.as_secs(),
+        }))
+        .into_response(),
+        Err(e) => ApiError::internal(e).into_response(),
+    }
 }
 
 async fn script() -> Response {
