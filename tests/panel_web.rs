@@ -592,6 +592,14 @@ impl Browser<'_> {
             Some(json!({"script": script, "args": []})),
         )
     }
+    /// Runs `script` asynchronously: it ends by calling its last argument.
+    fn js_async(&self, script: &str) -> Value {
+        self.cmd(
+            "POST",
+            "/execute/async",
+            Some(json!({"script": script, "args": []})),
+        )
+    }
     fn find(&self, css: &str) -> String {
         let v = self.cmd(
             "POST",
@@ -643,11 +651,13 @@ impl Browser<'_> {
             std::thread::sleep(Duration::from_millis(50));
         }
     }
-    /// Waits until the panel shows `call_id`.
+    /// Waits until the panel shows `call_id` and accepts answers for it.
     fn wait_call(&self, call_id: &str) {
         self.wait_for(&format!("call {call_id} in the panel"), |b| {
             b.text("#panel .origin")
                 .contains(&format!("call {call_id} "))
+                && b.js("return document.getElementById('panel').classList.contains('armed');")
+                    == true
         });
     }
     fn no_alert(&self) -> bool {
@@ -791,6 +801,44 @@ fn the_web_panel_in_chromium() {
     b.keys(ENTER);
     b.wait_for("x1 answered", |b| b.text("#outcome").contains("Denied"));
     assert!(b.no_alert());
+
+    // A key pressed the moment another call appears is not taken for it: Enter is
+    // dispatched in the same task that draws the call.
+    let recorder = {
+        let client = s.client();
+        let body = http_support::bash_call(&dirs, "c0", None, "npm run lint");
+        std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(200));
+            let r = client.post("/v1/sessions/s1/calls", &body);
+            assert_eq!(r.status, 200, "{}", r.text);
+        })
+    };
+    let pressed = b.js_async(
+        "const done = arguments[arguments.length - 1];
+         const panel = document.getElementById('panel');
+         const fire = () => {
+           const o = panel.querySelector('.origin');
+           if (!o || !o.textContent.includes('call c0 ')) return false;
+           document.dispatchEvent(new KeyboardEvent('keydown', {key: 'Enter', bubbles: true}));
+           done(true);
+           return true;
+         };
+         if (!fire()) {
+           const mo = new MutationObserver(() => { if (fire()) mo.disconnect(); });
+           mo.observe(panel, {childList: true, subtree: true});
+         }",
+    );
+    recorder.join().unwrap();
+    assert_eq!(pressed, true);
+    b.wait_for("the refusal to answer at once", |b| {
+        b.text("#outcome").contains("Not sent")
+    });
+    assert_eq!(pending_ids(&s, "s1"), ["c0"]);
+    b.wait_call("c0");
+    b.keys(ENTER);
+    b.wait_for("c0 answered", |b| {
+        b.text("#outcome").contains("Allowed once: c0")
+    });
 
     // Allow once (Enter).
     record(

@@ -31,7 +31,14 @@
     busy: false,
     sessions: [], // session ids seen, most recent first
     historySession: null,
+    shown: null, // key of the call the panel last drew
+    armedAt: 0, // time from which the drawn call may be answered
   };
+
+  // When the panel starts showing another call (the one shown was answered elsewhere,
+  // or the person moved in the queue), answers are ignored for a moment, so a key
+  // pressed for one call never lands on the next.
+  const ARM_DELAY_MS = 300;
 
   const key = (c) => c.sessionId + "\u0000" + c.callId;
 
@@ -282,6 +289,7 @@
     const c = state.selected && state.calls.get(state.selected);
     ui.panel.replaceChildren();
     if (!c) {
+      state.shown = null;
       ui.panel.className = "panel idle";
       ui.panel.appendChild(label("p", "idle-text", "Nothing to answer. Calls appear here as soon as an agent asks."));
       return;
@@ -289,7 +297,12 @@
     const d = c.decision || {};
     const p = d.panel || {};
     const patterns = d.alwaysPatterns || p.alwaysPatterns || [];
-    ui.panel.className = "panel";
+    if (state.shown !== state.selected) {
+      state.shown = state.selected;
+      state.armedAt = performance.now() + ARM_DELAY_MS;
+      setTimeout(() => ui.panel.classList.add("armed"), ARM_DELAY_MS);
+    }
+    ui.panel.className = "panel" + (performance.now() >= state.armedAt ? " armed" : "");
 
     ui.panel.appendChild(label("h2", "panel-title", p.title || "KHAELOR requests permission"));
     const head = el("div", "verb-line");
@@ -437,6 +450,10 @@
   async function act(verb, body, done) {
     const c = current();
     if (!c || state.busy) return;
+    if (performance.now() < state.armedAt) {
+      say("Not sent: the panel had just changed to call " + c.callId + "; read it, then answer.", "error");
+      return;
+    }
     state.busy = true;
     renderPanel();
     try {
