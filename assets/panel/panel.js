@@ -466,7 +466,7 @@
     } finally {
       state.busy = false;
       render();
-      loadHistory(c.sessionId);
+      refreshHistory(c.sessionId);
     }
   }
 
@@ -597,7 +597,19 @@
     }
   }
 
+  // Reloads the shown history at most every quarter second, however fast calls come.
+  let historyTimer = null;
+  function refreshHistory(sid) {
+    if (state.historySession !== sid || historyTimer) return;
+    historyTimer = setTimeout(() => {
+      historyTimer = null;
+      if (state.historySession) loadHistory(state.historySession);
+    }, 250);
+  }
+
+  let historySeq = 0;
   async function loadHistory(sid) {
+    const seq = ++historySeq; // only the latest load may draw
     state.historySession = sid;
     rememberSession(sid);
     renderSessions();
@@ -607,7 +619,7 @@
       });
       if (!resp.ok) throw new Error("HTTP " + resp.status);
       const body = await resp.json();
-      if (state.historySession !== sid) return;
+      if (seq !== historySeq) return;
       ui.history.replaceChildren();
       for (const ev of body.events || []) {
         const li = el("li", "event " + String(ev.type));
@@ -618,6 +630,7 @@
         ui.history.appendChild(li);
       }
     } catch (e) {
+      if (seq !== historySeq) return;
       ui.history.replaceChildren(el("li", "event error", "could not read session " + sid + ": " + e.message));
     }
   }
@@ -646,7 +659,7 @@
       rememberSession(c.sessionId);
       renderSessions();
       render();
-      if (state.historySession === c.sessionId) loadHistory(c.sessionId);
+      refreshHistory(c.sessionId);
     });
     es.addEventListener("resolved", (e) => {
       const r = JSON.parse(e.data);
@@ -656,7 +669,7 @@
         say("Call " + r.callId + " was " + r.status + " (by " + r.by + ")", "info");
       }
       render();
-      if (state.historySession === r.sessionId) loadHistory(r.sessionId);
+      refreshHistory(r.sessionId);
     });
     es.addEventListener("error", () => {
       if (es.readyState === EventSource.CLOSED) {
