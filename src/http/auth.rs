@@ -59,7 +59,7 @@ fn unauthorized(message: &str) -> Response {
 
 /// Compares without an early exit on the first differing byte, so response timing
 /// does not reveal how much of a guessed token was right.
-pub(crate) fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
+fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
     let mut diff = a.len() ^ b.len();
     for (i, x) in a.iter().enumerate() {
         let y = b.get(i % b.len().max(1)).copied().unwrap_or(0);
