@@ -58,7 +58,7 @@ use super::sessions;
         ToolNameSchema, CapabilitySchema, CapabilityRequestSchema, CommandClassSchema, EngineKindSchema, PartSchema,
         HardlineHitSchema, FallbackReasonSchema, FallbackSchema, AnalysisSchema, BothAnalysisSchema,
         ActionSchema, RuleSourceSchema, RuleOriginSchema, PermissionRuleSchema, ConfigErrorSchema,
-        EvaluatedRequestSchema, ReasonSchema, NotContainedWhySchema, SandboxProfileSchema, ContainmentSchema, VerdictSchema, DirectoryReadSchema, PanelKeySchema, PanelDetailSchema, PanelSchema, CallDecisionSchema,
+        EvaluatedRequestSchema, ReasonSchema, PackHitSchema, SeveritySchema, NotContainedWhySchema, SandboxProfileSchema, ContainmentSchema, VerdictSchema, DirectoryReadSchema, PanelKeySchema, PanelDetailSchema, PanelSchema, CallDecisionSchema,
         ExplanationSchema, RequestTraceSchema, RuleConsideredSchema, RuleMatchSchema, AlwaysWhySchema, AlwaysTraceSchema,
     )),
     tags(

@@ -80,6 +80,35 @@ pub struct CapabilityRequestSchema {
     /// A `file.read` of what a directory holds: the secret rules apply to the paths it
     /// reaches. Absent for plain reads.
     pub directory_read: Option<DirectoryReadSchema>,
+    /// A domain pack names this command as an operation that destroys
+    /// (`process.execute` only). Absent otherwise.
+    pub pack: Option<PackHitSchema>,
+}
+
+/// A domain pack's operation found in a command (`vocab::PackHit`).
+#[derive(ToSchema)]
+#[schema(as = PackHit)]
+#[serde(rename_all = "camelCase")]
+pub struct PackHitSchema {
+    /// The pack's name: `databases`, `kubernetes`, `containers`, `cloud`,
+    /// `infrastructure`, `git`.
+    pub pack: String,
+    pub severity: SeveritySchema,
+    /// What the operation does, for the panel.
+    pub note: String,
+}
+
+/// How much a pack's operation destroys (`vocab::Severity`).
+#[derive(ToSchema)]
+#[schema(as = Severity)]
+#[serde(rename_all = "camelCase")]
+pub enum SeveritySchema {
+    /// The rules decide; only the exact command is offered as "always".
+    Medium,
+    /// Asks unless a rule allows exactly this command; only it is offered as "always".
+    High,
+    /// Always asks; no "always" pattern.
+    Critical,
 }
 
 /// What the analysis verified about one command (`vocab::Verdict`).
@@ -330,6 +359,13 @@ pub enum ReasonSchema {
     NotContained {
         why: NotContainedWhySchema,
         detail: Option<String>,
+    },
+    /// A domain pack names the command as an operation that destroys: `pack`, its
+    /// `severity`, and the pack's `note` on what it does.
+    Destructive {
+        pack: String,
+        severity: SeveritySchema,
+        note: String,
     },
 }
 

@@ -143,6 +143,48 @@ pub struct CapabilityRequest {
     /// it reaches, not only the directory's name.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub directory_read: Option<DirectoryRead>,
+    /// A domain pack names this command as an operation that destroys (on
+    /// `process.execute` only): `decide` shows its note, narrows or withholds the
+    /// "always" pattern, and keeps it from running without a person.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pack: Option<PackHit>,
+}
+
+/// How much a pack's operation destroys, from the least.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Severity {
+    /// Loses work or state that can usually be rebuilt (`git stash drop`,
+    /// `kubectl cordon`): the rules decide, the "always" pattern is the exact command.
+    Medium,
+    /// Deletes data or resources (`kubectl delete pod`, `DROP TABLE`): asks unless a
+    /// rule names the exact command; only the exact command is offered as "always".
+    High,
+    /// Deletes a whole database, namespace, stack or bucket: always asks, and no
+    /// "always" pattern is offered.
+    Critical,
+}
+
+impl Severity {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Medium => "medium",
+            Severity::High => "high",
+            Severity::Critical => "critical",
+        }
+    }
+}
+
+/// A domain pack's operation found in a command.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PackHit {
+    /// The pack's name (`kubernetes`, `databases`, …).
+    pub pack: String,
+    pub severity: Severity,
+    /// What the operation does, for the panel: `deletes namespace `prod` and every
+    /// resource in it`.
+    pub note: String,
 }
 
 /// How far a directory read reaches.
@@ -189,6 +231,7 @@ impl CapabilityRequest {
             unresolved: false,
             verdict: None,
             directory_read: None,
+            pack: None,
         }
     }
 
@@ -299,6 +342,15 @@ pub enum Reason {
     Hardline { rule: String },
     /// Nobody can answer an ask (seed §5.2), so it resolves as deny.
     NonInteractive,
+    /// A domain pack names the command as an operation that destroys: it never runs
+    /// contained or under a broad pattern (see `Severity`), and a config can make the
+    /// pack deny it.
+    Destructive {
+        pack: String,
+        severity: Severity,
+        /// What the operation does, from the pack.
+        note: String,
+    },
     /// The policy would contain the command, but it cannot be contained here, so it
     /// asks.
     NotContained {

@@ -84,6 +84,22 @@ pub enum AlwaysScope {
     Exact,
 }
 
+/// What a config does with one domain pack (`permissions.packs`).
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum PackMode {
+    /// The pack's hits are ignored (only from the user or managed config: a
+    /// repository cannot turn a pack off).
+    Off,
+    /// The pack's notes, narrowed "always" patterns and asks apply.
+    #[default]
+    On,
+    /// Every operation the pack names is denied.
+    Deny,
+}
+
 /// A project file whose widening rules were left out because its content is not trusted.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
@@ -106,8 +122,10 @@ pub struct ParsedConfig {
 }
 
 /// The file-wide settings of a config besides its rules.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ConfigSettings {
+    /// `permissions.packs`: a mode per domain pack the file names.
+    pub packs: Vec<(String, PackMode)>,
     /// `permissions.alwaysScope`, when the file sets it.
     pub always_scope: Option<AlwaysScope>,
     /// `permissions.preset`, when the file sets it.
@@ -145,6 +163,8 @@ struct PolicyInner {
     forbid_trust: bool,
     preset: Preset,
     preset_source: String,
+    /// The mode of each domain pack a config names (`pack_mode`).
+    packs: std::collections::BTreeMap<String, PackMode>,
 }
 
 impl Default for Policy {
@@ -177,6 +197,7 @@ impl Policy {
                 forbid_trust: false,
                 preset: Preset::Strict,
                 preset_source: "rules given in code".to_string(),
+                packs: std::collections::BTreeMap::new(),
             }),
         }
     }
@@ -190,6 +211,11 @@ impl Policy {
     /// `rules`.
     pub fn preset_source(&self) -> &str {
         &self.inner.preset_source
+    }
+
+    /// What the configs do with domain pack `pack` (`On` unless one names it).
+    pub fn pack_mode(&self, pack: &str) -> PackMode {
+        self.inner.packs.get(pack).copied().unwrap_or_default()
     }
 
     /// Project files whose allows were ignored because they are not trusted.
@@ -439,6 +465,7 @@ pub struct PolicyBuilder {
     trust: Option<TrustStore>,
     forbid_trust: bool,
     host_rules_off: bool,
+    packs: std::collections::BTreeMap<String, PackMode>,
     ignored: Vec<IgnoredAllows>,
     /// Preset choices: `--preset`, each layer's (with its file), and whether the
     /// project file that chose was trusted.
@@ -563,8 +590,17 @@ impl PolicyBuilder {
         self
     }
 
-    /// Adds a file's settings: an `exact` always scope anywhere wins (it only narrows).
-    pub fn settings(mut self, settings: ConfigSettings) -> Self {
+    /// Adds the settings of a file of layer `source`: an `exact` always scope anywhere
+    /// wins (it only narrows); of the modes files give a pack the strictest wins, and
+    /// a project file cannot turn a pack off.
+    pub fn settings(mut self, source: RuleSource, settings: ConfigSettings) -> Self {
+        for (pack, mode) in settings.packs {
+            if mode == PackMode::Off && source == RuleSource::Project {
+                continue;
+            }
+            let was = self.packs.get(&pack).copied();
+            self.packs.insert(pack, was.map_or(mode, |w| w.max(mode)));
+        }
         if settings.always_scope == Some(AlwaysScope::Exact) {
             self.always_scope = AlwaysScope::Exact;
         }
@@ -617,7 +653,7 @@ impl PolicyBuilder {
     pub fn text(mut self, source: RuleSource, file: &str, text: &str) -> Self {
         let (parsed, settings) = parse_config_with_settings(text, file, source);
         self.layer_preset(source, file, settings.preset, true);
-        self.settings(settings).layer(source, parsed)
+        self.settings(source, settings).layer(source, parsed)
     }
 
     /// Adds a config file as layer `source`. A missing user or project file is no
@@ -629,7 +665,7 @@ impl PolicyBuilder {
             return self;
         };
         let file_preset = settings.preset;
-        self = self.settings(settings);
+        self = self.settings(source, settings);
         let mut preset_trusted = true;
         match source {
             RuleSource::Managed => {
@@ -719,6 +755,7 @@ impl PolicyBuilder {
                 forbid_trust: self.forbid_trust,
                 preset,
                 preset_source,
+                packs: self.packs,
             }),
         }
     }

@@ -24,10 +24,10 @@ use serde::{Deserialize, Serialize};
 
 use crate::model::contain::{Containment, NotContained};
 use crate::model::vocab::{
-    AnalysisContext, Capability, CapabilityRequest, CommandClass, HardlineHit, Reason,
-    collapse_whitespace,
+    AnalysisContext, Capability, CapabilityRequest, CommandClass, HardlineHit, PackHit, Reason,
+    Severity, collapse_whitespace,
 };
-use crate::policy::config::{AlwaysScope, ConfigError, Policy};
+use crate::policy::config::{AlwaysScope, ConfigError, PackMode, Policy};
 use crate::policy::protected;
 use crate::policy::rules::{Action, PermissionRule, RuleSet, RuleSource};
 use crate::presentation::messages::{self, Panel, PanelDetail};
@@ -182,6 +182,16 @@ pub fn decide_with(
         .as_ref()
         .map(|a| a.risk_notes.clone())
         .unwrap_or_default();
+    // The commands a domain pack names, with the severity of each, where no config
+    // turned the pack off.
+    let destroying: Vec<(String, Severity)> = requests
+        .iter()
+        .filter_map(|r| {
+            let hit = r.pack.as_ref()?;
+            (policy.pack_mode(&hit.pack) != PackMode::Off)
+                .then(|| (r.subject.clone(), hit.severity))
+        })
+        .collect();
     let mut evaluated: Vec<EvaluatedRequest> = Vec::with_capacity(requests.len());
     for mut req in requests {
         let mut reasons: Vec<Reason> = Vec::new();
@@ -265,6 +275,35 @@ pub fn decide_with(
                     );
                 }
                 reasons.push(reason);
+            }
+        }
+        if req.capability.has_command_subject()
+            && let Some(severity) = destroying
+                .iter()
+                .filter(|(s, _)| *s == req.subject)
+                .map(|(_, v)| *v)
+                .max()
+        {
+            // Every request of a command a pack names (its network access too) offers
+            // at most the exact command as "always", and nothing when it is critical.
+            narrow_to_exact(&mut req);
+            offer_always &= severity != Severity::Critical;
+        }
+        if req.capability == Capability::ProcessExecute
+            && let Some(hit) = req.pack.clone()
+        {
+            let mode = policy.pack_mode(&hit.pack);
+            if mode != PackMode::Off {
+                (action, rule) = destructive(&req, &hit, mode, action, rule);
+                push_reason(
+                    &mut req,
+                    &mut reasons,
+                    Reason::Destructive {
+                        pack: hit.pack,
+                        severity: hit.severity,
+                        note: hit.note,
+                    },
+                );
             }
         }
         let path_capability = matches!(
@@ -615,6 +654,53 @@ fn contain_call(
 }
 
 /// Records a reason and its note on the request.
+/// Offers only the exact subject as "always", where any pattern was offered (a `*`
+/// in the subject would be a wildcard in a pattern: then none).
+fn narrow_to_exact(req: &mut CapabilityRequest) {
+    if !req.always_patterns.is_empty() {
+        req.always_patterns = if req.subject.contains('*') {
+            Vec::new()
+        } else {
+            vec![req.subject.clone()]
+        };
+    }
+}
+
+/// A command a domain pack names as destroying never runs contained; a critical one asks whatever the rules say, a high one unless
+/// a rule allows exactly this command; a pack the configs set to `deny` denies it.
+fn destructive(
+    req: &CapabilityRequest,
+    hit: &PackHit,
+    mode: PackMode,
+    action: Action,
+    rule: Option<PermissionRule>,
+) -> (Action, Option<PermissionRule>) {
+    let builtin = |a: Action| {
+        Some(
+            PermissionRule::new(req.capability.as_str(), "*", a, RuleSource::Builtin)
+                .named(format!("{} pack: {}", hit.pack, hit.severity.as_str())),
+        )
+    };
+    if mode == PackMode::Deny {
+        return (Action::Deny, builtin(Action::Deny));
+    }
+    let exact = rule
+        .as_ref()
+        .is_some_and(|r| r.action == Action::Allow && r.pattern == req.subject);
+    let must_ask = action == Action::Contain
+        || (action < Action::Ask
+            && match hit.severity {
+                Severity::Critical => true,
+                Severity::High => !exact,
+                Severity::Medium => false,
+            });
+    if must_ask {
+        (Action::Ask, builtin(Action::Ask))
+    } else {
+        (action, rule)
+    }
+}
+
 fn push_reason(req: &mut CapabilityRequest, reasons: &mut Vec<Reason>, reason: Reason) {
     push_note(
         &mut req.risk_notes,

@@ -442,7 +442,33 @@ pub fn reason_note(reason: &Reason, subject: &str) -> String {
         Reason::Hardline { .. } => HARDLINE_NOTE.to_string(),
         Reason::NonInteractive => NON_INTERACTIVE_MESSAGE.to_string(),
         Reason::NotContained { why } => not_contained_note(why),
+        Reason::Destructive {
+            pack,
+            severity,
+            note,
+        } => destructive_note(pack, *severity, note),
     }
+}
+
+/// A domain pack's operation: what it destroys, and what that means for the panel.
+pub fn destructive_note(pack: &str, severity: crate::model::vocab::Severity, note: &str) -> String {
+    use crate::model::vocab::Severity;
+    let what = match severity {
+        Severity::Critical => "it always asks and is never offered an \"always\" pattern",
+        Severity::High => {
+            "it asks unless a rule names this exact command, the only \"always\" offered"
+        }
+        Severity::Medium => "only this exact command is offered as \"always\"",
+    };
+    let mut first = note.chars();
+    let note = first
+        .next()
+        .map(|c| c.to_uppercase().chain(first).collect::<String>())
+        .unwrap_or_default();
+    format!(
+        "{note}. The {pack} pack rates this {}: {what}.",
+        severity.as_str()
+    )
 }
 
 /// Why a command the policy would run in the sandbox asks instead.

@@ -21,6 +21,7 @@ pub mod git_history;
 pub mod git_readonly;
 pub mod languages;
 pub mod options;
+pub mod packs;
 pub mod readonly;
 pub mod sed_script;
 pub mod shells;

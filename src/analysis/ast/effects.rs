@@ -79,6 +79,11 @@ pub(crate) struct Effects {
     /// The repositories git commands of this plan use, by `--git-dir`, `--work-tree`
     /// and cwd: found once for the verdict and the effects.
     git_repos: Vec<GitRepoKey>,
+    /// The `process.execute` request of the command being read (the innermost one
+    /// once wrappers are looked through): where a domain pack's hit goes.
+    running: Option<usize>,
+    /// What a here-document or here-string feeds the command being read.
+    inline_input: Option<String>,
 }
 
 type GitRepoKey = (
@@ -94,12 +99,33 @@ impl Effects {
     }
 
     pub(crate) fn push(&mut self, r: CapabilityRequest) {
-        let dup = self
+        self.push_at(r);
+    }
+
+    /// Pushes a request unless one with its capability and subject is there; returns
+    /// where that request is.
+    fn push_at(&mut self, r: CapabilityRequest) -> usize {
+        match self
             .requests
             .iter()
-            .any(|x| x.capability == r.capability && x.subject == r.subject);
-        if !dup {
-            self.requests.push(r);
+            .position(|x| x.capability == r.capability && x.subject == r.subject)
+        {
+            Some(i) => i,
+            None => {
+                self.requests.push(r);
+                self.requests.len() - 1
+            }
+        }
+    }
+
+    /// Marks the running command's request with a domain pack's hit (the most severe
+    /// when one text is read twice).
+    fn pack_hit(&mut self, hit: crate::model::vocab::PackHit) {
+        let Some(r) = self.running.and_then(|i| self.requests.get_mut(i)) else {
+            return;
+        };
+        if r.pack.as_ref().is_none_or(|p| p.severity < hit.severity) {
+            r.pack = Some(hit);
         }
     }
 
@@ -226,13 +252,26 @@ pub(crate) fn command_effects(cmd: &SimpleCommand, ctx: &AnalysisContext, fx: &m
         cwd: cwd.path().map(|p| p.display().to_string()),
     });
     // The subject is empty only for a bare redirection (`> f`): nothing runs.
-    if !cmd.text.is_empty() {
-        fx.push(CapabilityRequest::new(
+    fx.running = (!cmd.text.is_empty()).then(|| {
+        fx.push_at(CapabilityRequest::new(
             Capability::ProcessExecute,
             cmd.text.clone(),
             format!("Run {}", cmd.text),
-        ));
-    }
+        ))
+    });
+    // Bash applies redirects in order: the last one to the input is what is read.
+    fx.inline_input = cmd
+        .redirects
+        .iter()
+        .rev()
+        .find(|r| {
+            matches!(
+                r.kind,
+                RedirectKind::Read | RedirectKind::ReadWrite | RedirectKind::Inline
+            )
+        })
+        .and_then(|r| r.input.as_ref())
+        .map(|i| i.text.clone());
     for r in &cmd.redirects {
         redirect_effects(r, &cwd, ctx, fx);
     }
@@ -1159,11 +1198,11 @@ fn run_words(words: Vec<String>, cwd: Cwd, ctx: &AnalysisContext, fx: &mut Effec
             text: text.clone(),
             cwd: cwd.path().map(|p| p.display().to_string()),
         });
-        fx.push(CapabilityRequest::new(
+        fx.running = Some(fx.push_at(CapabilityRequest::new(
             Capability::ProcessExecute,
             text.clone(),
             format!("Run {text}"),
-        ));
+        )));
         if fx.composed && layers == 1 && name == "xargs" {
             // The reader a verified `… | xargs -0 PROG` runs: verified with it.
             fx.verdicts
@@ -1194,6 +1233,9 @@ fn inner_effects(
     let text = join(words);
     let refs: Vec<&str> = words.iter().map(String::as_str).collect();
     let d = table::describe(&refs);
+    if let Some(hit) = table::packs::classify(&refs, fx.inline_input.as_deref()) {
+        fx.pack_hit(hit);
+    }
 
     if ARITHMETIC_NAMES.contains(&name) {
         // `test -v 'a[$(id)]'`, `let`, `declare`, `printf -v`, `read`: bash evaluates an

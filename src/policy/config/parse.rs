@@ -56,6 +56,7 @@ struct Parser<'a> {
     always_scope: Option<super::AlwaysScope>,
     preset: Option<crate::policy::presets::Preset>,
     host_rules: Option<bool>,
+    packs: Vec<(String, super::PackMode)>,
 }
 
 /// The JSONC dialect configs are read (and edited) in: comments and trailing commas,
@@ -99,6 +100,7 @@ pub fn parse_config_with_settings(
         always_scope: None,
         preset: None,
         host_rules: None,
+        packs: Vec::new(),
     };
     match jsonc_parser::parse_to_ast(text, &CollectOptions::default(), &options) {
         Err(e) => {
@@ -121,6 +123,7 @@ pub fn parse_config_with_settings(
             errors: p.errors,
         },
         ConfigSettings {
+            packs: p.packs,
             always_scope: p.always_scope,
             preset: p.preset,
             host_rules: p.host_rules,
@@ -249,6 +252,51 @@ impl Parser<'_> {
         self.rules.push(r);
     }
 
+    /// `permissions.packs`: an object of pack name to `"off"`, `"on"` or `"deny"`.
+    fn packs_setting(&mut self, value: &Value<'_>) {
+        let Value::Object(obj) = value else {
+            let msg = format!(
+                "`packs` must be an object of pack name to \"off\", \"on\" or \"deny\", found {}",
+                type_name(value)
+            );
+            self.error(value.start(), msg);
+            return;
+        };
+        self.check_duplicates(obj);
+        for prop in &obj.properties {
+            let name = prop.name.as_str();
+            let at = prop_name_start(&prop.name);
+            if !crate::programs::packs::names().any(|n| n == name) {
+                let known: Vec<&str> = crate::programs::packs::names().collect();
+                self.error(
+                    at,
+                    format!(
+                        "unknown pack `{name}`: expected one of {}",
+                        known.join(", ")
+                    ),
+                );
+                continue;
+            }
+            let mode = match &prop.value {
+                Value::StringLit(v) if v.value == "off" => super::PackMode::Off,
+                Value::StringLit(v) if v.value == "on" => super::PackMode::On,
+                Value::StringLit(v) if v.value == "deny" => super::PackMode::Deny,
+                other => {
+                    let found = match other {
+                        Value::StringLit(v) => format!("`{}`", v.value),
+                        v => type_name(v).to_string(),
+                    };
+                    self.error(
+                        other.start(),
+                        format!("pack `{name}` must be \"off\", \"on\" or \"deny\", found {found}"),
+                    );
+                    continue;
+                }
+            };
+            self.packs.push((name.to_string(), mode));
+        }
+    }
+
     fn permissions(&mut self, perms: &Object<'_>) {
         self.check_duplicates(perms);
         let mut rules_arrays: Vec<&Value<'_>> = Vec::new();
@@ -292,6 +340,11 @@ impl Parser<'_> {
                         self.error(other.start(), msg);
                     }
                 }
+                continue;
+            }
+            if key == "packs" {
+                // Per domain pack: `"off"`, `"on"` or `"deny"`.
+                self.packs_setting(&prop.value);
                 continue;
             }
             if key == "preset" {
