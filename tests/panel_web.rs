@@ -8,9 +8,11 @@
 //! assets, and every CSRF refusal. In the browser: allow once, always with a cycled
 //! pattern (written to the project config, the next identical call allowed), deny with a
 //! reason (the model's message carries it), a write's diff, markup and terminal escapes
-//! in a command rendered as inert text, a cross-origin form POST from another loopback
-//! port refused, and a screenshot kept under `target/panel-web/` (and copied to
-//! `docs/src/images/web-panel.png` when `UPDATE_SCREENSHOT=1`).
+//! in a command rendered as inert text, a key pressed as another call appears not taken
+//! for it, a cross-origin form POST from another loopback port refused, and a
+//! screenshot kept under `target/panel-web/` (and copied to
+//! `docs/src/images/web-panel.png` when `UPDATE_SCREENSHOT=1`). Last, the two latencies
+//! a person feels (call recorded → drawn, key press → answer shown), medians printed.
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
