@@ -1089,3 +1089,51 @@ fn the_web_panel_latency() {
     assert!(shown_ms < 1000.0, "{shown:?}");
     assert!(answered_ms < 1000.0, "{answered:?}");
 }
+
+/// Without a bearer token (loopback's default until one is configured), the API stays
+/// open to clients that send no cookie, as before; a request that carries the panel's
+/// cookie is still held to the page's origin and CSRF token, so a hostile page cannot
+/// ride on a signed-in browser.
+#[test]
+fn without_a_token_the_cookie_still_needs_the_csrf_checks() {
+    let dirs = Dirs::new();
+    let s = dirs.start(&[]);
+    let cookie = sign_in(&s);
+    let csrf = csrf_of(&s, &cookie);
+    for id in ["c1", "c2"] {
+        record(
+            &s,
+            "s1",
+            &http_support::bash_call(&dirs, id, None, "npm run dev"),
+        );
+    }
+    let grant = |id: &str| format!("{}/v1/sessions/s1/calls/{id}/grant", s.base);
+    let once = json!({"scope": "once"});
+    let r = post(
+        &grant("c1"),
+        &[("cookie", &cookie), ("origin", &s.base)],
+        &once,
+    );
+    assert_eq!(r.status, 403, "{}", r.text);
+    assert_eq!(r.code(), "csrf_token");
+    let r = post(
+        &grant("c1"),
+        &[("cookie", &cookie), ("x-csrf-token", &csrf)],
+        &once,
+    );
+    assert_eq!(r.status, 403, "{}", r.text);
+    assert_eq!(r.code(), "cross_origin");
+    assert_eq!(pending_ids(&s, "s1"), ["c1", "c2"]);
+    let r = post(&grant("c1"), &[], &once);
+    assert_eq!(r.status, 200, "a client without the cookie: {}", r.text);
+    let r = post(
+        &grant("c2"),
+        &[
+            ("cookie", &cookie),
+            ("origin", &s.base),
+            ("x-csrf-token", &csrf),
+        ],
+        &once,
+    );
+    assert_eq!(r.status, 200, "{}", r.text);
+}
