@@ -67,6 +67,9 @@ enum Command {
     Suggest(cli::suggest::Args),
     /// Run the HTTP service until SIGTERM or SIGINT.
     Serve(cli::serve::Args),
+    /// The terminal panel: answer the calls a running service holds pending (allow
+    /// once, always, deny with a reason), live, from the keyboard.
+    Approve(cli::approve::Args),
     /// Exit 0 when the service answers /healthz with 200 (for container health checks).
     Healthcheck(cli::healthcheck::Args),
     /// Print the service's OpenAPI document (YAML).
@@ -93,6 +96,7 @@ fn main() -> ExitCode {
         Command::Log(args) => cli::log::run(args),
         Command::Suggest(args) => cli::suggest::run(args),
         Command::Serve(args) => cli::serve::run(args),
+        Command::Approve(args) => cli::approve::run(args),
         Command::Trust(args) => cli::trust::run(args),
         Command::Healthcheck(args) => cli::healthcheck::run(args),
         Command::Openapi(args) => cli::openapi::run(args),

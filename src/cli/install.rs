@@ -30,8 +30,13 @@ pub struct InstallArgs {
     #[command(flatten)]
     pub target: Target,
     /// The hook denies what would ask (for headless runs: nobody answers).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "interactive")]
     pub non_interactive: bool,
+    /// The hook answers an ask as an ask, for a host whose default is to deny it
+    /// (Gemini CLI's TUI: its dialog then asks, "Allow … for all future sessions"
+    /// included; a headless `gemini -p` then ends the turn on an ask, silently).
+    #[arg(long)]
+    pub interactive: bool,
     /// The hook asks a running service instead of deciding in process (a service on
     /// loopback without `--token-file` answers hooks without a token).
     #[arg(long, value_name = "URL")]
@@ -201,6 +206,9 @@ fn blocking_install(args: &InstallArgs) -> Result<(), String> {
     if args.non_interactive {
         flags.push("--non-interactive".to_string());
     }
+    if args.interactive {
+        flags.push("--interactive".to_string());
+    }
     if let Some(url) = &args.url {
         flags.extend(["--url".to_string(), url.clone()]);
     }
@@ -234,7 +242,7 @@ fn blocking_install(args: &InstallArgs) -> Result<(), String> {
             &bin.display().to_string(),
             &flags
                 .iter()
-                .filter(|f| *f != "--non-interactive")
+                .filter(|f| *f != "--non-interactive" && *f != "--interactive")
                 .cloned()
                 .collect::<Vec<_>>(),
         ),
@@ -279,7 +287,7 @@ fn next_steps(host: Host, project: bool) -> String {
     match host {
         Host::Codex => {
             let mut s = String::from(
-                "next: Codex runs a new or changed hook only once you have reviewed it: start `codex`, type `/hooks`, and trust the two khaelor-perm hooks (PreToolUse, PostToolUse); until then Codex skips them without a word\n",
+                "next: Codex runs a new or changed hook only once you have reviewed it: start `codex` and answer \"Trust all and continue\" when it says \"Hooks need review\" (or type `/hooks`, and trust the two khaelor-perm hooks, PreToolUse and PostToolUse); until then Codex skips them without a word\n",
             );
             if project {
                 s.push_str(

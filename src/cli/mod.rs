@@ -12,6 +12,7 @@
 //! directory, a bad `--since` or a suggestion it cannot write.
 
 pub mod analyze;
+pub mod approve;
 pub mod check;
 pub mod compare;
 pub mod completions;

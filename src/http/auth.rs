@@ -17,6 +17,9 @@
 //!   `/v1/explain`, `/v1/rules`, `/v1/tools/available`, `POST /v1/hooks/{host}` and
 //!   `POST /v1/sessions/{id}/calls` (recording a call is what a hook does: it asks, it
 //!   never answers).
+//!
+//! The web panel's session cookie stands in for either token on the panel's routes
+//! (`web::cookie_credential`), and its page paths are open.
 
 use axum::extract::{Request, State};
 use axum::http::{HeaderValue, StatusCode, header};
@@ -60,6 +63,13 @@ pub fn open_without_panel_token(path: &str) -> bool {
 }
 
 pub async fn require_token(State(state): State<AppState>, req: Request, next: Next) -> Response {
+    // The web panel's session cookie (with its CSRF checks) is a credential for the
+    // panel's own routes; everything else is the bearer token's business below.
+    match super::web::cookie_credential(&state, &req) {
+        super::web::CookieCredential::Allowed => return next.run(req).await,
+        super::web::CookieCredential::Refused(resp) => return resp,
+        super::web::CookieCredential::NotUsed => {}
+    }
     let config = state.config();
     let token = match (config.token.as_deref(), config.panel_token.as_deref()) {
         (Some(_), _) if OPEN_PATHS.contains(&req.uri().path()) => return next.run(req).await,

@@ -19,6 +19,7 @@ pub mod panel;
 pub mod pending;
 pub mod policy_cache;
 pub mod sessions;
+pub mod web;
 
 use std::any::Any;
 use std::future::Future;
@@ -184,6 +185,8 @@ struct Inner {
     draining: AtomicBool,
     /// Wakes what waits on `drained` (hooks waiting for a person) when shutdown begins.
     drain: tokio::sync::Notify,
+    /// The web panel's login codes and browser sessions.
+    web: web::WebAuth,
 }
 
 impl AppState {
@@ -207,6 +210,7 @@ impl AppState {
                 )),
                 draining: AtomicBool::new(false),
                 drain: tokio::sync::Notify::new(),
+                web: web::WebAuth::new(),
                 config,
             }),
         }
@@ -286,6 +290,10 @@ impl AppState {
 
     pub fn sessions(&self) -> &sessions::SessionStore {
         &self.inner.sessions
+    }
+    /// The web panel's sign-in state (`serve` mints the first login code from it).
+    pub fn web(&self) -> &web::WebAuth {
+        &self.inner.web
     }
 
     /// Whether shutdown has begun.
@@ -516,6 +524,7 @@ pub fn app(state: AppState) -> Router {
                 )),
         );
     let routes = service
+        .merge(web::routes())
         .merge(api)
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed);

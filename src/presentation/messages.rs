@@ -260,20 +260,30 @@ const BOX_DIFF_LINES: usize = 16;
 pub fn terminal_safe(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
-        match c {
-            '\n' => out.push('\n'),
-            '\t' => out.push(' '),
-            c if c.is_control() || is_invisible_format(c) => {
-                out.push_str(&format!("\\u{{{:x}}}", c as u32))
-            }
-            c => out.push(c),
-        }
+        push_terminal_safe(&mut out, c);
     }
     out
 }
 
+/// `terminal_safe` for one field drawn on one line: a newline is shown as `\u{a}` too.
+pub fn terminal_safe_line(s: &str) -> String {
+    terminal_safe(s).replace('\n', "\\u{a}")
+}
+
+/// Appends `c` as `terminal_safe` shows it (a newline is kept).
+pub fn push_terminal_safe(out: &mut String, c: char) {
+    match c {
+        '\n' => out.push('\n'),
+        '\t' => out.push(' '),
+        c if c.is_control() || is_invisible_format(c) => {
+            out.push_str(&format!("\\u{{{:x}}}", c as u32))
+        }
+        c => out.push(c),
+    }
+}
+
 fn is_invisible_format(c: char) -> bool {
-    matches!(c as u32, 0x200B..=0x200F | 0x202A..=0x202E | 0x2060..=0x2069 | 0xFEFF | 0x00AD)
+    matches!(c as u32, 0x200B..=0x200F | 0x2028..=0x202E | 0x2060..=0x2069 | 0xFEFF | 0x00AD | 0x061C)
 }
 
 /// Greedy word wrap to `width` characters; words longer than a line are cut.
@@ -459,6 +469,7 @@ pub fn reason_note(reason: &Reason, subject: &str) -> String {
         Reason::Hardline { .. } => HARDLINE_NOTE.to_string(),
         Reason::NonInteractive => NON_INTERACTIVE_MESSAGE.to_string(),
         Reason::NotContained { why } => not_contained_note(why),
+        Reason::HostGrantUnread => HOST_GRANT_UNREAD_NOTE.to_string(),
         Reason::Destructive {
             pack,
             severity,
@@ -500,6 +511,9 @@ pub fn not_contained_note(why: &crate::model::contain::NotContained) -> String {
         NotContained::OutsideProject => "The command runs outside the project, where KHAELOR's sandbox would not let it write, so it asks.".to_string(),
     }
 }
+
+/// A host's grant that would allow a program running code from its input.
+pub const HOST_GRANT_UNREAD_NOTE: &str = "An \"always\" grant made in the agent host allows this program, but here it runs code it reads from its input, which the grant never showed; KHAELOR asks.";
 
 /// A request capped by a broken configuration.
 pub const BROKEN_CONFIG_NOTE: &str =

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs tmux, which tests/hosts_tui.rs drives Claude Code's interactive TUI with
-# (send-keys to answer, capture-pane to read). Idempotent: nothing happens when tmux is
-# already there.
+# and tests/panel_tui.rs drives `khaelor-perm approve` with (send-keys to answer,
+# capture-pane to read). Idempotent: nothing happens when tmux is already there.
 set -euo pipefail
 if ! command -v tmux >/dev/null 2>&1; then
   echo "tui.sh: tmux missing, installing it from Debian"

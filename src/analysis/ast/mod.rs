@@ -11,6 +11,7 @@
 mod effects;
 mod evaluate;
 pub mod kinds;
+mod operators;
 mod split;
 mod walk;
 
@@ -30,6 +31,7 @@ use crate::model::vocab::{
     FallbackReason,
 };
 use effects::Effects;
+pub use operators::operator_spans;
 use walk::{Cwd, Limits, Opacity, Plan};
 
 /// Larger commands go to the lexer (which is linear) instead of the parser.
