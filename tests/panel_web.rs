@@ -1090,8 +1090,8 @@ fn the_web_panel_latency() {
     assert!(answered_ms < 1000.0, "{answered:?}");
 }
 
-/// Without a bearer token (loopback's default until one is configured), the API stays
-/// open to clients that send no cookie, as before; a request that carries the panel's
+/// Without `--token-file` (loopback's default) the answers need the panel token the
+/// server made, from a client that sends no cookie; a request that carries the panel's
 /// cookie is still held to the page's origin and CSRF token, so a hostile page cannot
 /// ride on a signed-in browser.
 #[test]
@@ -1125,7 +1125,10 @@ fn without_a_token_the_cookie_still_needs_the_csrf_checks() {
     assert_eq!(r.code(), "cross_origin");
     assert_eq!(pending_ids(&s, "s1"), ["c1", "c2"]);
     let r = post(&grant("c1"), &[], &once);
-    assert_eq!(r.status, 200, "a client without the cookie: {}", r.text);
+    assert_eq!(r.status, 401, "a client with neither: {}", r.text);
+    let bearer = format!("Bearer {}", s.token.as_deref().unwrap());
+    let r = post(&grant("c1"), &[("authorization", &bearer)], &once);
+    assert_eq!(r.status, 200, "a client with the panel token: {}", r.text);
     let r = post(
         &grant("c2"),
         &[
