@@ -188,7 +188,8 @@ enum Outcome {
 fn post_call_event(host: Host, raw: &[u8]) -> Option<Outcome> {
     let v: serde_json::Value = serde_json::from_slice(raw).ok()?;
     match host {
-        Host::Claude | Host::Codex => {}
+        // Qwen Code's `PostToolUse` carries the `tool_use_id` of its `PreToolUse`.
+        Host::Claude | Host::Codex | Host::Qwen => {}
         Host::Gemini => {
             return (v.get("hook_event_name")?.as_str()? == "AfterTool").then(|| {
                 Outcome::RanUnnamed {
@@ -348,6 +349,7 @@ fn project_root(args: &Args, call: &HookCall) -> Result<PathBuf, String> {
     let env = match args.host {
         Host::Claude => Some("CLAUDE_PROJECT_DIR"),
         Host::Gemini => Some("GEMINI_PROJECT_DIR"),
+        Host::Qwen => Some("QWEN_PROJECT_DIR"),
         Host::Codex | Host::Opencode => None,
     };
     if let Some(v) = env.and_then(std::env::var_os).filter(|v| !v.is_empty()) {

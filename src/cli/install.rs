@@ -20,6 +20,7 @@ pub const PINNED: &[(Host, &str, &str)] = &[
     (Host::Codex, "codex", "0.171.0"),
     (Host::Gemini, "gemini", "0.61.0"),
     (Host::Opencode, "opencode", "1.18.33"),
+    (Host::Qwen, "qwen", "0.24.4"),
 ];
 
 #[derive(Debug, clap::Args)]
@@ -54,12 +55,12 @@ pub struct Target {
     pub host: Host,
     /// This project's file only (Claude Code: `DIR/.claude/settings.local.json`; Gemini
     /// CLI: `DIR/.gemini/settings.json`; Codex CLI: `DIR/.codex/config.toml`; OpenCode:
-    /// `DIR/.opencode/plugin/khaelor-perm.js`).
+    /// `DIR/.opencode/plugin/khaelor-perm.js`; Qwen Code: `DIR/.qwen/settings.json`).
     #[arg(long, value_name = "DIR", conflicts_with = "user")]
     pub project: Option<PathBuf>,
     /// The user's file, for every project (the default: `~/.claude/settings.json`,
     /// `~/.gemini/settings.json`, `$CODEX_HOME/config.toml`,
-    /// `~/.config/opencode/plugin/khaelor-perm.js`).
+    /// `~/.config/opencode/plugin/khaelor-perm.js`, `$QWEN_HOME/settings.json`).
     #[arg(long)]
     pub user: bool,
     /// Print what would change; write nothing.
@@ -262,6 +263,17 @@ fn next_steps(host: Host, project: bool) -> String {
             s
         }
         Host::Opencode => "next: OpenCode loads the plugin when it starts; nobody answers an ask in `opencode run`, so the plugin denies it unless KHAELOR_PERM_INTERACTIVE=1 (then OpenCode's own `permission` setting decides)\n".to_string(),
+        Host::Qwen => {
+            let mut s = String::from(
+                "next: Qwen Code asks its own approval before the hook runs: a headless `qwen -p` in the `default` approval mode refuses shell and edit calls before khaelor-perm sees them; with `--approval-mode yolo` (or `auto-edit`) the hook is what decides, and an ask is a deny there (install with `--non-interactive` to get khaelor-perm's own message for it)\n",
+            );
+            if project {
+                s.push_str(
+                    "next: with Qwen's folder trust on (`security.folderTrust.enabled`), it reads a project's `.qwen/settings.json` only once you trust the folder\n",
+                );
+            }
+            s
+        }
         Host::Claude | Host::Gemini => String::new(),
     }
 }
@@ -628,6 +640,11 @@ fn live(command: &str, host: Host, root: &Path, shell: &str, want: &str) -> Resu
         Host::Claude => serde_json::json!({
             "session_id": "khaelor-perm-doctor", "cwd": root, "hook_event_name": "PreToolUse",
             "permission_mode": "default", "tool_name": "Bash", "tool_input": { "command": shell },
+        }),
+        Host::Qwen => serde_json::json!({
+            "session_id": "khaelor-perm-doctor", "cwd": root, "hook_event_name": "PreToolUse",
+            "permission_mode": "default", "tool_name": "run_shell_command",
+            "tool_input": { "command": shell }, "tool_use_id": "toolu_doctor",
         }),
         Host::Codex => serde_json::json!({
             "session_id": "khaelor-perm-doctor", "cwd": root, "hook_event_name": "PreToolUse",
