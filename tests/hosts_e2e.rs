@@ -853,6 +853,25 @@ fn qwen_code_end_to_end() {
         .collect();
     assert_eq!(post.len(), 1, "only the allowed call ran: {inputs:#?}");
     assert_eq!(post[0]["tool_use_id"], pre[0]["tool_use_id"]);
+    // Doctor, with the pinned binary on PATH: every check holds.
+    let qwen = host_bin("qwen", "qwen");
+    let path = format!(
+        "{}:{}",
+        qwen.parent().unwrap().display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let doctor = Command::new(BIN)
+        .args(["doctor", "--host", "qwen", "--root"])
+        .arg(&scene.proj)
+        .env("HOME", &scene.home)
+        .env("PATH", &path)
+        .env("KHAELOR_PERM_STATE_DIR", &scene.state)
+        .env_remove("QWEN_HOME")
+        .output()
+        .unwrap();
+    let t = String::from_utf8_lossy(&doctor.stdout);
+    assert!(doctor.status.success(), "{t}");
+    assert!(t.contains("ok   host binary: `qwen` 0.24.4"), "{t}");
     scene.install(&["uninstall", "qwen", "--user"], Path::new(""));
     assert_eq!(
         std::fs::read_to_string(dir.join("settings.json")).unwrap(),
