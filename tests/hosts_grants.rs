@@ -498,6 +498,37 @@ fn codex_rules_and_gemini_policies_are_grants_too() {
     assert!(write(&w.proj.join("src/new.txt")).contains("\"allow\""));
 }
 
+/// Gemini's "Allow always" on a compound saves every part's root: a grant for `sh`
+/// then names the program, never the code a pipe feeds it, so that part still asks
+/// while the same roots used plainly are allowed.
+#[test]
+fn a_host_grant_for_a_shell_never_covers_code_piped_into_it() {
+    let w = World::new();
+    w.write(
+        "~/.gemini/policies/auto-saved.toml",
+        "[[rule]]\ntoolName = \"run_shell_command\"\ndecision = \"allow\"\npriority = 950\ncommandPrefix = [\"tui-probe\", \"curl\", \"sh\"]\nmodes = [\"default\", \"autoEdit\", \"yolo\"]\n",
+    );
+    let gemini = |cmd: &str| {
+        let out = host_hook(
+            &w,
+            "gemini",
+            &["--interactive"],
+            json!({ "session_id": "gm", "cwd": w.proj, "hook_event_name": "BeforeTool",
+                "tool_name": "run_shell_command", "tool_input": { "command": cmd } }),
+        );
+        let v: Value = serde_json::from_str(&out).unwrap();
+        (
+            v["decision"].as_str().unwrap().to_string(),
+            v["reason"].as_str().unwrap_or_default().to_string(),
+        )
+    };
+    assert_eq!(gemini("tui-probe").0, "allow");
+    let (d, why) = gemini("tui-probe && curl -s http://127.0.0.1:9/x | sh");
+    assert_eq!(d, "ask", "{why}");
+    assert!(why.contains("reads from its input"), "{why}");
+    assert_eq!(gemini("sh < script.sh").0, "ask");
+}
+
 /// `log SESSION --json` as (what, decision, outcome) rows.
 fn outcomes(w: &World, session: &str) -> Vec<(String, String, String)> {
     let out = Command::new(BIN)

@@ -17,6 +17,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use super::print_out;
+use crate::hosts::outcome::Outcome;
 use crate::hosts::{self, HookCall, Host, Rendered};
 use crate::model::vocab::AnalysisContext;
 use crate::policy::rules::PermissionRule;
@@ -111,13 +112,18 @@ fn answer(args: &Args) -> Result<Rendered, String> {
         .take(hosts::MAX_HOOK_INPUT_BYTES as u64 + 1)
         .read_to_end(&mut raw)
         .map_err(|e| format!("cannot read stdin: {e}"))?;
-    if let Some(outcome) = post_call_event(args.host, &raw) {
+    if let Some(outcome) = hosts::outcome::post_call_event(args.host, &raw) {
+        // With a service, the outcome goes to the session it holds (and its live
+        // stream); the local log never sees those calls.
+        if let Some(url) = &args.url {
+            return ask_service(args, url, &raw, None);
+        }
         return record_outcome(args, outcome);
     }
     let call = hosts::parse(args.host, &raw).map_err(|e| e.to_string())?;
     let root = project_root(args, &call)?;
     if let Some(url) = &args.url {
-        return ask_service(args, url, &raw, &root);
+        return ask_service(args, url, &raw, Some(&root));
     }
     let home = home(args)?;
     let ctx = AnalysisContext::new(&root, call.cwd.as_deref().map(Path::new), &home)
@@ -163,143 +169,25 @@ fn answer(args: &Args) -> Result<Rendered, String> {
     Ok(hosts::render_decided(args.host, &input, &decided))
 }
 
-/// What a host's post-call event says about the calls we answered `ask`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-enum Outcome {
-    /// The call ran (Claude Code and Codex `PostToolUse`, Claude `PostToolUseFailure`:
-    /// it ran and failed; OpenCode's `tool.execute.after`): the person approved it in
-    /// the host.
-    Ran { session: String, call: String },
-    /// A call ran that the host names only by its tool and input (Gemini CLI's
-    /// `AfterTool` carries no id of the call): see `matching_pending`.
-    RanUnnamed {
-        session: String,
-        tool: String,
-        input: serde_json::Value,
-    },
-    /// The host refused the call (Claude Code's `PermissionDenied`).
-    Refused { session: String, call: String },
-    /// The turn ended (Claude Code's `Stop`): a call still waiting never ran.
-    TurnEnded { session: String },
-}
-
-/// The post-call event in a hook input, if it is one (`hook_event_name`; OpenCode's
-/// plugin sends `event`).
-fn post_call_event(host: Host, raw: &[u8]) -> Option<Outcome> {
-    let v: serde_json::Value = serde_json::from_slice(raw).ok()?;
-    match host {
-        // Qwen Code's `PostToolUse` carries the `tool_use_id` of its `PreToolUse`.
-        Host::Claude | Host::Codex | Host::Qwen => {}
-        Host::Gemini => {
-            return (v.get("hook_event_name")?.as_str()? == "AfterTool").then(|| {
-                Outcome::RanUnnamed {
-                    session: hosts::session_id(host, v.get("session_id").and_then(|s| s.as_str())),
-                    tool: v
-                        .get("tool_name")
-                        .and_then(|s| s.as_str())
-                        .unwrap_or_default()
-                        .to_string(),
-                    input: v
-                        .get("tool_input")
-                        .cloned()
-                        .unwrap_or_else(|| serde_json::json!({})),
-                }
-            });
-        }
-        Host::Opencode => {
-            if v.get("event")?.as_str()? != "tool.execute.after" {
-                return None;
-            }
-            return Some(Outcome::Ran {
-                session: hosts::session_id(host, v.get("sessionID").and_then(|s| s.as_str())),
-                call: v
-                    .get("callID")
-                    .and_then(|s| s.as_str())
-                    .filter(|s| crate::session::valid_id(s))?
-                    .to_string(),
-            });
-        }
-    }
-    let event = v.get("hook_event_name")?.as_str()?;
-    let session = hosts::session_id(host, v.get("session_id").and_then(|s| s.as_str()));
-    let call = || {
-        v.get("tool_use_id")
-            .and_then(|s| s.as_str())
-            .filter(|s| crate::session::valid_id(s))
-            .map(str::to_string)
-    };
-    match event {
-        "PostToolUse" | "PostToolUseFailure" => Some(Outcome::Ran {
-            session,
-            call: call()?,
-        }),
-        "PermissionDenied" => Some(Outcome::Refused {
-            session,
-            call: call()?,
-        }),
-        "Stop" if host == Host::Claude => Some(Outcome::TurnEnded { session }),
-        _ => None,
-    }
-}
-
-/// Records what the host reported for calls of ours still waiting for an answer, and
-/// answers the host with nothing (post-call events need no decision).
+/// Records what the host reported for calls of ours still waiting for an answer in
+/// the local log (`crate::hosts::outcome`), and answers the host with nothing
+/// (post-call events need no decision).
 fn record_outcome(args: &Args, outcome: Outcome) -> Result<Rendered, String> {
-    use crate::session::{ApprovedBy, DeniedBy, EventKind};
     let state = match &args.state_dir {
         Some(d) => d.clone(),
         None => super::serve::default_state_dir()
             .ok_or("no state directory: set --state-dir, KHAELOR_PERM_STATE_DIR or HOME")?,
     };
     let sessions = state.join("sessions");
-    let session = match &outcome {
-        Outcome::Ran { session, .. }
-        | Outcome::RanUnnamed { session, .. }
-        | Outcome::Refused { session, .. }
-        | Outcome::TurnEnded { session } => session.clone(),
-    };
+    let session = outcome.session().to_string();
     let _lock = crate::session::lock_log(&sessions, &session).map_err(|e| e.to_string())?;
     let mut index = SessionIndex::blocking_open(&sessions, &session).map_err(|e| e.to_string())?;
-    let refused = |call: &str, why: &str| {
-        vec![
-            EventKind::PermissionDenied {
-                call_id: call.to_string(),
-                by: DeniedBy::Host,
-                decisions: None,
-                feedback: Some(why.to_string()),
-                denied_with: None,
-            },
-            EventKind::ToolFailed {
-                call_id: call.to_string(),
-                message: format!("The user declined this call in {}.", args.host),
-            },
-        ]
-    };
-    let approved = |call: &str| EventKind::ToolApproved {
-        call_id: call.to_string(),
-        by: ApprovedBy::Host,
-        decisions: serde_json::Value::Array(Vec::new()),
-        resolved_by: None,
-        contained: None,
-    };
-    let events: Vec<EventKind> = match &outcome {
-        Outcome::Ran { call, .. } if index.is_pending(call) => vec![approved(call)],
-        Outcome::RanUnnamed { tool, input, .. } if !index.pending_calls().is_empty() => {
-            matching_pending(&sessions, &session, index.pending_calls(), tool, input)?
-                .map(|c| vec![approved(&c)])
-                .unwrap_or_default()
-        }
-        Outcome::Refused { call, .. } if index.is_pending(call) => {
-            refused(call, "the host refused the call")
-        }
-        Outcome::TurnEnded { .. } => index
-            .pending_calls()
-            .to_vec()
-            .iter()
-            .flat_map(|c| refused(c, "the turn ended and the call never ran"))
-            .collect(),
-        _ => Vec::new(),
-    };
+    let events = hosts::outcome::outcome_events(
+        args.host,
+        &outcome,
+        index.pending_calls(),
+        |tool, input| matching_pending(&sessions, &session, index.pending_calls(), tool, input),
+    )?;
     if !events.is_empty() {
         index
             .blocking_make_room(crate::session::DEFAULT_MAX_EVENTS, events.len())
@@ -312,14 +200,9 @@ fn record_outcome(args: &Args, outcome: Outcome) -> Result<Rendered, String> {
     })
 }
 
-/// The pending call a post-call event without a call id is about: the oldest call of
-/// the session still waiting for an answer whose host tool and host input are exactly
-/// the ones the event names. Safe: only a call identical in session, tool and input
-/// can be taken for the one that ran, so whichever of two identical pending calls is
-/// marked, the log says the same thing (that request ran, approved in the host), and
-/// oldest first keeps one event per run. A call with no exact match is left pending
-/// (never guessed). Reads the whole log, only when some call is pending (after an ask).
-/// The caller holds the log's lock.
+/// The oldest pending call of the local log whose host tool and input are exactly
+/// `tool` and `input` (see `hosts::outcome::outcome_events`). Reads the whole log, only
+/// when some call is pending (after an ask). The caller holds the log's lock.
 fn matching_pending(
     sessions: &Path,
     session: &str,
@@ -332,10 +215,8 @@ fn matching_pending(
     Ok(pending
         .iter()
         .find(|id| {
-            full.call(id).is_some_and(|c| {
-                c.input.get("hostTool").and_then(|t| t.as_str()) == Some(tool)
-                    && c.input.get("hostInput") == Some(input)
-            })
+            full.call(id)
+                .is_some_and(|c| hosts::outcome::same_host_call(&c.input, tool, input))
         })
         .cloned())
 }
@@ -409,7 +290,13 @@ fn blocking_decide_and_record(
 }
 
 /// Forwards the hook input to `POST <url>/v1/hooks/<host>` and prints its answer as is.
-fn ask_service(args: &Args, url: &str, body: &[u8], root: &Path) -> Result<Rendered, String> {
+/// `root` is the project root of a call to decide; a post-call event has none to send.
+fn ask_service(
+    args: &Args,
+    url: &str,
+    body: &[u8],
+    root: Option<&Path>,
+) -> Result<Rendered, String> {
     let rest = url
         .strip_prefix("http://")
         .ok_or_else(|| format!("`--url {url}` is not an `http://` URL"))?;
@@ -426,11 +313,13 @@ fn ask_service(args: &Args, url: &str, body: &[u8], root: &Path) -> Result<Rende
         }
         None => None,
     };
-    let mut query = format!(
-        "interactive={}&projectRoot={}",
-        args.interactive(),
-        percent_encode(&root.display().to_string())
-    );
+    let mut query = format!("interactive={}", args.interactive());
+    if let Some(root) = root {
+        query.push_str(&format!(
+            "&projectRoot={}",
+            percent_encode(&root.display().to_string())
+        ));
+    }
     if args.no_host_rules {
         query.push_str("&hostRules=false");
     }

@@ -31,8 +31,13 @@ pub struct InstallArgs {
     #[command(flatten)]
     pub target: Target,
     /// The hook denies what would ask (for headless runs: nobody answers).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "interactive")]
     pub non_interactive: bool,
+    /// The hook answers an ask as an ask, for a host whose default is to deny it
+    /// (Gemini CLI's TUI: its dialog then asks, "Allow … for all future sessions"
+    /// included; a headless `gemini -p` then ends the turn on an ask, silently).
+    #[arg(long)]
+    pub interactive: bool,
     /// The hook asks a running service instead of deciding in process.
     #[arg(long, value_name = "URL", requires = "token_file")]
     pub url: Option<String>,
@@ -191,6 +196,9 @@ fn blocking_install(args: &InstallArgs) -> Result<(), String> {
     if args.non_interactive {
         flags.push("--non-interactive".to_string());
     }
+    if args.interactive {
+        flags.push("--interactive".to_string());
+    }
     if let (Some(url), Some(tf)) = (&args.url, &args.token_file) {
         flags.extend([
             "--url".to_string(),
@@ -211,7 +219,7 @@ fn blocking_install(args: &InstallArgs) -> Result<(), String> {
             &bin.display().to_string(),
             &flags
                 .iter()
-                .filter(|f| *f != "--non-interactive")
+                .filter(|f| *f != "--non-interactive" && *f != "--interactive")
                 .cloned()
                 .collect::<Vec<_>>(),
         ),
@@ -250,7 +258,7 @@ fn next_steps(host: Host, project: bool) -> String {
     match host {
         Host::Codex => {
             let mut s = String::from(
-                "next: Codex runs a new or changed hook only once you have reviewed it: start `codex`, type `/hooks`, and trust the two khaelor-perm hooks (PreToolUse, PostToolUse); until then Codex skips them without a word\n",
+                "next: Codex runs a new or changed hook only once you have reviewed it: start `codex` and answer \"Trust all and continue\" when it says \"Hooks need review\" (or type `/hooks`, and trust the two khaelor-perm hooks, PreToolUse and PostToolUse); until then Codex skips them without a word\n",
             );
             if project {
                 s.push_str(

@@ -176,7 +176,9 @@ pub fn run(args: Args) -> ExitCode {
         // Tests and supervisors read this line to learn the port picked for `:0`.
         println!("listening on http://{bound}");
         tracing::info!(addr = %bound, state_dir = %config.state_dir.display(), auth = config.token.is_some(), "listening");
-        match http::serve(listener, AppState::new(config), shutdown_signal()).await {
+        let state = AppState::new(config);
+        print_panel_link(&state, bound);
+        match http::serve(listener, state, shutdown_signal()).await {
             Ok(()) => {
                 tracing::info!("stopped");
                 ExitCode::SUCCESS
@@ -187,6 +189,25 @@ pub fn run(args: Args) -> ExitCode {
             }
         }
     })
+}
+
+/// Prints the web panel's one-time login link (as notebook servers do): single-use,
+/// valid ten minutes, and not the bearer token. Without random bytes there is no link
+/// and the panel stays closed; the API is unaffected.
+fn print_panel_link(state: &AppState, bound: SocketAddr) {
+    match state.web().mint_login_code() {
+        Ok(code) => {
+            println!(
+                "web panel: {} (one-time link, valid {} minutes)",
+                http::web::login_url(bound, &code),
+                http::web::LOGIN_CODE_TTL.as_secs() / 60
+            );
+        }
+        Err(e) => {
+            eprintln!("khaelor-perm serve: no web panel login link: {e}");
+            tracing::error!("no web panel login link: {e}");
+        }
+    }
 }
 
 /// Checks the flags and builds the service configuration.

@@ -14,6 +14,7 @@ use serde_json::{Map, Value};
 
 use super::{HookCall, HookError, Host, Mapped, Rendered, mcp, pick};
 use crate::policy::decide::CallDecision;
+use crate::policy::rules::Action;
 
 /// Gemini CLI tools with no local effect.
 pub const NO_EFFECT_TOOLS: &[&str] = &["write_todos", "ask_user", "activate_skill"];
@@ -107,12 +108,22 @@ fn web_fetch(input: &Value) -> Mapped {
     }
 }
 
-/// Gemini CLI's answer for `d`.
+/// Gemini CLI's answer for `d`. An ask also carries our reasons as `systemMessage`:
+/// Gemini CLI 0.61.0 shows a BeforeTool hook's `systemMessage` in the confirmation
+/// dialog its `ask` forces (`resolveConfirmation`), and never shows the `reason` there.
 pub fn render(d: &CallDecision) -> Rendered {
-    Rendered {
-        stdout: super::decision_reason_json(d),
-        exit: 0,
-    }
+    let stdout = match d.decision {
+        Action::Ask | Action::Contain => {
+            let v = serde_json::json!({
+                "decision": "ask",
+                "reason": super::ask_text(d),
+                "systemMessage": super::ask_text(d),
+            });
+            format!("{v}\n")
+        }
+        Action::Allow | Action::Deny => super::decision_reason_json(d),
+    };
+    Rendered { stdout, exit: 0 }
 }
 
 /// Gemini CLI's answer for a contained call: allow, with `hookSpecificOutput.tool_input`

@@ -19,6 +19,7 @@ pub mod codex;
 pub mod gemini;
 pub mod grants;
 pub mod opencode;
+pub mod outcome;
 pub mod qwen;
 pub mod wiring;
 

@@ -3,7 +3,8 @@
 //! Owns the check only: which token is configured and whether the server may start
 //! without one is the `serve` command's business. `/healthz` (container health checks)
 //! and `/openapi.yaml` (a public contract) are open; everything else needs the token
-//! when one is set.
+//! when one is set. The web panel's session cookie stands in for the token on the
+//! panel's routes (`web::cookie_credential`).
 
 use axum::extract::{Request, State};
 use axum::http::{HeaderValue, StatusCode, header};
@@ -16,6 +17,13 @@ use super::{ApiError, AppState};
 const OPEN_PATHS: [&str; 2] = ["/healthz", "/openapi.yaml"];
 
 pub async fn require_token(State(state): State<AppState>, req: Request, next: Next) -> Response {
+    // The web panel's session cookie (with its CSRF checks) is a credential for the
+    // panel's own routes; everything else is the bearer token's business below.
+    match super::web::cookie_credential(&state, &req) {
+        super::web::CookieCredential::Allowed => return next.run(req).await,
+        super::web::CookieCredential::Refused(resp) => return resp,
+        super::web::CookieCredential::NotUsed => {}
+    }
     let Some(token) = state.config().token.as_deref() else {
         return next.run(req).await;
     };

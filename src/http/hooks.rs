@@ -10,6 +10,12 @@
 //! Query: `interactive=true|false` (default: the host's), `projectRoot=` (default: the
 //! root or cwd the host sends), `hostRules=false` (leave the host's rules out; a
 //! client can only turn them off).
+//!
+//! A host's post-call event (Claude Code and Codex `PostToolUse`, Gemini CLI
+//! `AfterTool`, OpenCode's `tool.execute.after`, Claude's `PermissionDenied` and
+//! `Stop`: `hosts::outcome`) is not a call to decide: it is recorded in the session
+//! the service holds (a pending call approved or denied by the host) and answered
+//! with an empty body.
 
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
@@ -18,6 +24,7 @@ use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
 use super::{ApiError, AppState, sessions};
+use crate::hosts::outcome::Outcome;
 use crate::hosts::{self, Host, Rendered};
 
 /// The answer for a host: its stdout text as the body, always 200.
@@ -135,8 +142,11 @@ async fn answer(
     let query_root = query_param(query, "projectRoot");
     // Parsing, path resolution and the workdir check touch the disk: blocking pool.
     let st = state.clone();
-    let (mut call, ctx) = state
+    let read = state
         .blocking(move || {
+            if let Some(outcome) = hosts::outcome::post_call_event(host, &body) {
+                return Ok(Read::After(outcome));
+            }
             let call = hosts::parse(host, &body).map_err(|e| e.to_string())?;
             let root = query_root
                 .or_else(|| call.project_root.clone())
@@ -149,10 +159,20 @@ async fn answer(
                 st.confine_workdir(tool, input, &ctx)
                     .map_err(|e| e.message)?;
             }
-            Ok::<_, String>((call, ctx))
+            Ok::<_, String>(Read::Before(Box::new((call, ctx))))
         })
         .await
         .map_err(|e| e.message)??;
+    let (mut call, ctx) = match read {
+        Read::After(outcome) => {
+            record_outcome(state, host, &outcome).await?;
+            return Ok(Rendered {
+                stdout: String::new(),
+                exit: 0,
+            });
+        }
+        Read::Before(read) => *read,
+    };
     let guard = state
         .sessions()
         .lock(state, &call.session_id)
@@ -180,4 +200,40 @@ async fn answer(
         .await
         .map_err(|e| e.message)?;
     Ok(hosts::render_decided(host, &input, &decided))
+}
+
+/// A hook input: a call to decide, or a post-call event.
+enum Read {
+    Before(Box<(hosts::HookCall, crate::model::vocab::AnalysisContext)>),
+    After(Outcome),
+}
+
+/// Records a post-call event in the session the service holds, through
+/// `sessions::append` so the session's live stream carries it: a pending call that ran
+/// is approved by the host, one the host refused (or whose turn ended) denied by it
+/// (`hosts::outcome`). Nothing is decided and the host is told nothing.
+async fn record_outcome(state: &AppState, host: Host, outcome: &Outcome) -> Result<(), String> {
+    let guard = state
+        .sessions()
+        .lock(state, outcome.session())
+        .await
+        .map_err(|e| e.message)?;
+    let events = match guard.as_ref() {
+        Some(session) => {
+            let pending: Vec<String> = session.pending().map(|c| c.call_id.clone()).collect();
+            hosts::outcome::outcome_events(host, outcome, &pending, |tool, input| {
+                Ok::<_, String>(
+                    session
+                        .pending()
+                        .find(|c| hosts::outcome::same_host_call(&c.input, tool, input))
+                        .map(|c| c.call_id.clone()),
+                )
+            })?
+        }
+        None => Vec::new(),
+    };
+    sessions::append(state, guard, events)
+        .await
+        .map_err(|e| e.message)?;
+    Ok(())
 }

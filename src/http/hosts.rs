@@ -3,7 +3,8 @@
 //! Owns one middleware: the `Host` header must name this machine (an IP literal,
 //! `localhost` or a `*.localhost` name, which browsers resolve to loopback themselves)
 //! or a name the operator allowed with `--allowed-host`; a request that carries a
-//! browser `Origin` is refused unless that origin was allowed with `--allowed-origin`.
+//! browser `Origin` is refused unless that origin was allowed with `--allowed-origin`
+//! or is this service's own (the web panel's page, `http://` + the checked `Host`).
 //! Both refusals are 403 in the API's error shape. A web page that rebinds its own name
 //! to 127.0.0.1 sends its own name as `Host` and its own origin as `Origin`, so it
 //! fails both checks; non-browser clients send no `Origin`.
@@ -69,9 +70,11 @@ pub async fn guard(State(state): State<AppState>, req: Request, next: Next) -> R
         }
     }
     if let Some(o) = headers.get(header::ORIGIN) {
-        let ok = o
-            .to_str()
-            .is_ok_and(|v| origin_allowed(v, &cfg.allowed_origins));
+        // The service's own origin is its own page (`web`): it serves nothing else a
+        // browser could run.
+        let ok = o.to_str().is_ok_and(|v| {
+            origin_allowed(v, &cfg.allowed_origins) || super::web::same_origin(headers, v)
+        });
         if !ok {
             return ApiError::forbidden(
                 "origin_not_allowed",

@@ -18,6 +18,7 @@ pub mod panel;
 pub mod pending;
 pub mod policy_cache;
 pub mod sessions;
+pub mod web;
 
 use std::any::Any;
 use std::future::Future;
@@ -175,6 +176,8 @@ struct Inner {
     concurrent: Arc<tokio::sync::Semaphore>,
     /// Set once shutdown began: `/readyz` answers 503 so balancers stop sending.
     draining: AtomicBool,
+    /// The web panel's login codes and browser sessions.
+    web: web::WebAuth,
 }
 
 impl AppState {
@@ -197,6 +200,7 @@ impl AppState {
                     config.limits.max_concurrent.max(1),
                 )),
                 draining: AtomicBool::new(false),
+                web: web::WebAuth::new(),
                 config,
             }),
         }
@@ -276,6 +280,10 @@ impl AppState {
 
     pub fn sessions(&self) -> &sessions::SessionStore {
         &self.inner.sessions
+    }
+    /// The web panel's sign-in state (`serve` mints the first login code from it).
+    pub fn web(&self) -> &web::WebAuth {
+        &self.inner.web
     }
 
     /// Whether shutdown has begun.
@@ -496,6 +504,7 @@ pub fn app(state: AppState) -> Router {
                 )),
         );
     let routes = service
+        .merge(web::routes())
         .merge(api)
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed);

@@ -4,10 +4,10 @@
 //!
 //! Owns the index and the broadcast only. The session logs stay the truth: every
 //! event appended through `sessions::append` / `append_call` is turned into panel
-//! events here (`changes`) and published; the index is seeded from the logs the
-//! first time someone asks for it (`snapshot`, with the seeding `pending` gives),
-//! one session at a time under that session's lock, so a call recorded while
-//! seeding is neither lost nor listed twice.
+//! events here (`changes`) and published; the index (which calls wait, not what they
+//! are) is seeded from the logs the first time someone asks for it (`sessions`, with
+//! the seeding `pending` gives), one session at a time under that session's lock, so
+//! a call recorded while seeding is neither lost nor listed twice.
 
 use std::collections::BTreeMap;
 use std::sync::Mutex;
@@ -19,8 +19,9 @@ use super::error::ApiError;
 use crate::session::{ApprovedBy, CallStatus, DeniedBy, Event, EventKind, Session};
 
 /// Panel events a slow subscriber may fall behind by before it is told to start over
-/// from a snapshot (`lagged`).
-const CAPACITY: usize = 1024;
+/// from a snapshot (`lagged`); each may hold a large call until every subscriber has
+/// read it.
+const CAPACITY: usize = 256;
 
 /// A change the panels show.
 #[derive(Debug, Clone)]
@@ -33,11 +34,15 @@ pub enum PanelEvent {
 }
 
 /// Every pending call by session, and the channel that announces changes.
+///
+/// The index holds only which calls wait (their id and request time), never their
+/// inputs or decisions, which can be many times larger: those stay in the sessions'
+/// logs, bounded by the session store, and are read for a snapshot.
 #[derive(Debug)]
 pub struct PanelHub {
     tx: broadcast::Sender<PanelEvent>,
-    /// Session id → its pending calls, oldest first.
-    calls: Mutex<BTreeMap<String, Vec<PanelCall>>>,
+    /// Session id → its pending calls (call id, request time).
+    waiting: Mutex<BTreeMap<String, Vec<(String, String)>>>,
     seeded: OnceCell<()>,
 }
 
@@ -45,7 +50,7 @@ impl Default for PanelHub {
     fn default() -> Self {
         PanelHub {
             tx: broadcast::channel(CAPACITY).0,
-            calls: Mutex::new(BTreeMap::new()),
+            waiting: Mutex::new(BTreeMap::new()),
             seeded: OnceCell::new(),
         }
     }
@@ -63,19 +68,19 @@ impl PanelHub {
             return;
         }
         {
-            let mut calls = self.calls.lock().unwrap_or_else(|e| e.into_inner());
+            let mut waiting = self.waiting.lock().unwrap_or_else(|e| e.into_inner());
             for change in &changes {
                 match change {
                     PanelEvent::Pending(c) => {
-                        let list = calls.entry(c.session_id.clone()).or_default();
-                        list.retain(|p| p.call_id != c.call_id);
-                        list.push(PanelCall::clone(c));
+                        let list = waiting.entry(c.session_id.clone()).or_default();
+                        list.retain(|(id, _)| *id != c.call_id);
+                        list.push((c.call_id.clone(), c.requested_at.clone()));
                     }
                     PanelEvent::Resolved(r) => {
-                        if let Some(list) = calls.get_mut(&r.session_id) {
-                            list.retain(|p| p.call_id != r.call_id);
+                        if let Some(list) = waiting.get_mut(&r.session_id) {
+                            list.retain(|(id, _)| *id != r.call_id);
                             if list.is_empty() {
-                                calls.remove(&r.session_id);
+                                waiting.remove(&r.session_id);
                             }
                         }
                     }
@@ -89,38 +94,29 @@ impl PanelHub {
 
     /// Replaces what the index holds for one session with its pending calls as read
     /// under its lock.
-    pub(crate) fn replace(&self, session_id: &str, pending: Vec<PanelCall>) {
-        let mut calls = self.calls.lock().unwrap_or_else(|e| e.into_inner());
+    pub(crate) fn replace(&self, session_id: &str, pending: &[PanelCall]) {
+        let mut waiting = self.waiting.lock().unwrap_or_else(|e| e.into_inner());
         if pending.is_empty() {
-            calls.remove(session_id);
+            waiting.remove(session_id);
         } else {
-            calls.insert(session_id.to_string(), pending);
+            let keys = pending
+                .iter()
+                .map(|c| (c.call_id.clone(), c.requested_at.clone()))
+                .collect();
+            waiting.insert(session_id.to_string(), keys);
         }
     }
 
-    /// Every pending call, oldest first (by request time, then session and call id).
-    pub(crate) fn list(&self) -> Vec<PanelCall> {
-        let calls = self.calls.lock().unwrap_or_else(|e| e.into_inner());
-        let mut all: Vec<PanelCall> = calls.values().flatten().cloned().collect();
-        all.sort_by(|a, b| {
-            (&a.requested_at, &a.session_id, &a.call_id).cmp(&(
-                &b.requested_at,
-                &b.session_id,
-                &b.call_id,
-            ))
-        });
-        all
-    }
-
-    /// Every pending call, `seed` run once first to read the logs on disk
-    /// (`replace` per session).
-    pub async fn snapshot<F, Fut>(&self, seed: F) -> Result<Vec<PanelCall>, ApiError>
+    /// The sessions with a call waiting, `seed` run once first to read the logs on
+    /// disk (`replace` per session).
+    pub async fn sessions<F, Fut>(&self, seed: F) -> Result<Vec<String>, ApiError>
     where
         F: FnOnce() -> Fut,
         Fut: std::future::Future<Output = Result<(), ApiError>>,
     {
         self.seeded.get_or_try_init(seed).await?;
-        Ok(self.list())
+        let waiting = self.waiting.lock().unwrap_or_else(|e| e.into_inner());
+        Ok(waiting.keys().cloned().collect())
     }
 }
 

@@ -29,15 +29,39 @@ async fn seed(state: &AppState) -> Result<(), ApiError> {
         .await?
         .map_err(ApiError::internal)?;
     for id in ids {
-        let guard = state.sessions().lock(state, &id).await?;
-        let pending = sessions::pending_with_decisions(state, &guard).await?;
-        let calls = pending
-            .into_iter()
-            .map(|c| panel::panel_call(&id, c.decision.clone().unwrap_or_default(), &c))
-            .collect();
-        state.panel().replace(&id, calls);
+        session_calls(state, &id).await?;
     }
     Ok(())
+}
+
+/// The pending calls of one session, read under its lock with their decisions; the
+/// index is set to exactly them.
+async fn session_calls(state: &AppState, id: &str) -> Result<Vec<PanelCall>, ApiError> {
+    let guard = state.sessions().lock(state, id).await?;
+    let pending = sessions::pending_with_decisions(state, &guard).await?;
+    let calls: Vec<PanelCall> = pending
+        .into_iter()
+        .map(|c| panel::panel_call(id, c.decision.clone().unwrap_or_default(), &c))
+        .collect();
+    state.panel().replace(id, &calls);
+    Ok(calls)
+}
+
+/// Every pending call of every session, oldest first (by request time, then session
+/// and call id), read from the sessions the index says have one.
+async fn snapshot(state: &AppState) -> Result<Vec<PanelCall>, ApiError> {
+    let mut all = Vec::new();
+    for id in state.panel().sessions(|| seed(state)).await? {
+        all.extend(session_calls(state, &id).await?);
+    }
+    all.sort_by(|a, b| {
+        (&a.requested_at, &a.session_id, &a.call_id).cmp(&(
+            &b.requested_at,
+            &b.session_id,
+            &b.call_id,
+        ))
+    });
+    Ok(all)
 }
 
 /// The ids of the session logs in `dir` (none when it does not exist yet).
@@ -68,7 +92,7 @@ fn session_ids(dir: &std::path::Path) -> std::io::Result<Vec<String>> {
         (status = 503, description = "At the concurrency cap (`overloaded`) or over the request timeout (`request_timeout`); `Retry-After` says when to retry", body = ErrorBody),
     ))]
 pub async fn pending(State(state): State<AppState>) -> Result<Json<PanelResponse>, ApiError> {
-    let calls = state.panel().snapshot(|| seed(&state)).await?;
+    let calls = snapshot(&state).await?;
     Ok(Json(PanelResponse { calls }))
 }
 
@@ -84,7 +108,7 @@ pub async fn stream(State(state): State<AppState>) -> Result<impl IntoResponse, 
     // Subscribe before the snapshot, so nothing between the two is missed (a change
     // seen in both is applied twice, which the clients' keyed lists absorb).
     let rx = state.panel().subscribe();
-    let first = state.panel().snapshot(|| seed(&state)).await?;
+    let first = snapshot(&state).await?;
     let start = snapshot_event(first);
     let events = stream::unfold(
         (Some(start), rx, state),
@@ -103,7 +127,12 @@ pub async fn stream(State(state): State<AppState>) -> Result<impl IntoResponse, 
                     Ok(Ok(PanelEvent::Pending(c))) => json_event("pending", &c),
                     Ok(Ok(PanelEvent::Resolved(r))) => json_event("resolved", &r),
                     Ok(Err(broadcast::error::RecvError::Lagged(_))) => {
-                        snapshot_event(state.panel().list())
+                        match snapshot(&state).await {
+                            Ok(calls) => snapshot_event(calls),
+                            // The panel cannot be brought up to date: end the stream,
+                            // and the client reconnects for a fresh snapshot.
+                            Err(_) => return None,
+                        }
                     }
                     Ok(Err(broadcast::error::RecvError::Closed)) => return None,
                 };

@@ -9,9 +9,16 @@
 //! bare command matches too). `commandRegex` translates only when it is a literal
 //! (optionally `^`-anchored, optionally ending in `.*`): it becomes a plain prefix.
 //! Anything else (`argsPattern`, other regexes, `mcpName`) cannot be expressed: an
-//! allow is left out (the call keeps asking), a deny or ask fails the import. Rules
-//! limited to approval `modes` apply only in those modes: allows are left out, asks
-//! and denies kept (stricter).
+//! allow is left out (the call keeps asking), a deny or ask fails the import.
+//!
+//! Conditions Gemini checks and we have no counterpart for: a rule limited to approval
+//! `modes` stands for Gemini's `default` mode (the one where it asks, which our rules
+//! stand for): an allow counts when its modes include `default`, as every "Allow …
+//! for all future sessions" saved in that mode does (`modes = ["default", "autoEdit",
+//! "yolo"]`), and is left out otherwise. A rule limited by `interactive`, `subagent`
+//! or `toolAnnotations` applies only sometimes: allows are left out, asks and denies
+//! kept (stricter). `allowRedirection` changes nothing here: a redirection is judged
+//! as its own write, by our rules, whatever the command's allow says.
 
 use std::path::Path;
 
@@ -29,7 +36,9 @@ struct GRule {
     prefixes: Vec<String>,
     regex: Option<String>,
     unsupported: Option<String>,
-    modes: bool,
+    /// Why the rule applies only sometimes (`modes` without `default`, `interactive`,
+    /// `subagent`, `toolAnnotations`): an allow is then left out.
+    conditional: Option<String>,
     from: SourcePos,
     original: String,
 }
@@ -78,7 +87,7 @@ fn rule(text: &str, file: &str, t: &Table) -> Result<GRule, ImportError> {
         prefixes: Vec::new(),
         regex: None,
         unsupported: None,
-        modes: false,
+        conditional: None,
         from,
         original: String::new(),
     };
@@ -116,7 +125,23 @@ fn rule(text: &str, file: &str, t: &Table) -> Result<GRule, ImportError> {
             "argsPattern" | "mcpName" => {
                 r.unsupported = Some(format!("`{k}` has no counterpart in khaelor-perm's rules"))
             }
-            "modes" => r.modes = true,
+            "modes" => {
+                let modes = strings(v).ok_or_else(|| {
+                    syntax(text, file, vat, "`modes` must be an array of strings")
+                })?;
+                if !modes.iter().any(|m| m == "default") {
+                    r.conditional = Some(format!(
+                        "applies only in the approval modes {modes:?}, not in `default`; left out so the call keeps asking"
+                    ));
+                }
+            }
+            "interactive" | "subagent" | "toolAnnotations" => {
+                r.conditional = Some(format!(
+                    "applies only where `{k}` holds; left out so the call keeps asking"
+                ));
+            }
+            // Our reading judges a redirection as a write of its own.
+            "allowRedirection" | "allow_redirection" => {}
             "decision" => {
                 let d = v
                     .as_str()
@@ -155,7 +180,7 @@ fn rule(text: &str, file: &str, t: &Table) -> Result<GRule, ImportError> {
                     }
                 }
             }
-            "denyMessage" | "description" | "name" => {}
+            "denyMessage" | "deny_message" | "description" | "name" => {}
             other => {
                 return Err(syntax(
                     text,
@@ -282,12 +307,10 @@ pub fn import(files: &[(&Path, &str)], _ctx: &ImportContext) -> Result<Import, I
         r.note = Some("Gemini CLI asks before file writes no rule allows".to_string());
     }
     for r in &all {
-        if r.modes && r.action == Action::Allow {
-            out.skip(
-                &r.from,
-                &r.original,
-                "applies only in some approval modes; left out so the call keeps asking",
-            );
+        if let Some(why) = &r.conditional
+            && r.action == Action::Allow
+        {
+            out.skip(&r.from, &r.original, why.clone());
             continue;
         }
         let lost = |reason: String| ImportError::DenyLost {

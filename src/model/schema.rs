@@ -83,6 +83,9 @@ pub struct CapabilityRequestSchema {
     /// A domain pack names this command as an operation that destroys
     /// (`process.execute` only). Absent otherwise.
     pub pack: Option<PackHitSchema>,
+    /// The program runs code it reads from its input (`… | sh`), which no host grant
+    /// vouches for. Absent when false.
+    pub reads_program: Option<bool>,
 }
 
 /// A domain pack's operation found in a command (`vocab::PackHit`).
@@ -360,6 +363,9 @@ pub enum ReasonSchema {
         why: NotContainedWhySchema,
         detail: Option<String>,
     },
+    /// An agent host's grant would allow a program that runs code it reads from its
+    /// input: it asks.
+    HostGrantUnread,
     /// A domain pack names the command as an operation that destroys: `pack`, its
     /// `severity`, and the pack's `note` on what it does.
     Destructive {

@@ -148,6 +148,11 @@ pub struct CapabilityRequest {
     /// "always" pattern, and keeps it from running without a person.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pack: Option<PackHit>,
+    /// The program runs code it reads from its input (`… | sh`, `sh < f`), which the
+    /// command line does not show: a grant made in an agent host's dialog, which names
+    /// programs, never vouches for it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub reads_program: bool,
 }
 
 /// How much a pack's operation destroys, from the least.
@@ -232,6 +237,7 @@ impl CapabilityRequest {
             verdict: None,
             directory_read: None,
             pack: None,
+            reads_program: false,
         }
     }
 
@@ -351,6 +357,9 @@ pub enum Reason {
         /// What the operation does, from the pack.
         note: String,
     },
+    /// An agent host's own grant would allow a program that runs code it reads from
+    /// its input; a grant that names programs cannot vouch for that code, so it asks.
+    HostGrantUnread,
     /// The policy would contain the command, but it cannot be contained here, so it
     /// asks.
     NotContained {

@@ -277,6 +277,22 @@ pub fn decide_with(
                 reasons.push(reason);
             }
         }
+        if req.reads_program
+            && action == Action::Allow
+            && rule.as_ref().is_some_and(|r| r.source == RuleSource::Host)
+        {
+            // A host's "always" names programs (`sh`, Gemini's saved command roots);
+            // the code this one reads from its input was never shown in that dialog.
+            action = Action::Ask;
+            rule = Some(PermissionRule::new(
+                req.capability.as_str(),
+                "*",
+                Action::Ask,
+                RuleSource::Builtin,
+            ));
+            offer_always = false;
+            push_reason(&mut req, &mut reasons, Reason::HostGrantUnread);
+        }
         if req.capability.has_command_subject()
             && let Some(severity) = destroying
                 .iter()

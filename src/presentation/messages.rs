@@ -442,6 +442,7 @@ pub fn reason_note(reason: &Reason, subject: &str) -> String {
         Reason::Hardline { .. } => HARDLINE_NOTE.to_string(),
         Reason::NonInteractive => NON_INTERACTIVE_MESSAGE.to_string(),
         Reason::NotContained { why } => not_contained_note(why),
+        Reason::HostGrantUnread => HOST_GRANT_UNREAD_NOTE.to_string(),
         Reason::Destructive {
             pack,
             severity,
@@ -483,6 +484,9 @@ pub fn not_contained_note(why: &crate::model::contain::NotContained) -> String {
         NotContained::OutsideProject => "The command runs outside the project, where KHAELOR's sandbox would not let it write, so it asks.".to_string(),
     }
 }
+
+/// A host's grant that would allow a program running code from its input.
+pub const HOST_GRANT_UNREAD_NOTE: &str = "An \"always\" grant made in the agent host allows this program, but here it runs code it reads from its input, which the grant never showed; KHAELOR asks.";
 
 /// A request capped by a broken configuration.
 pub const BROKEN_CONFIG_NOTE: &str =

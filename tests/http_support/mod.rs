@@ -29,6 +29,8 @@ pub struct Server {
     pub base: String,
     /// What the server wrote on stderr so far (its logs).
     pub stderr: Arc<Mutex<String>>,
+    /// What the server wrote on stdout so far (its address, the web panel's login link).
+    pub stdout: Arc<Mutex<String>>,
     pub token: Option<String>,
 }
 
@@ -84,10 +86,13 @@ impl Server {
             }
         });
         let (tx, rx) = mpsc::channel();
+        let stdout_text = Arc::new(Mutex::new(String::new()));
+        let out_sink = stdout_text.clone();
         std::thread::spawn(move || {
             let mut r = BufReader::new(stdout);
             let mut line = String::new();
             while r.read_line(&mut line).unwrap_or(0) > 0 {
+                out_sink.lock().unwrap().push_str(&line);
                 if let Some(url) = line.trim().strip_prefix("listening on ") {
                     let _ = tx.send(url.to_string());
                 }
@@ -98,6 +103,7 @@ impl Server {
             child: Some(child),
             base: String::new(),
             stderr,
+            stdout: stdout_text,
             token: None,
         };
         match rx.recv_timeout(Duration::from_secs(30)) {
@@ -111,6 +117,23 @@ impl Server {
             }
         }
         server
+    }
+
+    /// The web panel's one-time login link, from the line `serve` prints after
+    /// `listening on` (waits for it a little).
+    pub fn login_link(&self) -> String {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            let out = self.stdout.lock().unwrap().clone();
+            if let Some(link) = out.lines().find_map(|l| {
+                l.strip_prefix("web panel: ")
+                    .and_then(|rest| rest.split_whitespace().next())
+            }) {
+                return link.to_string();
+            }
+            assert!(Instant::now() < deadline, "no login link on stdout:\n{out}");
+            std::thread::sleep(Duration::from_millis(20));
+        }
     }
 
     pub fn with_token(mut self, token: &str) -> Server {

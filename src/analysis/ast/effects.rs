@@ -890,11 +890,13 @@ fn stdin_program(cmd: &SimpleCommand, words: &[String], cwd: &Cwd, fx: &mut Effe
         if from_input {
             fx.stdin_program = true;
             fx.inline_code = true;
-            fx.push(CapabilityRequest::new(
+            let mut r = CapabilityRequest::new(
                 Capability::ProcessExecute,
                 format!("{} < its input", cmd.text),
                 format!("Run {} with a program read from its input", cmd.text),
-            ));
+            );
+            r.reads_program = true;
+            fx.push(r);
             fx.note(format!(
                 "`{name}` runs a program read from its input, which is not analyzed"
             ));
@@ -912,11 +914,13 @@ fn stdin_program(cmd: &SimpleCommand, words: &[String], cwd: &Cwd, fx: &mut Effe
     fx.stdin_program = true;
     fx.inline_code = true;
     let subject = format!("{} < {}", cmd.text, source.trim_matches('`'));
-    fx.push(CapabilityRequest::new(
+    let mut r = CapabilityRequest::new(
         Capability::ProcessExecute,
         subject,
         format!("Run {} with a program read from {source}", cmd.text),
-    ));
+    );
+    r.reads_program = true;
+    fx.push(r);
     let reads_script = shell && table::describe(&refs).stdin_code;
     match &input.input {
         Some(i) if reads_script && !i.dynamic => {
@@ -1112,6 +1116,9 @@ fn apply_description(
     }
     if d.stdin_code {
         fx.inline_code = true;
+        if let Some(r) = fx.running.and_then(|i| fx.requests.get_mut(i)) {
+            r.reads_program = true;
+        }
         fx.note(format!(
             "`{name}` starts a shell that reads commands from its input"
         ));
