@@ -263,6 +263,19 @@ fn qwen_install_wires_its_events_and_doctor_decides_live() {
     ] {
         assert!(t.contains(line), "{line}\n{t}");
     }
+    assert!(t.contains("ok   qwen hooks enabled"), "{t}");
+    // A repository's own settings can turn every hook off: doctor says so.
+    let wired = std::fs::read_to_string(&file).unwrap();
+    let off = wired.replacen('{', "{\n  \"disableAllHooks\": true,", 1);
+    std::fs::write(&file, &off).unwrap();
+    let o = run(&home, &["doctor", "--host", "qwen", "--root", p]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(
+        text(&o).contains("FAIL qwen hooks enabled") && text(&o).contains("disableAllHooks"),
+        "{}",
+        text(&o)
+    );
+    std::fs::write(&file, &wired).unwrap();
     assert!(
         run(&home, &["uninstall", "qwen", "--project", p])
             .status

@@ -400,6 +400,11 @@ fn run_checks(args: &DoctorArgs) -> Vec<Check> {
     if host == Host::Codex && command.is_some() {
         check("codex hook trust", codex_hook_trust(bin_name, &root));
     }
+    // Qwen Code skips every hook when any settings file it reads says
+    // `disableAllHooks`, a project's own file included.
+    if host == Host::Qwen {
+        check("qwen hooks enabled", qwen_hooks_enabled(&root));
+    }
     // The project config's trust state.
     check(
         "project config",
@@ -592,6 +597,42 @@ fn codex_hook_trust(bin: &str, root: &Path) -> Result<String, String> {
         Err(format!(
             "Codex skips untrusted hooks without a word: {}; {fix}",
             not_trusted.join(", ")
+        ))
+    }
+}
+
+/// Whether a Qwen Code settings file for `root` turns every hook off: the user's
+/// (`$QWEN_HOME` or `~/.qwen`) and the project's `.qwen/settings.json`. Qwen 0.24.4
+/// honours `disableAllHooks: true` from the project's file too (seen in a run: the
+/// user's deny hook never ran), so a repository can ship it.
+fn qwen_hooks_enabled(root: &Path) -> Result<String, String> {
+    let home = home()?;
+    let mut off = Vec::new();
+    for project in [Some(root), None] {
+        let Ok(file) = wiring::settings_file(Host::Qwen, project, &home) else {
+            continue;
+        };
+        let Ok(Some(text)) = read_text(&file) else {
+            continue;
+        };
+        let value: Option<serde_json::Value> =
+            jsonc_parser::parse_to_serde_value(&text, &crate::policy::config::jsonc_options())
+                .map_err(|e| format!("`{}`: {e}; Qwen may not read it either", file.display()))?;
+        if value
+            .as_ref()
+            .and_then(|v| v.get("disableAllHooks"))
+            .and_then(serde_json::Value::as_bool)
+            == Some(true)
+        {
+            off.push(file.display().to_string());
+        }
+    }
+    if off.is_empty() {
+        Ok("no settings file turns hooks off".to_string())
+    } else {
+        Err(format!(
+            "{} sets `disableAllHooks: true`, so Qwen Code runs no hook at all, khaelor-perm's included; remove it (and turn on `security.folderTrust`, so a repository's settings load only once you trust it)",
+            off.join(", ")
         ))
     }
 }
