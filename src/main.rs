@@ -52,9 +52,9 @@ enum Command {
     /// Trust the current content of a project's `.khaelor/config.json`, so its allow
     /// rules apply (`--revoke`, `--list`).
     Trust(cli::trust::Args),
-    /// Answer an agent host's pre-tool hook (claude, codex, gemini, opencode) from stdin.
+    /// Answer an agent host's pre-tool hook (claude, codex, gemini, opencode, qwen) from stdin.
     Hook(cli::hook::Args),
-    /// Wire the hook into an agent host's settings (claude, gemini).
+    /// Wire the hook into an agent host's settings (claude, codex, gemini, opencode, qwen).
     Install(cli::install::InstallArgs),
     /// Take out exactly what `install` added.
     Uninstall(cli::install::UninstallArgs),

@@ -8,6 +8,10 @@
 //! each would create stays absent); the model receives our denial message in the next
 //! request's tool result; the session log holds the calls. A missing host fails the
 //! test with a message naming `tests/setup/hosts.sh`.
+//!
+//! Qwen Code's own approval runs before its hook, and its headless `default` mode
+//! refuses shell calls before asking the hook: its sessions run with
+//! `--approval-mode yolo`, so the hook is what decides.
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -111,6 +115,7 @@ impl Scene {
             .env("KHAELOR_PERM_STATE_DIR", &self.state)
             .env_remove("CODEX_HOME")
             .env_remove("XDG_CONFIG_HOME")
+            .env_remove("QWEN_HOME")
             .output()
             .unwrap();
         assert!(
@@ -754,4 +759,157 @@ fn codex_install_doctor_reads_codexs_own_hook_trust() {
     // Uninstall takes the hooks and Codex's trust of them: the file as before.
     scene.install(&["uninstall", "codex", "--user"], Path::new(""));
     assert_eq!(std::fs::read_to_string(&config).unwrap(), before);
+}
+
+/// Runs `qwen -p` in the scene against `model` (`OPENAI_BASE_URL`, the scripted Chat
+/// Completions server), in the `yolo` approval mode: Qwen's own approval, which runs
+/// before its hook, lets every call through to the hook.
+fn qwen_run(scene: &Scene, model: &ModelServer) -> (String, String) {
+    let qwen = host_bin("qwen", "qwen");
+    let mut cmd = Command::new(&qwen);
+    cmd.current_dir(&scene.proj)
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", &scene.home)
+        .env("OPENAI_BASE_URL", format!("{}/v1", model.base))
+        .env("OPENAI_API_KEY", "e2e")
+        .env("OPENAI_MODEL", "e2e")
+        .env("QWEN_CODE_SUPPRESS_YOLO_WARNING", "1")
+        .env("KHAELOR_PERM_STATE_DIR", &scene.state)
+        .args(["--auth-type", "openai", "-m", "e2e"])
+        .args(["--approval-mode", "yolo", "-p", "run the e2e script"]);
+    run_host(cmd)
+}
+
+/// The hook inputs a `tee` hook beside ours kept (one JSON object after another).
+fn teed_inputs(file: &Path) -> Vec<Value> {
+    let text = std::fs::read_to_string(file).unwrap();
+    serde_json::Deserializer::from_str(&text)
+        .into_iter::<Value>()
+        .map(Result::unwrap)
+        .collect()
+}
+
+#[test]
+fn qwen_code_end_to_end() {
+    let scene = Scene::new();
+    let model = ModelServer::start(
+        Api::Chat,
+        shell_script(
+            &scene,
+            "run_shell_command",
+            "command",
+            json!({ "description": "e2e step" }),
+        ),
+    );
+    // The person's own settings, with a hook of theirs beside ours that keeps what Qwen
+    // sends before and after each call. (`$version` is the settings format Qwen 0.24.4
+    // writes: an older file it migrates in place when it starts. Without
+    // `usageStatisticsEnabled: false` it looks up its telemetry host; with it, strace
+    // shows only loopback connections.)
+    let seen = scene.outside.join("qwen-hook-inputs.jsonl");
+    let tee = format!("tee -a {} >/dev/null", seen.display());
+    let settings = json!({
+        "$version": 4,
+        "privacy": { "usageStatisticsEnabled": false },
+        "model": { "name": "e2e" },
+        "hooks": {
+            "PreToolUse": [{ "matcher": "*", "hooks": [{ "type": "command", "command": tee }] }],
+            "PostToolUse": [{ "matcher": "*", "hooks": [{ "type": "command", "command": tee }] }],
+        },
+    });
+    let dir = scene.home.join(".qwen");
+    std::fs::create_dir_all(&dir).unwrap();
+    let before = serde_json::to_string_pretty(&settings).unwrap();
+    std::fs::write(dir.join("settings.json"), &before).unwrap();
+    // Wired by `install` (the user's file); headless: nobody answers, asks are denied
+    // by the hook with its own message.
+    scene.install(
+        &["install", "qwen", "--user", "--non-interactive"],
+        Path::new(""),
+    );
+    let (out, err) = qwen_run(&scene, &model);
+    check_session(&scene, &model, &out, &err);
+    // What Qwen sent: Claude Code's fields, its tool names, and a `tool_use_id` that
+    // the `PostToolUse` of the one call that ran repeats.
+    let inputs = teed_inputs(&seen);
+    let pre: Vec<&Value> = inputs
+        .iter()
+        .filter(|v| v["hook_event_name"] == "PreToolUse")
+        .collect();
+    assert_eq!(pre.len(), 5, "{inputs:#?}");
+    for v in &pre {
+        assert_eq!(v["tool_name"], "run_shell_command", "{v}");
+        assert_eq!(v["cwd"], json!(scene.proj), "{v}");
+        assert_eq!(v["permission_mode"], "yolo", "{v}");
+        assert!(
+            v["session_id"].is_string() && v["tool_use_id"].is_string(),
+            "{v}"
+        );
+    }
+    let post: Vec<&Value> = inputs
+        .iter()
+        .filter(|v| v["hook_event_name"] == "PostToolUse")
+        .collect();
+    assert_eq!(post.len(), 1, "only the allowed call ran: {inputs:#?}");
+    assert_eq!(post[0]["tool_use_id"], pre[0]["tool_use_id"]);
+    // Doctor, with the pinned binary on PATH: every check holds.
+    let qwen = host_bin("qwen", "qwen");
+    let path = format!(
+        "{}:{}",
+        qwen.parent().unwrap().display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let doctor = Command::new(BIN)
+        .args(["doctor", "--host", "qwen", "--root"])
+        .arg(&scene.proj)
+        .env("HOME", &scene.home)
+        .env("PATH", &path)
+        .env("KHAELOR_PERM_STATE_DIR", &scene.state)
+        .env_remove("QWEN_HOME")
+        .output()
+        .unwrap();
+    let t = String::from_utf8_lossy(&doctor.stdout);
+    assert!(doctor.status.success(), "{t}");
+    assert!(t.contains("ok   host binary: `qwen` 0.24.4"), "{t}");
+    scene.install(&["uninstall", "qwen", "--user"], Path::new(""));
+    assert_eq!(
+        std::fs::read_to_string(dir.join("settings.json")).unwrap(),
+        before
+    );
+}
+
+/// The hook left interactive in a headless run: our ask reaches Qwen as an ask, and
+/// Qwen, with nobody to confirm it, does not run the call and gives the model our
+/// ask's text. The log keeps the call waiting (asked, never approved).
+#[test]
+fn qwen_code_turns_an_ask_into_a_deny_when_headless() {
+    let scene = Scene::new();
+    let cmds = scene.commands();
+    let (asked, marker) = cmds[1].clone();
+    let model = ModelServer::start(
+        Api::Chat,
+        vec![(
+            "run_shell_command".to_string(),
+            json!({ "command": asked, "description": "e2e step" }),
+        )],
+    );
+    let dir = scene.home.join(".qwen");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("settings.json"),
+        json!({ "$version": 4, "privacy": { "usageStatisticsEnabled": false } }).to_string(),
+    )
+    .unwrap();
+    scene.install(&["install", "qwen", "--user"], Path::new(""));
+    let (out, err) = qwen_run(&scene, &model);
+    let results = model.tool_results();
+    let ctx = format!("stdout:\n{out}\nstderr:\n{err}\nresults:\n{results:#?}");
+    assert_eq!(results.len(), 1, "{ctx}");
+    assert!(!marker.exists(), "`{asked}` must not run\n{ctx}");
+    assert!(results[0].contains("khaelor-perm asks:"), "{ctx}");
+    let events = scene.log_events();
+    let kinds: Vec<&str> = events.iter().filter_map(|e| e["type"].as_str()).collect();
+    assert!(kinds.contains(&"PermissionRequested"), "{events:#?}");
+    assert!(!kinds.contains(&"ToolApproved"), "{events:#?}");
 }

@@ -85,6 +85,7 @@ impl Scene {
             .env("HOME", &self.home)
             .env_remove("CLAUDE_PROJECT_DIR")
             .env_remove("GEMINI_PROJECT_DIR")
+            .env_remove("QWEN_PROJECT_DIR")
             .env_remove("KHAELOR_PERM_URL")
             .env_remove("KHAELOR_PERM_TOKEN_FILE")
             .env_remove("KHAELOR_PERM_STATE_DIR")
@@ -136,7 +137,7 @@ fn decision_read_by(host: &str, stdout: &str) -> String {
     let v: Value = serde_json::from_str(stdout)
         .unwrap_or_else(|e| panic!("{host} answer is not JSON ({e}): {stdout}"));
     match host {
-        "claude" | "codex" => {
+        "claude" | "codex" | "qwen" => {
             let o = &v["hookSpecificOutput"];
             assert_eq!(o["hookEventName"], "PreToolUse", "{stdout}");
             assert!(o["permissionDecisionReason"].is_string(), "{stdout}");
@@ -275,7 +276,7 @@ fn bad_input_is_the_hosts_deny() {
         br#"{"session_id": "s", "tool_input": {}}"#,
         b"\xff\xfe",
     ];
-    for host in ["claude", "codex", "gemini", "opencode"] {
+    for host in ["claude", "codex", "gemini", "opencode", "qwen"] {
         for input in inputs {
             let (out, err, code) = scene.hook(host, &[], input);
             assert_eq!(code, 0, "{host} {input:?}: {err}");
@@ -495,4 +496,56 @@ fn service_route_and_url_forwarding() {
         stdin.to_string().as_bytes(),
     );
     assert_eq!(decision_read_by("claude", &out), "deny", "{out}");
+}
+
+/// Qwen Code's post-call events name the `tool_use_id` of the `PreToolUse`: a call we
+/// asked about that then ran (`PostToolUse`, or `PostToolUseFailure`: it ran and
+/// failed) is approved by the host; Qwen reports no refusal, and its `Stop` is not
+/// read, so a call never followed by one stays waiting.
+#[test]
+fn qwen_post_call_events_record_what_ran() {
+    let scene = Scene::new();
+    let run = |v: Value| scene.hook("qwen", &[], v.to_string().as_bytes());
+    let pre = |id: &str, cmd: &str| {
+        let (out, err, code) = run(scene.stdin(
+            "qwen",
+            "after",
+            id,
+            "run_shell_command",
+            &json!({ "command": cmd }),
+        ));
+        assert_eq!(code, 0, "{err}");
+        decision_read_by("qwen", &out)
+    };
+    let post = |event: &str, id: &str| {
+        let (out, err, code) = run(json!({ "session_id": "after", "cwd": scene.root,
+            "hook_event_name": event, "permission_mode": "yolo", "tool_name": "run_shell_command",
+            "tool_input": {}, "tool_response": {}, "tool_use_id": id }));
+        assert_eq!(code, 0, "{err}");
+        out
+    };
+    assert_eq!(pre("toolu_1", "rm x"), "ask");
+    assert_eq!(
+        post("PostToolUse", "toolu_1"),
+        "",
+        "no decision after the call"
+    );
+    assert_eq!(pre("toolu_2", "rm y"), "ask");
+    post("PostToolUseFailure", "toolu_2");
+    assert_eq!(pre("toolu_3", "rm z"), "ask");
+    post("Stop", "");
+    post("PostToolUse", "unknown");
+    let events = scene.events("after");
+    let approved: Vec<&str> = events
+        .iter()
+        .filter(|e| e["type"] == "ToolApproved")
+        .map(|e| e["callId"].as_str().unwrap())
+        .collect();
+    assert_eq!(approved, ["toolu_1", "toolu_2"], "{events:#?}");
+    assert!(
+        !events
+            .iter()
+            .any(|e| e["type"] == "PermissionDenied" && e["callId"] == "toolu_3"),
+        "{events:#?}"
+    );
 }

@@ -20,6 +20,7 @@ fn run(home: &Path, args: &[&str]) -> Output {
         .env("HOME", home)
         .env_remove("CODEX_HOME")
         .env_remove("XDG_CONFIG_HOME")
+        .env_remove("QWEN_HOME")
         .env("KHAELOR_PERM_STATE_DIR", home.join("state"))
         .output()
         .unwrap()
@@ -40,6 +41,7 @@ fn install_is_idempotent_keeps_comments_and_uninstall_restores_the_bytes() {
     for (host, rel) in [
         ("claude", ".claude/settings.json"),
         ("gemini", ".gemini/settings.json"),
+        ("qwen", ".qwen/settings.json"),
     ] {
         let file = home.join(rel);
         std::fs::create_dir_all(file.parent().unwrap()).unwrap();
@@ -227,4 +229,69 @@ fn doctor_fails_with_the_fix_when_the_hook_is_missing_or_runs_another_binary() {
     ] {
         assert!(t.contains(line), "{line}\n{t}");
     }
+}
+
+/// Qwen Code: the three events wired in the project's `.qwen/settings.json` (a file
+/// install created is removed by uninstall), `QWEN_HOME` moving the user's file, and
+/// doctor's live decisions through the hook in Qwen's input form.
+#[test]
+fn qwen_install_wires_its_events_and_doctor_decides_live() {
+    let tmp = tempfile::tempdir().unwrap();
+    let home = tmp.path().canonicalize().unwrap();
+    let proj = home.join("proj");
+    std::fs::create_dir_all(&proj).unwrap();
+    let p = proj.to_str().unwrap();
+    let o = run(&home, &["install", "qwen", "--project", p]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(text(&o).contains("folder trust"), "{}", text(&o));
+    let file = proj.join(".qwen/settings.json");
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    for event in ["PreToolUse", "PostToolUse", "PostToolUseFailure"] {
+        let groups = v["hooks"][event].as_array().unwrap();
+        assert_eq!(groups.len(), 1, "{v}");
+        assert_eq!(groups[0]["matcher"], "*", "{v}");
+        let cmd = groups[0]["hooks"][0]["command"].as_str().unwrap();
+        assert!(cmd.ends_with("khaelor-perm hook qwen"), "{cmd}");
+    }
+    let o = run(&home, &["doctor", "--host", "qwen", "--root", p]);
+    let t = text(&o);
+    for line in [
+        "ok   hook wiring",
+        "ok   live allow: `git status` -> allow",
+        "ok   live floor deny: `rm -rf /` -> deny",
+    ] {
+        assert!(t.contains(line), "{line}\n{t}");
+    }
+    assert!(t.contains("ok   qwen hooks enabled"), "{t}");
+    // A repository's own settings can turn every hook off: doctor says so.
+    let wired = std::fs::read_to_string(&file).unwrap();
+    let off = wired.replacen('{', "{\n  \"disableAllHooks\": true,", 1);
+    std::fs::write(&file, &off).unwrap();
+    let o = run(&home, &["doctor", "--host", "qwen", "--root", p]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(
+        text(&o).contains("FAIL qwen hooks enabled") && text(&o).contains("disableAllHooks"),
+        "{}",
+        text(&o)
+    );
+    std::fs::write(&file, &wired).unwrap();
+    assert!(
+        run(&home, &["uninstall", "qwen", "--project", p])
+            .status
+            .success()
+    );
+    assert!(!file.exists(), "uninstall removes the file install created");
+
+    let qwen_home = home.join("qwen-home");
+    let o = Command::new(BIN)
+        .args(["install", "qwen", "--user"])
+        .env("HOME", &home)
+        .env("QWEN_HOME", &qwen_home)
+        .env("KHAELOR_PERM_STATE_DIR", home.join("state"))
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(qwen_home.join("settings.json").exists());
+    assert!(!home.join(".qwen/settings.json").exists());
 }

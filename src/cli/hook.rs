@@ -266,6 +266,7 @@ fn project_root(args: &Args, call: &HookCall) -> Result<PathBuf, String> {
     let env = match args.host {
         Host::Claude => Some("CLAUDE_PROJECT_DIR"),
         Host::Gemini => Some("GEMINI_PROJECT_DIR"),
+        Host::Qwen => Some("QWEN_PROJECT_DIR"),
         Host::Codex | Host::Opencode => None,
     };
     if let Some(v) = env.and_then(std::env::var_os).filter(|v| !v.is_empty()) {

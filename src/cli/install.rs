@@ -20,6 +20,7 @@ pub const PINNED: &[(Host, &str, &str)] = &[
     (Host::Codex, "codex", "0.171.0"),
     (Host::Gemini, "gemini", "0.61.0"),
     (Host::Opencode, "opencode", "1.18.33"),
+    (Host::Qwen, "qwen", "0.24.4"),
 ];
 
 #[derive(Debug, clap::Args)]
@@ -70,12 +71,12 @@ pub struct Target {
     pub host: Host,
     /// This project's file only (Claude Code: `DIR/.claude/settings.local.json`; Gemini
     /// CLI: `DIR/.gemini/settings.json`; Codex CLI: `DIR/.codex/config.toml`; OpenCode:
-    /// `DIR/.opencode/plugin/khaelor-perm.js`).
+    /// `DIR/.opencode/plugin/khaelor-perm.js`; Qwen Code: `DIR/.qwen/settings.json`).
     #[arg(long, value_name = "DIR", conflicts_with = "user")]
     pub project: Option<PathBuf>,
     /// The user's file, for every project (the default: `~/.claude/settings.json`,
     /// `~/.gemini/settings.json`, `$CODEX_HOME/config.toml`,
-    /// `~/.config/opencode/plugin/khaelor-perm.js`).
+    /// `~/.config/opencode/plugin/khaelor-perm.js`, `$QWEN_HOME/settings.json`).
     #[arg(long)]
     pub user: bool,
     /// Print what would change; write nothing.
@@ -300,6 +301,17 @@ fn next_steps(host: Host, project: bool) -> String {
             s
         }
         Host::Opencode => "next: OpenCode loads the plugin when it starts; nobody answers an ask in `opencode run`, so the plugin denies it unless KHAELOR_PERM_INTERACTIVE=1 (then OpenCode's own `permission` setting decides)\n".to_string(),
+        Host::Qwen => {
+            let mut s = String::from(
+                "next: Qwen Code asks its own approval before the hook runs: a headless `qwen -p` in the `default` approval mode refuses shell and edit calls before khaelor-perm sees them; with `--approval-mode yolo` (or `auto-edit`) the hook is what decides, and an ask is a deny there (install with `--non-interactive` to get khaelor-perm's own message for it)\n",
+            );
+            if project {
+                s.push_str(
+                    "next: with Qwen's folder trust on (`security.folderTrust.enabled`), it reads a project's `.qwen/settings.json` only once you trust the folder\n",
+                );
+            }
+            s
+        }
         Host::Claude | Host::Gemini => String::new(),
     }
 }
@@ -417,6 +429,11 @@ fn run_checks(args: &DoctorArgs) -> Vec<Check> {
     // Codex runs a hook only once the person has trusted it: ask Codex itself.
     if host == Host::Codex && command.is_some() {
         check("codex hook trust", codex_hook_trust(bin_name, &root));
+    }
+    // Qwen Code skips every hook when any settings file it reads says
+    // `disableAllHooks`, a project's own file included.
+    if host == Host::Qwen {
+        check("qwen hooks enabled", qwen_hooks_enabled(&root));
     }
     // The project config's trust state.
     check(
@@ -614,6 +631,42 @@ fn codex_hook_trust(bin: &str, root: &Path) -> Result<String, String> {
     }
 }
 
+/// Whether a Qwen Code settings file for `root` turns every hook off: the user's
+/// (`$QWEN_HOME` or `~/.qwen`) and the project's `.qwen/settings.json`. Qwen 0.24.4
+/// honours `disableAllHooks: true` from the project's file too (seen in a run: the
+/// user's deny hook never ran), so a repository can ship it.
+fn qwen_hooks_enabled(root: &Path) -> Result<String, String> {
+    let home = home()?;
+    let mut off = Vec::new();
+    for project in [Some(root), None] {
+        let Ok(file) = wiring::settings_file(Host::Qwen, project, &home) else {
+            continue;
+        };
+        let Ok(Some(text)) = read_text(&file) else {
+            continue;
+        };
+        let value: Option<serde_json::Value> =
+            jsonc_parser::parse_to_serde_value(&text, &crate::policy::config::jsonc_options())
+                .map_err(|e| format!("`{}`: {e}; Qwen may not read it either", file.display()))?;
+        if value
+            .as_ref()
+            .and_then(|v| v.get("disableAllHooks"))
+            .and_then(serde_json::Value::as_bool)
+            == Some(true)
+        {
+            off.push(file.display().to_string());
+        }
+    }
+    if off.is_empty() {
+        Ok("no settings file turns hooks off".to_string())
+    } else {
+        Err(format!(
+            "{} sets `disableAllHooks: true`, so Qwen Code runs no hook at all, khaelor-perm's included; remove it (and turn on `security.folderTrust`, so a repository's settings load only once you trust it)",
+            off.join(", ")
+        ))
+    }
+}
+
 fn project_trust(root: &Path, state: Option<&Path>) -> Result<String, String> {
     let file = crate::policy::config::project_config_path(root);
     if !file.exists() {
@@ -666,6 +719,11 @@ fn live(command: &str, host: Host, root: &Path, shell: &str, want: &str) -> Resu
         Host::Claude => serde_json::json!({
             "session_id": "khaelor-perm-doctor", "cwd": root, "hook_event_name": "PreToolUse",
             "permission_mode": "default", "tool_name": "Bash", "tool_input": { "command": shell },
+        }),
+        Host::Qwen => serde_json::json!({
+            "session_id": "khaelor-perm-doctor", "cwd": root, "hook_event_name": "PreToolUse",
+            "permission_mode": "default", "tool_name": "run_shell_command",
+            "tool_input": { "command": shell }, "tool_use_id": "toolu_doctor",
         }),
         Host::Codex => serde_json::json!({
             "session_id": "khaelor-perm-doctor", "cwd": root, "hook_event_name": "PreToolUse",

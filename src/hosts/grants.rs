@@ -156,7 +156,11 @@ pub fn files(host: Host, root: &Path, home: &Path) -> Vec<HostFile> {
         }
         // OpenCode's "always" lasts for its session only and is kept in memory: there
         // is no file of grants to read.
-        Host::Opencode => Vec::new(),
+        // Qwen Code asks its own questions before the hook runs (its approval comes
+        // first, then the hook), so its "always" can never let a call past us: its
+        // rules are not read, and its settings are protected writes by the table
+        // (`.qwen/`).
+        Host::Opencode | Host::Qwen => Vec::new(),
     }
 }
 
@@ -183,7 +187,7 @@ fn dirs(host: Host, root: &Path, home: &Path) -> Vec<(PathBuf, RuleSource)> {
             Path::new(CLAUDE_MANAGED_DIR).join("managed-settings.d"),
             RuleSource::User,
         )],
-        Host::Opencode => Vec::new(),
+        Host::Opencode | Host::Qwen => Vec::new(),
     }
 }
 
@@ -209,13 +213,15 @@ fn files_in(dir: &Path, ext: &str) -> Vec<PathBuf> {
     v
 }
 
-/// The host's rules-import format.
-fn format_of(host: Host) -> Format {
+/// The host's rules-import format; `None` for a host whose rules are not read
+/// (`files` lists none).
+fn format_of(host: Host) -> Option<Format> {
     match host {
-        Host::Claude => Format::Claude,
-        Host::Codex => Format::Codex,
-        Host::Gemini => Format::Gemini,
-        Host::Opencode => Format::Opencode,
+        Host::Claude => Some(Format::Claude),
+        Host::Codex => Some(Format::Codex),
+        Host::Gemini => Some(Format::Gemini),
+        Host::Opencode => Some(Format::Opencode),
+        Host::Qwen => None,
     }
 }
 
@@ -243,6 +249,9 @@ pub fn read(
     trusted: impl Fn(&Path, &[u8]) -> TrustStatus,
 ) -> HostLayer {
     let mut out = HostLayer::default();
+    let Some(format) = format_of(host) else {
+        return out;
+    };
     let ctx = ImportContext {
         project: root.to_path_buf(),
         home: home.to_path_buf(),
@@ -270,7 +279,7 @@ pub fn read(
                 continue;
             }
             let alone = interop::model::read_source(&f.path).and_then(|text| {
-                interop::import_texts(format_of(host), &[(f.path.as_path(), &text)], &ctx, None)
+                interop::import_texts(format, &[(f.path.as_path(), &text)], &ctx, None)
                     .map(|_| text)
             });
             match alone {
@@ -289,7 +298,7 @@ pub fn read(
             .iter()
             .map(|(f, text)| (f.path.as_path(), text.as_str()))
             .collect();
-        let imported = match interop::import_texts(format_of(host), &sources, &ctx, None) {
+        let imported = match interop::import_texts(format, &sources, &ctx, None) {
             Ok(i) => i,
             Err(e) => {
                 out.warnings

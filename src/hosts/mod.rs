@@ -1,5 +1,5 @@
-//! Agent hosts' hook protocols: what Claude Code, Codex CLI, Gemini CLI and
-//! OpenCode send before a tool runs, mapped to our tool calls, and what each host
+//! Agent hosts' hook protocols: what Claude Code, Codex CLI, Gemini CLI, OpenCode
+//! and Qwen Code send before a tool runs, mapped to our tool calls, and what each host
 //! understands back.
 //!
 //! Owns, per host (one file each): reading the hook JSON, the table from the host's
@@ -20,6 +20,7 @@ pub mod gemini;
 pub mod grants;
 pub mod opencode;
 pub mod outcome;
+pub mod qwen;
 pub mod wiring;
 
 use std::fmt;
@@ -45,10 +46,17 @@ pub enum Host {
     Codex,
     Gemini,
     Opencode,
+    Qwen,
 }
 
 impl Host {
-    pub const ALL: [Host; 4] = [Host::Claude, Host::Codex, Host::Gemini, Host::Opencode];
+    pub const ALL: [Host; 5] = [
+        Host::Claude,
+        Host::Codex,
+        Host::Gemini,
+        Host::Opencode,
+        Host::Qwen,
+    ];
 
     pub fn as_str(self) -> &'static str {
         match self {
@@ -56,6 +64,7 @@ impl Host {
             Host::Codex => "codex",
             Host::Gemini => "gemini",
             Host::Opencode => "opencode",
+            Host::Qwen => "qwen",
         }
     }
 
@@ -75,8 +84,8 @@ impl Host {
 
     /// Whether an ask may be answered as an ask when the hook is not told otherwise.
     /// Gemini's `ask` hangs a headless run, so it asks only when told the session is
-    /// interactive; the others show (Claude, OpenCode's plugin) or delegate (Codex)
-    /// an ask safely.
+    /// interactive; the others show (Claude, OpenCode's plugin, Qwen) or delegate
+    /// (Codex) an ask safely. (Qwen turns an ask into a deny in a headless run.)
     pub fn interactive_by_default(self) -> bool {
         !matches!(self, Host::Gemini)
     }
@@ -160,11 +169,12 @@ pub fn parse(host: Host, raw: &[u8]) -> Result<HookCall, HookError> {
         Host::Codex => codex::parse(obj),
         Host::Gemini => gemini::parse(obj),
         Host::Opencode => opencode::parse(obj),
+        Host::Qwen => qwen::parse(obj),
     }
 }
 
-/// The fields Claude Code, Codex and Gemini share: `session_id`, `tool_name`,
-/// `tool_input`, `cwd`, and (Claude, Codex) `tool_use_id`, (Codex) `turn_id`.
+/// The fields Claude Code, Codex, Gemini and Qwen share: `session_id`, `tool_name`,
+/// `tool_input`, `cwd`, and (Claude, Codex, Qwen) `tool_use_id`, (Codex) `turn_id`.
 pub(crate) fn parse_common(
     host: Host,
     obj: &Map<String, Value>,
@@ -500,6 +510,7 @@ pub fn render(host: Host, d: &CallDecision) -> Rendered {
         Host::Codex => codex::render(d),
         Host::Gemini => gemini::render(d),
         Host::Opencode => opencode::render(d),
+        Host::Qwen => qwen::render(d),
     }
 }
 
@@ -605,13 +616,15 @@ pub(crate) fn decision_reason_json(d: &CallDecision) -> String {
     format!("{v}\n")
 }
 
-/// The sandbox every host's hook can run contained calls with: each pinned host lets
-/// its pre-tool hook replace the tool's input (Claude Code's and Codex's
+/// The sandbox a host's hook can run contained calls with, for the pinned hosts that
+/// let their pre-tool hook replace the tool's input (Claude Code's and Codex's
 /// `updatedInput` with `permissionDecision: "allow"`, Gemini CLI's
 /// `hookSpecificOutput.tool_input`, OpenCode's plugin replacing `args.command`).
+/// Qwen Code 0.24.4's PreToolUse ignores `updatedInput`: none, so such a call asks.
 pub fn runner_for(host: Host) -> Option<crate::contain::Bubblewrap> {
     match host {
         Host::Claude | Host::Opencode | Host::Codex | Host::Gemini => crate::contain::runner(),
+        Host::Qwen => None,
     }
 }
 
@@ -662,6 +675,7 @@ pub fn render_call(host: Host, input: &Value, d: &CallDecision) -> Rendered {
         Host::Opencode => opencode::render_contained(d),
         Host::Codex => codex::render_contained(d, input),
         Host::Gemini => gemini::render_contained(d, input),
+        Host::Qwen => qwen::render(d),
     }
 }
 

@@ -3,8 +3,8 @@
 //! still waiting. The one reading every path shares: the one-shot `hook` records it in
 //! the local log, the service's `POST /v1/hooks/{host}` in the session it holds.
 //!
-//! Events: Claude Code and Codex `PostToolUse` (Claude's `PostToolUseFailure`: it ran
-//! and failed), Gemini CLI `AfterTool`, OpenCode's `tool.execute.after` (our plugin's
+//! Events: Claude Code, Codex and Qwen Code `PostToolUse` (Claude's and Qwen's
+//! `PostToolUseFailure`: it ran and failed), Gemini CLI `AfterTool`, OpenCode's `tool.execute.after` (our plugin's
 //! `event`), Claude's `PermissionDenied`, and Claude's `Stop`. Only a call still pending
 //! is resolved; anything else (a call we allowed, an unknown id) leaves no event.
 
@@ -55,7 +55,8 @@ pub fn post_call_event(host: Host, raw: &[u8]) -> Option<Outcome> {
     let v: Value = serde_json::from_slice(raw).ok()?;
     let session = hosts_session(host, &v);
     match host {
-        Host::Claude | Host::Codex => {}
+        // Qwen Code's `PostToolUse` carries the `tool_use_id` of its `PreToolUse`.
+        Host::Claude | Host::Codex | Host::Qwen => {}
         Host::Gemini => {
             return (v.get("hook_event_name")?.as_str()? == "AfterTool").then(|| {
                 Outcome::RanUnnamed {
@@ -204,6 +205,13 @@ mod tests {
                 serde_json::json!({"hook_event_name": "PostToolUse", "session_id": "s", "tool_use_id": "t2"})
             ),
             ran("s", "t2")
+        );
+        assert_eq!(
+            read(
+                Host::Qwen,
+                serde_json::json!({"hook_event_name": "PostToolUseFailure", "session_id": "q", "tool_use_id": "toolu_1"})
+            ),
+            ran("q", "toolu_1")
         );
         assert_eq!(
             read(

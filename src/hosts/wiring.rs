@@ -9,7 +9,7 @@
 //! uninstall removes our entries, then a group, event list or `hooks` object that only
 //! they made non-empty, so a file install created or changed reads as before.
 //!
-//! Hosts: Claude Code (`hooks.PreToolUse`, matcher `*`) and Gemini CLI
+//! Hosts: Claude Code and Qwen Code (`hooks.PreToolUse`, matcher `*`) and Gemini CLI
 //! (`hooks.BeforeTool`, matcher `.*`) here; Codex CLI's `config.toml` (TOML, and the
 //! review Codex requires before it runs a new hook) in `codex`; OpenCode's plugin file
 //! in `opencode`.
@@ -66,6 +66,15 @@ pub fn settings_file(
             .join("opencode")
             .join("plugin")
             .join(PLUGIN_FILE)),
+        // Qwen Code loads a project's `.qwen/settings.json` only in a folder it trusts
+        // when its folder trust is on (it is off by default). `QWEN_HOME` moves the
+        // user's directory.
+        (Host::Qwen, Some(p)) => Ok(p.join(".qwen").join("settings.json")),
+        (Host::Qwen, None) => Ok(std::env::var_os("QWEN_HOME")
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+            .unwrap_or_else(|| home.join(".qwen"))
+            .join("settings.json")),
     }
 }
 
@@ -90,6 +99,14 @@ pub fn events(host: Host) -> &'static [(&'static str, &'static str)] {
         // Codex: `codex::EVENTS` (TOML groups without a matcher); OpenCode: the plugin.
         Host::Codex => &[("PreToolUse", ""), ("PostToolUse", "")],
         Host::Opencode => &[],
+        // After the call: what ran, failed or not (`PostToolUse`, `PostToolUseFailure`,
+        // both with the `tool_use_id` of the `PreToolUse`), so the log says who
+        // approved what.
+        Host::Qwen => &[
+            ("PreToolUse", "*"),
+            ("PostToolUse", "*"),
+            ("PostToolUseFailure", "*"),
+        ],
     }
 }
 
@@ -192,7 +209,7 @@ pub fn installed(host: Host, file: &str, text: &str) -> Result<Vec<(String, Stri
     match host {
         Host::Codex => return codex::installed(file, text),
         Host::Opencode => return opencode::installed(file, text),
-        Host::Claude | Host::Gemini => {}
+        Host::Claude | Host::Gemini | Host::Qwen => {}
     }
     let root = parse(file, text)?;
     let mut out = Vec::new();
@@ -265,7 +282,7 @@ pub fn install_timed(
     match host {
         Host::Codex => return codex::install(file, text, command, pre_tool_timeout),
         Host::Opencode => return Err(WiringError::Unsupported(host)),
-        Host::Claude | Host::Gemini => {}
+        Host::Claude | Host::Gemini | Host::Qwen => {}
     }
     let root = parse(file, text)?;
     let top = root.object_value_or_set();
@@ -384,7 +401,7 @@ pub fn uninstall(host: Host, file: &str, text: &str) -> Result<Edit, WiringError
     match host {
         Host::Codex => return codex::uninstall(file, text),
         Host::Opencode => return opencode::uninstall(file, text),
-        Host::Claude | Host::Gemini => {}
+        Host::Claude | Host::Gemini | Host::Qwen => {}
     }
     if text.trim().is_empty() {
         return Ok(Edit {

@@ -233,6 +233,11 @@ const TABLE: &[(Shape, &str, &str)] = &[
         ".codex/",
         "Codex CLI's configuration and rules: its rules count as policy here, and its hooks run commands",
     ),
+    (
+        Shape::Under(&[".qwen"]),
+        ".qwen/",
+        "Qwen Code's settings: its hooks run commands, and a change there can turn khaelor-perm's hook off",
+    ),
 ];
 
 /// The reason shown for KHAELOR's own files outside the table (the managed config, a
@@ -458,6 +463,10 @@ mod tests {
             Some("*/.circleci*")
         );
         assert_eq!(hit("/p/Jenkinsfile").as_deref(), Some("*/Jenkinsfile"));
+        assert_eq!(
+            hit("/home/u/.qwen/settings.json").as_deref(),
+            Some("*/.qwen*")
+        );
     }
 
     #[test]
@@ -472,6 +481,8 @@ mod tests {
             "/p/docs/envrc.md",
             "/p/.git-blame-ignore-revs",
             "/p/khaelor/notes.md",
+            "/p/qwen/settings.json",
+            "/p/.qwenignore",
         ] {
             assert_eq!(hit(p), None, "{p}");
         }

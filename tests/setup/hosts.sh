@@ -12,6 +12,7 @@ CLAUDE_VERSION=2.1.332
 CODEX_VERSION=0.171.0
 GEMINI_VERSION=0.61.0
 OPENCODE_VERSION=1.18.33
+QWEN_VERSION=0.24.4
 
 if ! command -v npm >/dev/null 2>&1; then
   echo "hosts.sh: npm missing, installing nodejs and npm from Debian"
@@ -42,4 +43,5 @@ install gemini @google/gemini-cli "$GEMINI_VERSION"
 # OpenCode loads plugins through @opencode-ai/plugin; without a local copy of the same
 # version it retries a download for about 70 s. The test points its config dir here.
 install opencode opencode-ai "$OPENCODE_VERSION" "@opencode-ai/plugin@$OPENCODE_VERSION"
+install qwen @qwen-code/qwen-code "$QWEN_VERSION"
 echo "hosts.sh: hosts ready in $DIR"
