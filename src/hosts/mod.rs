@@ -75,6 +75,7 @@ impl Host {
             Host::Codex => "Codex",
             Host::Gemini => "Gemini CLI",
             Host::Opencode => "OpenCode",
+            Host::Qwen => "Qwen Code",
         }
     }
 
@@ -518,11 +519,13 @@ pub fn render(host: Host, d: &CallDecision) -> Rendered {
 /// of its own, as the pinned versions do: Claude Code 600 s (its `timeout` key, in
 /// seconds), Codex 600 s (`timeout_sec` unset: `unwrap_or(600)` in its hook discovery),
 /// Gemini CLI 60 s (`DEFAULT_HOOK_TIMEOUT = 6e4` in its bundle; its `timeout` key is in
-/// milliseconds). OpenCode runs our plugin in process and sets no limit: `None`.
+/// milliseconds), Qwen Code 60 s (`DEFAULT_COMMAND_HOOK_TIMEOUT_SECONDS = 60` in its
+/// bundle; its `timeout` key is in seconds). OpenCode runs our plugin in process and
+/// sets no limit: `None`.
 pub fn default_hook_timeout(host: Host) -> Option<std::time::Duration> {
     match host {
         Host::Claude | Host::Codex => Some(std::time::Duration::from_secs(600)),
-        Host::Gemini => Some(std::time::Duration::from_secs(60)),
+        Host::Gemini | Host::Qwen => Some(std::time::Duration::from_secs(60)),
         Host::Opencode => None,
     }
 }
@@ -559,7 +562,7 @@ pub fn render_answered(host: Host, d: &CallDecision, approved: bool, message: &s
         d.summary
     );
     let v = match host {
-        Host::Claude | Host::Codex => claude::hook_specific("allow", &reason),
+        Host::Claude | Host::Codex | Host::Qwen => claude::hook_specific("allow", &reason),
         Host::Gemini | Host::Opencode => {
             serde_json::json!({ "decision": "allow", "reason": reason })
         }

@@ -261,11 +261,11 @@ pub fn install(host: Host, file: &str, text: &str, command: &str) -> Result<Edit
 }
 
 /// The value of a hook's `timeout` key for `secs` seconds, in `host`'s unit: seconds
-/// for Claude Code and Codex, milliseconds for Gemini CLI.
+/// for Claude Code, Codex and Qwen Code, milliseconds for Gemini CLI.
 pub fn timeout_value(host: Host, secs: u64) -> u64 {
     match host {
         Host::Gemini => secs.saturating_mul(1000),
-        Host::Claude | Host::Codex | Host::Opencode => secs,
+        Host::Claude | Host::Codex | Host::Qwen | Host::Opencode => secs,
     }
 }
 
