@@ -478,37 +478,7 @@ fn gemini_cli_tui_allow_always_sticks_and_stays_narrow() {
     drop(tmux);
 
     // The log: asked and approved in Gemini; allowed by Gemini's own rule; asked.
-    let out = Command::new(BIN)
-        .args(["log", "--json", "--state-dir"])
-        .arg(&state)
-        .output()
-        .unwrap();
-    let rows: Vec<Value> = String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
-    let table = format!("{rows:#?}");
-    assert_eq!(rows.len(), 3, "{table}");
-    assert_eq!(
-        (rows[0]["decision"].as_str(), rows[0]["outcome"].as_str()),
-        (Some("ask"), Some("approved by host")),
-        "{table}"
-    );
-    assert_eq!(
-        (rows[1]["decision"].as_str(), rows[1]["outcome"].as_str()),
-        (Some("allow"), Some("approved by policy")),
-        "{table}"
-    );
-    assert!(
-        rows[1]["rules"].to_string().contains("auto-saved.toml"),
-        "{table}"
-    );
-    assert_eq!(rows[2]["decision"].as_str(), Some("ask"), "{table}");
-    assert_ne!(
-        rows[2]["outcome"].as_str(),
-        Some("approved by host"),
-        "{table}"
-    );
+    assert_host_grant_story(&state, "auto-saved.toml");
     // Uninstall takes our hooks out, byte for byte, and leaves Gemini's rule.
     let out = Command::new(BIN)
         .args(["uninstall", "gemini", "--user"])
@@ -670,9 +640,31 @@ env_key = "KHAELOR_E2E_KEY"
     drop(tmux);
 
     // The log: asked and approved in Codex; allowed by Codex's own rule; asked.
+    assert_host_grant_story(&state, "host:codex");
+    // Uninstall takes our hooks and Codex's trust of them; Codex's rule stays.
+    let out = Command::new(BIN)
+        .args(["uninstall", "codex", "--user"])
+        .env("HOME", &home)
+        .env("KHAELOR_PERM_STATE_DIR", &state)
+        .env_remove("CODEX_HOME")
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let left = std::fs::read_to_string(&config).unwrap();
+    assert!(
+        !left.contains("khaelor-perm") && !left.contains("trusted_hash"),
+        "{left}"
+    );
+    assert!(read_rules().contains("tui-probe"));
+}
+
+/// The session log of a host's "always" loop, three calls: asked and approved in the
+/// host's dialog; allowed by the rule that choice wrote (its rules naming `rule`);
+/// the compound asked and not approved.
+fn assert_host_grant_story(state: &std::path::Path, rule: &str) {
     let out = Command::new(BIN)
         .args(["log", "--json", "--state-dir"])
-        .arg(&state)
+        .arg(state)
         .output()
         .unwrap();
     let rows: Vec<Value> = String::from_utf8_lossy(&out.stdout)
@@ -691,29 +683,11 @@ env_key = "KHAELOR_E2E_KEY"
         (Some("allow"), Some("approved by policy")),
         "{table}"
     );
-    assert!(
-        rows[1]["rules"].to_string().contains("host:codex"),
-        "{table}"
-    );
+    assert!(rows[1]["rules"].to_string().contains(rule), "{table}");
     assert_eq!(rows[2]["decision"].as_str(), Some("ask"), "{table}");
     assert_ne!(
         rows[2]["outcome"].as_str(),
         Some("approved by host"),
         "{table}"
     );
-    // Uninstall takes our hooks and Codex's trust of them; Codex's rule stays.
-    let out = Command::new(BIN)
-        .args(["uninstall", "codex", "--user"])
-        .env("HOME", &home)
-        .env("KHAELOR_PERM_STATE_DIR", &state)
-        .env_remove("CODEX_HOME")
-        .output()
-        .unwrap();
-    assert!(out.status.success());
-    let left = std::fs::read_to_string(&config).unwrap();
-    assert!(
-        !left.contains("khaelor-perm") && !left.contains("trusted_hash"),
-        "{left}"
-    );
-    assert!(read_rules().contains("tui-probe"));
 }

@@ -251,12 +251,7 @@ pub fn decide_with(
             let exact = rule.as_ref().is_some_and(|r| !r.pattern.contains('*'));
             if fallback || !exact || action == Action::Contain {
                 action = Action::Ask;
-                rule = Some(PermissionRule::new(
-                    req.capability.as_str(),
-                    "*",
-                    Action::Ask,
-                    RuleSource::Builtin,
-                ));
+                rule = builtin_ask(&req);
                 offer_always = false;
                 let reason = if fallback {
                     Reason::Unparsed
@@ -284,12 +279,7 @@ pub fn decide_with(
             // A host's "always" names programs (`sh`, Gemini's saved command roots);
             // the code this one reads from its input was never shown in that dialog.
             action = Action::Ask;
-            rule = Some(PermissionRule::new(
-                req.capability.as_str(),
-                "*",
-                Action::Ask,
-                RuleSource::Builtin,
-            ));
+            rule = builtin_ask(&req);
             offer_always = false;
             push_reason(&mut req, &mut reasons, Reason::HostGrantUnread);
         }
@@ -355,12 +345,7 @@ pub fn decide_with(
                     Err(crate::policy::reach::OverBound) => {
                         if action == Action::Allow {
                             action = Action::Ask;
-                            rule = Some(PermissionRule::new(
-                                req.capability.as_str(),
-                                "*",
-                                Action::Ask,
-                                RuleSource::Builtin,
-                            ));
+                            rule = builtin_ask(&req);
                         }
                         offer_always = false;
                         push_reason(&mut req, &mut reasons, Reason::WalkBound);
@@ -437,12 +422,7 @@ pub fn decide_with(
             // An unresolved path (`cat $F`, a write after `cd "$X"`): its location is only
             // known when it runs, so no rule written for locations can vouch for it.
             action = Action::Ask;
-            rule = Some(PermissionRule::new(
-                req.capability.as_str(),
-                "*",
-                Action::Ask,
-                RuleSource::Builtin,
-            ));
+            rule = builtin_ask(&req);
             offer_always = false;
             push_reason(&mut req, &mut reasons, Reason::UnknownPath);
         }
@@ -518,12 +498,7 @@ pub fn decide_with(
                 // The call-level note names the broken file; the reason marks the cap.
                 reasons.push(Reason::BrokenConfig);
                 action = Action::Ask;
-                rule = Some(PermissionRule::new(
-                    req.capability.as_str(),
-                    "*",
-                    Action::Ask,
-                    RuleSource::Builtin,
-                ));
+                rule = builtin_ask(&req);
             }
         }
         if call.command.is_none() && req.subject.contains('*') {
@@ -736,6 +711,16 @@ fn destructive(
     } else {
         (action, rule)
     }
+}
+
+/// The rule a cap that asks names: built in, for the request's capability, any subject.
+fn builtin_ask(req: &CapabilityRequest) -> Option<PermissionRule> {
+    Some(PermissionRule::new(
+        req.capability.as_str(),
+        "*",
+        Action::Ask,
+        RuleSource::Builtin,
+    ))
 }
 
 fn push_reason(req: &mut CapabilityRequest, reasons: &mut Vec<Reason>, reason: Reason) {
