@@ -61,6 +61,16 @@ pub async fn readyz(State(state): State<AppState>) -> Response {
         )
         .into_response();
     }
+    if let crate::session::Backend::Postgres(store) = state.sessions().backend()
+        && !store.ping().await
+    {
+        return ApiError::new(
+            axum::http::StatusCode::SERVICE_UNAVAILABLE,
+            "store_unavailable",
+            "the session store does not answer",
+        )
+        .into_response();
+    }
     Json(Health {
         status: "ready".to_string(),
         version: env!("CARGO_PKG_VERSION").to_string(),

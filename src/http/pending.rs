@@ -21,11 +21,12 @@ use super::sessions;
 /// How often an idle stream sends a comment, so proxies and clients see it alive.
 const KEEP_ALIVE: Duration = Duration::from_secs(15);
 
-/// Reads the pending calls of every session on disk into the index.
-async fn seed(state: &AppState) -> Result<(), ApiError> {
-    let dir = state.config().state_dir.join("sessions");
+/// Reads the pending calls of every session that may have one into the index.
+pub(crate) async fn seed(state: &AppState) -> Result<(), ApiError> {
+    let store = state.sessions();
+    let (backend, dir) = (store.backend().clone(), store.dir().to_path_buf());
     let ids = state
-        .blocking(move || session_ids(&dir))
+        .blocking(move || backend.blocking_waiting_sessions(&dir))
         .await?
         .map_err(ApiError::internal)?;
     for id in ids {
@@ -62,26 +63,6 @@ async fn snapshot(state: &AppState) -> Result<Vec<PanelCall>, ApiError> {
         ))
     });
     Ok(all)
-}
-
-/// The ids of the session logs in `dir` (none when it does not exist yet).
-fn session_ids(dir: &std::path::Path) -> std::io::Result<Vec<String>> {
-    let entries = match std::fs::read_dir(dir) {
-        Ok(e) => e,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(e) => return Err(e),
-    };
-    let mut ids = Vec::new();
-    for entry in entries {
-        let name = entry?.file_name();
-        if let Some(id) = name.to_str().and_then(|n| n.strip_suffix(".jsonl"))
-            && crate::session::valid_id(id)
-        {
-            ids.push(id.to_string());
-        }
-    }
-    ids.sort();
-    Ok(ids)
 }
 
 /// Every call waiting for a person, in every session.

@@ -30,7 +30,7 @@ use crate::policy::rules::{Action, PermissionRule};
 use crate::session::flow;
 use crate::session::grants::{self, PersistedRule};
 use crate::session::{
-    CallRecord, CallStatus, EventKind, GrantScope, Session, SessionError, valid_id,
+    Backend, CallRecord, CallStatus, EventKind, GrantScope, Session, SessionError, valid_id,
 };
 
 /// The sessions held in memory, each behind its own async lock: a bounded cache over
@@ -44,6 +44,7 @@ use crate::session::{
 #[derive(Debug)]
 pub struct SessionStore {
     dir: PathBuf,
+    backend: Backend,
     open: Mutex<Index>,
     max: usize,
     max_bytes: usize,
@@ -79,11 +80,28 @@ impl SessionStore {
     pub fn with_limits(dir: PathBuf, max: usize, idle: Duration) -> Self {
         SessionStore {
             dir,
+            backend: Backend::Files,
             open: Mutex::new(Index::default()),
             max: max.max(1),
             max_bytes: DEFAULT_MAX_SESSION_MEMORY,
             idle,
         }
+    }
+
+    /// The same store with its sessions kept in `backend` (files by default).
+    pub fn with_backend(mut self, backend: Backend) -> Self {
+        self.backend = backend;
+        self
+    }
+
+    /// Where the sessions are kept.
+    pub fn backend(&self) -> &Backend {
+        &self.backend
+    }
+
+    /// The session directory (the file store's; unused by the PostgreSQL store).
+    pub fn dir(&self) -> &std::path::Path {
+        &self.dir
     }
 
     /// The same store keeping at most about `bytes` of sessions in memory.
@@ -104,7 +122,9 @@ impl SessionStore {
             .map_or(0, |i| i.slots.values().map(|s| s.bytes).sum())
     }
 
-    /// Locks session `id`, reading its log (on the blocking pool) on first use.
+    /// Locks session `id`, reading its log (on the blocking pool) on first use. A
+    /// session in the shared PostgreSQL store is first brought up to date with what
+    /// other replicas appended, and what it learns goes to the panels.
     pub(crate) async fn lock(&self, state: &AppState, id: &str) -> Result<Guard, ApiError> {
         let slot = {
             let mut index = self
@@ -127,11 +147,26 @@ impl SessionStore {
         if guard.is_none() {
             let dir = self.dir.clone();
             let id = id.to_string();
+            let backend = self.backend.clone();
             let session = state
-                .blocking(move || Session::blocking_open(&dir, &id))
+                .blocking(move || backend.blocking_open(&dir, &id))
                 .await?
                 .map_err(session_error)?;
             *guard = Some(session);
+        } else if guard.as_ref().is_some_and(Session::is_shared) {
+            let (back, result) = state
+                .blocking(move || {
+                    let result = match guard.as_mut() {
+                        Some(s) => s
+                            .blocking_catch_up()
+                            .map(|events| super::panel::changes(s, &events)),
+                        None => Ok(Vec::new()),
+                    };
+                    (guard, result)
+                })
+                .await?;
+            guard = back;
+            state.panel().publish(result.map_err(session_error)?);
         }
         Ok(guard)
     }
@@ -283,6 +318,16 @@ fn session_error(e: SessionError) -> ApiError {
     match e {
         SessionError::InvalidId(_) => ApiError::bad_request("invalid_id", e.to_string()),
         SessionError::Budget { .. } => ApiError::conflict("session_event_budget", e.to_string()),
+        SessionError::Behind => ApiError::conflict("session_changed", e.to_string()),
+        SessionError::Store(_) => {
+            // Fails closed: no decision is answered without its events recorded.
+            tracing::error!(error = %e, "session store unavailable");
+            ApiError::new(
+                axum::http::StatusCode::SERVICE_UNAVAILABLE,
+                "store_unavailable",
+                "the session store is unavailable, see the server log",
+            )
+        }
         _ => ApiError::internal(e),
     }
 }
@@ -317,16 +362,14 @@ async fn with_decisions(
     guard: &Guard,
     mut calls: Vec<CallRecord>,
 ) -> Result<Vec<CallRecord>, ApiError> {
-    let Some(path) = guard.as_ref().map(|s| s.log_path().to_path_buf()) else {
+    let Some(source) = guard.as_ref().map(Session::decision_source) else {
         return Ok(calls);
     };
     if calls.iter().all(|c| c.decision_at.is_none()) {
         return Ok(calls);
     }
     state
-        .blocking(move || {
-            crate::session::blocking_read_decisions(&path, &mut calls).map(|()| calls)
-        })
+        .blocking(move || source.blocking_read(&mut calls).map(|()| calls))
         .await?
         .map_err(session_error)
 }
