@@ -235,6 +235,7 @@ pub fn run(args: Args) -> ExitCode {
             );
         }
         let state = AppState::with_backend(config, backend);
+        http::replicas::start(&state);
         print_panel_link(&state, bound);
         match http::serve(listener, state, shutdown_signal()).await {
             Ok(()) => {

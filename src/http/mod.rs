@@ -18,6 +18,7 @@ pub mod openapi;
 pub mod panel;
 pub mod pending;
 pub mod policy_cache;
+pub mod replicas;
 pub mod sessions;
 pub mod web;
 

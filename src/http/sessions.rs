@@ -235,6 +235,31 @@ impl SessionStore {
         }
     }
 
+    /// Whether session `id` is in memory with its event `seq` already applied (a
+    /// notification about it brings nothing new). A slot someone holds is not
+    /// current: its holder caught up before this event may have been written.
+    pub(crate) fn is_current(&self, id: &str, seq: u64) -> bool {
+        let Ok(index) = self.open.lock() else {
+            return false;
+        };
+        index.slots.get(id).is_some_and(|slot| {
+            slot.cell
+                .try_lock()
+                .is_ok_and(|s| s.as_ref().is_some_and(|s| s.next_seq() > seq))
+        })
+    }
+
+    /// Whether session `id` has been read into memory.
+    pub(crate) fn is_loaded(&self, id: &str) -> bool {
+        let Ok(index) = self.open.lock() else {
+            return false;
+        };
+        index
+            .slots
+            .get(id)
+            .is_some_and(|slot| slot.cell.try_lock().map_or(true, |s| s.is_some()))
+    }
+
     /// Drops the slot of a session that turned out not to exist, so probing ids does
     /// not grow the index.
     fn forget_if_empty(&self, guard: &Guard) {
