@@ -16,7 +16,10 @@ mod pg_support;
 
 use std::time::{Duration, Instant};
 
-use http_support::{Client, Dirs, Server};
+use std::io::{Read, Write};
+use std::process::{Command, Stdio};
+
+use http_support::{BIN, Client, Dirs, Server};
 use pg_support::Postgres;
 use serde_json::{Value, json};
 
@@ -253,4 +256,78 @@ fn a_database_that_goes_away_fails_closed_and_comes_back() {
         .map(|e| e["seq"].as_u64().unwrap())
         .collect();
     assert_eq!(seqs, (1..=seqs.len() as u64).collect::<Vec<_>>());
+}
+
+#[test]
+fn a_replica_killed_under_a_waiting_hook_loses_nothing_and_allows_nothing() {
+    let mut hub = Hub::start(Postgres::start(), 2);
+    let root = hub.dirs.root_str();
+    let mut hook = Command::new(BIN)
+        .args([
+            "hook",
+            "codex",
+            "--url",
+            &hub.replicas[0].base,
+            "--wait",
+            "30",
+        ])
+        .env("HOME", hub.dirs.home.path())
+        .env_remove("KHAELOR_PERM_TOKEN_FILE")
+        .env_remove("KHAELOR_PERM_URL")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    hook.stdin
+        .take()
+        .unwrap()
+        .write_all(
+            pre_tool(&root, "k9", "c1", "npm install left-pad")
+                .to_string()
+                .as_bytes(),
+        )
+        .unwrap();
+    let call = pending_on(&hub.replicas[1], "k9");
+    hub.replicas[0].kill9();
+    let status = hook.wait().unwrap();
+    let mut out = String::new();
+    hook.stdout
+        .take()
+        .unwrap()
+        .read_to_string(&mut out)
+        .unwrap();
+    // The host's deny form, exit 0: Codex runs nothing.
+    assert!(status.success(), "{out}");
+    assert_eq!(decision(&out).0, "deny", "{out}");
+
+    // The call is still pending on the surviving replica; answering it records once.
+    let b = &hub.replicas[1];
+    let r = b.post(
+        &format!("/v1/sessions/k9/calls/{call}/deny"),
+        &json!({"feedback": "its hook is gone"}),
+    );
+    assert_eq!(r.status, 200, "{}", r.text);
+    let e = b.get("/v1/sessions/k9/events");
+    let kinds: Vec<&str> = e.body["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["type"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            "ToolRequested",
+            "PermissionRequested",
+            "PermissionDenied",
+            "ToolFailed"
+        ]
+    );
+    assert_eq!(
+        hub._pg.psql(
+            "SELECT string_agg(seq::text, ',' ORDER BY seq) FROM events WHERE session_id = 'k9'"
+        ),
+        "1,2,3,4"
+    );
 }
