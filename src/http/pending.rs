@@ -70,7 +70,7 @@ async fn snapshot(state: &AppState) -> Result<Vec<PanelCall>, ApiError> {
     responses(
         (status = 200, description = "Every pending call of every session, oldest first", body = PanelResponse),
         (status = 401, description = "Missing or invalid bearer token", body = ErrorBody),
-        (status = 503, description = "At the concurrency cap (`overloaded`) or over the request timeout (`request_timeout`); `Retry-After` says when to retry", body = ErrorBody),
+        (status = 503, description = "At the concurrency cap (`overloaded`) or over the request timeout (`request_timeout`), `Retry-After` says when to retry; or the PostgreSQL session store does not answer (`store_unavailable`)", body = ErrorBody),
     ))]
 pub async fn pending(State(state): State<AppState>) -> Result<Json<PanelResponse>, ApiError> {
     let calls = snapshot(&state).await?;
