@@ -118,11 +118,12 @@ async fn on_notify(state: &AppState, payload: &str) {
     follow(state, id).await;
 }
 
-/// Brings session `id` up to date and the panels with it: a session in memory
-/// announces the events it catches up on (`SessionStore::lock`); one read afresh is
-/// compared with what the index holds.
+/// Brings session `id` up to date and the panels with it: the events it catches up on
+/// are announced (`SessionStore::lock`), and the index is then reconciled with the
+/// session's pending calls, which covers a session read afresh (whose events were
+/// never announced here). Under the session's lock the index matches the session, so
+/// reconciling a session that was followed event by event changes nothing.
 async fn follow(state: &AppState, id: &str) {
-    let fresh = !state.sessions().is_loaded(id);
     let guard = match state.sessions().lock(state, id).await {
         Ok(g) => g,
         Err(e) => {
@@ -130,9 +131,6 @@ async fn follow(state: &AppState, id: &str) {
             return;
         }
     };
-    if !fresh {
-        return;
-    }
     let pending = match sessions::pending_with_decisions(state, &guard).await {
         Ok(p) => p,
         Err(e) => {
@@ -144,7 +142,7 @@ async fn follow(state: &AppState, id: &str) {
         .into_iter()
         .map(|c| super::panel::panel_call(id, c.decision.clone().unwrap_or_default(), &c))
         .collect();
-    if let Some(s) = guard.as_ref() {
+    if let Some(s) = guard.as_ref().filter(|s| s.exists()) {
         state.panel().reconcile(s, &calls);
     }
 }

@@ -249,17 +249,6 @@ impl SessionStore {
         })
     }
 
-    /// Whether session `id` has been read into memory.
-    pub(crate) fn is_loaded(&self, id: &str) -> bool {
-        let Ok(index) = self.open.lock() else {
-            return false;
-        };
-        index
-            .slots
-            .get(id)
-            .is_some_and(|slot| slot.cell.try_lock().map_or(true, |s| s.is_some()))
-    }
-
     /// Drops the slot of a session that turned out not to exist, so probing ids does
     /// not grow the index.
     fn forget_if_empty(&self, guard: &Guard) {
