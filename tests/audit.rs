@@ -294,3 +294,123 @@ fn the_hook_writes_its_own_records_and_never_into_the_hosts_answer() {
         "{out}"
     );
 }
+
+/// A loopback port nothing listens on (yet).
+fn free_port() -> u16 {
+    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    l.local_addr().unwrap().port()
+}
+
+#[test]
+fn a_hook_hands_its_records_to_the_hub_and_an_outage_loses_nothing() {
+    let d = Dirs::new();
+    let local = tempfile::tempdir().unwrap();
+    let port = free_port();
+    let hub_url = format!("http://127.0.0.1:{port}");
+    let flags = ["--hub", hub_url.as_str()];
+    let pre = |id: &str, cmd: &str| {
+        json!({"session_id": "laptop-1", "cwd": d.root_str(), "hook_event_name": "PreToolUse",
+            "permission_mode": "default", "tool_name": "Bash",
+            "tool_input": {"command": cmd}, "tool_use_id": id})
+    };
+    // The hub is down: the call is decided as usual, its records wait on local disk.
+    let out = hook(
+        local.path(),
+        d.home.path(),
+        &flags,
+        &pre("t1", "git status"),
+    );
+    assert!(out.contains("\"allow\""), "{out}");
+    let outbox = local.path().join("outbox");
+    let waiting = |dir: &std::path::Path| {
+        std::fs::read_dir(dir)
+            .unwrap()
+            .filter(|e| {
+                let n = e.as_ref().unwrap().file_name().into_string().unwrap();
+                n.ends_with(".jsonl") && !n.starts_with('.')
+            })
+            .count()
+    };
+    assert_eq!(waiting(&outbox), 1);
+    assert!(outbox.join(".backoff").exists(), "a failed send backs off");
+
+    // The hub comes up; within the backoff the next call does not try it.
+    let hub = Server::spawn(http_support::serve_command_at(
+        &format!("127.0.0.1:{port}"),
+        d.state.path(),
+        d.home.path(),
+        &[],
+    ));
+    let out = hook(
+        local.path(),
+        d.home.path(),
+        &flags,
+        &pre("t2", "npm install"),
+    );
+    assert!(out.contains("khaelor-perm asks"), "{out}");
+    assert_eq!(waiting(&outbox), 2);
+    assert!(all_pages(&hub, "", 1000).is_empty());
+
+    // After the backoff, the next call sends everything waiting, in order.
+    let status = Command::new("touch")
+        .args(["-d", "2 minutes ago"])
+        .arg(outbox.join(".backoff"))
+        .status()
+        .unwrap();
+    assert!(status.success());
+    hook(
+        local.path(),
+        d.home.path(),
+        &flags,
+        &pre("t3", "git log -1"),
+    );
+    assert_eq!(waiting(&outbox), 0, "every batch acknowledged and removed");
+    let at_hub = all_pages(&hub, "session=laptop-1", 1000);
+    let calls: Vec<(&str, &str)> = at_hub
+        .iter()
+        .map(|r| (r["callId"].as_str().unwrap(), r["event"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        calls,
+        [
+            ("t1", "toolRequested"),
+            ("t1", "toolApproved"),
+            ("t2", "toolRequested"),
+            ("t2", "permissionRequested"),
+            ("t3", "toolRequested"),
+            ("t3", "toolApproved"),
+        ]
+    );
+    let machine = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap();
+    assert!(
+        at_hub
+            .iter()
+            .all(|r| r["machine"] == machine.trim() && r["host"] == "claude")
+    );
+    // The hub's own filters apply to what it received.
+    let asks = all_pages(&hub, "decision=ask", 100);
+    assert_eq!(asks.len(), 1);
+    assert_eq!(asks[0]["callId"], "t2");
+    assert_eq!(
+        all_pages(&hub, &format!("machine={}", machine.trim()), 1000).len(),
+        6
+    );
+    assert!(all_pages(&hub, "machine=elsewhere", 1000).is_empty());
+
+    // A batch sent again (its acknowledgement lost) is stored once.
+    let again = hub.post("/v1/audit/records", &json!({ "records": at_hub }));
+    assert_eq!(again.status, 200, "{}", again.text);
+    assert_eq!(again.body, json!({"stored": 0, "duplicates": 6}));
+    assert_eq!(all_pages(&hub, "session=laptop-1", 1000), at_hub);
+
+    // Records that cannot be filed are refused whole, and nothing is stored.
+    let mut bad = at_hub[0].clone();
+    bad["machine"] = json!("../etc");
+    bad["seq"] = json!(99);
+    hub.post("/v1/audit/records", &json!({ "records": [bad] }))
+        .assert_error(400, "bad_record");
+    let many: Vec<Value> = (0..1001).map(|_| at_hub[0].clone()).collect();
+    hub.post("/v1/audit/records", &json!({ "records": many }))
+        .assert_error(422, "too_many_records");
+    assert_eq!(all_pages(&hub, "session=laptop-1", 1000), at_hub);
+}

@@ -10,10 +10,20 @@ use serde::Serialize;
 use utoipa::ToSchema;
 
 use super::AppState;
-use super::error::{ApiError, ErrorBody};
+use super::error::{ApiError, ApiJson, ErrorBody};
 use super::hooks::percent_decode;
 use crate::policy::rules::Action;
-use crate::session::audit::{self, AuditEvent, AuditFilter, AuditRecord, Cursor};
+use crate::session::audit::{self, AuditEvent, AuditFilter, AuditRecord, Cursor, Received};
+
+/// Records another decider sends at most per request.
+pub const MAX_RECEIVED: usize = 1000;
+
+/// A batch of records from another decider's outbox (`hook --hub`).
+#[derive(Debug, serde::Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct AuditBatch {
+    pub records: Vec<AuditRecord>,
+}
 
 /// One page of the audit trail.
 #[derive(Debug, Serialize, ToSchema)]
@@ -91,6 +101,12 @@ fn parse_query(query: Option<&str>) -> Result<AuditQuery, String> {
                 }
                 f.capability = Some(value);
             }
+            "machine" => {
+                if !audit::valid_machine(&value) {
+                    return Err(format!("`machine={value}` is not a machine name"));
+                }
+                f.machine = Some(value);
+            }
             "host" => {
                 if value.is_empty() || value.len() > 64 {
                     return Err("`host=` names a host (`claude`, `codex`, …)".to_string());
@@ -107,7 +123,7 @@ fn parse_query(query: Option<&str>) -> Result<AuditQuery, String> {
             }
             other => {
                 return Err(format!(
-                    "unknown query parameter `{other}` (since, until, session, decision, event, capability, host, after, limit)"
+                    "unknown query parameter `{other}` (since, until, session, decision, event, capability, host, machine, after, limit)"
                 ));
             }
         }
@@ -126,6 +142,7 @@ fn parse_query(query: Option<&str>) -> Result<AuditQuery, String> {
         ("event" = Option<String>, Query, description = "One event type (`permissionDenied`, …)"),
         ("capability" = Option<String>, Query, description = "Records with a request of this capability or family (`file.read` keeps `file.read.secret`)"),
         ("host" = Option<String>, Query, description = "Calls from this agent host"),
+        ("machine" = Option<String>, Query, description = "Calls decided on this machine"),
         ("after" = Option<String>, Query, description = "The `next` of the previous page"),
         ("limit" = Option<usize>, Query, description = "Records per page, 1 to 1000 (default 100)"),
     ),
@@ -140,11 +157,13 @@ pub async fn audit(
     RawQuery(query): RawQuery,
 ) -> Result<Json<AuditResponse>, ApiError> {
     let q = parse_query(query.as_deref()).map_err(|m| ApiError::bad_request("bad_query", m))?;
-    let dir = state.config().state_dir.join("sessions");
+    let sessions = state.config().state_dir.join("sessions");
+    let received = state.config().state_dir.join("audit");
     let page = state
         .blocking(move || {
             audit::blocking_query(
-                &dir,
+                &sessions,
+                Some(&received),
                 &q.filter,
                 q.after.as_ref(),
                 q.limit,
@@ -157,6 +176,39 @@ pub async fn audit(
         records: page.records,
         next: page.next.map(|c| c.encode()),
     }))
+}
+
+/// Stores the audit records another decider sends from its outbox (`hook --hub`),
+/// each once (by machine, session and sequence number). Recording is what a decider
+/// does, never answering: like recording a call, it needs no panel token on loopback.
+#[utoipa::path(post, path = "/v1/audit/records", tag = "sessions",
+    request_body = AuditBatch,
+    responses(
+        (status = 200, description = "How many records were stored, and how many were already there", body = Received),
+        (status = 400, description = "Malformed body, or a record without a valid machine, session id or time", body = ErrorBody),
+        (status = 401, description = "Missing or invalid bearer token", body = ErrorBody),
+        (status = 413, description = "Body over 1 MiB", body = ErrorBody),
+        (status = 422, description = "More than 1000 records (`too_many_records`)", body = ErrorBody),
+    ))]
+pub async fn receive(
+    State(state): State<AppState>,
+    ApiJson(batch): ApiJson<AuditBatch>,
+) -> Result<Json<Received>, ApiError> {
+    if batch.records.len() > MAX_RECEIVED {
+        return Err(ApiError::unprocessable(
+            "too_many_records",
+            format!(
+                "{} records in one request; send at most {MAX_RECEIVED}",
+                batch.records.len()
+            ),
+        ));
+    }
+    let dir = state.config().state_dir.join("audit");
+    let received = state
+        .blocking(move || audit::blocking_receive(&dir, batch.records))
+        .await?
+        .map_err(|m| ApiError::bad_request("bad_record", m))?;
+    Ok(Json(received))
 }
 
 #[cfg(test)]

@@ -508,6 +508,7 @@ pub fn app(state: AppState) -> Router {
         )
         .route("/v1/pending", get(pending::pending))
         .route("/v1/audit", get(audit::audit))
+        .route("/v1/audit/records", post(audit::receive))
         .route("/v1/pending/stream", get(pending::stream))
         .route("/v1/sessions/{session_id}/pending", get(sessions::pending))
         .route("/v1/sessions/{session_id}/events", get(sessions::events))

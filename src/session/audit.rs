@@ -347,6 +347,7 @@ pub struct AuditFilter {
     /// `file.read.secret` too): a record with a request of it.
     pub capability: Option<String>,
     pub host: Option<String>,
+    pub machine: Option<String>,
     pub event: Option<AuditEvent>,
 }
 
@@ -473,39 +474,66 @@ pub struct AuditPage {
     pub next: Option<Cursor>,
 }
 
-/// The records of every session log under `dir` that `filter` keeps, after `after`,
-/// at most `limit` (clamped to 1..=`MAX_PAGE`). Reads each log whole; a log that
-/// cannot be read is skipped with a warning (the others still answer).
+/// The records that `filter` keeps, after `after`, at most `limit` (clamped to
+/// 1..=`MAX_PAGE`): those of every session log under `sessions` (with `origin`, the
+/// machine and user that wrote them), and those other deciders sent to `received`
+/// (`blocking_receive`). Reads each log whole; a log that cannot be read is skipped
+/// with a warning (the others still answer).
 pub fn blocking_query(
-    dir: &Path,
+    sessions: &Path,
+    received: Option<&Path>,
     filter: &AuditFilter,
     after: Option<&Cursor>,
     limit: usize,
     origin: Option<&Origin>,
 ) -> std::io::Result<AuditPage> {
     let limit = limit.clamp(1, MAX_PAGE);
-    let ids: Vec<String> = match &filter.session {
-        Some(id) => vec![id.clone()],
-        None => super::blocking_session_ids(dir)?,
-    };
     let mut kept: Vec<AuditRecord> = Vec::new();
+    let keep = |records: Vec<AuditRecord>, kept: &mut Vec<AuditRecord>| {
+        kept.extend(
+            records
+                .into_iter()
+                .filter(|r| filter.keeps(r) && after.is_none_or(|c| c.before(r))),
+        );
+        // Keep memory bounded by the page: only the oldest `limit + 1` can be in it.
+        if kept.len() > 4 * (limit + 1) {
+            sort(kept);
+            kept.truncate(limit + 1);
+        }
+    };
+    let local = filter
+        .machine
+        .as_deref()
+        .is_none_or(|m| origin.is_some_and(|o| o.machine == m));
+    let ids: Vec<String> = match (&filter.session, local) {
+        (_, false) => Vec::new(),
+        (Some(id), true) => vec![id.clone()],
+        (None, true) => super::blocking_session_ids(sessions)?,
+    };
     for id in ids {
-        let events = match Session::blocking_open(dir, &id).and_then(|s| s.blocking_events()) {
+        let events = match Session::blocking_open(sessions, &id).and_then(|s| s.blocking_events()) {
             Ok((events, _)) => events,
             Err(e) => {
                 tracing::warn!(session = %id, "audit: log skipped: {e}");
                 continue;
             }
         };
-        kept.extend(
-            records(&id, &events, origin, |_| None)
-                .into_iter()
-                .filter(|r| filter.keeps(r) && after.is_none_or(|c| c.before(r))),
-        );
-        // Keep memory bounded by the page: only the oldest `limit + 1` can be in it.
-        if kept.len() > 4 * (limit + 1) {
-            sort(&mut kept);
-            kept.truncate(limit + 1);
+        keep(records(&id, &events, origin, |_| None), &mut kept);
+    }
+    if let Some(dir) = received {
+        for path in received_files(dir, filter)? {
+            let text = match std::fs::read_to_string(&path) {
+                Ok(t) => t,
+                Err(e) => {
+                    tracing::warn!(file = %path.display(), "audit: skipped: {e}");
+                    continue;
+                }
+            };
+            let records = text
+                .lines()
+                .filter_map(|l| serde_json::from_str::<AuditRecord>(l).ok())
+                .collect();
+            keep(records, &mut kept);
         }
     }
     sort(&mut kept);
@@ -520,6 +548,131 @@ pub fn blocking_query(
         records: kept,
         next,
     })
+}
+
+/// The files of received records a query with `filter` reads:
+/// `<received>/<machine>/<session>.jsonl`.
+fn received_files(dir: &Path, filter: &AuditFilter) -> std::io::Result<Vec<PathBuf>> {
+    let machines: Vec<String> = match &filter.machine {
+        Some(m) => vec![m.clone()],
+        None => match std::fs::read_dir(dir) {
+            Ok(entries) => entries
+                .filter_map(|e| e.ok()?.file_name().into_string().ok())
+                .filter(|m| valid_machine(m))
+                .collect(),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
+            Err(e) => return Err(e),
+        },
+    };
+    let mut files = Vec::new();
+    for m in machines {
+        let ids = match &filter.session {
+            Some(id) => vec![id.clone()],
+            None => super::blocking_session_ids(&dir.join(&m))?,
+        };
+        files.extend(
+            ids.into_iter()
+                .map(|id| dir.join(&m).join(format!("{id}.jsonl"))),
+        );
+    }
+    files.retain(|f| f.is_file());
+    files.sort();
+    Ok(files)
+}
+
+/// Whether a machine name can name a directory of received records: 1 to 253 of
+/// `A-Z a-z 0-9 . _ -`, not starting with a dot (a host name fits).
+pub fn valid_machine(m: &str) -> bool {
+    (1..=253).contains(&m.len())
+        && !m.starts_with('.')
+        && m.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'))
+}
+
+/// What `blocking_receive` kept.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq, Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Received {
+    /// Records stored.
+    pub stored: usize,
+    /// Records already there (a batch sent again after a lost acknowledgement).
+    pub duplicates: usize,
+}
+
+/// Stores records another decider sent (its outbox), under
+/// `<dir>/<machine>/<session>.jsonl`, each once: a record whose sequence number is not
+/// above the last one stored for its machine and session is a duplicate (a decider
+/// sends a session's records in order). Every record must name a valid machine and
+/// session; one that does not refuses the whole request, before anything is stored.
+pub fn blocking_receive(dir: &Path, mut records: Vec<AuditRecord>) -> Result<Received, String> {
+    for (i, r) in records.iter().enumerate() {
+        let machine = r.machine.as_deref().unwrap_or("");
+        if !valid_machine(machine) {
+            return Err(format!(
+                "records[{i}].machine `{machine}` is not a machine name (1 to 253 of A-Z a-z 0-9 . _ -)"
+            ));
+        }
+        if !super::valid_id(&r.session_id) {
+            return Err(format!(
+                "records[{i}].sessionId `{}` is not a session id",
+                r.session_id
+            ));
+        }
+        if parse_time(&r.at).ok().as_deref() != Some(r.at.as_str()) {
+            return Err(format!("records[{i}].at `{}` is not a record time", r.at));
+        }
+    }
+    records.sort_by(|a, b| {
+        (a.machine.as_deref(), a.session_id.as_str(), a.seq).cmp(&(
+            b.machine.as_deref(),
+            b.session_id.as_str(),
+            b.seq,
+        ))
+    });
+    let mut out = Received::default();
+    for group in records.chunk_by(|a, b| a.machine == b.machine && a.session_id == b.session_id) {
+        let Some(first) = group.first() else { continue };
+        let machine = first.machine.as_deref().unwrap_or("");
+        let mdir = dir.join(machine);
+        std::fs::create_dir_all(&mdir)
+            .map_err(|e| format!("cannot create `{}`: {e}", mdir.display()))?;
+        let path = mdir.join(format!("{}.jsonl", first.session_id));
+        let io = |e: std::io::Error| format!("cannot store in `{}`: {e}", path.display());
+        use std::io::{Read, Seek};
+        let mut file = std::fs::OpenOptions::new()
+            .read(true)
+            .append(true)
+            .create(true)
+            .open(&path)
+            .map_err(io)?;
+        file.lock().map_err(io)?;
+        let mut text = String::new();
+        file.rewind().map_err(io)?;
+        file.read_to_string(&mut text).map_err(io)?;
+        let last = text
+            .lines()
+            .rev()
+            .find_map(|l| serde_json::from_str::<AuditRecord>(l).ok())
+            .map_or(0, |r| r.seq);
+        let mut bytes = Vec::new();
+        let mut top = last;
+        for r in group {
+            if r.seq <= top {
+                out.duplicates += 1;
+                continue;
+            }
+            top = r.seq;
+            serde_json::to_writer(&mut bytes, r).map_err(|e| format!("audit record: {e}"))?;
+            bytes.push(b'\n');
+            out.stored += 1;
+        }
+        if !text.is_empty() && !text.ends_with('\n') {
+            bytes.insert(0, b'\n');
+        }
+        file.write_all(&bytes).map_err(io)?;
+        file.flush().map_err(io)?;
+    }
+    Ok(out)
 }
 
 fn sort(records: &mut [AuditRecord]) {

@@ -11,6 +11,7 @@
 pub mod audit;
 pub mod flow;
 pub mod grants;
+pub mod outbox;
 pub mod suggest;
 
 use std::collections::HashMap;
