@@ -42,30 +42,12 @@ impl Backend {
     /// The ids of the sessions that may have a call waiting (files: every log).
     pub fn blocking_waiting_sessions(&self, dir: &Path) -> Result<Vec<String>, SessionError> {
         match self {
-            Backend::Files => log_ids(dir).map_err(|e| super::io_err("read", dir, e)),
+            Backend::Files => {
+                super::blocking_session_ids(dir).map_err(|e| super::io_err("read", dir, e))
+            }
             Backend::Postgres(store) => Ok(store.blocking_waiting_sessions()?),
         }
     }
-}
-
-/// The ids of the session logs in `dir` (none when it does not exist yet).
-fn log_ids(dir: &Path) -> std::io::Result<Vec<String>> {
-    let entries = match std::fs::read_dir(dir) {
-        Ok(e) => e,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(e) => return Err(e),
-    };
-    let mut ids = Vec::new();
-    for entry in entries {
-        let name = entry?.file_name();
-        if let Some(id) = name.to_str().and_then(|n| n.strip_suffix(".jsonl"))
-            && valid_id(id)
-        {
-            ids.push(id.to_string());
-        }
-    }
-    ids.sort();
-    Ok(ids)
 }
 
 /// Where the recorded decisions of a session's calls are read from, detached from the
