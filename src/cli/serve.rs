@@ -27,6 +27,11 @@ pub struct Args {
     /// $HOME/.local/state/khaelor-perm].
     #[arg(long, env = "KHAELOR_PERM_STATE_DIR", value_name = "DIR")]
     pub state_dir: Option<PathBuf>,
+    /// Where sessions and their events are kept: `files` (the state directory) or a
+    /// PostgreSQL URL `postgres://USER:PASSWORD@HOST:PORT/DB` that several replicas
+    /// share (its schema is migrated at start-up).
+    #[arg(long, env = "KHAELOR_STORE", value_name = "STORE", default_value = "files", value_parser = parse_store)]
+    pub store: StoreArg,
     /// File holding the bearer token clients must send (surrounding whitespace ignored).
     /// Without it, `<state-dir>/panel-token` is made on first start (mode 0600) and
     /// answering a prompt (grant, deny, trust, the pending calls) needs it, on loopback
@@ -122,6 +127,33 @@ pub struct Args {
     pub log_format: LogFormat,
 }
 
+/// The `--store` flag: the state directory's files, or a PostgreSQL URL.
+#[derive(Clone)]
+pub enum StoreArg {
+    Files,
+    Postgres(String),
+}
+
+impl std::fmt::Debug for StoreArg {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            StoreArg::Files => f.write_str("files"),
+            StoreArg::Postgres(url) => f.write_str(&crate::session::pg::redact(url)),
+        }
+    }
+}
+
+fn parse_store(text: &str) -> Result<StoreArg, String> {
+    let t = text.trim();
+    if t == "files" {
+        Ok(StoreArg::Files)
+    } else if t.starts_with("postgres://") || t.starts_with("postgresql://") {
+        Ok(StoreArg::Postgres(t.to_string()))
+    } else {
+        Err("expected `files` or a URL starting with `postgres://`".to_string())
+    }
+}
+
 /// Why the server refuses to start.
 #[derive(Debug, thiserror::Error)]
 pub enum ServeError {
@@ -178,6 +210,20 @@ pub fn run(args: Args) -> ExitCode {
         }
     };
     runtime.block_on(async move {
+        let backend = match &args.store {
+            StoreArg::Files => crate::session::Backend::Files,
+            StoreArg::Postgres(url) => match crate::session::pg::PgStore::connect(url).await {
+                Ok(store) => {
+                    tracing::info!(store = %store.shown(), "sessions kept in PostgreSQL");
+                    crate::session::Backend::Postgres(std::sync::Arc::new(store))
+                }
+                Err(e) => {
+                    eprintln!("khaelor-perm serve: {e}");
+                    tracing::error!("{e}");
+                    return ExitCode::from(2);
+                }
+            },
+        };
         let listener = match tokio::net::TcpListener::bind(args.addr).await {
             Ok(l) => l,
             Err(e) => {
@@ -195,7 +241,8 @@ pub fn run(args: Args) -> ExitCode {
                 "answering permission prompts needs the panel token in this file"
             );
         }
-        let state = AppState::new(config);
+        let state = AppState::with_backend(config, backend);
+        http::replicas::start(&state);
         print_panel_link(&state, bound);
         match http::serve(listener, state, shutdown_signal()).await {
             Ok(()) => {

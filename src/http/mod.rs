@@ -19,6 +19,7 @@ pub mod openapi;
 pub mod panel;
 pub mod pending;
 pub mod policy_cache;
+pub mod replicas;
 pub mod sessions;
 pub mod web;
 
@@ -195,6 +196,12 @@ struct Inner {
 
 impl AppState {
     pub fn new(config: ServiceConfig) -> Self {
+        Self::with_backend(config, crate::session::Backend::Files)
+    }
+
+    /// A state whose sessions live in `backend` (the state directory's files, or a
+    /// PostgreSQL store several replicas share).
+    pub fn with_backend(config: ServiceConfig, backend: crate::session::Backend) -> Self {
         AppState {
             inner: Arc::new(Inner {
                 metrics: metrics::Metrics::new(),
@@ -204,7 +211,8 @@ impl AppState {
                     config.limits.max_sessions,
                     config.limits.session_idle,
                 )
-                .with_max_bytes(config.limits.max_session_memory),
+                .with_max_bytes(config.limits.max_session_memory)
+                .with_backend(backend),
                 panel: panel::PanelHub::default(),
                 blocking: Arc::new(tokio::sync::Semaphore::new(
                     config.limits.blocking_threads.max(1),
