@@ -9,6 +9,7 @@
 )]
 
 mod http_support;
+mod pg_support;
 
 use std::collections::BTreeSet;
 use std::io::Write;
@@ -413,4 +414,60 @@ fn a_hook_hands_its_records_to_the_hub_and_an_outage_loses_nothing() {
     hub.post("/v1/audit/records", &json!({ "records": many }))
         .assert_error(422, "too_many_records");
     assert_eq!(all_pages(&hub, "session=laptop-1", 1000), at_hub);
+}
+
+#[test]
+fn replicas_on_postgres_serve_one_trail() {
+    let pg = pg_support::Postgres::start();
+    let d = Dirs::new();
+    let other_state = tempfile::tempdir().unwrap();
+    let a = d.start(&["--store", &pg.url]);
+    let b = Server::start(other_state.path(), d.home.path(), &["--store", &pg.url]);
+    let call = |s: &Server, session: &str, id: &str, cmd: &str| {
+        let r = s.post(
+            &format!("/v1/sessions/{session}/calls"),
+            &bash_call(&d, id, None, cmd),
+        );
+        assert_eq!(r.status, 200, "{}", r.text);
+    };
+    call(&a, "pa", "c1", "git status");
+    call(&a, "pa", "c2", "npm install");
+    // A person answers on the other replica.
+    let r = b.post("/v1/sessions/pa/calls/c2/grant", &json!({"scope": "once"}));
+    assert_eq!(r.status, 200, "{}", r.text);
+
+    let on_a = all_pages(&a, "", 1000);
+    let on_b = all_pages(&b, "", 1000);
+    assert_eq!(on_a, on_b, "every replica reads the one trail");
+    assert_eq!(all_pages(&b, "", 2), on_b, "paging walks it once");
+    let events: Vec<&str> = on_b.iter().map(|r| r["event"].as_str().unwrap()).collect();
+    assert_eq!(
+        events,
+        [
+            "toolRequested",
+            "toolApproved",
+            "toolRequested",
+            "permissionRequested",
+            "permissionGranted",
+            "toolApproved"
+        ]
+    );
+    let machine = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap();
+    assert!(on_b.iter().all(|r| r["machine"] == machine.trim()
+        && r["project"] == d.root_str()
+        && r["tool"] == "bash"));
+    assert_eq!(on_b[4]["by"], "user");
+
+    // What a decider hands over is stored once, whichever replica it reaches.
+    let mut sent = on_b[0].clone();
+    sent["sessionId"] = json!("laptop-9");
+    sent["machine"] = json!("laptop-9.lan");
+    let r = a.post("/v1/audit/records", &json!({ "records": [sent.clone()] }));
+    assert_eq!(r.body, json!({"stored": 1, "duplicates": 0}), "{}", r.text);
+    let r = b.post("/v1/audit/records", &json!({ "records": [sent.clone()] }));
+    assert_eq!(r.body, json!({"stored": 0, "duplicates": 1}), "{}", r.text);
+    let received = all_pages(&a, "machine=laptop-9.lan", 100);
+    assert_eq!(received, [sent]);
+    assert_eq!(all_pages(&b, "", 1000).len(), on_b.len() + 1);
+    assert_eq!(all_pages(&b, "decision=ask", 100).len(), 1);
 }

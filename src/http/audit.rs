@@ -13,7 +13,10 @@ use super::AppState;
 use super::error::{ApiError, ApiJson, ErrorBody};
 use super::hooks::percent_decode;
 use crate::policy::rules::Action;
-use crate::session::audit::{self, AuditEvent, AuditFilter, AuditRecord, Cursor, Received};
+use crate::session::Backend;
+use crate::session::audit::{
+    self, AuditError, AuditEvent, AuditFilter, AuditRecord, Cursor, Received,
+};
 
 /// Records another decider sends at most per request.
 pub const MAX_RECEIVED: usize = 1000;
@@ -22,7 +25,38 @@ pub const MAX_RECEIVED: usize = 1000;
 #[derive(Debug, serde::Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct AuditBatch {
+    #[schema(value_type = Vec<ReceivedRecordSchema>, max_items = 1000)]
     pub records: Vec<AuditRecord>,
+}
+
+/// A record as a decider hands it over: an `AuditRecord` whose time, session and
+/// machine can file it (the schema of `POST /v1/audit/records`).
+#[derive(ToSchema)]
+#[schema(as = ReceivedRecord)]
+#[serde(rename_all = "camelCase")]
+#[allow(dead_code)]
+pub struct ReceivedRecordSchema {
+    #[schema(pattern = "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\\.[0-9]{3}Z$")]
+    at: String,
+    #[schema(pattern = "^[A-Za-z0-9_-]{1,128}$")]
+    session_id: String,
+    #[schema(minimum = 1, maximum = 9_223_372_036_854_775_807_u64)]
+    seq: u64,
+    event: AuditEvent,
+    call_id: String,
+    /// The machine that decided: required here, it files the record.
+    #[schema(pattern = "^[A-Za-z0-9_-][A-Za-z0-9._-]{0,252}$")]
+    machine: String,
+    host: Option<String>,
+    user: Option<String>,
+    project: Option<String>,
+    tool: Option<String>,
+    decision: Option<crate::model::schema::ActionSchema>,
+    by: Option<String>,
+    scope: Option<crate::session::GrantScope>,
+    pattern: Option<String>,
+    requests: Option<Vec<audit::AuditRequest>>,
+    message: Option<String>,
 }
 
 /// One page of the audit trail.
@@ -135,22 +169,22 @@ fn parse_query(query: Option<&str>) -> Result<AuditQuery, String> {
 /// its host, user, machine, project, the rule that decided and its source.
 #[utoipa::path(get, path = "/v1/audit", tag = "sessions",
     params(
-        ("since" = Option<String>, Query, description = "Records at or after this time (RFC 3339 UTC, or a date)"),
-        ("until" = Option<String>, Query, description = "Records before this time"),
-        ("session" = Option<String>, Query, description = "One session's records"),
-        ("decision" = Option<String>, Query, description = "`allow`, `contain`, `ask` or `deny`"),
-        ("event" = Option<String>, Query, description = "One event type (`permissionDenied`, …)"),
-        ("capability" = Option<String>, Query, description = "Records with a request of this capability or family (`file.read` keeps `file.read.secret`)"),
-        ("host" = Option<String>, Query, description = "Calls from this agent host"),
-        ("machine" = Option<String>, Query, description = "Calls decided on this machine"),
-        ("after" = Option<String>, Query, description = "The `next` of the previous page"),
-        ("limit" = Option<usize>, Query, description = "Records per page, 1 to 1000 (default 100)"),
+        ("since" = Option<String>, Query, description = "Records at or after this time (RFC 3339 UTC, or a date)", pattern = "^[0-9]{4}-[0-9]{2}-[0-9]{2}(T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{3})?Z)?$"),
+        ("until" = Option<String>, Query, description = "Records before this time", pattern = "^[0-9]{4}-[0-9]{2}-[0-9]{2}(T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{3})?Z)?$"),
+        ("session" = Option<String>, Query, description = "One session's records", pattern = "^[A-Za-z0-9_-]{1,128}$"),
+        ("decision" = Option<String>, Query, description = "`allow`, `contain`, `ask` or `deny`", pattern = "^(allow|contain|ask|deny)$"),
+        ("event" = Option<String>, Query, description = "One event type (`permissionDenied`, …)", pattern = "^(toolRequested|permissionRequested|toolApproved|permissionGranted|permissionDenied|toolFailed)$"),
+        ("capability" = Option<String>, Query, description = "Records with a request of this capability or family (`file.read` keeps `file.read.secret`)", pattern = "^[a-z_]+(\\.[a-z_]+)*$"),
+        ("host" = Option<String>, Query, description = "Calls from this agent host", min_length = 1, max_length = 64),
+        ("machine" = Option<String>, Query, description = "Calls decided on this machine", pattern = "^[A-Za-z0-9_-][A-Za-z0-9._-]{0,252}$"),
+        ("after" = Option<String>, Query, description = "The `next` of the previous page", pattern = "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\\.[0-9]{3}Z~[A-Za-z0-9_-]{1,128}~[0-9]{1,18}~([A-Za-z0-9_-][A-Za-z0-9._-]{0,252})?$"),
+        ("limit" = Option<usize>, Query, description = "Records per page, 1 to 1000 (default 100)", minimum = 1, maximum = 1000),
     ),
     responses(
         (status = 200, description = "One page of records, oldest first", body = AuditResponse),
         (status = 400, description = "A malformed or unknown query parameter (`bad_query`)", body = ErrorBody),
         (status = 401, description = "Missing or invalid bearer token", body = ErrorBody),
-        (status = 503, description = "At the concurrency cap (`overloaded`) or over the request timeout (`request_timeout`); `Retry-After` says when to retry", body = ErrorBody),
+        (status = 503, description = "The store does not answer (`store_unavailable`), at the concurrency cap (`overloaded`) or over the request timeout (`request_timeout`); `Retry-After` says when to retry", body = ErrorBody),
     ))]
 pub async fn audit(
     State(state): State<AppState>,
@@ -159,9 +193,10 @@ pub async fn audit(
     let q = parse_query(query.as_deref()).map_err(|m| ApiError::bad_request("bad_query", m))?;
     let sessions = state.config().state_dir.join("sessions");
     let received = state.config().state_dir.join("audit");
+    let backend = state.sessions().backend().clone();
     let page = state
-        .blocking(move || {
-            audit::blocking_query(
+        .blocking(move || match backend {
+            Backend::Files => audit::blocking_query(
                 &sessions,
                 Some(&received),
                 &q.filter,
@@ -169,9 +204,13 @@ pub async fn audit(
                 q.limit,
                 Some(audit::Origin::current()),
             )
+            .map_err(|e| AuditError::Store(e.to_string())),
+            Backend::Postgres(store) => {
+                audit::blocking_query_pg(&store, &q.filter, q.after.as_ref(), q.limit)
+            }
         })
         .await?
-        .map_err(ApiError::internal)?;
+        .map_err(store_error)?;
     Ok(Json(AuditResponse {
         records: page.records,
         next: page.next.map(|c| c.encode()),
@@ -188,7 +227,9 @@ pub async fn audit(
         (status = 400, description = "Malformed body, or a record without a valid machine, session id or time", body = ErrorBody),
         (status = 401, description = "Missing or invalid bearer token", body = ErrorBody),
         (status = 413, description = "Body over 1 MiB", body = ErrorBody),
+        (status = 415, description = "Content type is not JSON", body = ErrorBody),
         (status = 422, description = "More than 1000 records (`too_many_records`)", body = ErrorBody),
+        (status = 503, description = "The store does not answer (`store_unavailable`)", body = ErrorBody),
     ))]
 pub async fn receive(
     State(state): State<AppState>,
@@ -204,11 +245,31 @@ pub async fn receive(
         ));
     }
     let dir = state.config().state_dir.join("audit");
+    let backend = state.sessions().backend().clone();
     let received = state
-        .blocking(move || audit::blocking_receive(&dir, batch.records))
+        .blocking(move || match backend {
+            Backend::Files => audit::blocking_receive(&dir, batch.records),
+            Backend::Postgres(store) => audit::blocking_receive_pg(&store, batch.records),
+        })
         .await?
-        .map_err(|m| ApiError::bad_request("bad_record", m))?;
+        .map_err(store_error)?;
     Ok(Json(received))
+}
+
+/// A record that cannot be filed is the request's fault (400); a store that fails is
+/// a 503, as on every route that needs it.
+fn store_error(e: AuditError) -> ApiError {
+    match e {
+        AuditError::Bad(m) => ApiError::bad_request("bad_record", m),
+        AuditError::Store(m) => {
+            tracing::error!(error = %m, "audit trail unavailable");
+            ApiError::new(
+                axum::http::StatusCode::SERVICE_UNAVAILABLE,
+                "store_unavailable",
+                "the audit trail's store is unavailable, see the server log",
+            )
+        }
+    }
 }
 
 #[cfg(test)]

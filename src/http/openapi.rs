@@ -57,7 +57,7 @@ use super::sessions;
         crate::policy::trust::TrustStatus, crate::policy::config::IgnoredAllows, crate::policy::protected::ProtectedEntry,
         crate::session::Event, crate::session::EventKind, crate::session::GrantScope, crate::session::CallStatus,
         crate::session::ApprovedBy, crate::session::DeniedBy, crate::session::grants::PersistedRule,
-        super::audit::AuditResponse, super::audit::AuditBatch, crate::session::audit::Received, crate::session::audit::AuditRecord, crate::session::audit::AuditRequest, crate::session::audit::AuditEvent,
+        super::audit::AuditResponse, super::audit::AuditBatch, super::audit::ReceivedRecordSchema, crate::session::audit::Received, crate::session::audit::AuditRecord, crate::session::audit::AuditRequest, crate::session::audit::AuditEvent,
         ToolNameSchema, CapabilitySchema, CapabilityRequestSchema, CommandClassSchema, EngineKindSchema, PartSchema,
         HardlineHitSchema, FallbackReasonSchema, FallbackSchema, AnalysisSchema, BothAnalysisSchema,
         ActionSchema, RuleSourceSchema, RuleOriginSchema, PermissionRuleSchema, ConfigErrorSchema,

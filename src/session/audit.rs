@@ -22,6 +22,17 @@ use serde_json::Value;
 use super::{CallRecord, Event, EventKind, GrantScope, Session};
 use crate::policy::rules::Action;
 
+/// Why the trail could not be read or written.
+#[derive(Debug, thiserror::Error)]
+pub enum AuditError {
+    /// A record sent to be stored that cannot be filed (the request's fault).
+    #[error("{0}")]
+    Bad(String),
+    /// The store (the state directory, or PostgreSQL) failed.
+    #[error("{0}")]
+    Store(String),
+}
+
 /// Records a page holds when the query names no limit, and the most it may name.
 pub const DEFAULT_PAGE: usize = 100;
 pub const MAX_PAGE: usize = 1000;
@@ -180,22 +191,8 @@ pub fn records(
     let mut seen: Vec<(String, CallContext)> = Vec::new();
     let mut out = Vec::with_capacity(events.len());
     for ev in events {
-        if let EventKind::ToolRequested {
-            call_id,
-            tool,
-            project_root,
-            host,
-            ..
-        } = &ev.kind
-        {
-            seen.push((
-                call_id.clone(),
-                CallContext {
-                    host: host.clone(),
-                    project: Some(project_root.clone()),
-                    tool: Some(tool.clone()),
-                },
-            ));
+        if let Some(ctx) = requested_context(&ev.kind) {
+            seen.push((ev.kind.call_id().to_string(), ctx));
         }
         let call_id = ev.kind.call_id();
         let ctx = seen
@@ -210,6 +207,23 @@ pub fn records(
         }
     }
     out
+}
+
+/// The context a call's `ToolRequested` names (`None` for any other event).
+fn requested_context(kind: &EventKind) -> Option<CallContext> {
+    match kind {
+        EventKind::ToolRequested {
+            tool,
+            project_root,
+            host,
+            ..
+        } => Some(CallContext {
+            host: host.clone(),
+            project: Some(project_root.clone()),
+            tool: Some(tool.clone()),
+        }),
+        _ => None,
+    }
 }
 
 /// The record of one event (`None` for a compaction marker, which is no decision).
@@ -361,6 +375,10 @@ impl AuditFilter {
                 .host
                 .as_deref()
                 .is_none_or(|h| r.host.as_deref() == Some(h))
+            && self
+                .machine
+                .as_deref()
+                .is_none_or(|m| r.machine.as_deref() == Some(m))
             && self.event.is_none_or(|e| r.event == e)
             && self.capability.as_deref().is_none_or(|c| {
                 r.requests.iter().any(|q| {
@@ -418,13 +436,14 @@ pub fn parse_time(s: &str) -> Result<String, String> {
     Ok(format!("{date}T{hms}.{millis}Z"))
 }
 
-/// Where a page ends: the last record's time, session and sequence number. The
-/// records are ordered by exactly these, so the next page starts after it.
+/// Where a page ends: the last record's time, session, sequence number and machine.
+/// The records are ordered by exactly these, so the next page starts after it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Cursor {
     pub at: String,
     pub session: String,
     pub seq: u64,
+    pub machine: String,
 }
 
 impl Cursor {
@@ -433,24 +452,29 @@ impl Cursor {
             at: r.at.clone(),
             session: r.session_id.clone(),
             seq: r.seq,
+            machine: r.machine.clone().unwrap_or_default(),
         }
     }
 
-    /// `AT~SESSION~SEQ` (none of the three contains `~`).
+    /// `AT~SESSION~SEQ~MACHINE` (none of the four contains `~`).
     pub fn encode(&self) -> String {
-        format!("{}~{}~{}", self.at, self.session, self.seq)
+        format!("{}~{}~{}~{}", self.at, self.session, self.seq, self.machine)
     }
 
     pub fn decode(s: &str) -> Result<Cursor, String> {
         let bad = || format!("`{s}` is not a cursor this service returned");
         let mut parts = s.split('~');
-        let (Some(at), Some(session), Some(seq), None) =
-            (parts.next(), parts.next(), parts.next(), parts.next())
-        else {
+        let (Some(at), Some(session), Some(seq), Some(machine), None) = (
+            parts.next(),
+            parts.next(),
+            parts.next(),
+            parts.next(),
+            parts.next(),
+        ) else {
             return Err(bad());
         };
         let at = parse_time(at).map_err(|_| bad())?;
-        if !super::valid_id(session) {
+        if !super::valid_id(session) || !(machine.is_empty() || valid_machine(machine)) {
             return Err(bad());
         }
         let seq = seq.parse().map_err(|_| bad())?;
@@ -458,13 +482,27 @@ impl Cursor {
             at,
             session: session.to_string(),
             seq,
+            machine: machine.to_string(),
         })
     }
 
-    fn before(&self, r: &AuditRecord) -> bool {
-        (self.at.as_str(), self.session.as_str(), self.seq)
-            < (r.at.as_str(), r.session_id.as_str(), r.seq)
+    fn key(&self) -> (&str, &str, u64, &str) {
+        (&self.at, &self.session, self.seq, &self.machine)
     }
+
+    fn before(&self, r: &AuditRecord) -> bool {
+        self.key() < order_key(r)
+    }
+}
+
+/// A record's place in the trail's order.
+fn order_key(r: &AuditRecord) -> (&str, &str, u64, &str) {
+    (
+        &r.at,
+        &r.session_id,
+        r.seq,
+        r.machine.as_deref().unwrap_or(""),
+    )
 }
 
 /// One page of records, oldest first, and where the next starts (`None`: the last).
@@ -550,6 +588,125 @@ pub fn blocking_query(
     })
 }
 
+/// As `blocking_query`, over the PostgreSQL store: its events (each with the machine and
+/// user of the replica that appended it) and the records it received. Reads the trail
+/// in batches after the cursor until a page is full or the trail ends.
+pub fn blocking_query_pg(
+    store: &super::pg::PgStore,
+    filter: &AuditFilter,
+    after: Option<&Cursor>,
+    limit: usize,
+) -> Result<AuditPage, AuditError> {
+    use super::pg::AuditRowKind;
+    let limit = limit.clamp(1, MAX_PAGE);
+    let batch = i64::try_from(limit.max(200) + 1).unwrap_or(i64::MAX);
+    let mut cursor = after.cloned();
+    let mut kept: Vec<AuditRecord> = Vec::new();
+    loop {
+        let rows = store
+            .blocking_audit_rows(
+                filter.session.as_deref(),
+                filter.since.as_deref(),
+                filter.until.as_deref(),
+                cursor
+                    .as_ref()
+                    .map(|c| (c.at.as_str(), c.session.as_str(), c.seq, c.machine.as_str())),
+                batch,
+            )
+            .map_err(|e| AuditError::Store(e.to_string()))?;
+        let full = i64::try_from(rows.len()).unwrap_or(i64::MAX) == batch;
+        for row in rows {
+            let (at, session, seq, machine) = row.key;
+            cursor = Some(Cursor {
+                at,
+                session,
+                seq,
+                machine,
+            });
+            let record = match row.what {
+                AuditRowKind::Received(body) => serde_json::from_str::<AuditRecord>(&body).ok(),
+                AuditRowKind::Local {
+                    session,
+                    event,
+                    requested,
+                    machine,
+                    user,
+                } => {
+                    let origin = (!machine.is_empty()).then_some(Origin { user, machine });
+                    let ctx = requested
+                        .and_then(|t| serde_json::from_str::<Event>(&t).ok())
+                        .and_then(|e| requested_context(&e.kind))
+                        .unwrap_or_default();
+                    serde_json::from_str::<Event>(&event)
+                        .ok()
+                        .and_then(|ev| record(&session, &ev, ctx, origin.as_ref()))
+                }
+            };
+            if let Some(r) = record.filter(|r| filter.keeps(r)) {
+                kept.push(r);
+                if kept.len() > limit {
+                    break;
+                }
+            }
+        }
+        if kept.len() > limit || !full {
+            break;
+        }
+    }
+    let more = kept.len() > limit;
+    kept.truncate(limit);
+    let next = if more {
+        kept.last().map(Cursor::of)
+    } else {
+        None
+    };
+    Ok(AuditPage {
+        records: kept,
+        next,
+    })
+}
+
+/// Stores records another decider sent in the PostgreSQL store, each once (see
+/// `blocking_receive` for what a request must hold).
+pub fn blocking_receive_pg(
+    store: &super::pg::PgStore,
+    records: Vec<AuditRecord>,
+) -> Result<Received, AuditError> {
+    check_received(&records).map_err(AuditError::Bad)?;
+    let (stored, duplicates) = store
+        .blocking_receive(&records)
+        .map_err(|e| AuditError::Store(e.to_string()))?;
+    Ok(Received { stored, duplicates })
+}
+
+/// Every record must name a valid machine, session and time (see `blocking_receive`).
+fn check_received(records: &[AuditRecord]) -> Result<(), String> {
+    for (i, r) in records.iter().enumerate() {
+        let machine = r.machine.as_deref().unwrap_or("");
+        if !valid_machine(machine) {
+            return Err(format!(
+                "records[{i}].machine `{machine}` is not a machine name (1 to 253 of A-Z a-z 0-9 . _ -)"
+            ));
+        }
+        if !super::valid_id(&r.session_id) {
+            return Err(format!(
+                "records[{i}].sessionId `{}` is not a session id",
+                r.session_id
+            ));
+        }
+        if parse_time(&r.at).ok().as_deref() != Some(r.at.as_str()) {
+            return Err(format!("records[{i}].at `{}` is not a record time", r.at));
+        }
+        if r.seq == 0 || i64::try_from(r.seq).is_err() {
+            return Err(format!(
+                "records[{i}].seq {} is not a sequence number (1 to 2^63-1)",
+                r.seq
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// The files of received records a query with `filter` reads:
 /// `<received>/<machine>/<session>.jsonl`.
 fn received_files(dir: &Path, filter: &AuditFilter) -> std::io::Result<Vec<PathBuf>> {
@@ -604,24 +761,8 @@ pub struct Received {
 /// above the last one stored for its machine and session is a duplicate (a decider
 /// sends a session's records in order). Every record must name a valid machine and
 /// session; one that does not refuses the whole request, before anything is stored.
-pub fn blocking_receive(dir: &Path, mut records: Vec<AuditRecord>) -> Result<Received, String> {
-    for (i, r) in records.iter().enumerate() {
-        let machine = r.machine.as_deref().unwrap_or("");
-        if !valid_machine(machine) {
-            return Err(format!(
-                "records[{i}].machine `{machine}` is not a machine name (1 to 253 of A-Z a-z 0-9 . _ -)"
-            ));
-        }
-        if !super::valid_id(&r.session_id) {
-            return Err(format!(
-                "records[{i}].sessionId `{}` is not a session id",
-                r.session_id
-            ));
-        }
-        if parse_time(&r.at).ok().as_deref() != Some(r.at.as_str()) {
-            return Err(format!("records[{i}].at `{}` is not a record time", r.at));
-        }
-    }
+pub fn blocking_receive(dir: &Path, mut records: Vec<AuditRecord>) -> Result<Received, AuditError> {
+    check_received(&records).map_err(AuditError::Bad)?;
     records.sort_by(|a, b| {
         (a.machine.as_deref(), a.session_id.as_str(), a.seq).cmp(&(
             b.machine.as_deref(),
@@ -635,9 +776,11 @@ pub fn blocking_receive(dir: &Path, mut records: Vec<AuditRecord>) -> Result<Rec
         let machine = first.machine.as_deref().unwrap_or("");
         let mdir = dir.join(machine);
         std::fs::create_dir_all(&mdir)
-            .map_err(|e| format!("cannot create `{}`: {e}", mdir.display()))?;
+            .map_err(|e| AuditError::Store(format!("cannot create `{}`: {e}", mdir.display())))?;
         let path = mdir.join(format!("{}.jsonl", first.session_id));
-        let io = |e: std::io::Error| format!("cannot store in `{}`: {e}", path.display());
+        let io = |e: std::io::Error| {
+            AuditError::Store(format!("cannot store in `{}`: {e}", path.display()))
+        };
         use std::io::{Read, Seek};
         let mut file = std::fs::OpenOptions::new()
             .read(true)
@@ -662,7 +805,8 @@ pub fn blocking_receive(dir: &Path, mut records: Vec<AuditRecord>) -> Result<Rec
                 continue;
             }
             top = r.seq;
-            serde_json::to_writer(&mut bytes, r).map_err(|e| format!("audit record: {e}"))?;
+            serde_json::to_writer(&mut bytes, r)
+                .map_err(|e| AuditError::Store(format!("audit record: {e}")))?;
             bytes.push(b'\n');
             out.stored += 1;
         }
@@ -676,13 +820,7 @@ pub fn blocking_receive(dir: &Path, mut records: Vec<AuditRecord>) -> Result<Rec
 }
 
 fn sort(records: &mut [AuditRecord]) {
-    records.sort_by(|a, b| {
-        (a.at.as_str(), a.session_id.as_str(), a.seq).cmp(&(
-            b.at.as_str(),
-            b.session_id.as_str(),
-            b.seq,
-        ))
-    });
+    records.sort_by(|a, b| order_key(a).cmp(&order_key(b)));
 }
 
 /// Where the sink writes: standard output, or a file opened for appending.
@@ -880,17 +1018,22 @@ mod tests {
         ] {
             assert!(parse_time(bad).is_err(), "{bad}");
         }
-        let c = Cursor {
+        let mut c = Cursor {
             at: "2026-12-05T19:30:01.000Z".to_string(),
             session: "s-1".to_string(),
             seq: 7,
+            machine: String::new(),
         };
+        assert_eq!(Cursor::decode(&c.encode()).unwrap(), c);
+        c.machine = "box-1.lan".to_string();
         assert_eq!(Cursor::decode(&c.encode()).unwrap(), c);
         for bad in [
             "x",
-            "2026-12-05T19:30:01.000Z~s/1~7",
+            "2026-12-05T19:30:01.000Z~s/1~7~m",
             "a~b~c~d",
-            "2026-12-05~s~-1",
+            "2026-12-05~s~-1~",
+            "2026-12-05~s~1~../m",
+            "2026-12-05~s~1~m~x",
         ] {
             assert!(Cursor::decode(bad).is_err(), "{bad}");
         }

@@ -293,6 +293,141 @@ impl PgStore {
     }
 }
 
+/// One row of the audit trail as the database keeps it, with its place in the order
+/// (time, session, sequence number, machine), which the next page starts after.
+#[derive(Debug)]
+pub struct AuditRow {
+    pub key: (String, String, u64, String),
+    pub what: AuditRowKind,
+}
+
+#[derive(Debug)]
+pub enum AuditRowKind {
+    /// An event of a session this store holds, with the `ToolRequested` of its call
+    /// (the call's context) and who appended it.
+    Local {
+        session: String,
+        event: String,
+        requested: Option<String>,
+        machine: String,
+        user: String,
+    },
+    /// A record another decider handed over.
+    Received(String),
+}
+
+impl PgStore {
+    /// Up to `limit` rows of the trail after `after` (time, session, sequence number,
+    /// machine), oldest first, within `session` and the time bounds when given: every
+    /// event, compacted ones too (the trail stays whole), and every received record.
+    pub fn blocking_audit_rows(
+        &self,
+        session: Option<&str>,
+        since: Option<&str>,
+        until: Option<&str>,
+        after: Option<(&str, &str, u64, &str)>,
+        limit: i64,
+    ) -> Result<Vec<AuditRow>, StoreError> {
+        let (a_at, a_session, a_seq, a_machine) =
+            after.map_or((None, "", 0, ""), |(t, s, q, m)| (Some(t), s, q, m));
+        let a_seq = to_i64(a_seq);
+        self.handle.block_on(async {
+            let client = self.client().await?;
+            let rows = client
+                .query(
+                    "SELECT src, session_id, body, requested, machine, user_name, seq, \
+                       to_char(at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"') FROM ( \
+                       SELECT 0 AS src, e.at, e.session_id, e.seq, e.machine, e.user_name, \
+                         e.body::text AS body, \
+                         (SELECT t.body::text FROM events t WHERE t.session_id = e.session_id \
+                            AND t.call_id = e.call_id AND t.kind = 'ToolRequested' \
+                            AND t.seq <= e.seq ORDER BY t.seq DESC LIMIT 1) AS requested \
+                       FROM events e WHERE e.kind <> 'Compacted' \
+                         AND ($1::text IS NULL OR e.session_id = $1) \
+                         AND ($2::text IS NULL OR e.at >= $2::text::timestamptz) \
+                         AND ($3::text IS NULL OR e.at < $3::text::timestamptz) \
+                         AND ($4::text IS NULL OR (e.at, e.session_id, e.seq, e.machine) > \
+                              ($4::text::timestamptz, $5::text, $6::bigint, $7::text)) \
+                       UNION ALL \
+                       SELECT 1, r.at, r.session_id, r.seq, r.machine, '', r.body::text, NULL \
+                       FROM audit_received r WHERE \
+                         ($1::text IS NULL OR r.session_id = $1) \
+                         AND ($2::text IS NULL OR r.at >= $2::text::timestamptz) \
+                         AND ($3::text IS NULL OR r.at < $3::text::timestamptz) \
+                         AND ($4::text IS NULL OR (r.at, r.session_id, r.seq, r.machine) > \
+                              ($4::text::timestamptz, $5::text, $6::bigint, $7::text)) \
+                     ) trail ORDER BY at, session_id, seq, machine LIMIT $8",
+                    &[
+                        &session, &since, &until, &a_at, &a_session, &a_seq, &a_machine, &limit,
+                    ],
+                )
+                .await
+                .map_err(query_err)?;
+            let mut out = Vec::with_capacity(rows.len());
+            for row in rows {
+                let src: i32 = row.try_get(0).map_err(query_err)?;
+                let session: String = row.try_get(1).map_err(query_err)?;
+                let body: String = row.try_get(2).map_err(query_err)?;
+                let machine: String = row.try_get(4).map_err(query_err)?;
+                let seq: i64 = row.try_get(6).map_err(query_err)?;
+                let at: String = row.try_get(7).map_err(query_err)?;
+                let key = (
+                    at,
+                    session.clone(),
+                    u64::try_from(seq).unwrap_or(0),
+                    machine.clone(),
+                );
+                let what = if src == 1 {
+                    AuditRowKind::Received(body)
+                } else {
+                    AuditRowKind::Local {
+                        session,
+                        event: body,
+                        requested: row.try_get(3).map_err(query_err)?,
+                        machine,
+                        user: row.try_get(5).map_err(query_err)?,
+                    }
+                };
+                out.push(AuditRow { key, what });
+            }
+            Ok(out)
+        })
+    }
+
+    /// Stores records another decider handed over, each once: `(stored, duplicates)`.
+    pub fn blocking_receive(
+        &self,
+        records: &[super::audit::AuditRecord],
+    ) -> Result<(usize, usize), StoreError> {
+        self.handle.block_on(async {
+            let mut client = self.client().await?;
+            let tx = client.transaction().await.map_err(query_err)?;
+            let stmt = tx
+                .prepare(
+                    "INSERT INTO audit_received (machine, session_id, seq, at, body) \
+                     VALUES ($1, $2, $3, $4::text::timestamptz, $5::text::json) \
+                     ON CONFLICT DO NOTHING",
+                )
+                .await
+                .map_err(query_err)?;
+            let mut stored = 0;
+            for r in records {
+                let body = serde_json::to_string(r).map_err(query_err)?;
+                let machine = r.machine.clone().unwrap_or_default();
+                stored += tx
+                    .execute(
+                        &stmt,
+                        &[&machine, &r.session_id, &to_i64(r.seq), &r.at, &body],
+                    )
+                    .await
+                    .map_err(query_err)? as usize;
+            }
+            tx.commit().await.map_err(query_err)?;
+            Ok((stored, records.len() - stored))
+        })
+    }
+}
+
 fn to_i64(n: u64) -> i64 {
     i64::try_from(n).unwrap_or(i64::MAX)
 }
@@ -350,12 +485,14 @@ async fn insert_events(
 ) -> Result<Option<u64>, StoreError> {
     let stmt = tx
         .prepare(
-            "INSERT INTO events (session_id, seq, at, kind, call_id, host, decision, body) \
-             VALUES ($1, $2, $3::text::timestamptz, $4, $5, $6, $7, $8::text::json)",
+            "INSERT INTO events (session_id, seq, at, kind, call_id, host, decision, body, \
+             machine, user_name) \
+             VALUES ($1, $2, $3::text::timestamptz, $4, $5, $6, $7, $8::text::json, $9, $10)",
         )
         .await
         .map_err(query_err)?;
     let mut next = None;
+    let origin = super::audit::Origin::current();
     for (ev, host) in events {
         let body = serde_json::to_string(ev).map_err(query_err)?;
         let (kind, decision) = kind_and_decision(&ev.kind);
@@ -371,6 +508,8 @@ async fn insert_events(
                 host,
                 &decision,
                 &body,
+                &origin.machine,
+                &origin.user,
             ],
         )
         .await
