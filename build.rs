@@ -35,7 +35,10 @@ fn main() {
         .or_else(from_git)
         .unwrap_or_else(|| "unknown commit".to_string());
     println!("cargo:rustc-env=KHAELOR_PERM_COMMIT={commit}");
-    packs_index();
+    if let Err(e) = packs_index() {
+        // Fails the build with this message.
+        println!("cargo::error={e}");
+    }
 }
 
 /// The domain packs, in the order the analysis reads them.
@@ -49,24 +52,23 @@ const PACKS: [&str; 6] = [
 ];
 
 /// Writes `FILES`: per pack its name, its text (embedded) and its program names.
-fn packs_index() {
+fn packs_index() -> Result<(), String> {
     let manifest = PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").unwrap_or_default());
     let dir = manifest.join("src").join("programs").join("packs");
     println!("cargo:rerun-if-changed={}", dir.display());
     let listed: Vec<String> = PACKS.iter().map(|n| format!("{n}.json")).collect();
     let mut present: Vec<String> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("cannot list {}: {e}", dir.display()))
+        .map_err(|e| format!("cannot list {}: {e}", dir.display()))?
         .filter_map(|e| e.ok())
         .map(|e| e.file_name().to_string_lossy().into_owned())
         .filter(|n| n.ends_with(".json"))
         .collect();
     present.sort();
-    for name in &present {
-        assert!(
-            listed.contains(name),
+    if let Some(name) = present.iter().find(|n| !listed.contains(n)) {
+        return Err(format!(
             "{name} in {} is not in build.rs's PACKS: add it there (the order is the packs' order)",
             dir.display()
-        );
+        ));
     }
     let mut out = format!(
         "/// The pack files: name, text (embedded at build time), and the names of the\n\
@@ -78,13 +80,13 @@ fn packs_index() {
         let path = dir.join(format!("{name}.json"));
         println!("cargo:rerun-if-changed={}", path.display());
         let text = std::fs::read_to_string(&path)
-            .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+            .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
         let doc: serde_json::Value = serde_json::from_str(&text)
-            .unwrap_or_else(|e| panic!("{} is not JSON: {e}", path.display()));
+            .map_err(|e| format!("{} is not JSON: {e}", path.display()))?;
         let programs = doc
             .get("programs")
             .and_then(|p| p.as_object())
-            .unwrap_or_else(|| panic!("{} has no `programs` object", path.display()));
+            .ok_or_else(|| format!("{} has no `programs` object", path.display()))?;
         let names: Vec<String> = programs.keys().map(|k| format!("{k:?}")).collect();
         out.push_str(&format!(
             "    ({name:?}, include_str!({:?}), &[{}]),\n",
@@ -94,8 +96,7 @@ fn packs_index() {
     }
     out.push_str("];\n");
     let target = PathBuf::from(std::env::var_os("OUT_DIR").unwrap_or_default()).join("packs.rs");
-    std::fs::write(&target, out)
-        .unwrap_or_else(|e| panic!("cannot write {}: {e}", target.display()));
+    std::fs::write(&target, out).map_err(|e| format!("cannot write {}: {e}", target.display()))
 }
 
 /// `<short hash> <date>` from git, with rerun triggers on HEAD and its branch, or `None`
