@@ -27,6 +27,11 @@ pub struct Args {
     /// $HOME/.local/state/khaelor-perm].
     #[arg(long, env = "KHAELOR_PERM_STATE_DIR", value_name = "DIR")]
     pub state_dir: Option<PathBuf>,
+    /// Where sessions and their events are kept: `files` (the state directory) or a
+    /// PostgreSQL URL `postgres://USER:PASSWORD@HOST:PORT/DB` that several replicas
+    /// share (its schema is migrated at start-up).
+    #[arg(long, env = "KHAELOR_STORE", value_name = "STORE", default_value = "files", value_parser = parse_store)]
+    pub store: StoreArg,
     /// File holding the bearer token clients must send (surrounding whitespace ignored).
     /// Without it, `<state-dir>/panel-token` is made on first start (mode 0600) and
     /// answering a prompt (grant, deny, trust, the pending calls) needs it, on loopback
@@ -107,6 +112,11 @@ pub struct Args {
     /// After SIGTERM, seconds in-flight requests get to finish before connections are cut.
     #[arg(long, env = "KHAELOR_PERM_SHUTDOWN_TIMEOUT_SECS", default_value_t = 10)]
     pub shutdown_timeout_secs: u64,
+    /// Also write every event (decision, answer, grant) as one JSON line to FILE
+    /// (appended, created owner-only), or `-` for standard output after the start-up
+    /// lines, for a log shipper.
+    #[arg(long, env = "KHAELOR_PERM_AUDIT_LOG", value_name = "FILE")]
+    pub audit_log: Option<PathBuf>,
     /// Log format on stderr (filter with RUST_LOG, default `info`).
     #[arg(
         long,
@@ -115,6 +125,33 @@ pub struct Args {
         default_value = "text"
     )]
     pub log_format: LogFormat,
+}
+
+/// The `--store` flag: the state directory's files, or a PostgreSQL URL.
+#[derive(Clone)]
+pub enum StoreArg {
+    Files,
+    Postgres(String),
+}
+
+impl std::fmt::Debug for StoreArg {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            StoreArg::Files => f.write_str("files"),
+            StoreArg::Postgres(url) => f.write_str(&crate::session::pg::redact(url)),
+        }
+    }
+}
+
+fn parse_store(text: &str) -> Result<StoreArg, String> {
+    let t = text.trim();
+    if t == "files" {
+        Ok(StoreArg::Files)
+    } else if t.starts_with("postgres://") || t.starts_with("postgresql://") {
+        Ok(StoreArg::Postgres(t.to_string()))
+    } else {
+        Err("expected `files` or a URL starting with `postgres://`".to_string())
+    }
 }
 
 /// Why the server refuses to start.
@@ -146,6 +183,8 @@ pub enum ServeError {
     ManagedRelative(String),
     #[error("managed config `{0}` is not a readable file")]
     ManagedMissing(String),
+    #[error("{0}")]
+    AuditLog(String),
     #[error("home `{0}` is not an absolute path")]
     HomeRelative(String),
 }
@@ -171,6 +210,20 @@ pub fn run(args: Args) -> ExitCode {
         }
     };
     runtime.block_on(async move {
+        let backend = match &args.store {
+            StoreArg::Files => crate::session::Backend::Files,
+            StoreArg::Postgres(url) => match crate::session::pg::PgStore::connect(url).await {
+                Ok(store) => {
+                    tracing::info!(store = %store.shown(), "sessions kept in PostgreSQL");
+                    crate::session::Backend::Postgres(std::sync::Arc::new(store))
+                }
+                Err(e) => {
+                    eprintln!("khaelor-perm serve: {e}");
+                    tracing::error!("{e}");
+                    return ExitCode::from(2);
+                }
+            },
+        };
         let listener = match tokio::net::TcpListener::bind(args.addr).await {
             Ok(l) => l,
             Err(e) => {
@@ -188,7 +241,8 @@ pub fn run(args: Args) -> ExitCode {
                 "answering permission prompts needs the panel token in this file"
             );
         }
-        let state = AppState::new(config);
+        let state = AppState::with_backend(config, backend);
+        http::replicas::start(&state);
         print_panel_link(&state, bound);
         match http::serve(listener, state, shutdown_signal()).await {
             Ok(()) => {
@@ -284,6 +338,12 @@ pub fn service_config(args: &Args) -> Result<ServiceConfig, ServeError> {
             "swept the session directory"
         );
     }
+    let audit = match &args.audit_log {
+        Some(path) => Some(std::sync::Arc::new(
+            crate::session::audit::AuditSink::open(path).map_err(ServeError::AuditLog)?,
+        )),
+        None => None,
+    };
     let default_home = match &args.home {
         Some(h) if !h.is_absolute() => {
             return Err(ServeError::HomeRelative(h.display().to_string()));
@@ -304,6 +364,7 @@ pub fn service_config(args: &Args) -> Result<ServiceConfig, ServeError> {
         allowed_hosts: args.allowed_hosts.clone(),
         allowed_origins: args.allowed_origins.clone(),
         limits: limits(args),
+        audit,
     })
 }
 

@@ -32,12 +32,13 @@ pub async fn healthz() -> Json<Health> {
     })
 }
 
-/// Readiness: 200 while the server takes work, 503 once shutdown began or when the
-/// session directory is gone (a balancer stops sending; liveness is `/healthz`).
+/// Readiness: 200 while the server takes work, 503 once shutdown began, when the
+/// session directory is gone, or when the PostgreSQL store does not answer (a
+/// balancer stops sending; liveness is `/healthz`).
 #[utoipa::path(get, path = "/readyz", tag = "service",
     responses(
         (status = 200, description = "The server takes work", body = Health),
-        (status = 503, description = "Shutting down, or the state directory is unusable", body = ErrorBody),
+        (status = 503, description = "Shutting down, the state directory is unusable, or the PostgreSQL session store does not answer (`store_unavailable`)", body = ErrorBody),
     ))]
 pub async fn readyz(State(state): State<AppState>) -> Response {
     if state.draining() {
@@ -58,6 +59,16 @@ pub async fn readyz(State(state): State<AppState>) -> Response {
             axum::http::StatusCode::SERVICE_UNAVAILABLE,
             "state_dir_unusable",
             "the session directory is missing or not a directory",
+        )
+        .into_response();
+    }
+    if let crate::session::Backend::Postgres(store) = state.sessions().backend()
+        && !store.ping().await
+    {
+        return ApiError::new(
+            axum::http::StatusCode::SERVICE_UNAVAILABLE,
+            "store_unavailable",
+            "the session store does not answer",
         )
         .into_response();
     }

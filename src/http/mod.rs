@@ -6,6 +6,7 @@
 //! `decide`, `config`, `session`, `grants`); no policy or analysis logic lives here.
 
 pub mod api;
+pub mod audit;
 pub mod auth;
 pub mod conn;
 pub mod credential;
@@ -18,6 +19,7 @@ pub mod openapi;
 pub mod panel;
 pub mod pending;
 pub mod policy_cache;
+pub mod replicas;
 pub mod sessions;
 pub mod web;
 
@@ -89,6 +91,9 @@ pub struct ServiceConfig {
     /// Browser origins accepted (`--allowed-origin`); any other `Origin` is a 403.
     pub allowed_origins: Vec<String>,
     pub limits: Limits,
+    /// Where every appended event also goes as an audit record, one JSON line each
+    /// (`--audit-log`).
+    pub audit: Option<std::sync::Arc<crate::session::audit::AuditSink>>,
 }
 
 impl ServiceConfig {
@@ -191,6 +196,12 @@ struct Inner {
 
 impl AppState {
     pub fn new(config: ServiceConfig) -> Self {
+        Self::with_backend(config, crate::session::Backend::Files)
+    }
+
+    /// A state whose sessions live in `backend` (the state directory's files, or a
+    /// PostgreSQL store several replicas share).
+    pub fn with_backend(config: ServiceConfig, backend: crate::session::Backend) -> Self {
         AppState {
             inner: Arc::new(Inner {
                 metrics: metrics::Metrics::new(),
@@ -200,7 +211,8 @@ impl AppState {
                     config.limits.max_sessions,
                     config.limits.session_idle,
                 )
-                .with_max_bytes(config.limits.max_session_memory),
+                .with_max_bytes(config.limits.max_session_memory)
+                .with_backend(backend),
                 panel: panel::PanelHub::default(),
                 blocking: Arc::new(tokio::sync::Semaphore::new(
                     config.limits.blocking_threads.max(1),
@@ -503,6 +515,8 @@ pub fn app(state: AppState) -> Router {
             post(sessions::record_call),
         )
         .route("/v1/pending", get(pending::pending))
+        .route("/v1/audit", get(audit::audit))
+        .route("/v1/audit/records", post(audit::receive))
         .route("/v1/pending/stream", get(pending::stream))
         .route("/v1/sessions/{session_id}/pending", get(sessions::pending))
         .route("/v1/sessions/{session_id}/events", get(sessions::events))
@@ -806,6 +820,7 @@ mod tests {
             allowed_hosts: Vec::new(),
             allowed_origins: Vec::new(),
             limits: Limits::default(),
+            audit: None,
         })
     }
 

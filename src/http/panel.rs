@@ -107,6 +107,41 @@ impl PanelHub {
         }
     }
 
+    /// Sets the index for one session to `pending` (its waiting calls as just read
+    /// under its lock) and announces the difference: calls the index did not know as
+    /// `pending`, calls it knew that no longer wait as `resolved` with their status
+    /// and no `by` (who answered is in events this replica did not follow one by one,
+    /// so a waiting hook does not take it as a person's approval).
+    pub(crate) fn reconcile(&self, session: &Session, pending: &[PanelCall]) {
+        let known: Vec<String> = {
+            let waiting = self.waiting.lock().unwrap_or_else(|e| e.into_inner());
+            waiting
+                .get(session.id())
+                .map(|l| l.iter().map(|(id, _)| id.clone()).collect())
+                .unwrap_or_default()
+        };
+        let mut changes: Vec<PanelEvent> = pending
+            .iter()
+            .filter(|c| !known.contains(&c.call_id))
+            .map(|c| PanelEvent::Pending(Box::new(c.clone())))
+            .collect();
+        for id in known {
+            if pending.iter().any(|c| c.call_id == id) {
+                continue;
+            }
+            let status = session.call(&id).map_or(CallStatus::Denied, |c| c.status);
+            changes.push(resolved(session, &id, status, &""));
+        }
+        self.replace(session.id(), pending);
+        self.publish(changes);
+    }
+
+    /// The sessions in the index now (without seeding it).
+    pub(crate) fn known_sessions(&self) -> Vec<String> {
+        let waiting = self.waiting.lock().unwrap_or_else(|e| e.into_inner());
+        waiting.keys().cloned().collect()
+    }
+
     /// The sessions with a call waiting, `seed` run once first to read the logs on
     /// disk (`replace` per session).
     pub async fn sessions<F, Fut>(&self, seed: F) -> Result<Vec<String>, ApiError>

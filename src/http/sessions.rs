@@ -27,10 +27,11 @@ use super::error::{ApiError, ApiJson, ApiPath, ErrorBody};
 use super::handlers::map_call;
 use crate::policy::decide::{self, CallDecision, GrantError};
 use crate::policy::rules::{Action, PermissionRule};
+use crate::session::audit::{self, AuditSink};
 use crate::session::flow;
 use crate::session::grants::{self, PersistedRule};
 use crate::session::{
-    CallRecord, CallStatus, EventKind, GrantScope, Session, SessionError, valid_id,
+    Backend, CallRecord, CallStatus, EventKind, GrantScope, Session, SessionError, valid_id,
 };
 
 /// The sessions held in memory, each behind its own async lock: a bounded cache over
@@ -44,6 +45,7 @@ use crate::session::{
 #[derive(Debug)]
 pub struct SessionStore {
     dir: PathBuf,
+    backend: Backend,
     open: Mutex<Index>,
     max: usize,
     max_bytes: usize,
@@ -79,11 +81,28 @@ impl SessionStore {
     pub fn with_limits(dir: PathBuf, max: usize, idle: Duration) -> Self {
         SessionStore {
             dir,
+            backend: Backend::Files,
             open: Mutex::new(Index::default()),
             max: max.max(1),
             max_bytes: DEFAULT_MAX_SESSION_MEMORY,
             idle,
         }
+    }
+
+    /// The same store with its sessions kept in `backend` (files by default).
+    pub fn with_backend(mut self, backend: Backend) -> Self {
+        self.backend = backend;
+        self
+    }
+
+    /// Where the sessions are kept.
+    pub fn backend(&self) -> &Backend {
+        &self.backend
+    }
+
+    /// The session directory (the file store's; unused by the PostgreSQL store).
+    pub fn dir(&self) -> &std::path::Path {
+        &self.dir
     }
 
     /// The same store keeping at most about `bytes` of sessions in memory.
@@ -104,7 +123,9 @@ impl SessionStore {
             .map_or(0, |i| i.slots.values().map(|s| s.bytes).sum())
     }
 
-    /// Locks session `id`, reading its log (on the blocking pool) on first use.
+    /// Locks session `id`, reading its log (on the blocking pool) on first use. A
+    /// session in the shared PostgreSQL store is first brought up to date with what
+    /// other replicas appended, and what it learns goes to the panels.
     pub(crate) async fn lock(&self, state: &AppState, id: &str) -> Result<Guard, ApiError> {
         let slot = {
             let mut index = self
@@ -127,11 +148,26 @@ impl SessionStore {
         if guard.is_none() {
             let dir = self.dir.clone();
             let id = id.to_string();
+            let backend = self.backend.clone();
             let session = state
-                .blocking(move || Session::blocking_open(&dir, &id))
+                .blocking(move || backend.blocking_open(&dir, &id))
                 .await?
                 .map_err(session_error)?;
             *guard = Some(session);
+        } else if guard.as_ref().is_some_and(Session::is_shared) {
+            let (back, result) = state
+                .blocking(move || {
+                    let result = match guard.as_mut() {
+                        Some(s) => s
+                            .blocking_catch_up()
+                            .map(|events| super::panel::changes(s, &events)),
+                        None => Ok(Vec::new()),
+                    };
+                    (guard, result)
+                })
+                .await?;
+            guard = back;
+            state.panel().publish(result.map_err(session_error)?);
         }
         Ok(guard)
     }
@@ -200,6 +236,20 @@ impl SessionStore {
         }
     }
 
+    /// Whether session `id` is in memory with its event `seq` already applied (a
+    /// notification about it brings nothing new). A slot someone holds is not
+    /// current: its holder caught up before this event may have been written.
+    pub(crate) fn is_current(&self, id: &str, seq: u64) -> bool {
+        let Ok(index) = self.open.lock() else {
+            return false;
+        };
+        index.slots.get(id).is_some_and(|slot| {
+            slot.cell
+                .try_lock()
+                .is_ok_and(|s| s.as_ref().is_some_and(|s| s.next_seq() > seq))
+        })
+    }
+
     /// Drops the slot of a session that turned out not to exist, so probing ids does
     /// not grow the index.
     fn forget_if_empty(&self, guard: &Guard) {
@@ -239,12 +289,13 @@ pub(crate) async fn append(
     if kinds.is_empty() {
         return Ok(guard);
     }
+    let audit = state.config().audit.clone();
     let (guard, result) = state
         .blocking(move || {
             let result = match guard.as_mut() {
                 Some(s) => s
                     .blocking_append(kinds)
-                    .map(|events| super::panel::changes(s, &events)),
+                    .map(|events| published(&audit, s, &events)),
                 None => Ok(Vec::new()),
             };
             (guard, result)
@@ -263,13 +314,14 @@ pub(crate) async fn append_call(
     kinds: Vec<EventKind>,
 ) -> Result<Guard, ApiError> {
     let budget = state.config().limits.max_session_events;
+    let audit = state.config().audit.clone();
     let (guard, result) = state
         .blocking(move || {
             let result = match guard.as_mut() {
                 Some(s) => s
                     .blocking_make_room(budget, kinds.len(), crate::session::LogLock::Take)
                     .and_then(|_| s.blocking_append(kinds))
-                    .map(|events| super::panel::changes(s, &events)),
+                    .map(|events| published(&audit, s, &events)),
                 None => Ok(Vec::new()),
             };
             (guard, result)
@@ -279,10 +331,39 @@ pub(crate) async fn append_call(
     Ok(guard)
 }
 
+/// What appended events change for the panels; on the way, their audit records go to
+/// the sink (`serve --audit-log`). The log is the truth: a sink that fails is logged,
+/// and the call goes on.
+fn published(
+    audit: &Option<Arc<AuditSink>>,
+    s: &Session,
+    events: &[crate::session::Event],
+) -> Vec<super::panel::PanelEvent> {
+    if let Some(sink) = audit {
+        let records = audit::records(s.id(), events, Some(audit::Origin::current()), |id| {
+            s.call(id).map(audit::CallContext::of)
+        });
+        if let Err(e) = sink.write(&records) {
+            tracing::error!(session = %s.id(), "{e}");
+        }
+    }
+    super::panel::changes(s, events)
+}
+
 fn session_error(e: SessionError) -> ApiError {
     match e {
         SessionError::InvalidId(_) => ApiError::bad_request("invalid_id", e.to_string()),
         SessionError::Budget { .. } => ApiError::conflict("session_event_budget", e.to_string()),
+        SessionError::Behind => ApiError::conflict("session_changed", e.to_string()),
+        SessionError::Store(_) => {
+            // Fails closed: no decision is answered without its events recorded.
+            tracing::error!(error = %e, "session store unavailable");
+            ApiError::new(
+                axum::http::StatusCode::SERVICE_UNAVAILABLE,
+                "store_unavailable",
+                "the session store is unavailable, see the server log",
+            )
+        }
         _ => ApiError::internal(e),
     }
 }
@@ -317,16 +398,14 @@ async fn with_decisions(
     guard: &Guard,
     mut calls: Vec<CallRecord>,
 ) -> Result<Vec<CallRecord>, ApiError> {
-    let Some(path) = guard.as_ref().map(|s| s.log_path().to_path_buf()) else {
+    let Some(source) = guard.as_ref().map(Session::decision_source) else {
         return Ok(calls);
     };
     if calls.iter().all(|c| c.decision_at.is_none()) {
         return Ok(calls);
     }
     state
-        .blocking(move || {
-            crate::session::blocking_read_decisions(&path, &mut calls).map(|()| calls)
-        })
+        .blocking(move || source.blocking_read(&mut calls).map(|()| calls))
         .await?
         .map_err(session_error)
 }
@@ -422,9 +501,9 @@ pub struct CallResponse {
         (status = 200, description = "The call's status and decision", body = CallResponse),
         (status = 400, description = "Malformed JSON, a wrong type, an invalid session, call or turn id", body = ErrorBody),
         (status = 401, description = "Missing or invalid bearer token", body = ErrorBody),
-        (status = 503, description = "At the concurrency cap (`overloaded`) or over the request timeout (`request_timeout`); `Retry-After` says when to retry", body = ErrorBody),
+        (status = 503, description = "At the concurrency cap (`overloaded`) or over the request timeout (`request_timeout`), `Retry-After` says when to retry; or the PostgreSQL session store does not answer (`store_unavailable`)", body = ErrorBody),
         (status = 403, description = "Project root outside the allowed workspace roots", body = ErrorBody),
-        (status = 409, description = "The call id is already recorded in this session (`call_exists`), or the session is over its event budget even compacted (`session_event_budget`)", body = ErrorBody),
+        (status = 409, description = "The call id is already recorded in this session (`call_exists`), or the session is over its event budget even compacted (`session_event_budget`), or another replica wrote the session first (`session_changed`): nothing was recorded, send it again", body = ErrorBody),
         (status = 408, description = "The body did not arrive within the body timeout", body = ErrorBody),
         (status = 413, description = "Body over 1 MiB", body = ErrorBody),
         (status = 415, description = "Content type is not JSON", body = ErrorBody),
@@ -529,7 +608,7 @@ pub async fn record_call(
         (status = 200, description = "Pending calls", body = PendingResponse),
         (status = 400, description = "Invalid session id", body = ErrorBody),
         (status = 401, description = "Missing or invalid bearer token", body = ErrorBody),
-        (status = 503, description = "At the concurrency cap (`overloaded`) or over the request timeout (`request_timeout`); `Retry-After` says when to retry", body = ErrorBody),
+        (status = 503, description = "At the concurrency cap (`overloaded`) or over the request timeout (`request_timeout`), `Retry-After` says when to retry; or the PostgreSQL session store does not answer (`store_unavailable`)", body = ErrorBody),
         (status = 404, description = "Unknown session", body = ErrorBody),
     ))]
 pub async fn pending(
@@ -566,7 +645,7 @@ pub async fn pending(
         (status = 200, description = "Every event of the session", body = EventsResponse),
         (status = 400, description = "Invalid session id", body = ErrorBody),
         (status = 401, description = "Missing or invalid bearer token", body = ErrorBody),
-        (status = 503, description = "At the concurrency cap (`overloaded`) or over the request timeout (`request_timeout`); `Retry-After` says when to retry", body = ErrorBody),
+        (status = 503, description = "At the concurrency cap (`overloaded`) or over the request timeout (`request_timeout`), `Retry-After` says when to retry; or the PostgreSQL session store does not answer (`store_unavailable`)", body = ErrorBody),
         (status = 404, description = "Unknown session", body = ErrorBody),
     ))]
 pub async fn events(
@@ -609,10 +688,10 @@ pub async fn events(
         (status = 200, description = "Granted and approved", body = GrantResponse),
         (status = 400, description = "Malformed JSON, a wrong type, an invalid id", body = ErrorBody),
         (status = 401, description = "Missing or invalid bearer token", body = ErrorBody),
-        (status = 503, description = "At the concurrency cap (`overloaded`) or over the request timeout (`request_timeout`); `Retry-After` says when to retry", body = ErrorBody),
+        (status = 503, description = "At the concurrency cap (`overloaded`) or over the request timeout (`request_timeout`), `Retry-After` says when to retry; or the PostgreSQL session store does not answer (`store_unavailable`)", body = ErrorBody),
         (status = 403, description = "Project root outside the allowed workspace roots", body = ErrorBody),
         (status = 404, description = "Unknown session or call", body = ErrorBody),
-        (status = 409, description = "The call is not pending; `always` with a pattern the call does not offer (`pattern_not_offered`) or on a call that offers none (`no_always_patterns`); or the project config could not be updated (`config_malformed`, `config_write_failed`: the grant applies to this session only)", body = ErrorBody),
+        (status = 409, description = "The call is not pending; `always` with a pattern the call does not offer (`pattern_not_offered`) or on a call that offers none (`no_always_patterns`); or the project config could not be updated (`config_malformed`, `config_write_failed`: the grant applies to this session only); or another replica wrote the session first (`session_changed`): send it again", body = ErrorBody),
         (status = 408, description = "The body did not arrive within the body timeout", body = ErrorBody),
         (status = 413, description = "Body over 1 MiB", body = ErrorBody),
         (status = 415, description = "Content type is not JSON", body = ErrorBody),
@@ -807,9 +886,9 @@ fn offered(patterns: &[String]) -> String {
         (status = 200, description = "Denied; the message goes to the model", body = DenyResponse),
         (status = 400, description = "Malformed JSON, a wrong type, an invalid id", body = ErrorBody),
         (status = 401, description = "Missing or invalid bearer token", body = ErrorBody),
-        (status = 503, description = "At the concurrency cap (`overloaded`) or over the request timeout (`request_timeout`); `Retry-After` says when to retry", body = ErrorBody),
+        (status = 503, description = "At the concurrency cap (`overloaded`) or over the request timeout (`request_timeout`), `Retry-After` says when to retry; or the PostgreSQL session store does not answer (`store_unavailable`)", body = ErrorBody),
         (status = 404, description = "Unknown session or call", body = ErrorBody),
-        (status = 409, description = "The call is not pending", body = ErrorBody),
+        (status = 409, description = "The call is not pending; or another replica wrote the session first (`session_changed`): nothing was recorded, send it again", body = ErrorBody),
         (status = 408, description = "The body did not arrive within the body timeout", body = ErrorBody),
         (status = 413, description = "Body over 1 MiB", body = ErrorBody),
         (status = 415, description = "Content type is not JSON", body = ErrorBody),
@@ -873,6 +952,7 @@ mod tests {
             allowed_hosts: Vec::new(),
             allowed_origins: Vec::new(),
             limits: crate::http::Limits::default(),
+            audit: None,
         })
     }
 

@@ -8,14 +8,21 @@
 //! and the HTTP layer decides which events to record. Functions that touch the disk are
 //! named `blocking_*`.
 
+pub mod audit;
 pub mod flow;
 pub mod grants;
+pub mod outbox;
+pub mod pg;
+mod store;
 pub mod suggest;
+
+pub use store::{Backend, DecisionSource};
 
 use std::collections::HashMap;
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
@@ -284,6 +291,12 @@ pub enum SessionError {
         "the session has reached its budget of {max_events} events: even compacted, its pending calls and session grants take {live}; answer its pending calls or start a new session"
     )]
     Budget { max_events: usize, live: usize },
+    #[error("{0}")]
+    Store(#[from] pg::StoreError),
+    #[error(
+        "the session changed on another replica while this request was being decided; nothing was recorded: send it again"
+    )]
+    Behind,
 }
 
 /// One session: its log file and the state derived from its events. The events
@@ -309,6 +322,9 @@ pub struct Session {
     /// The file ends without a newline (a torn last line): the next append starts a
     /// new line so it is not glued to the fragment.
     needs_newline: bool,
+    /// The PostgreSQL store the events live in, instead of the file at `path`
+    /// (`store.rs`); `path` then only names the session in messages.
+    pg: Option<Arc<pg::PgStore>>,
 }
 
 impl Session {
@@ -342,6 +358,7 @@ impl Session {
             always_calls: Vec::new(),
             next_seq,
             needs_newline: false,
+            pg: None,
         };
         s.resident = std::mem::size_of::<Session>() + s.id.len() + s.path.as_os_str().len();
         s
@@ -393,10 +410,15 @@ impl Session {
                 }
             }
         }
-        // A crash between a call's `ToolRequested` and its decision leaves it neither
-        // pending nor answerable: say so, and how to recover (the HTTP layer decides a
-        // call recorded again with the same tool and input).
-        let stuck: Vec<String> = s
+        s.warn_stuck();
+        Ok(s)
+    }
+
+    /// A crash between a call's `ToolRequested` and its decision leaves it neither
+    /// pending nor answerable: say so, and how to recover (the HTTP layer decides a
+    /// call recorded again with the same tool and input).
+    fn warn_stuck(&mut self) {
+        let stuck: Vec<String> = self
             .calls()
             .filter(|c| c.status == CallStatus::Requested)
             .map(|c| c.call_id.clone())
@@ -404,12 +426,11 @@ impl Session {
         for id in stuck {
             let w = format!(
                 "{}: call `{id}` was requested but its decision was lost; record it again with the same tool and input to decide it",
-                s.path.display()
+                self.path.display()
             );
-            tracing::warn!(session = %s.id, "{w}");
-            s.warnings.push(w);
+            tracing::warn!(session = %self.id, "{w}");
+            self.warnings.push(w);
         }
-        Ok(s)
     }
 
     pub fn id(&self) -> &str {
@@ -424,6 +445,9 @@ impl Session {
 
     /// Every event of the log, read from disk, and what went wrong reading it.
     pub fn blocking_events(&self) -> Result<(Vec<Event>, Vec<String>), SessionError> {
+        if let Some(store) = &self.pg {
+            return Ok(store.blocking_events(&self.id, 0)?);
+        }
         let dir = self.path.parent().unwrap_or_else(|| Path::new("."));
         let (s, events) = Session::blocking_open_with_events(dir, &self.id)?;
         Ok((events, s.warnings))
@@ -491,6 +515,9 @@ impl Session {
         kinds: Vec<EventKind>,
         durability: Durability,
     ) -> Result<Vec<Event>, SessionError> {
+        if let Some(store) = self.pg.clone() {
+            return self.blocking_append_pg(&store, kinds);
+        }
         let (events, offsets) = blocking_write_events(
             &self.path,
             self.next_seq,
@@ -682,6 +709,9 @@ impl Session {
     /// one is. A temp file left by a crash is removed by the start-up sweep. Memory
     /// changes only once the new log is durable.
     pub fn blocking_compact(&mut self, lock: LogLock) -> Result<CompactReport, SessionError> {
+        if let Some(store) = self.pg.clone() {
+            return self.blocking_compact_pg(&store);
+        }
         let dir = self
             .path
             .parent()
@@ -1319,6 +1349,26 @@ fn io_err(action: &'static str, path: &Path, source: io::Error) -> SessionError 
         path: path.display().to_string(),
         source,
     }
+}
+
+/// The ids of the session logs in `dir` (none when it does not exist yet).
+pub fn blocking_session_ids(dir: &Path) -> std::io::Result<Vec<String>> {
+    let entries = match std::fs::read_dir(dir) {
+        Ok(e) => e,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(e),
+    };
+    let mut ids = Vec::new();
+    for entry in entries {
+        let name = entry?.file_name();
+        if let Some(id) = name.to_str().and_then(|n| n.strip_suffix(".jsonl"))
+            && valid_id(id)
+        {
+            ids.push(id.to_string());
+        }
+    }
+    ids.sort();
+    Ok(ids)
 }
 
 /// The current time as RFC 3339 UTC with milliseconds, e.g. `2026-05-01T12:00:00.123Z`.

@@ -158,6 +158,13 @@ impl Server {
         self
     }
 
+    /// Kills with SIGKILL (no shutdown at all, as a crash) and waits for the exit.
+    pub fn kill9(&mut self) {
+        let mut child = self.child.take().expect("server already stopped");
+        let _ = child.kill();
+        let _ = child.wait();
+    }
+
     /// Stops with SIGTERM (graceful) and waits for the exit.
     pub fn stop(&mut self) -> ExitStatus {
         let mut child = self.child.take().expect("server already stopped");
