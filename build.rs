@@ -14,6 +14,13 @@
 //! directory, so a copy of the sources inside some other repository never reports that
 //! repository's commit. Cargo reruns this script when HEAD or the branch it points to
 //! moves.
+//!
+//! It also writes `$OUT_DIR/packs.rs`: the domain packs (`src/programs/packs/*.json`),
+//! each with the names of the programs it reads. The analysis parses a pack only when a
+//! command names one of its programs; the list says which without parsing at run
+//! time (a hook process decides one command, and parsing every pack cost it more than
+//! its analysis). A pack that is not valid JSON, has no `programs` object, or a JSON
+//! file left out of the list fails the build.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -28,6 +35,68 @@ fn main() {
         .or_else(from_git)
         .unwrap_or_else(|| "unknown commit".to_string());
     println!("cargo:rustc-env=KHAELOR_PERM_COMMIT={commit}");
+    if let Err(e) = packs_index() {
+        // Fails the build with this message.
+        println!("cargo::error={e}");
+    }
+}
+
+/// The domain packs, in the order the analysis reads them.
+const PACKS: [&str; 6] = [
+    "databases",
+    "kubernetes",
+    "containers",
+    "cloud",
+    "infrastructure",
+    "git",
+];
+
+/// Writes `FILES`: per pack its name, its text (embedded) and its program names.
+fn packs_index() -> Result<(), String> {
+    let manifest = PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").unwrap_or_default());
+    let dir = manifest.join("src").join("programs").join("packs");
+    println!("cargo:rerun-if-changed={}", dir.display());
+    let listed: Vec<String> = PACKS.iter().map(|n| format!("{n}.json")).collect();
+    let mut present: Vec<String> = std::fs::read_dir(&dir)
+        .map_err(|e| format!("cannot list {}: {e}", dir.display()))?
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".json"))
+        .collect();
+    present.sort();
+    if let Some(name) = present.iter().find(|n| !listed.contains(n)) {
+        return Err(format!(
+            "{name} in {} is not in build.rs's PACKS: add it there (the order is the packs' order)",
+            dir.display()
+        ));
+    }
+    let mut out = format!(
+        "/// The pack files: name, text (embedded at build time), and the names of the\n\
+         /// programs its `programs` object reads (written by build.rs).\n\
+         const FILES: [(&str, &str, &[&str]); {}] = [\n",
+        PACKS.len()
+    );
+    for name in PACKS {
+        let path = dir.join(format!("{name}.json"));
+        println!("cargo:rerun-if-changed={}", path.display());
+        let text = std::fs::read_to_string(&path)
+            .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        let doc: serde_json::Value = serde_json::from_str(&text)
+            .map_err(|e| format!("{} is not JSON: {e}", path.display()))?;
+        let programs = doc
+            .get("programs")
+            .and_then(|p| p.as_object())
+            .ok_or_else(|| format!("{} has no `programs` object", path.display()))?;
+        let names: Vec<String> = programs.keys().map(|k| format!("{k:?}")).collect();
+        out.push_str(&format!(
+            "    ({name:?}, include_str!({:?}), &[{}]),\n",
+            path.display().to_string(),
+            names.join(", ")
+        ));
+    }
+    out.push_str("];\n");
+    let target = PathBuf::from(std::env::var_os("OUT_DIR").unwrap_or_default()).join("packs.rs");
+    std::fs::write(&target, out).map_err(|e| format!("cannot write {}: {e}", target.display()))
 }
 
 /// `<short hash> <date>` from git, with rerun triggers on HEAD and its branch, or `None`

@@ -1,6 +1,7 @@
 //! The `khaelor-perm` binary: parses the command line and dispatches to `cli`.
 #![forbid(unsafe_code)]
 
+use std::ffi::OsStr;
 use std::process::ExitCode;
 
 use clap::{CommandFactory, Parser, Subcommand};
@@ -80,7 +81,34 @@ enum Command {
     Man(cli::man::Args),
 }
 
+/// The command line of `khaelor-perm hook …` alone. A host runs the hook once per tool
+/// call, as a fresh process, so its start-up is paid on every call: clap building the
+/// definitions of all twenty subcommands cost more instructions than the hook's whole
+/// decision. With `hook` as the first argument only its own definition is built; the
+/// names, the about line and the arguments are the same as in `Cli` (the tests compare
+/// the help and the errors both give).
+#[derive(Parser)]
+#[command(
+    name = "khaelor-perm",
+    version = VERSION,
+    about = "Decides allow / ask / deny before an AI coding agent runs a tool"
+)]
+struct HookCli {
+    #[command(subcommand)]
+    command: HookCommand,
+}
+
+#[derive(Subcommand)]
+enum HookCommand {
+    /// Answer an agent host's pre-tool hook (claude, codex, gemini, opencode, qwen) from stdin.
+    Hook(cli::hook::Args),
+}
+
 fn main() -> ExitCode {
+    if std::env::args_os().nth(1).as_deref() == Some(OsStr::new("hook")) {
+        let HookCommand::Hook(args) = HookCli::parse().command;
+        return cli::hook::run(args);
+    }
     match Cli::parse().command {
         Command::Analyze(args) => cli::analyze::run(args),
         Command::Check(args) => cli::check::run(args),
@@ -102,5 +130,94 @@ fn main() -> ExitCode {
         Command::Openapi(args) => cli::openapi::run(args),
         Command::Completions(args) => cli::completions::run(args, Cli::command()),
         Command::Man(args) => cli::man::run(args, Cli::command()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What clap prints or reports for these arguments (help, version and errors alike).
+    fn outcome<P: Parser>(args: &[&str]) -> String {
+        match P::try_parse_from(args) {
+            Ok(_) => "parsed".to_string(),
+            Err(e) => format!("{:?}: {}", e.kind(), e.render()),
+        }
+    }
+
+    #[test]
+    fn the_hook_command_line_reads_as_in_the_whole_cli() {
+        let cases: &[&[&str]] = &[
+            &["khaelor-perm", "hook", "--help"],
+            &["khaelor-perm", "hook", "-h"],
+            &["khaelor-perm", "hook", "--version"],
+            &["khaelor-perm", "hook"],
+            &["khaelor-perm", "hook", "nosuchhost"],
+            &["khaelor-perm", "hook", "claude", "--nosuchflag"],
+            &["khaelor-perm", "hook", "claude", "--wait", "5"],
+            &[
+                "khaelor-perm",
+                "hook",
+                "claude",
+                "--wait",
+                "0",
+                "--url",
+                "http://x",
+            ],
+            &[
+                "khaelor-perm",
+                "hook",
+                "codex",
+                "--interactive",
+                "--non-interactive",
+            ],
+            &["khaelor-perm", "hook", "claude", "extra"],
+            &["khaelor-perm", "hook", "claude"],
+            &[
+                "khaelor-perm",
+                "hook",
+                "gemini",
+                "--preset",
+                "strict",
+                "--root",
+                "/p",
+            ],
+        ];
+        for args in cases {
+            assert_eq!(
+                outcome::<HookCli>(args),
+                outcome::<Cli>(args),
+                "`{}` reads differently",
+                args.join(" ")
+            );
+        }
+    }
+
+    #[test]
+    fn the_hook_arguments_are_the_same_as_in_the_whole_cli() {
+        let args = [
+            "khaelor-perm",
+            "hook",
+            "qwen",
+            "--state-dir",
+            "/s",
+            "--home",
+            "/h",
+            "--no-host-rules",
+            "--non-interactive",
+        ];
+        let Ok(HookCli {
+            command: HookCommand::Hook(fast),
+        }) = HookCli::try_parse_from(args)
+        else {
+            panic!("the hook's own parser refused {args:?}");
+        };
+        let Ok(Cli {
+            command: Command::Hook(whole),
+        }) = Cli::try_parse_from(args)
+        else {
+            panic!("the whole CLI refused {args:?}");
+        };
+        assert_eq!(format!("{fast:?}"), format!("{whole:?}"));
     }
 }

@@ -9,7 +9,8 @@
 //! Knows nothing of files (that is `config`), of bash (`analysis`) or of tool calls
 //! (`tools`, `decide`): it answers "which rule decides this capability and subject".
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
 use crate::model::vocab::{Capability, collapse_whitespace};
 
@@ -436,34 +437,44 @@ impl Matcher {
     }
 }
 
+/// A rule's capability mask, condition and expiry, read when the set is built; its
+/// subject matchers are compiled the first time a request reaches the rule. A one-shot
+/// hook decides one call against a set of about a hundred rules (the defaults and the
+/// preset), and compiling every pattern of every rule up front cost it more than the
+/// decision; a matcher compiled later is the same matcher, kept for the next request.
 #[derive(Debug, Clone)]
 struct CompiledRule {
     caps: u8,
     /// Matches only requests with this verdict.
     when: Option<crate::model::vocab::Verdict>,
-    subject: Matcher,
+    subject: OnceLock<Matcher>,
     /// The pattern with collapsed whitespace, for command subjects.
-    collapsed: Matcher,
+    collapsed: OnceLock<Matcher>,
     /// From this instant (Unix seconds) the rule is skipped.
     expires_at: Option<i64>,
 }
 
 impl CompiledRule {
-    fn new(r: &PermissionRule, root: Option<&Path>) -> Self {
+    fn new(r: &PermissionRule) -> Self {
         CompiledRule {
             caps: capability_mask(&r.capability),
             when: r.when,
             expires_at: r.expires.as_ref().map(|e| e.at()),
-            subject: Matcher::new(r.dialect, &r.pattern, r.action, root),
-            collapsed: Matcher::new(r.dialect, &collapse_whitespace(&r.pattern), r.action, root),
+            subject: OnceLock::new(),
+            collapsed: OnceLock::new(),
         }
     }
 
-    fn form(&self, cap: Capability) -> &Matcher {
+    /// The matcher for requests of `cap`: `r` is the rule this was built from and
+    /// `root` the project the set is compiled for.
+    fn form(&self, cap: Capability, r: &PermissionRule, root: Option<&Path>) -> &Matcher {
         if cap.has_command_subject() {
-            &self.collapsed
+            self.collapsed.get_or_init(|| {
+                Matcher::new(r.dialect, &collapse_whitespace(&r.pattern), r.action, root)
+            })
         } else {
-            &self.subject
+            self.subject
+                .get_or_init(|| Matcher::new(r.dialect, &r.pattern, r.action, root))
         }
     }
 }
@@ -473,6 +484,8 @@ impl CompiledRule {
 pub struct RuleSet {
     rules: Vec<PermissionRule>,
     compiled: Vec<CompiledRule>,
+    /// The project relative glob patterns are anchored at.
+    root: Option<PathBuf>,
     /// Per capability (index in `Capability::ALL`), the indices of the rules whose
     /// capability pattern names it, ascending.
     by_cap: [Vec<usize>; Capability::ALL.len()],
@@ -488,8 +501,7 @@ impl RuleSet {
 
     /// Compiles `rules` for the project at `root`: relative glob patterns are anchored there.
     pub fn with_root(rules: Vec<PermissionRule>, root: Option<&Path>) -> Self {
-        let compiled: Vec<CompiledRule> =
-            rules.iter().map(|r| CompiledRule::new(r, root)).collect();
+        let compiled: Vec<CompiledRule> = rules.iter().map(CompiledRule::new).collect();
         let mut by_cap: [Vec<usize>; Capability::ALL.len()] = Default::default();
         for (ci, cap) in Capability::ALL.iter().enumerate() {
             let bit = cap_bit(*cap);
@@ -506,6 +518,7 @@ impl RuleSet {
             expiring: compiled.iter().any(|r| r.expires_at.is_some()),
             rules,
             compiled,
+            root: root.map(Path::to_path_buf),
             by_cap,
         }
     }
@@ -592,7 +605,7 @@ impl RuleSet {
         verdict: Option<crate::model::vocab::Verdict>,
         now: i64,
     ) -> Check {
-        let Some(r) = self.compiled.get(i) else {
+        let (Some(rule), Some(r)) = (self.rules.get(i), self.compiled.get(i)) else {
             return Check::PatternDiffers;
         };
         if r.expires_at.is_some_and(|at| now >= at) {
@@ -603,7 +616,7 @@ impl RuleSet {
         {
             return Check::NeedsVerdict(w);
         }
-        if r.form(cap).is_match(subject) {
+        if r.form(cap, rule, self.root.as_deref()).is_match(subject) {
             Check::Matches
         } else {
             Check::PatternDiffers
@@ -658,7 +671,7 @@ impl RuleSet {
                 // A deny for some requests only does not deny everything.
                 continue;
             }
-            if c.form(cap).is_any() {
+            if c.form(cap, rule, self.root.as_deref()).is_any() {
                 return true;
             }
         }
@@ -671,16 +684,18 @@ impl RuleSet {
     /// the first later rule that shadows it among those `eligible(shadowed, by)` accepts.
     pub fn shadowed(&self, eligible: impl Fn(usize, usize) -> bool) -> Vec<(usize, usize)> {
         let mut out = Vec::new();
-        for (i, early) in self.compiled.iter().enumerate() {
+        let root = self.root.as_deref();
+        for (i, (early, early_rule)) in self.compiled.iter().zip(&self.rules).enumerate() {
             if early.caps == 0 {
                 continue;
             }
             let by = self
                 .compiled
                 .iter()
+                .zip(&self.rules)
                 .enumerate()
                 .skip(i + 1)
-                .find(|(j, late)| {
+                .find(|(j, (late, late_rule))| {
                     eligible(i, *j)
                         && late.when.is_none()
                         // A rule that will expire stops shadowing when it does.
@@ -689,7 +704,10 @@ impl RuleSet {
                         && Capability::ALL
                             .iter()
                             .filter(|c| early.caps & cap_bit(**c) != 0)
-                            .all(|c| late.form(*c).covers(early.form(*c)))
+                            .all(|c| {
+                                late.form(*c, late_rule, root)
+                                    .covers(early.form(*c, early_rule, root))
+                            })
                 });
             if let Some((j, _)) = by {
                 out.push((i, j));
@@ -736,7 +754,7 @@ pub struct Evaluation<'a> {
 /// Whether a rule's subject pattern matches an example subject, in the form the rule
 /// would compare it (collapsed whitespace when the rule names a command capability).
 pub fn example_matches(rule: &PermissionRule, example: &str) -> bool {
-    let c = CompiledRule::new(rule, None);
+    let caps = capability_mask(&rule.capability);
     // Glob rules are compiled without a project here, relative patterns anchored at `/`;
     // a relative example is anchored the same way.
     let anchored;
@@ -748,11 +766,13 @@ pub fn example_matches(rule: &PermissionRule, example: &str) -> bool {
     };
     let command = Capability::ALL
         .iter()
-        .any(|cap| c.caps & cap_bit(*cap) != 0 && cap.has_command_subject());
+        .any(|cap| caps & cap_bit(*cap) != 0 && cap.has_command_subject());
     if command {
-        c.collapsed.is_match(&collapse_whitespace(example))
+        let pattern = collapse_whitespace(&rule.pattern);
+        Matcher::new(rule.dialect, &pattern, rule.action, None)
+            .is_match(&collapse_whitespace(example))
     } else {
-        c.subject.is_match(example)
+        Matcher::new(rule.dialect, &rule.pattern, rule.action, None).is_match(example)
     }
 }
 

@@ -26,21 +26,14 @@
 //! adds scrutiny: a command it misses is decided exactly as without packs.
 
 use std::collections::HashMap;
-use std::sync::LazyLock;
+use std::sync::OnceLock;
 
 use serde::Deserialize;
 
 use crate::model::vocab::{PackHit, Severity};
 
-/// The pack files, embedded at build time.
-const FILES: [(&str, &str); 6] = [
-    ("databases", include_str!("packs/databases.json")),
-    ("kubernetes", include_str!("packs/kubernetes.json")),
-    ("containers", include_str!("packs/containers.json")),
-    ("cloud", include_str!("packs/cloud.json")),
-    ("infrastructure", include_str!("packs/infrastructure.json")),
-    ("git", include_str!("packs/git.json")),
-];
+// `FILES`: per pack its name, its JSON text and the programs it reads (build.rs).
+include!(concat!(env!("OUT_DIR"), "/packs.rs"));
 
 /// Longest statement a note quotes.
 const MAX_QUOTED: usize = 80;
@@ -100,18 +93,31 @@ fn no_severity() -> Severity {
     Severity::Medium
 }
 
-/// Every pack, parsed once. A pack file that does not parse is a build defect the
+/// Each pack, parsed the first time a command names one of its programs. A one-shot
+/// hook process decides one command: parsing every pack at its first command cost
+/// more instructions than the rest of its analysis, for the one pack (or none) the
+/// command's program is in. A pack file that does not parse is a build defect the
 /// tests catch (`every_pack_parses`); at run time it is left out, never a panic.
-pub static PACKS: LazyLock<Vec<Pack>> = LazyLock::new(|| {
+static PARSED: [OnceLock<Option<Pack>>; FILES.len()] = [const { OnceLock::new() }; FILES.len()];
+
+/// The packs whose `programs` name `program`, in file order, each parsed at its first
+/// use. Which packs read which program is known from the build (`FILES`), so a
+/// command of a program no pack names parses nothing.
+fn packs_naming(program: &str) -> impl Iterator<Item = (&'static Pack, &'static ProgramSyntax)> {
     FILES
         .iter()
-        .filter_map(|(_, text)| serde_json::from_str(text).ok())
-        .collect()
-});
+        .zip(PARSED.iter())
+        .filter(move |((_, _, programs), _)| programs.contains(&program))
+        .filter_map(|((_, text, _), cell)| {
+            cell.get_or_init(|| serde_json::from_str(text).ok())
+                .as_ref()
+        })
+        .filter_map(move |pack| pack.programs.get(program).map(|s| (pack, s)))
+}
 
 /// The names of every pack, in file order.
 pub fn names() -> impl Iterator<Item = &'static str> {
-    FILES.iter().map(|(n, _)| *n)
+    FILES.iter().map(|(n, _, _)| *n)
 }
 
 /// A command's words read with one program's syntax.
@@ -359,10 +365,7 @@ fn operation_hit(op: &Operation, r: &Read<'_>) -> Option<String> {
 pub fn classify(words: &[&str], stdin: Option<&str>) -> Option<PackHit> {
     let program = super::basename(words.first()?);
     let mut best: Option<PackHit> = None;
-    for pack in PACKS.iter() {
-        let Some(syntax) = pack.programs.get(program) else {
-            continue;
-        };
+    for (pack, syntax) in packs_naming(program) {
         let r = read(words, syntax, stdin);
         for op in &pack.operations {
             if !op.program.split('|').any(|p| p == program) {
@@ -386,8 +389,7 @@ pub fn classify(words: &[&str], stdin: Option<&str>) -> Option<PackHit> {
 /// Whether a pack names the command read-only (`kubectl get`, `terraform plan`).
 pub fn named_read_only(words: &[&str]) -> Option<&'static str> {
     let program = super::basename(words.first()?);
-    PACKS.iter().find_map(|pack| {
-        let syntax = pack.programs.get(program)?;
+    packs_naming(program).find_map(|(pack, syntax)| {
         let r = read(words, syntax, None);
         pack.read_only
             .iter()
@@ -408,7 +410,7 @@ mod tests {
 
     #[test]
     fn every_pack_parses() {
-        for (name, text) in FILES {
+        for (name, text, _) in FILES {
             let p: Pack = serde_json::from_str(text)
                 .unwrap_or_else(|e| panic!("pack {name} does not parse: {e}"));
             assert_eq!(p.pack, name);
@@ -422,7 +424,27 @@ mod tests {
                 assert!(!op.note.is_empty(), "pack {name}: an operation has no note");
             }
         }
-        assert_eq!(PACKS.len(), FILES.len());
+    }
+
+    #[test]
+    fn the_build_lists_each_packs_programs() {
+        // `packs_naming` parses only the packs the build lists for a program: the list
+        // must be exactly the programs each pack reads.
+        for (name, text, listed) in FILES {
+            let p: Pack = serde_json::from_str(text).unwrap();
+            let mut parsed: Vec<&str> = p.programs.keys().map(String::as_str).collect();
+            let mut listed = listed.to_vec();
+            parsed.sort_unstable();
+            listed.sort_unstable();
+            assert_eq!(parsed, listed, "pack {name}");
+            for prog in p.programs.keys() {
+                assert!(
+                    packs_naming(prog).any(|(q, _)| q.pack == name),
+                    "{name}: {prog}"
+                );
+            }
+        }
+        assert_eq!(packs_naming("ls").count(), 0);
     }
 
     #[test]
