@@ -6,6 +6,12 @@
 //! decision, the bad one is refused with its error and changes nothing. The managed
 //! body used: `curl *` allowed (with the network), `wget *` denied; without it `curl x`
 //! and `wget x` ask (exit 3) and `ls` is allowed.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
 
 mod http_support;
 

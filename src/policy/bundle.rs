@@ -534,7 +534,7 @@ pub fn to_hex(bytes: &[u8]) -> String {
 
 /// Lowercase hex only (one spelling per value).
 pub fn from_hex(s: &str) -> Option<Vec<u8>> {
-    if s.len() % 2 != 0 {
+    if !s.len().is_multiple_of(2) {
         return None;
     }
     let digit = |c: u8| match c {
