@@ -734,3 +734,50 @@ fn serve_refuses_to_start_without_a_bundle_then_polls_and_shows_it() {
     let r = s.post("/v1/evaluate", &bash(&w.dirs, "wget x"));
     assert_eq!(r.body["decision"], "deny", "{}", r.text);
 }
+
+#[test]
+fn the_bundle_cache_is_a_protected_write_even_where_outside_writes_are_allowed() {
+    let w = World::new();
+    let srv = BundleServer::start();
+    let (k1, p1) = keygen(w.work(), "k1");
+    srv.set(bundle(w.work(), DENY_CURL, 1, &k1));
+    // The user allows every write outside the project.
+    std::fs::create_dir_all(w.dirs.home.path().join(".khaelor")).unwrap();
+    std::fs::write(
+        w.dirs.home.path().join(".khaelor/config.json"),
+        r#"{"permissions":{"file.write.outsideProject":"allow"}}"#,
+    )
+    .unwrap();
+    let write = |path: &Path| {
+        let root = w.dirs.root_str();
+        let home = w.dirs.home_str();
+        let state = w.dirs.state.path().display().to_string();
+        let input = serde_json::json!({"path": path, "content": "{}"}).to_string();
+        run(&[
+            "check",
+            "--root",
+            &root,
+            "--home",
+            &home,
+            "--state-dir",
+            &state,
+            "--managed-url",
+            &srv.url,
+            "--managed-key",
+            p1.to_str().unwrap(),
+            "--tool",
+            "write",
+            "--input",
+            &input,
+        ])
+    };
+    // The look-alike: another file outside the project is written without a prompt.
+    let (code, out, err) = write(&w.work().join("notes.json"));
+    assert_eq!(code, ALLOW, "{out}{err}");
+    // The cache (rollback floor, last confirmation) asks.
+    let cache = w.dirs.state.path().join("managed-bundle");
+    for f in ["state.json", "bundle", "managed.json"] {
+        let (code, out, err) = write(&cache.join(f));
+        assert_eq!(code, ASK, "{f}: {out}{err}");
+    }
+}

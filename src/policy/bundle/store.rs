@@ -146,6 +146,14 @@ pub fn dir(state_dir: &Path) -> PathBuf {
     state_dir.join(DIR)
 }
 
+/// The cache directory `path` is the managed config of, if it is one
+/// (`<state>/managed-bundle/managed.json`): KHAELOR's own files, as protected as the
+/// trust store.
+pub fn cache_dir_of(path: &Path) -> Option<PathBuf> {
+    let dir = path.parent()?;
+    (path.file_name()? == "managed.json" && dir.file_name()? == DIR).then(|| dir.to_path_buf())
+}
+
 /// Fetches when due (or now), keeps the result if it is good, and returns the bundle in
 /// force with the managed config file written for it. `now` is Unix seconds.
 pub fn blocking_load(
