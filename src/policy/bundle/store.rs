@@ -176,8 +176,9 @@ pub fn blocking_load(
     let mut fetch_error = None;
     if due {
         let etag = meta.etag.clone().filter(|_| {
-            // Only a bundle that still verifies may be confirmed by a 304.
-            cached(&dir, &src.keys).is_ok()
+            // Only the same URL's ETag, for a bundle that still verifies, may be
+            // confirmed by a 304.
+            meta.url == src.url && cached(&dir, &src.keys).is_ok()
         });
         let outcome = fetch(src, etag.as_deref()).and_then(|f| accept(&dir, src, f, now));
         if let Err(msg) = outcome {
