@@ -66,6 +66,8 @@ enum Command {
     /// Propose the "always" rules that would have spared the prompts approved again and
     /// again, from the session logs; `--apply N` writes one.
     Suggest(cli::suggest::Args),
+    /// Build, sign and verify the signed policy bundles `--managed-url` fetches.
+    Bundle(cli::bundle::Args),
     /// Run the HTTP service until SIGTERM or SIGINT.
     Serve(cli::serve::Args),
     /// The terminal panel: answer the calls a running service holds pending (allow
@@ -124,6 +126,7 @@ fn main() -> ExitCode {
         Command::Log(args) => cli::log::run(args),
         Command::Suggest(args) => cli::suggest::run(args),
         Command::Serve(args) => cli::serve::run(args),
+        Command::Bundle(args) => cli::bundle::run(args),
         Command::Approve(args) => cli::approve::run(args),
         Command::Trust(args) => cli::trust::run(args),
         Command::Healthcheck(args) => cli::healthcheck::run(args),

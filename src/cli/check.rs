@@ -50,6 +50,9 @@ pub struct Args {
     /// A managed config whose deny and ask rules no other layer can loosen.
     #[arg(long, value_name = "FILE")]
     pub managed_config: Option<PathBuf>,
+    /// The managed layer as a signed bundle (`--managed-url`, `--managed-key`, …).
+    #[command(flatten)]
+    pub bundle: crate::cli::bundle::ManagedFlags,
     /// The preset (strict, recommended, autonomous); a managed config's preset caps
     /// it, an untrusted project file may still narrow it [default: recommended, or
     /// what the configs choose].
@@ -192,10 +195,16 @@ pub fn prepare(args: &Args) -> Result<(MappedCall, AnalysisContext, Policy), Cli
         args.home.as_deref(),
     )?;
     let trust = crate::cli::trust::store_from(args.state_dir.as_deref());
+    let (managed, _) = crate::cli::bundle::managed_path(
+        args.managed_config.as_deref(),
+        &args.bundle,
+        args.state_dir.as_deref(),
+    )
+    .map_err(|e| CliError::new("managedBundle", e))?;
     let policy = crate::policy::config::load_policy_preset(
         ctx.root(),
         ctx.home(),
-        args.managed_config.as_deref(),
+        managed.as_deref(),
         trust.as_ref(),
         args.preset,
     );

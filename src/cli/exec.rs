@@ -44,6 +44,13 @@ pub struct Args {
     /// rules mask what they name, as they make `decide` ask).
     #[arg(long, env = "KHAELOR_PERM_MANAGED_CONFIG", value_name = "FILE")]
     pub managed_config: Option<PathBuf>,
+    /// The managed layer as a signed bundle (`--managed-url`, `--managed-key`, …).
+    #[command(flatten)]
+    pub bundle: crate::cli::bundle::ManagedFlags,
+    /// Where the managed bundle is cached (with `--managed-url`) [default:
+    /// $XDG_STATE_HOME/khaelor-perm or $HOME/.local/state/khaelor-perm].
+    #[arg(long, env = "KHAELOR_PERM_STATE_DIR", value_name = "DIR")]
+    pub state_dir: Option<PathBuf>,
     /// The command and its arguments.
     #[arg(last = true, required = true, num_args = 1..)]
     pub command: Vec<String>,
@@ -93,13 +100,15 @@ pub fn run(args: Args) -> ExitCode {
     // The rules the hook decided with, as far as they can mask more: the managed
     // config and every host's own rules (their read asks and denies mask too). No
     // trust store: an untrusted project's allows are ignored, which only masks more.
-    let layers = crate::policy::config::load_layers(
-        &root,
-        &home,
+    let managed = match super::bundle::managed_path(
         args.managed_config.as_deref(),
-        None,
-        None,
-    );
+        &args.bundle,
+        args.state_dir.as_deref(),
+    ) {
+        Ok((m, _)) => m,
+        Err(e) => return fail(&e),
+    };
+    let layers = crate::policy::config::load_layers(&root, &home, managed.as_deref(), None, None);
     let (layers, _) = crate::hosts::grants::add_to(layers, &crate::hosts::Host::ALL, &home);
     let policy = layers.build();
     let cache = contain::cache::dir(&home, &root);

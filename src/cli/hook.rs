@@ -64,6 +64,9 @@ pub struct Args {
     /// A managed config whose deny and ask rules no other layer can loosen.
     #[arg(long, env = "KHAELOR_PERM_MANAGED_CONFIG", value_name = "FILE")]
     pub managed_config: Option<PathBuf>,
+    /// The managed layer as a signed bundle (`--managed-url`, `--managed-key`, …).
+    #[command(flatten)]
+    pub bundle: crate::cli::bundle::ManagedFlags,
     /// The preset (strict, recommended, autonomous); a managed config's preset caps
     /// it, an untrusted project file may still narrow it [default: recommended, or
     /// what the configs choose].
@@ -221,10 +224,12 @@ fn answer(args: &Args) -> Result<Rendered, String> {
     // The same trust store as `serve` and `khaelor-perm trust`: a project file's allow
     // rules apply only once the user has trusted its current content.
     let trust = crate::policy::trust::TrustStore::new(&state);
+    let (managed, _) =
+        super::bundle::managed_path(args.managed_config.as_deref(), &args.bundle, Some(&state))?;
     let layers = crate::policy::config::load_layers(
         ctx.root(),
         ctx.home(),
-        args.managed_config.as_deref(),
+        managed.as_deref(),
         Some(&trust),
         args.preset,
     );

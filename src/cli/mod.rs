@@ -13,6 +13,7 @@
 
 pub mod analyze;
 pub mod approve;
+pub mod bundle;
 pub mod check;
 pub mod compare;
 pub mod completions;

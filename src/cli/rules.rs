@@ -39,6 +39,9 @@ pub struct Args {
     /// A managed config whose deny and ask rules no other layer can loosen.
     #[arg(long, value_name = "FILE")]
     pub managed_config: Option<PathBuf>,
+    /// The managed layer as a signed bundle (`--managed-url`, `--managed-key`, …).
+    #[command(flatten)]
+    pub bundle: crate::cli::bundle::ManagedFlags,
     /// The preset (strict, recommended, autonomous); a managed config's preset caps
     /// it, an untrusted project file may still narrow it [default: recommended, or
     /// what the configs choose].
@@ -81,6 +84,9 @@ struct Listing<'a> {
     glued_wildcards: Option<Vec<&'a PermissionRule>>,
     ignored: &'a [crate::policy::config::IgnoredAllows],
     protected: Vec<crate::policy::protected::ProtectedEntry>,
+    /// The signed bundle the managed layer came from (`--managed-url`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    managed_bundle: Option<crate::policy::bundle::store::BundleStatus>,
 }
 
 pub fn run(args: Args) -> ExitCode {
@@ -94,10 +100,23 @@ pub fn run(args: Args) -> ExitCode {
         Err(e) => return fail(args.json, &e),
     };
     let trust = crate::cli::trust::store_from(args.state_dir.as_deref());
+    let (managed, bundle) = match crate::cli::bundle::managed_path(
+        args.managed_config.as_deref(),
+        &args.bundle,
+        args.state_dir.as_deref(),
+    ) {
+        Ok(m) => m,
+        Err(e) => {
+            return fail(
+                args.json,
+                &crate::cli::error::CliError::new("managedBundle", e),
+            );
+        }
+    };
     let policy = crate::policy::config::load_policy_preset(
         ctx.root(),
         ctx.home(),
-        args.managed_config.as_deref(),
+        managed.as_deref(),
         trust.as_ref(),
         args.preset,
     );
@@ -119,6 +138,7 @@ pub fn run(args: Args) -> ExitCode {
             glued_wildcards: glued,
             ignored: policy.ignored(),
             protected: crate::policy::protected::table(),
+            managed_bundle: bundle,
         };
         match serde_json::to_string_pretty(&listing) {
             Ok(s) => print_out(&format!("{s}\n")),
@@ -126,6 +146,9 @@ pub fn run(args: Args) -> ExitCode {
         }
     } else {
         let mut text = render(&policy, shadowed.as_deref());
+        if let Some(b) = &bundle {
+            text.insert_str(0, &crate::cli::bundle::status_line(b));
+        }
         for r in glued.unwrap_or_default() {
             let origin = r
                 .origin

@@ -44,6 +44,10 @@ pub struct Args {
     /// Operator-managed config file, layered above project rules.
     #[arg(long, env = "KHAELOR_PERM_MANAGED_CONFIG", value_name = "FILE")]
     pub managed_config: Option<PathBuf>,
+    /// The managed layer as a signed bundle, polled every `--managed-poll-secs`; the
+    /// service refuses to start when no good bundle can be fetched and none is cached.
+    #[command(flatten)]
+    pub bundle: crate::cli::bundle::ManagedFlags,
     /// The preset (strict, recommended, autonomous); a managed config's preset caps
     /// it, an untrusted project file may still narrow it [default: recommended, or
     /// what the configs choose].
@@ -187,6 +191,8 @@ pub enum ServeError {
     AuditLog(String),
     #[error("home `{0}` is not an absolute path")]
     HomeRelative(String),
+    #[error("{0}")]
+    Bundle(String),
 }
 
 pub fn run(args: Args) -> ExitCode {
@@ -243,6 +249,10 @@ pub fn run(args: Args) -> ExitCode {
         }
         let state = AppState::with_backend(config, backend);
         http::replicas::start(&state);
+        if let Err(e) = start_bundle_poller(&args, &state) {
+            eprintln!("khaelor-perm serve: {e}");
+            return ExitCode::from(2);
+        }
         print_panel_link(&state, bound);
         match http::serve(listener, state, shutdown_signal()).await {
             Ok(()) => {
@@ -322,6 +332,27 @@ pub fn service_config(args: &Args) -> Result<ServiceConfig, ServeError> {
         path: sessions.display().to_string(),
         source,
     })?;
+    // The managed bundle: fetched now, else the last good one; neither is a refusal
+    // to start (a service without its managed layer would decide without its ceiling).
+    let managed_config = match args
+        .bundle
+        .source(crate::cli::bundle::SERVICE_TIMEOUT)
+        .map_err(ServeError::Bundle)?
+    {
+        Some(src) => {
+            use crate::policy::bundle::store;
+            let loaded = store::blocking_load(
+                &src,
+                &state_dir,
+                store::Refresh::Now,
+                crate::model::rule::now_unix(),
+            )
+            .map_err(|e| ServeError::Bundle(format!("refusing to start: {e}")))?;
+            log_bundle(&loaded, None);
+            Some(loaded.path)
+        }
+        None => args.managed_config.clone(),
+    };
     // Without the operator's token, answering a prompt needs the panel token, made on
     // first start; the person's panel reads it from the same file.
     let panel_token = match token {
@@ -356,7 +387,7 @@ pub fn service_config(args: &Args) -> Result<ServiceConfig, ServeError> {
         token,
         panel_token,
         workspace_roots,
-        managed_config: args.managed_config.clone(),
+        managed_config,
         preset: args.preset,
         host_rules: !args.no_host_rules,
         default_home,
@@ -366,6 +397,93 @@ pub fn service_config(args: &Args) -> Result<ServiceConfig, ServeError> {
         limits: limits(args),
         audit,
     })
+}
+
+/// Logs what a load of the managed bundle did: a refusal or failure (the last good
+/// bundle stays), a new version, an expiry.
+fn log_bundle(loaded: &crate::policy::bundle::store::Loaded, before: Option<u64>) {
+    let s = &loaded.status;
+    if let Some(e) = &loaded.fetch_error {
+        tracing::warn!(
+            version = s.version,
+            "managed bundle: {e}; keeping version {}",
+            s.version
+        );
+    }
+    if before != Some(s.version) {
+        tracing::info!(
+            version = s.version,
+            key = %s.key_id,
+            created = %s.created,
+            url = %s.url,
+            "managed bundle in force"
+        );
+    }
+    if s.expired {
+        tracing::warn!(
+            version = s.version,
+            age_secs = s.age_secs,
+            max_age_secs = s.max_age_secs,
+            "managed bundle past its maximum age: its allow rules no longer apply"
+        );
+    }
+}
+
+/// With `--managed-url`: records the bundle in force for `GET /v1/rules` and polls the
+/// URL every `--managed-poll-secs` on the blocking pool. A cached bundle that stops
+/// verifying narrows the managed config in force (its allows go) rather than keep it.
+fn start_bundle_poller(args: &Args, state: &AppState) -> Result<(), String> {
+    use crate::policy::bundle::store;
+    let Some(src) = args.bundle.source(crate::cli::bundle::SERVICE_TIMEOUT)? else {
+        return Ok(());
+    };
+    let state_dir = state.config().state_dir.clone();
+    let now = crate::model::rule::now_unix();
+    let first = store::blocking_load(&src, &state_dir, store::Refresh::IfDue, now)
+        .map_err(|e| e.to_string())?;
+    state.set_managed_bundle(Some(first.status.clone()));
+    let state = state.clone();
+    tokio::spawn(async move {
+        let mut version = Some(first.status.version);
+        let mut tick = tokio::time::interval(src.poll);
+        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        tick.tick().await;
+        loop {
+            tick.tick().await;
+            if state.draining() {
+                return;
+            }
+            let (s, dir) = (src.clone(), state_dir.clone());
+            let job = tokio::task::spawn_blocking(move || {
+                let r = store::blocking_load(
+                    &s,
+                    &dir,
+                    store::Refresh::Now,
+                    crate::model::rule::now_unix(),
+                );
+                if let Err(e) = &r {
+                    let why = e.to_string();
+                    if let Err(e2) = store::blocking_fail_closed(&dir, &why) {
+                        tracing::error!("managed bundle: {e2}");
+                    }
+                }
+                r
+            })
+            .await;
+            match job {
+                Ok(Ok(loaded)) => {
+                    log_bundle(&loaded, version);
+                    version = Some(loaded.status.version);
+                    state.set_managed_bundle(Some(loaded.status));
+                }
+                Ok(Err(e)) => {
+                    tracing::error!("managed bundle: {e}; its allow rules no longer apply");
+                }
+                Err(e) => tracing::error!("managed bundle poller: {e}"),
+            }
+        }
+    });
+    Ok(())
 }
 
 /// A size in bytes: digits with an optional `K`, `M` or `G` suffix (powers of 1024,

@@ -285,6 +285,10 @@ pub struct RulesResponse {
     /// Paths whose writes always ask and never get an "always" pattern, with the
     /// reason for each.
     pub protected: Vec<crate::policy::protected::ProtectedEntry>,
+    /// The signed bundle the managed layer comes from, when the service fetches it
+    /// (`--managed-url`): version, signer key id, when it was fetched and its age.
+    #[serde(rename = "managedBundle", skip_serializing_if = "Option::is_none")]
+    pub managed_bundle: Option<crate::policy::bundle::store::BundleStatus>,
 }
 
 #[derive(Debug, Deserialize, ToSchema)]

@@ -282,6 +282,7 @@ pub async fn rules(
             .collect(),
         ignored: policy.ignored().to_vec(),
         protected: crate::policy::protected::table(),
+        managed_bundle: state.managed_bundle(),
     }))
 }
 

@@ -192,6 +192,8 @@ struct Inner {
     drain: tokio::sync::Notify,
     /// The web panel's login codes and browser sessions.
     web: web::WebAuth,
+    /// The signed bundle the managed layer comes from (`--managed-url`).
+    managed_bundle: std::sync::Mutex<Option<crate::policy::bundle::store::BundleStatus>>,
 }
 
 impl AppState {
@@ -223,6 +225,7 @@ impl AppState {
                 draining: AtomicBool::new(false),
                 drain: tokio::sync::Notify::new(),
                 web: web::WebAuth::new(),
+                managed_bundle: std::sync::Mutex::new(None),
                 config,
             }),
         }
@@ -230,6 +233,20 @@ impl AppState {
 
     pub fn config(&self) -> &ServiceConfig {
         &self.inner.config
+    }
+    /// The managed bundle in force, as its poller last saw it.
+    pub fn managed_bundle(&self) -> Option<crate::policy::bundle::store::BundleStatus> {
+        self.inner
+            .managed_bundle
+            .lock()
+            .map_or_else(|p| p.into_inner().clone(), |g| g.clone())
+    }
+    /// Records the managed bundle in force (the poller).
+    pub fn set_managed_bundle(&self, status: Option<crate::policy::bundle::store::BundleStatus>) {
+        match self.inner.managed_bundle.lock() {
+            Ok(mut g) => *g = status,
+            Err(p) => *p.into_inner() = status,
+        }
     }
     pub fn metrics(&self) -> &metrics::Metrics {
         &self.inner.metrics

@@ -856,6 +856,14 @@ fn protected_paths(policy: &Policy, ctx: &AnalysisContext) -> Vec<PathBuf> {
     let mut v = vec![ctx.root().join(".khaelor"), ctx.home().join(".khaelor")];
     v.extend(policy.files().iter().cloned());
     v.extend(policy.trust_dir().map(Path::to_path_buf));
+    // A managed config from a signed bundle: its whole cache (the rollback floor and
+    // the time of the last confirmation live beside it, unsigned).
+    v.extend(
+        policy
+            .files()
+            .iter()
+            .filter_map(|f| crate::policy::bundle::store::cache_dir_of(f)),
+    );
     let resolved: Vec<PathBuf> = v
         .iter()
         .map(|p| crate::model::paths::resolve_existing_prefix(p))

@@ -7,6 +7,7 @@
 //! Knows nothing of bash: it receives capability requests and returns decisions that
 //! carry their reasons. Wording them is `presentation`'s job, recording them `session`'s.
 
+pub mod bundle;
 pub mod config;
 pub mod decide;
 pub mod explain;
