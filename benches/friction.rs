@@ -5,7 +5,8 @@
 //! public sessions per kind and preset as allowed / contained / asked / denied, the
 //! risky ones let through, and what asks most often for reads, edits and builds. The
 //! agent set's run fails (exit 1) when a preset lets a risky command run or falls below
-//! a floor. Run: `cargo bench --profile dev --bench friction`; the tables go into
+//! a floor. Run: `cargo bench --profile dev --bench friction`; `KHAELOR_AGENT_ASKS=1` also
+//! lists every read and edit `recommended` asks about. The tables go into
 //! BENCHMARKS.md, section "Friction".
 #![allow(clippy::unwrap_used, clippy::indexing_slicing)]
 

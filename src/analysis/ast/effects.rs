@@ -504,6 +504,16 @@ fn verdict(
         for w in &edit.writes {
             write_request(&w.display().to_string(), &cmd.cwd, ctx, fx);
         }
+        // A symlink removed or moved away by its own name (inside the project, as
+        // `edits` checked): judged as that name, so a protected one asks.
+        for n in &edit.names {
+            let s = n.display().to_string();
+            fx.push(CapabilityRequest::new(
+                Capability::FileWriteProject,
+                s.clone(),
+                format!("Write {s}"),
+            ));
+        }
         for r in &edit.reads {
             read_request(&r.display().to_string(), &cmd.cwd, ctx, fx);
         }
