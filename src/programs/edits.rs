@@ -221,36 +221,25 @@ fn copy(
     Some(edit)
 }
 
-/// `rm [-f] [-r] [-d] [-v] PATH…`: each operand is removed, and with `-r`/`-R` every
-/// name below a directory operand too, each a write of its own (so removing a tree that
-/// holds `.env` or a `.git/` asks), capped as copies are. The name the operand is known
-/// by is a write besides the place it resolves to: rm removes a symlink itself, and a
-/// protected name that is a link (`.claude -> src/x`) is judged as that name. rm never
-/// follows a link below the operand (checked with strace: `unlinkat` on the link).
-/// No `-i`/`-I`/`--interactive` (they read answers), no `--no-preserve-root`, no
-/// `--one-file-system` (nothing it would change here, so nothing to learn).
+/// `rm [-f] [-d] [-v] PATH…`: each operand is removed (`-d`: an empty directory too).
+/// The name the operand is known by is a write besides the place it resolves to: rm
+/// removes a symlink itself, and a protected name that is a link (`.claude -> src/x`)
+/// is judged as that name; an operand that resolves outside the project (`link/`, which
+/// rm follows: traced, it empties the link's target) is not an edit. A recursive
+/// removal (`-r`, `-R`) is not an edit: it can take a whole tree of the project in one
+/// call (`rm -rf src package.json`), which the write tool never does. No
+/// `-i`/`-I`/`--interactive` (they read answers), no `--no-preserve-root`.
 fn remove(rest: &[&str], cwd: &Path, ctx: &AnalysisContext) -> Option<Edit> {
-    let p = parse(
-        rest,
-        "frRdv",
-        &["--force", "--recursive", "--dir", "--verbose"],
-    )?;
+    let p = parse(rest, "fdv", &["--force", "--dir", "--verbose"])?;
     if p.operands.is_empty() {
         return None;
     }
-    let recursive = p.letters.contains(['r', 'R']) || p.long.contains(&"--recursive");
     let mut edit = Edit::default();
     for w in &p.operands {
         let resolved = inside(w, cwd, ctx)?;
         let unresolved = paths::clean(&cwd.join(paths::expand_home(w, ctx.home())?));
         if !paths::is_inside(&unresolved, ctx.root()) || unresolved == ctx.root() {
             return None;
-        }
-        let is_dir = std::fs::symlink_metadata(&resolved).is_ok_and(|m| m.is_dir());
-        if recursive && is_dir {
-            for rel in tree(&resolved)? {
-                edit.writes.push(resolved.join(rel));
-            }
         }
         if unresolved != resolved {
             edit.names.push(unresolved);
@@ -702,7 +691,7 @@ mod tests {
     }
 
     #[test]
-    fn removals_are_writes_of_every_name() {
+    fn removals_are_writes_of_each_name() {
         let tmp = tempfile::tempdir().unwrap();
         let base = std::fs::canonicalize(tmp.path()).unwrap();
         let root = base.join("p");
@@ -713,10 +702,9 @@ mod tests {
         std::fs::write(root.join("a.txt"), "x").unwrap();
         std::os::unix::fs::symlink(root.join("a.txt"), root.join(".claude")).unwrap();
         let ctx = AnalysisContext::new(&root, None, &home).unwrap();
-        let e = edit(&["rm", "-rf", "d"], &root, &ctx).unwrap();
-        assert!(e.writes.contains(&root.join("d/sub/.env")));
-        assert!(e.writes.contains(&root.join("d")));
-        // Without -r only the operand.
+        // Only the operand; a recursive removal is not an edit.
+        assert_eq!(edit(&["rm", "-rf", "d"], &root, &ctx), None);
+        assert_eq!(edit(&["rm", "-R", "d"], &root, &ctx), None);
         let e = edit(&["rm", "-f", "d"], &root, &ctx).unwrap();
         assert_eq!(e.writes, vec![root.join("d")]);
         // A link is removed by its own name.
