@@ -997,7 +997,7 @@ pub fn generate(seed: u64, n: usize) -> Vec<Generated> {
                     .get(k % EXEC_READERS.len())
                     .copied()
                     .unwrap_or("cat");
-                let follow = if k % 3 == 0 { "-L " } else { "" };
+                let follow = if k.is_multiple_of(3) { "-L " } else { "" };
                 let command = match k % 7 {
                     0 => format!("find {follow}{root} -name {pat} -exec {reader} {{}} +"),
                     1 => {
