@@ -686,8 +686,11 @@ fn exec_clause(rng: &mut Rng) -> Vec<String> {
 }
 
 /// `node` forms: the syntax check of one file and the version (verified), and the
-/// forms next to them that run code or read more (a script run, `-e`/`-p`, a preload,
-/// words after the file, which node gives the script), over files, secrets and links.
+/// forms next to them that run code or read more (a script run, a preload, code given
+/// with the check, words after the file, which node gives the script), over files,
+/// secrets and links. Plain `node -e CODE` is left out: it is inline code, for which
+/// the analysis offers the exact command as an always pattern by design (the person
+/// sees the code), so it is no look-alike of a verified form.
 const NODE_FORMS: &[&str] = &[
     "-c FILE",
     "--check FILE",
@@ -697,8 +700,6 @@ const NODE_FORMS: &[&str] = &[
     "-r /.oracle/marker -c FILE",
     "--import /.oracle/marker --check FILE",
     "-c -e require('child_process').execSync('/.oracle/marker')",
-    "-e require('child_process').execSync('/.oracle/marker')",
-    "-p require('fs').readFileSync('.env','utf8')",
     "FILE",
     "-c FILE FILE",
     "-c",
