@@ -22,7 +22,11 @@ use crate::hosts::{self, HookCall, Host, Rendered};
 use crate::model::vocab::AnalysisContext;
 use crate::policy::rules::PermissionRule;
 use crate::session::SessionIndex;
+use crate::session::audit::{self, AuditSink, CallContext};
+use crate::session::outbox::Outbox;
 
+/// How long handing the outbox to the hub may take (connecting, then each read).
+const HUB_TIMEOUT: Duration = Duration::from_secs(2);
 /// How long a `--url` round trip may take before the call is denied.
 const SERVICE_TIMEOUT: Duration = Duration::from_secs(10);
 /// Largest service answer read.
@@ -44,7 +48,7 @@ pub struct Args {
     /// plain `http://` only (run the service on loopback).
     #[arg(long, env = "KHAELOR_PERM_URL", value_name = "URL")]
     pub url: Option<String>,
-    /// File holding the service's bearer token (with `--url`).
+    /// File holding the service's bearer token (with `--url` or `--hub`).
     #[arg(long, env = "KHAELOR_PERM_TOKEN_FILE", value_name = "FILE")]
     pub token_file: Option<PathBuf>,
     /// Directory for session logs [default: as `serve`: $XDG_STATE_HOME/khaelor-perm or
@@ -89,6 +93,21 @@ pub struct Args {
     /// 60; OpenCode none]. `--wait` ends 5 s before it.
     #[arg(long, value_name = "SECS", requires = "wait")]
     pub host_timeout: Option<u64>,
+    /// Also append every event this hook records (the decision, what the host reported
+    /// after it) as one JSON line to FILE, created owner-only, for a log shipper. With
+    /// `--url` the service records the call: give the service `--audit-log` instead.
+    #[arg(long, env = "KHAELOR_PERM_AUDIT_LOG", value_name = "FILE")]
+    pub audit_log: Option<PathBuf>,
+    /// Decide here, and hand every event's audit record to the team's hub (`serve`, its
+    /// `POST /v1/audit/records`): kept in `<state-dir>/outbox/` until the hub
+    /// acknowledges it, so a hub that is down loses nothing and holds up no decision.
+    #[arg(
+        long,
+        env = "KHAELOR_PERM_HUB",
+        value_name = "URL",
+        conflicts_with = "url"
+    )]
+    pub hub: Option<String>,
 }
 
 impl Args {
@@ -112,6 +131,36 @@ impl Args {
                 (most > 0).then_some(most)
             }
             _ => Some(asked),
+        }
+    }
+
+    /// Where this call's audit records go: the sink, the hub's outbox.
+    fn audit(&self, state: &Path) -> Result<Audit, String> {
+        Ok(Audit {
+            sink: self.audit_sink()?,
+            outbox: self.hub.as_ref().map(|_| Outbox::new(state)),
+        })
+    }
+
+    /// The audit sink, if one is named. Standard output is the host's channel, so `-`
+    /// is refused; a file that cannot be opened is said on stderr and the call goes on
+    /// (the session log still records it).
+    fn audit_sink(&self) -> Result<Option<AuditSink>, String> {
+        let Some(path) = &self.audit_log else {
+            return Ok(None);
+        };
+        if path == Path::new("-") {
+            return Err(
+                "`--audit-log -` would write into the host's answer on stdout; name a file"
+                    .to_string(),
+            );
+        }
+        match AuditSink::open(path) {
+            Ok(sink) => Ok(Some(sink)),
+            Err(e) => {
+                eprintln!("khaelor-perm hook {}: {e}", self.host);
+                Ok(None)
+            }
         }
     }
 
@@ -195,13 +244,16 @@ fn answer(args: &Args) -> Result<Rendered, String> {
     }
     let interactive = args.interactive();
     let input = call.input.clone();
+    let audit = args.audit(&state)?;
     let decided = blocking_decide_and_record(
         &state.join("sessions"),
         call,
         |call, rules| hosts::decide_host_call(call, &policy, rules, &ctx, interactive),
         &ctx,
         interactive,
+        &audit,
     )?;
+    send_to_hub(args, &state);
     Ok(hosts::render_decided(args.host, &input, &decided))
 }
 
@@ -216,7 +268,7 @@ fn record_outcome(args: &Args, outcome: Outcome) -> Result<Rendered, String> {
     };
     let sessions = state.join("sessions");
     let session = outcome.session().to_string();
-    let _lock = crate::session::lock_log(&sessions, &session).map_err(|e| e.to_string())?;
+    let lock = crate::session::lock_log(&sessions, &session).map_err(|e| e.to_string())?;
     let mut index = SessionIndex::blocking_open(&sessions, &session).map_err(|e| e.to_string())?;
     let events = hosts::outcome::outcome_events(
         args.host,
@@ -225,15 +277,94 @@ fn record_outcome(args: &Args, outcome: Outcome) -> Result<Rendered, String> {
         |tool, input| matching_pending(&sessions, &session, index.pending_calls(), tool, input),
     )?;
     if !events.is_empty() {
-        index
+        let written = index
             .blocking_make_room(crate::session::DEFAULT_MAX_EVENTS, events.len())
             .and_then(|_| index.blocking_append_with(events, crate::session::Durability::Flushed))
             .map_err(|e| e.to_string())?;
+        let host = args.host.as_str().to_string();
+        write_audit(&args.audit(&state)?, &session, &written, |_| {
+            Some(CallContext {
+                host: Some(host.clone()),
+                ..CallContext::default()
+            })
+        });
+        // Not under the log's lock: the hub's round trip must not hold up this
+        // session's other hooks.
+        drop(lock);
+        send_to_hub(args, &state);
     }
     Ok(Rendered {
         stdout: String::new(),
         exit: 0,
     })
+}
+
+/// Where a call's audit records go.
+#[derive(Debug, Default)]
+struct Audit {
+    sink: Option<AuditSink>,
+    outbox: Option<Outbox>,
+}
+
+/// Writes the audit records of events just appended to the sink and the hub's outbox;
+/// one that fails is said on stderr (the session log has them).
+fn write_audit(
+    audit: &Audit,
+    session: &str,
+    events: &[crate::session::Event],
+    known: impl FnMut(&str) -> Option<CallContext>,
+) {
+    if audit.sink.is_none() && audit.outbox.is_none() {
+        return;
+    }
+    let records = audit::records(session, events, Some(audit::Origin::current()), known);
+    if let Some(sink) = &audit.sink
+        && let Err(e) = sink.write(&records)
+    {
+        eprintln!("khaelor-perm hook: {e}");
+    }
+    if let Some(outbox) = &audit.outbox
+        && let Err(e) = outbox.blocking_put(session, &records)
+    {
+        eprintln!("khaelor-perm hook: {e}");
+    }
+}
+
+/// Sends what waits in the outbox to the hub (`--hub`), briefly: a hub that does not
+/// answer within `HUB_TIMEOUT` is tried again by a later call (after the outbox's
+/// backoff), and the decision never waits longer.
+fn send_to_hub(args: &Args, state: &Path) {
+    let Some(hub) = &args.hub else { return };
+    let token = match token(args) {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("khaelor-perm hook: {e}");
+            return;
+        }
+    };
+    let drained = Outbox::new(state).blocking_drain(|records| {
+        let body = serde_json::to_vec(&serde_json::json!({ "records": records }))
+            .map_err(|e| e.to_string())?;
+        let (status, text) = post(
+            hub,
+            "/v1/audit/records",
+            &body,
+            token.as_deref(),
+            HUB_TIMEOUT,
+            HUB_TIMEOUT,
+        )?;
+        if status == "200" {
+            Ok(())
+        } else {
+            Err(format!("the hub answered {status}: {}", text.trim()))
+        }
+    });
+    if let Some(why) = drained.stopped.filter(|_| drained.left > 0) {
+        eprintln!(
+            "khaelor-perm hook: {} audit batches wait for the hub: {why}",
+            drained.left
+        );
+    }
 }
 
 /// The oldest pending call of the local log whose host tool and input are exactly
@@ -297,6 +428,7 @@ fn blocking_decide_and_record(
     decide: impl FnOnce(&HookCall, &[PermissionRule]) -> hosts::HookDecision,
     ctx: &AnalysisContext,
     interactive: bool,
+    audit: &Audit,
 ) -> Result<hosts::HookDecision, String> {
     // The log's file lock, held until the events are appended (and across a
     // compaction, which must not take it again).
@@ -318,10 +450,11 @@ fn blocking_decide_and_record(
     )
     .map_err(|e| format!("cannot encode the session events: {e}"))?;
     // Audit events: flushed, not synced (see `Durability::Flushed`).
-    session
+    let written = session
         .blocking_make_room(crate::session::DEFAULT_MAX_EVENTS, events.len())
         .and_then(|_| session.blocking_append_with(events, crate::session::Durability::Flushed))
         .map_err(|e| e.to_string())?;
+    write_audit(audit, &call.session_id, &written, |_| None);
     Ok(decided)
 }
 
@@ -333,22 +466,7 @@ fn ask_service(
     body: &[u8],
     root: Option<&Path>,
 ) -> Result<Rendered, String> {
-    let rest = url
-        .strip_prefix("http://")
-        .ok_or_else(|| format!("`--url {url}` is not an `http://` URL"))?;
-    let (authority, prefix) = match rest.find('/') {
-        Some(i) => (rest.get(..i).unwrap_or(rest), rest.get(i..).unwrap_or("")),
-        None => (rest, ""),
-    };
-    let prefix = prefix.trim_end_matches('/');
-    let token = match &args.token_file {
-        Some(f) => {
-            let t = std::fs::read_to_string(f)
-                .map_err(|e| format!("cannot read token file `{}`: {e}", f.display()))?;
-            Some(t.trim().to_string())
-        }
-        None => None,
-    };
+    let token = token(args)?;
     let wait = args.wait();
     // A person answers a waiting hook: it is interactive whatever the host's default.
     let mut query = format!("interactive={}", args.interactive() || wait.is_some());
@@ -364,9 +482,56 @@ fn ask_service(
     if let Some(w) = wait {
         query.push_str(&format!("&wait={w}"));
     }
+    let read_timeout = SERVICE_TIMEOUT + Duration::from_secs(wait.unwrap_or(0));
+    let (status, body) = post(
+        url,
+        &format!("/v1/hooks/{}?{query}", args.host),
+        body,
+        token.as_deref(),
+        SERVICE_TIMEOUT,
+        read_timeout,
+    )?;
+    if status != "200" {
+        return Err(format!("the service answered {status}: {}", body.trim()));
+    }
+    Ok(Rendered {
+        stdout: body,
+        exit: 0,
+    })
+}
+
+/// The bearer token of `--token-file`, if one is given.
+fn token(args: &Args) -> Result<Option<String>, String> {
+    match &args.token_file {
+        Some(f) => {
+            let t = std::fs::read_to_string(f)
+                .map_err(|e| format!("cannot read token file `{}`: {e}", f.display()))?;
+            Ok(Some(t.trim().to_string()))
+        }
+        None => Ok(None),
+    }
+}
+
+/// One HTTP/1.1 POST of a JSON body to `url` + `path` on std sockets (no async runtime
+/// in the one-shot hook): the status code and the body. Plain `http://` only.
+fn post(
+    url: &str,
+    path: &str,
+    body: &[u8],
+    token: Option<&str>,
+    connect_timeout: Duration,
+    read_timeout: Duration,
+) -> Result<(String, String), String> {
+    let rest = url
+        .strip_prefix("http://")
+        .ok_or_else(|| format!("`{url}` is not an `http://` URL"))?;
+    let (authority, prefix) = match rest.find('/') {
+        Some(i) => (rest.get(..i).unwrap_or(rest), rest.get(i..).unwrap_or("")),
+        None => (rest, ""),
+    };
+    let prefix = prefix.trim_end_matches('/');
     let mut head = format!(
-        "POST {prefix}/v1/hooks/{}?{query} HTTP/1.1\r\nHost: {authority}\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n",
-        args.host,
+        "POST {prefix}{path} HTTP/1.1\r\nHost: {authority}\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n",
         body.len()
     );
     if let Some(t) = token {
@@ -377,13 +542,12 @@ fn ask_service(
         .map_err(|e| format!("cannot resolve `{authority}`: {e}"))?
         .next()
         .ok_or_else(|| format!("`{authority}` resolves to no address"))?;
-    let mut stream = TcpStream::connect_timeout(&addr, SERVICE_TIMEOUT)
+    let mut stream = TcpStream::connect_timeout(&addr, connect_timeout)
         .map_err(|e| format!("cannot reach the service at `{url}`: {e}"))?;
     let io = |e: std::io::Error| format!("the service at `{url}` failed: {e}");
-    let read_timeout = SERVICE_TIMEOUT + Duration::from_secs(wait.unwrap_or(0));
     stream.set_read_timeout(Some(read_timeout)).map_err(io)?;
     stream
-        .set_write_timeout(Some(SERVICE_TIMEOUT))
+        .set_write_timeout(Some(connect_timeout))
         .map_err(io)?;
     stream.write_all(head.as_bytes()).map_err(io)?;
     stream.write_all(body).map_err(io)?;
@@ -397,23 +561,16 @@ fn ask_service(
     let (head, body) = text
         .split_once("\r\n\r\n")
         .ok_or("the service's answer has no header end")?;
-    let status = head.split(' ').nth(1).unwrap_or_default();
-    if status != "200" {
-        return Err(format!("the service answered {status}: {}", body.trim()));
-    }
+    let status = head.split(' ').nth(1).unwrap_or_default().to_string();
     if head
         .lines()
         .any(|l| l.to_ascii_lowercase().starts_with("transfer-encoding:"))
     {
         return Err("the service's answer is chunked, which this client does not read".into());
     }
-    Ok(Rendered {
-        stdout: body.to_string(),
-        exit: 0,
-    })
+    Ok((status, body.to_string()))
 }
 
-/// Percent-encodes everything but unreserved characters (a path in a query string).
 fn percent_encode(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for b in s.bytes() {

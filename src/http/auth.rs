@@ -16,7 +16,8 @@
 //!   loopback: the probes, `/metrics`, `/openapi.yaml`, `/v1/analyze`, `/v1/evaluate`,
 //!   `/v1/explain`, `/v1/rules`, `/v1/tools/available`, `POST /v1/hooks/{host}` and
 //!   `POST /v1/sessions/{id}/calls` (recording a call is what a hook does: it asks, it
-//!   never answers).
+//!   never answers), and `POST /v1/audit/records` (a decider handing over its audit
+//!   records; reading the trail, `GET /v1/audit`, needs the token).
 //!
 //! The web panel's session cookie stands in for either token on the panel's routes
 //! (`web::cookie_credential`), and its page paths are open.
@@ -45,6 +46,7 @@ const OPEN_WITHOUT_PANEL_TOKEN: &[&str] = &[
     "/v1/explain",
     "/v1/rules",
     "/v1/tools/available",
+    "/v1/audit/records",
 ];
 
 /// Whether `path` is open without the panel token (see the module doc).
