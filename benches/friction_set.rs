@@ -616,6 +616,13 @@ pub fn run_agent_set() -> Option<(Vec<Row>, Vec<AgentTally>)> {
             if r.kind == "risky" && o == 1 {
                 risky_contained.push(r.command.clone());
             }
+            if let Some(key) = &key
+                && name == "recommended"
+                && std::env::var_os("KHAELOR_AGENT_ASKS").is_some()
+                && matches!(r.kind.as_str(), "read" | "edit")
+            {
+                println!("ASK {}\t{key}\t{c}", r.kind);
+            }
             if let Some(key) = key
                 && matches!(r.kind.as_str(), "read" | "edit" | "build")
             {

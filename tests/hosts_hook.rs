@@ -524,15 +524,15 @@ fn qwen_post_call_events_record_what_ran() {
         assert_eq!(code, 0, "{err}");
         out
     };
-    assert_eq!(pre("toolu_1", "rm x"), "ask");
+    assert_eq!(pre("toolu_1", "rm -r x"), "ask");
     assert_eq!(
         post("PostToolUse", "toolu_1"),
         "",
         "no decision after the call"
     );
-    assert_eq!(pre("toolu_2", "rm y"), "ask");
+    assert_eq!(pre("toolu_2", "rm -r y"), "ask");
     post("PostToolUseFailure", "toolu_2");
-    assert_eq!(pre("toolu_3", "rm z"), "ask");
+    assert_eq!(pre("toolu_3", "rm -r z"), "ask");
     post("Stop", "");
     post("PostToolUse", "unknown");
     let events = scene.events("after");

@@ -46,7 +46,7 @@ fn pending_lists_every_session_and_survives_restart() {
     };
     assert_eq!(ask(&s, "a", "a1", "npm install"), "pending");
     assert_eq!(ask(&s, "a", "a2", "git status"), "approved");
-    assert_eq!(ask(&s, "b", "b1", "rm notes.txt"), "pending");
+    assert_eq!(ask(&s, "b", "b1", "rm -r notes.txt"), "pending");
     let list = s.get("/v1/pending");
     assert_eq!(list.status, 200, "{}", list.text);
     assert_eq!(
@@ -154,7 +154,7 @@ fn stream_announces_waiting_and_answered_calls() {
     s.post("/v1/sessions/s/calls", &bash_call(&d, "ok", None, "ls"));
     s.post(
         "/v1/sessions/s/calls",
-        &bash_call(&d, "c2", Some("t"), "rm notes.txt"),
+        &bash_call(&d, "c2", Some("t"), "rm -r notes.txt"),
     );
     let (name, call) = ev.next();
     assert_eq!(name, "pending");

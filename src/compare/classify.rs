@@ -960,7 +960,9 @@ mod tests {
                 "trailing-separator",
                 Direction::AstMorePermissive,
             ),
-            ("rm out;", "trailing-separator", Direction::SameDecision),
+            // `rm out` is an in-project edit too (as `mkdir out`); a recursive
+            // removal is not, so both engines ask.
+            ("rm -r out;", "trailing-separator", Direction::SameDecision),
             ("cat .env", "read-of-secret-file", Direction::AstStricter),
             ("x=(a b)", "array-assignment", Direction::SameDecision),
             (

@@ -5,7 +5,8 @@
 //! - `recommended` (the default): `strict` plus `process.execute` allowed for commands
 //!   the analysis verified read-only (`metadata.verified = readOnly`) and for proven
 //!   in-project edits (`projectWrite`: `mkdir -p`, `touch`, `cp`/`mv`/`ln -s` within
-//!   the project, `sed -i` with an editing script, a verified reader's output
+//!   the project, `rm` of files (not `-r`), `chmod` with a plain mode, `sed -i` with an
+//!   editing script, a verified reader's output
 //!   redirected into the project), and contained (run without a prompt in the sandbox,
 //!   `crate::contain`) for project-local builds and tests and for the project's own
 //!   scripts. Their reads and writes are requests of their own, judged by the read

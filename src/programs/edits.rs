@@ -1,6 +1,7 @@
 //! In-project edits: the literal commands whose every effect is a write of files
 //! inside the project, made by programs modelled option by option (`mkdir`, `touch`,
-//! `cp`, `mv`, `ln -s`, `tee`, `sed -i` with a script of editing commands only).
+//! `cp`, `mv`, `ln -s`, `tee`, `sed -i` with a script of editing commands only, `rm`,
+//! `chmod` with a plain permission mode).
 //!
 //! Owns which words make such an edit and the complete list of what it writes and
 //! copies; the analysis turns them into requests (every write judged by the write
@@ -24,6 +25,9 @@ pub struct Edit {
     pub reads: Vec<PathBuf>,
     /// Directories copied or moved whole: every file below is read.
     pub trees: Vec<PathBuf>,
+    /// Names removed as themselves, not as what they point to (a symlink `rm` or `mv`
+    /// takes away): judged by their own path, which is not resolved again.
+    pub names: Vec<PathBuf>,
 }
 
 /// Most names below one copied or moved directory before the command is left
@@ -74,6 +78,8 @@ pub fn edit(words: &[&str], cwd: &Path, ctx: &AnalysisContext) -> Option<Edit> {
         ),
         "ln" => symlink(rest, cwd, ctx),
         "sed" => sed_in_place(rest, cwd, ctx),
+        "rm" => remove(rest, cwd, ctx),
+        "chmod" => chmod(rest, cwd, ctx),
         _ => None,
     }
 }
@@ -197,6 +203,9 @@ fn copy(
         };
         if moves {
             edit.writes.push(src.clone());
+            if unresolved != src {
+                edit.names.push(unresolved.clone());
+            }
         }
         let is_dir = std::fs::symlink_metadata(&unresolved).is_ok_and(|m| m.is_dir());
         if is_dir && recursive {
@@ -210,6 +219,80 @@ fn copy(
         edit.writes.push(landing);
     }
     Some(edit)
+}
+
+/// `rm [-f] [-d] [-v] PATH…`: each operand is removed (`-d`: an empty directory too).
+/// The name the operand is known by is a write besides the place it resolves to: rm
+/// removes a symlink itself, and a protected name that is a link (`.claude -> src/x`)
+/// is judged as that name; an operand that resolves outside the project (`link/`, which
+/// rm follows: traced, it empties the link's target) is not an edit. A recursive
+/// removal (`-r`, `-R`) is not an edit: it can take a whole tree of the project in one
+/// call (`rm -rf src package.json`), which the write tool never does. No
+/// `-i`/`-I`/`--interactive` (they read answers), no `--no-preserve-root`.
+fn remove(rest: &[&str], cwd: &Path, ctx: &AnalysisContext) -> Option<Edit> {
+    let p = parse(rest, "fdv", &["--force", "--dir", "--verbose"])?;
+    if p.operands.is_empty() {
+        return None;
+    }
+    let mut edit = Edit::default();
+    for w in &p.operands {
+        let resolved = inside(w, cwd, ctx)?;
+        let unresolved = paths::clean(&cwd.join(paths::expand_home(w, ctx.home())?));
+        if !paths::is_inside(&unresolved, ctx.root()) || unresolved == ctx.root() {
+            return None;
+        }
+        if unresolved != resolved {
+            edit.names.push(unresolved);
+        }
+        edit.writes.push(resolved);
+    }
+    Some(edit)
+}
+
+/// `chmod [-c] [-f] [-v] MODE FILE…`: each file's permission bits change. MODE is a
+/// plain one: three octal digits (no set-user-ID, set-group-ID or sticky bit) or
+/// symbolic clauses of `ugoa`, one of `+-=` and `rwxX` (no `s`, `t`, no copying of
+/// another class's bits). chmod follows a symlink operand and changes its target, which
+/// is the place `inside` resolves and judges. No `-R` (a walk that meets symlinks), no
+/// `--reference` (reads another file's mode).
+fn chmod(rest: &[&str], cwd: &Path, ctx: &AnalysisContext) -> Option<Edit> {
+    let p = parse(
+        rest,
+        "cfv",
+        &["--changes", "--silent", "--quiet", "--verbose"],
+    )?;
+    let (mode, files) = p.operands.split_first()?;
+    if files.is_empty() || !plain_mode(mode) {
+        return None;
+    }
+    let writes = files
+        .iter()
+        .map(|w| inside(w, cwd, ctx))
+        .collect::<Option<Vec<_>>>()?;
+    Some(Edit {
+        writes,
+        ..Edit::default()
+    })
+}
+
+/// A permission mode without special bits: `644`, `0755`, `+x`, `u+x,go-w`, `a=rX`.
+fn plain_mode(mode: &str) -> bool {
+    let octal = mode.strip_prefix('0').unwrap_or(mode);
+    if !octal.is_empty()
+        && octal.len() <= 3
+        && mode.len() <= 4
+        && mode.bytes().all(|b| (b'0'..=b'7').contains(&b))
+    {
+        return mode.len() == 3 || mode.starts_with('0');
+    }
+    !mode.is_empty()
+        && mode.split(',').all(|clause| {
+            let ops = clause.trim_start_matches(['u', 'g', 'o', 'a']);
+            let Some(perms) = ops.strip_prefix(['+', '-', '=']) else {
+                return false;
+            };
+            !perms.is_empty() && perms.chars().all(|c| "rwxX".contains(c))
+        })
 }
 
 /// The names below `dir`, relative to it, without following symlinks; `None` past
@@ -590,5 +673,60 @@ mod tests {
         ] {
             assert!(!sed_script_edits(s), "{s}");
         }
+    }
+
+    #[test]
+    fn plain_modes_only() {
+        for m in [
+            "644", "0755", "755", "+x", "u+x", "a+rx", "go-w", "u+x,go-w", "a=rX",
+        ] {
+            assert!(plain_mode(m), "{m}");
+        }
+        for m in [
+            "4755", "2755", "1777", "u+s", "g+s", "+t", "o=u", "a=", "", "7", "75555", "u+x-w",
+            "+", "x", "0",
+        ] {
+            assert!(!plain_mode(m), "{m}");
+        }
+    }
+
+    #[test]
+    fn removals_are_writes_of_each_name() {
+        let tmp = tempfile::tempdir().unwrap();
+        let base = std::fs::canonicalize(tmp.path()).unwrap();
+        let root = base.join("p");
+        let home = base.join("h");
+        std::fs::create_dir_all(root.join("d/sub")).unwrap();
+        std::fs::create_dir_all(&home).unwrap();
+        std::fs::write(root.join("d/sub/.env"), "x").unwrap();
+        std::fs::write(root.join("a.txt"), "x").unwrap();
+        std::os::unix::fs::symlink(root.join("a.txt"), root.join(".claude")).unwrap();
+        let ctx = AnalysisContext::new(&root, None, &home).unwrap();
+        // Only the operand; a recursive removal is not an edit.
+        assert_eq!(edit(&["rm", "-rf", "d"], &root, &ctx), None);
+        assert_eq!(edit(&["rm", "-R", "d"], &root, &ctx), None);
+        let e = edit(&["rm", "-f", "d"], &root, &ctx).unwrap();
+        assert_eq!(e.writes, vec![root.join("d")]);
+        // A link is removed by its own name.
+        let e = edit(&["rm", ".claude"], &root, &ctx).unwrap();
+        assert_eq!(e.names, vec![root.join(".claude")]);
+        for words in [
+            vec!["rm", "-rf", "."],
+            vec!["rm", "-rf", "/"],
+            vec!["rm", "-i", "a.txt"],
+            vec!["rm", "--no-preserve-root", "-rf", "d"],
+            vec!["rm", "../x"],
+            vec!["rm"],
+            vec!["chmod", "u+s", "a.txt"],
+            vec!["chmod", "-R", "+x", "d"],
+            vec!["chmod", "--reference=a.txt", "d"],
+            vec!["chmod", "+x"],
+        ] {
+            assert_eq!(edit(&words, &root, &ctx), None, "{words:?}");
+        }
+        assert_eq!(
+            edit(&["chmod", "+x", "a.txt"], &root, &ctx).unwrap().writes,
+            vec![root.join("a.txt")]
+        );
     }
 }

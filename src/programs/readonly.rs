@@ -321,6 +321,16 @@ const ENTRIES: &[Entry] = &[
         "n:quiet:silent e:expression= E r:regexp-extended s:separate z:null-data u:unbuffered l:line-length= :posix :debug :sandbox :help :version",
         Files,
     ),
+    // coreutils 9.1 `sleep`: waits, reads nothing (traced).
+    e(&["sleep"], ":help :version", Text),
+    // util-linux 2.38 `hexdump` (traced: opens its operands read-only, nothing else).
+    // `-L`/`--color` (reads terminal colour schemes) is not listed; `-f` reads a file
+    // of formats.
+    e(
+        &["hexdump"],
+        "b:one-byte-octal c:one-byte-char C:canonical d:two-bytes-decimal o:two-bytes-octal x:two-bytes-hex e:format= f:format-file=< n:length= s:skip= v:no-squeezing h:help V:version",
+        Files,
+    ),
     num(
         &["strings"],
         "a:all d:data f:print-file-name n:bytes= t:radix= w:include-all-whitespace o e:encoding= :unicode= U= s:output-separator= h:help v V:version",
@@ -471,6 +481,23 @@ pub fn verify(words: &[&str]) -> Option<Verified> {
         "command" => return command_v(rest),
         "find" => return find(rest),
         "xxd" => return xxd(rest),
+        // Node 20's syntax check parses the one file it is given and runs none of it
+        // (traced: the file and the `package.json` files above it, for the module type,
+        // are read; a `.node` file is read as text, not loaded). Any other word can run
+        // code (a script, `-e`, `-r`, `--import`, words after the file go to a script),
+        // so only these forms.
+        "node" => {
+            return match rest {
+                ["-v"] | ["--version"] => Some(Verified::default()),
+                [flag, file] if matches!(*flag, "-c" | "--check") && !file.starts_with('-') => {
+                    Some(Verified {
+                        reads: vec![(*file).to_string()],
+                        ..Verified::default()
+                    })
+                }
+                _ => None,
+            };
+        }
         "awk" | "mawk" => return awk(rest),
         "git" => return super::git_readonly::verify(words),
         _ => {}
@@ -823,6 +850,11 @@ fn find(rest: &[&str]) -> Option<Verified> {
     }
     let mut branches = false;
     let mut literal_name = false;
+    // Before the first `-exec`: the `-name` pattern, `-type f`, and whether anything
+    // printed names there (then the filter does not hold for what is printed).
+    let mut name_pattern: Option<&str> = None;
+    let mut type_file = false;
+    let mut printed = false;
     // What the `-exec` commands read besides the names found (`-exec grep -f PATS {} +`),
     // and whether one of them enters a found directory (`-exec grep -R x {} +`).
     let mut exec: Option<Verified> = None;
@@ -836,6 +868,7 @@ fn find(rest: &[&str]) -> Option<Verified> {
         } else if FIND_NO_VALUE.contains(w) {
             // `-follow` acts as `-L` from where it stands; taken for the whole walk.
             v.follow |= *w == "-follow";
+            printed |= exec.is_none() && matches!(*w, "-print" | "-print0" | "-ls");
             branches |= matches!(
                 *w,
                 "-o" | "-or" | "," | "!" | "-not" | "(" | ")" | "\\(" | "\\)"
@@ -846,6 +879,13 @@ fn find(rest: &[&str]) -> Option<Verified> {
             literal_name |= matches!(*w, "-name" | "-iname")
                 && !value.is_empty()
                 && !value.contains(['*', '?', '[', '\\']);
+            if exec.is_none() {
+                match *w {
+                    "-name" if name_pattern.is_none() => name_pattern = Some(value),
+                    "-type" => type_file |= *value == "f",
+                    _ => {}
+                }
+            }
             if matches!(*w, "-newer" | "-anewer" | "-cnewer" | "-samefile") {
                 v.reads.push(rest.get(i + 1)?.to_string());
             }
@@ -867,6 +907,14 @@ fn find(rest: &[&str]) -> Option<Verified> {
         v.names_only = false;
         v.follow |= ran.follow;
         v.reads.extend(ran.reads);
+        // `find DIR -name '*.py' -type f -exec grep -l X {} +`: only regular files
+        // named by the pattern reach the command (and only their names are printed),
+        // when every test before it must hold (no `-o`, `!`, parentheses).
+        if !branches && !printed && type_file {
+            v.name_filter = name_pattern
+                .filter(|p| name_pattern_plain(p))
+                .map(str::to_string);
+        }
         return Some(v);
     }
     if literal_name && !branches {
@@ -875,6 +923,47 @@ fn find(rest: &[&str]) -> Option<Verified> {
         v.follow = false;
     }
     Some(v)
+}
+
+/// A `-name` pattern a glob matcher reads as find's `fnmatch` does: `*`, `?` and plain
+/// bracket sets only (no braces, which globset expands and find takes literally; no
+/// backslash, `**`, `/`, POSIX classes or a leading `]`).
+fn name_pattern_plain(p: &str) -> bool {
+    !p.is_empty() && !p.contains(['{', '}', '\\', '/']) && !p.contains("**") && brackets_plain(p)
+}
+
+/// Every `[` opens a set of plain characters closed by a `]` (`[ab]`, `[!a-z]`), and
+/// no `]` stands alone.
+fn brackets_plain(p: &str) -> bool {
+    let mut chars = p.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            ']' => return false,
+            '[' => {
+                if matches!(chars.peek(), Some('!' | '^')) {
+                    chars.next();
+                }
+                if chars.peek() == Some(&']') {
+                    return false;
+                }
+                let mut closed = false;
+                for d in chars.by_ref() {
+                    if d == ']' {
+                        closed = true;
+                        break;
+                    }
+                    if d == '[' {
+                        return false;
+                    }
+                }
+                if !closed {
+                    return false;
+                }
+            }
+            _ => {}
+        }
+    }
+    true
 }
 
 /// Programs a `find -exec` command may be: those the verified table reads, except the

@@ -27,6 +27,10 @@ pub struct Verified {
     pub lists: Vec<String>,
     /// The command changes the working directory only (`cd`, `pushd`, `popd`).
     pub chdir_only: bool,
+    /// The recursive read reaches only the files whose name matches this pattern
+    /// (find's `-name PAT -type f` before its first `-exec`, nothing printed before
+    /// it): find prints and runs its commands on those alone.
+    pub name_filter: Option<String>,
     /// Checksum files (`md5sum -c SUMS`): each is read, and so is every file its lines
     /// name. The caller reads the list to know them (`checksum_names`).
     pub checksum_lists: Vec<String>,

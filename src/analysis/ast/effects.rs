@@ -475,7 +475,21 @@ fn verdict(
             paths: Vec::new(),
         };
         for d in &v.recursive {
-            recursive_read_request(d, &reach, cwd, ctx, fx);
+            // A walk whose files are filtered by name (`find . -name '*.py' -type f
+            // -exec …`): each file it reaches now is a read of its own (a symlink as
+            // what it names); past the bounds, the whole walk.
+            let named = v.name_filter.as_ref().and_then(|pat| {
+                let dir = resolve(d, cwd, ctx)?;
+                named_walk(&dir, pat, v.follow)
+            });
+            match named {
+                Some(files) => {
+                    for f in files {
+                        read_request(&f.display().to_string(), cwd, ctx, fx);
+                    }
+                }
+                None => recursive_read_request(d, &reach, cwd, ctx, fx),
+            }
         }
         let listing = crate::model::vocab::DirectoryRead {
             names_only: true,
@@ -503,6 +517,16 @@ fn verdict(
     {
         for w in &edit.writes {
             write_request(&w.display().to_string(), &cmd.cwd, ctx, fx);
+        }
+        // A symlink removed or moved away by its own name (inside the project, as
+        // `edits` checked): judged as that name, so a protected one asks.
+        for n in &edit.names {
+            let s = n.display().to_string();
+            fx.push(CapabilityRequest::new(
+                Capability::FileWriteProject,
+                s.clone(),
+                format!("Write {s}"),
+            ));
         }
         for r in &edit.reads {
             read_request(&r.display().to_string(), &cmd.cwd, ctx, fx);
@@ -741,6 +765,59 @@ fn expand_glob(word: &str, cwd: &Cwd, ctx: &AnalysisContext) -> Option<Vec<Strin
     }
     names.sort();
     Some(names)
+}
+
+/// Most entries a name-filtered walk (`find -name PAT -type f -exec`) looks at, and
+/// most files it may reach, before the whole walk is judged instead.
+const MAX_NAMED_WALK_ENTRIES: usize = 20_000;
+const MAX_NAMED_WALK_FILES: usize = 256;
+
+/// The paths below `dir` whose own name matches find's `-name` pattern `pat` (case
+/// kept, a leading `.` matched by `*` as find's `fnmatch` does), as find lists them:
+/// hidden directories entered, symlinks to directories entered only when it follows
+/// them (each real directory once), a symlink reported by its own name (its target is
+/// judged by the read). `None` past the bounds, or when the pattern does not compile.
+fn named_walk(dir: &std::path::Path, pat: &str, follow: bool) -> Option<Vec<PathBuf>> {
+    let matcher = globset::GlobBuilder::new(pat)
+        .literal_separator(true)
+        .backslash_escape(false)
+        .build()
+        .ok()?
+        .compile_matcher();
+    if !dir.is_dir() {
+        return Some(Vec::new());
+    }
+    let mut out = Vec::new();
+    let mut entered = std::collections::HashSet::new();
+    entered.insert(std::fs::canonicalize(dir).ok()?);
+    let mut stack = vec![dir.to_path_buf()];
+    let mut seen = 0usize;
+    while let Some(d) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for e in entries {
+            let e = e.ok()?;
+            seen += 1;
+            if seen > MAX_NAMED_WALK_ENTRIES {
+                return None;
+            }
+            let path = e.path();
+            let t = e.file_type().ok()?;
+            let enter = t.is_dir() || (follow && t.is_symlink() && path.is_dir());
+            if enter && entered.insert(std::fs::canonicalize(&path).ok()?) {
+                stack.push(path.clone());
+            }
+            if matcher.is_match(e.file_name()) {
+                out.push(path);
+                if out.len() > MAX_NAMED_WALK_FILES {
+                    return None;
+                }
+            }
+        }
+    }
+    out.sort();
+    Some(out)
 }
 
 /// Most compiled glob matchers kept per thread (then the cache starts over).

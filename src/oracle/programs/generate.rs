@@ -60,6 +60,9 @@ pub enum Kind {
     Find,
     /// `xxd`: its own words, one file.
     Xxd,
+    /// `node`: the syntax check and version forms, and the forms next to them that run
+    /// code.
+    Node,
     /// `awk`: `-F`/`-v`, a program (of the subset or one of the ways out), operands.
     Awk,
 }
@@ -90,7 +93,7 @@ fn kind_of(name: &str) -> Kind {
         "grep" | "egrep" | "fgrep" | "rg" | "fd" | "fdfind" | "jq" | "sed" => Kind::Pattern,
         "cd" | "pushd" => Kind::Dir,
         "whoami" | "id" | "uname" | "seq" | "date" | "basename" | "dirname" | "which"
-        | "whereis" | "type" | "hash" | "dirs" | "pwd" | "tr" => Kind::Text,
+        | "whereis" | "type" | "hash" | "dirs" | "pwd" | "tr" | "sleep" => Kind::Text,
         _ => Kind::Files,
     }
 }
@@ -129,7 +132,11 @@ pub fn entries() -> Vec<Entry> {
         opts: Vec::new(),
         kind: Kind::Awk,
     });
-    for (name, kind) in [("find", Kind::Find), ("xxd", Kind::Xxd)] {
+    for (name, kind) in [
+        ("find", Kind::Find),
+        ("xxd", Kind::Xxd),
+        ("node", Kind::Node),
+    ] {
         out.push(Entry {
             label: name.to_string(),
             names: vec![name],
@@ -364,6 +371,7 @@ fn operands(rng: &mut Rng, e: &Entry, name: &str) -> Vec<String> {
             "date" => out.push(rng.pick(&["+%F", "+%s"]).to_string()),
             "tr" => out.push(rng.pick(&["a-z A-Z", "x y", "abc"]).to_string()),
             "whoami" | "id" | "uname" | "pwd" | "dirs" => {}
+            "sleep" => out.push(rng.pick(&["0", "0.01", "0.02s", "0 0.01", "x"]).to_string()),
             _ => out.push(
                 rng.pick(&["ls", "git", "x", "~/.bashrc", "a.txt"])
                     .to_string(),
@@ -411,7 +419,7 @@ fn operands(rng: &mut Rng, e: &Entry, name: &str) -> Vec<String> {
                 );
             }
         }
-        Kind::Find | Kind::Xxd | Kind::Awk => {}
+        Kind::Find | Kind::Xxd | Kind::Awk | Kind::Node => {}
     }
     out
 }
@@ -532,9 +540,7 @@ fn find_command(rng: &mut Rng, words: &[&'static str]) -> (String, Vec<String>) 
         if one.contains(w) {
             let v = match *w {
                 "-type" | "-xtype" => rng.pick(&["f", "d", "l"]),
-                "-name" | "-iname" | "-lname" | "-ilname" => {
-                    rng.pick(&["'*.env'", "credentials", "'*'"])
-                }
+                "-name" | "-iname" | "-lname" | "-ilname" => rng.pick(NAME_PATTERNS),
                 "-path" | "-ipath" | "-wholename" | "-iwholename" => "'*aws*'",
                 "-regex" | "-iregex" => "'.*id_rsa'",
                 "-regextype" => rng.pick(&["posix-extended", "emacs"]),
@@ -578,6 +584,25 @@ fn find_command(rng: &mut Rng, words: &[&'static str]) -> (String, Vec<String>) 
     }
     (out.join(" "), keys)
 }
+
+/// `-name` patterns: ones that reach secrets (directly, hidden, through the links
+/// `notes/cargo.toml` and `mycnf.ini`), harmless ones, and ones a glob matcher could
+/// read differently from find (braces, brackets, a backslash).
+const NAME_PATTERNS: &[&str] = &[
+    "'*.env'",
+    "credentials",
+    "'*'",
+    "'*.txt'",
+    "'*.md'",
+    "'.e*'",
+    "'*.toml'",
+    "'*.ini'",
+    "'[.]env'",
+    "'{a,.env}'",
+    "'id_*'",
+    "'\\.env'",
+    "'*.rs'",
+];
 
 /// `-print0 | xargs -0 PROG …` after a find expression, or a look-alike that must ask
 /// (names split at blanks, `-I`, a literal `{}`, items from a file).
@@ -658,6 +683,44 @@ fn exec_clause(rng: &mut Rng) -> Vec<String> {
     out.extend(prog.split_whitespace().map(str::to_string));
     out.extend(tail.iter().map(|w| (*w).to_string()));
     out
+}
+
+/// `node` forms: the syntax check of one file and the version (verified), and the
+/// forms next to them that run code or read more (a script run, a preload, code given
+/// with the check, words after the file, which node gives the script), over files,
+/// secrets and links. Plain `node -e CODE` is left out: it is inline code, for which
+/// the analysis offers the exact command as an always pattern by design (the person
+/// sees the code), so it is no look-alike of a verified form.
+const NODE_FORMS: &[&str] = &[
+    "-c FILE",
+    "--check FILE",
+    "-v",
+    "--version",
+    "-c FILE -r ./x.js",
+    "-r /.oracle/marker -c FILE",
+    "--import /.oracle/marker --check FILE",
+    "-c -e require('child_process').execSync('/.oracle/marker')",
+    "FILE",
+    "-c FILE FILE",
+    "-c",
+    "--check=FILE",
+];
+
+/// A `node` command: one of `NODE_FORMS` with a file from the hostile world.
+fn node_command(rng: &mut Rng) -> (String, Vec<String>) {
+    let o = &OPERANDS;
+    let form = rng.pick(NODE_FORMS);
+    let mut out = vec!["node".to_string()];
+    for w in form.split_whitespace() {
+        let file = match rng.below(4) {
+            0 => rng.pick(o.secrets),
+            1 => rng.pick(o.links),
+            _ => rng.pick(o.files),
+        };
+        out.push(quote(&w.replace("FILE", file)));
+    }
+    let key = form.split_whitespace().next().unwrap_or("").to_string();
+    (out.join(" "), vec![key])
 }
 
 /// An `xxd` command using `words` (a value after each valued word), and one file.
@@ -828,6 +891,18 @@ pub fn generate(seed: u64, n: usize) -> Vec<Generated> {
                 }
                 continue;
             }
+            Kind::Node => {
+                for _ in 0..NODE_FORMS.len() * 3 {
+                    let (command, options) = node_command(&mut rng);
+                    out.push(Generated {
+                        program: "node".to_string(),
+                        entry: e.label.clone(),
+                        command,
+                        options,
+                    });
+                }
+                continue;
+            }
             Kind::Find | Kind::Xxd => {
                 let words = own_words(e.kind);
                 for chunk in words.chunks(3) {
@@ -910,6 +985,37 @@ pub fn generate(seed: u64, n: usize) -> Vec<Generated> {
             }
         }
     }
+    // Name-filtered walks: `find [-L] ROOT -name PAT -type f -exec READER {} +`, each
+    // pattern over each root, with and without following links, and look-alikes where
+    // the filter does not hold (`-type` missing, `-o`, the test after `-exec`).
+    if installed("find") {
+        let roots = [".", "docs", "notes", "src", "vendor"];
+        let mut k = 0usize;
+        for pat in NAME_PATTERNS {
+            for root in roots {
+                k += 1;
+                let reader = EXEC_READERS
+                    .get(k % EXEC_READERS.len())
+                    .copied()
+                    .unwrap_or("cat");
+                let follow = if k.is_multiple_of(3) { "-L " } else { "" };
+                let command = match k % 7 {
+                    0 => format!("find {follow}{root} -name {pat} -exec {reader} {{}} +"),
+                    1 => {
+                        format!("find {follow}{root} -name {pat} -o -type f -exec {reader} {{}} +")
+                    }
+                    2 => format!("find {follow}{root} -type f -exec {reader} {{}} + -name {pat}"),
+                    _ => format!("find {follow}{root} -name {pat} -type f -exec {reader} {{}} +"),
+                };
+                out.push(Generated {
+                    program: "find".to_string(),
+                    entry: "find".to_string(),
+                    command,
+                    options: vec!["-name".to_string(), "-exec".to_string()],
+                });
+            }
+        }
+    }
     // Random commands.
     while out.len() < n && !entries.is_empty() {
         let Some(e) = entries.get(rng.below(entries.len())) else {
@@ -922,6 +1028,16 @@ pub fn generate(seed: u64, n: usize) -> Vec<Generated> {
                 let (command, options) = awk_command(&mut rng, nm);
                 out.push(Generated {
                     program: nm.to_string(),
+                    entry: e.label.clone(),
+                    command,
+                    options,
+                });
+                continue;
+            }
+            Kind::Node => {
+                let (command, options) = node_command(&mut rng);
+                out.push(Generated {
+                    program: "node".to_string(),
                     entry: e.label.clone(),
                     command,
                     options,
