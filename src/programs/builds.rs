@@ -36,6 +36,11 @@ pub fn autonomous_verdict(
         return None;
     }
     let name = *words.first()?;
+    if name == "timeout" {
+        // Judged as the command it runs: `timeout` only ends it.
+        let inner = timeout_inner(words)?;
+        return autonomous_verdict(inner, Some(cwd), ctx, writes_file, patterned);
+    }
     if !patterned && project_script(words, cwd, ctx) {
         return Some(BuildVerdict {
             verdict: Verdict::ProjectScript,
@@ -65,6 +70,50 @@ pub fn autonomous_verdict(
         "tox" => plain(tox(rest, cwd)),
         _ => None,
     }
+}
+
+/// The command `timeout` runs (`timeout 60 pytest`, `timeout -s KILL 5m npm test`):
+/// after its options that choose the signal, the grace period, the exit status and
+/// the terminal, and a duration (a number with an optional `s`/`m`/`h`/`d`). `timeout`
+/// starts it and at most ends it, so the command is judged as if run alone; the
+/// sandbox ends the whole tree with the call in any case.
+fn timeout_inner<'a, 'w>(words: &'a [&'w str]) -> Option<&'a [&'w str]> {
+    let duration = |w: &str| {
+        let n = w.strip_suffix(['s', 'm', 'h', 'd']).unwrap_or(w);
+        !n.is_empty()
+            && n.chars().all(|c| c.is_ascii_digit() || c == '.')
+            && n.chars().any(|c| c.is_ascii_digit())
+    };
+    let mut i = 1;
+    loop {
+        let w = *words.get(i)?;
+        match w {
+            "--preserve-status" | "--foreground" | "-v" | "--verbose" => i += 1,
+            "-k" | "-s" => i += 2,
+            _ if w.starts_with("--kill-after=") || w.starts_with("--signal=") => i += 1,
+            _ if duration(w) => break,
+            _ => return None,
+        }
+    }
+    let inner = words.get(i + 1..)?;
+    (!inner.is_empty()).then_some(inner)
+}
+
+/// The verdict of the command a wrapper runs, for its own request: only `timeout`'s
+/// (whose own request is judged as that command, `autonomous_verdict`), and only what
+/// the wrapped command's verdict would be on its own. The wrapper's request gates it:
+/// where that has no verdict, the call asks whatever this one says.
+pub fn wrapped_verdict(
+    wrapper: &str,
+    inner: &[String],
+    cwd: Option<&Path>,
+    ctx: &AnalysisContext,
+) -> Option<Verdict> {
+    if wrapper != "timeout" {
+        return None;
+    }
+    let words: Vec<&str> = inner.iter().map(String::as_str).collect();
+    autonomous_verdict(&words, cwd, ctx, false, false).map(|b| b.verdict)
 }
 
 /// Options of a harness or tool whose value is a file it writes (`--logfile F`,
@@ -690,6 +739,16 @@ fn project_script(words: &[&str], cwd: &Path, ctx: &AnalysisContext) -> bool {
         };
     }
     false
+}
+
+/// Whether an interpreter runs a script of the project named as its operand
+/// (`python3 solution.py`, `bash ./run.sh`): its program is that file, not its input.
+pub fn runs_project_script(words: &[&str], cwd: &Path, ctx: &AnalysisContext) -> bool {
+    words
+        .first()
+        .is_some_and(|n| !n.contains('/') && *n != "npx")
+        && crate::model::paths::is_inside(cwd, ctx.root())
+        && project_script(words, cwd, ctx)
 }
 
 /// Whether `node_modules/.bin/TOOL` exists in `cwd` or a parent up to the project root,
