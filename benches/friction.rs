@@ -160,10 +160,10 @@ fn agent_checks(rows: &[friction_set::Row], tallies: &[friction_set::AgentTally]
         ("strict", "build", 0, 0),
         ("recommended", "read", 297, 297),
         ("recommended", "edit", 84, 84),
-        ("recommended", "build", 0, 22),
+        ("recommended", "build", 0, 192),
         ("autonomous", "read", 297, 320),
         ("autonomous", "edit", 84, 85),
-        ("autonomous", "build", 17, 103),
+        ("autonomous", "build", 52, 253),
     ];
     for (preset, kind, allowed, unprompted) in floors {
         let Some(t) = tallies.iter().find(|t| t.name == *preset) else {
