@@ -161,10 +161,10 @@ fn agent_checks(rows: &[friction_set::Row], tallies: &[friction_set::AgentTally]
         ("strict", "build", 0, 0),
         ("recommended", "read", 306, 306),
         ("recommended", "edit", 104, 104),
-        ("recommended", "build", 0, 22),
+        ("recommended", "build", 0, 192),
         ("autonomous", "read", 306, 326),
         ("autonomous", "edit", 104, 105),
-        ("autonomous", "build", 17, 103),
+        ("autonomous", "build", 52, 253),
     ];
     for (preset, kind, allowed, unprompted) in floors {
         let Some(t) = tallies.iter().find(|t| t.name == *preset) else {

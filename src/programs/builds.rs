@@ -36,6 +36,11 @@ pub fn autonomous_verdict(
         return None;
     }
     let name = *words.first()?;
+    if name == "timeout" {
+        // Judged as the command it runs: `timeout` only ends it.
+        let inner = timeout_inner(words)?;
+        return autonomous_verdict(inner, Some(cwd), ctx, writes_file, patterned);
+    }
     if !patterned && project_script(words, cwd, ctx) {
         return Some(BuildVerdict {
             verdict: Verdict::ProjectScript,
@@ -53,6 +58,9 @@ pub fn autonomous_verdict(
         })
     };
     let plain = |ok: bool| build(ok.then(Vec::new));
+    if python_name(name) {
+        return build(python_module(rest, cwd, ctx));
+    }
     match name {
         "cargo" => build(cargo(rest, cwd, ctx)),
         "npm" | "pnpm" | "yarn" => build(js(name, rest, cwd, ctx)),
@@ -62,6 +70,50 @@ pub fn autonomous_verdict(
         "tox" => plain(tox(rest, cwd)),
         _ => None,
     }
+}
+
+/// The command `timeout` runs (`timeout 60 pytest`, `timeout -s KILL 5m npm test`):
+/// after its options that choose the signal, the grace period, the exit status and
+/// the terminal, and a duration (a number with an optional `s`/`m`/`h`/`d`). `timeout`
+/// starts it and at most ends it, so the command is judged as if run alone; the
+/// sandbox ends the whole tree with the call in any case.
+fn timeout_inner<'a, 'w>(words: &'a [&'w str]) -> Option<&'a [&'w str]> {
+    let duration = |w: &str| {
+        let n = w.strip_suffix(['s', 'm', 'h', 'd']).unwrap_or(w);
+        !n.is_empty()
+            && n.chars().all(|c| c.is_ascii_digit() || c == '.')
+            && n.chars().any(|c| c.is_ascii_digit())
+    };
+    let mut i = 1;
+    loop {
+        let w = *words.get(i)?;
+        match w {
+            "--preserve-status" | "--foreground" | "-v" | "--verbose" => i += 1,
+            "-k" | "-s" => i += 2,
+            _ if w.starts_with("--kill-after=") || w.starts_with("--signal=") => i += 1,
+            _ if duration(w) => break,
+            _ => return None,
+        }
+    }
+    let inner = words.get(i + 1..)?;
+    (!inner.is_empty()).then_some(inner)
+}
+
+/// The verdict of the command a wrapper runs, for its own request: only `timeout`'s
+/// (whose own request is judged as that command, `autonomous_verdict`), and only what
+/// the wrapped command's verdict would be on its own. The wrapper's request gates it:
+/// where that has no verdict, the call asks whatever this one says.
+pub fn wrapped_verdict(
+    wrapper: &str,
+    inner: &[String],
+    cwd: Option<&Path>,
+    ctx: &AnalysisContext,
+) -> Option<Verdict> {
+    if wrapper != "timeout" {
+        return None;
+    }
+    let words: Vec<&str> = inner.iter().map(String::as_str).collect();
+    autonomous_verdict(&words, cwd, ctx, false, false).map(|b| b.verdict)
 }
 
 /// Options of a harness or tool whose value is a file it writes (`--logfile F`,
@@ -295,6 +347,19 @@ fn js(name: &str, rest: &[&str], cwd: &Path, ctx: &AnalysisContext) -> Option<Ve
         {
             more
         }
+        // `npm start` is `npm run start`, as `npm test` is `npm run test`.
+        ["start", more @ ..] => more,
+        // yarn and pnpm run a script named as their command when the command is
+        // none of their own: only names neither has a command of, and only when the
+        // project's manifest names such a script (otherwise yarn would run a binary
+        // of that name, and pnpm fail).
+        [script, more @ ..]
+            if name != "npm"
+                && SCRIPT_NAMES.contains(script)
+                && manifest_scripts(cwd, ctx).contains(&(*script).to_string()) =>
+        {
+            more
+        }
         _ => return None,
     };
     match after_script {
@@ -302,6 +367,43 @@ fn js(name: &str, rest: &[&str], cwd: &Path, ctx: &AnalysisContext) -> Option<Ve
         ["--", args @ ..] => runner_args(args),
         _ => None,
     }
+}
+
+/// Script names `yarn NAME` and `pnpm NAME` run as `run NAME`: none is a command of
+/// either tool.
+const SCRIPT_NAMES: &[&str] = &[
+    "dev",
+    "build",
+    "lint",
+    "typecheck",
+    "format",
+    "serve",
+    "preview",
+];
+
+/// The script names of the `package.json` nearest above `cwd` inside the project
+/// (none when it cannot be read or parsed).
+fn manifest_scripts(cwd: &Path, ctx: &AnalysisContext) -> Vec<String> {
+    let mut dir = Some(cwd);
+    while let Some(d) = dir {
+        if !crate::model::paths::is_inside(d, ctx.root()) {
+            return Vec::new();
+        }
+        let file = d.join("package.json");
+        if file.is_file() {
+            return std::fs::read_to_string(&file)
+                .ok()
+                .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+                .and_then(|v| {
+                    v.get("scripts")
+                        .and_then(|s| s.as_object())
+                        .map(|o| o.keys().cloned().collect())
+                })
+                .unwrap_or_default();
+        }
+        dir = d.parent();
+    }
+    Vec::new()
 }
 
 /// Test-runner arguments after `npm test --`: see `js`.
@@ -402,8 +504,8 @@ fn go(rest: &[&str], ctx: &AnalysisContext, cwd: &Path) -> Option<Vec<String>> {
     Some(writes)
 }
 
-/// `make TARGET…` with a Makefile here, targets only (no `VAR=value`, `-f`, `-C`,
-/// `--eval`), `-j`/`-k`/`-s` allowed.
+/// `make [TARGET…]` with a Makefile here (no target: its first, as `make all` names
+/// one), targets only (no `VAR=value`, `-f`, `-C`, `--eval`), `-j`/`-k`/`-s` allowed.
 fn make(rest: &[&str], cwd: &Path) -> bool {
     if !["Makefile", "makefile", "GNUmakefile"]
         .iter()
@@ -411,7 +513,6 @@ fn make(rest: &[&str], cwd: &Path) -> bool {
     {
         return false;
     }
-    let mut targets = 0;
     for w in rest {
         let jobs = w
             .strip_prefix("-j")
@@ -422,9 +523,8 @@ fn make(rest: &[&str], cwd: &Path) -> bool {
         if w.starts_with('-') || w.contains('=') || w.is_empty() {
             return false;
         }
-        targets += 1;
     }
-    targets > 0
+    true
 }
 
 /// `pytest` with reporting and selection flags and test paths inside the project;
@@ -459,7 +559,7 @@ fn pytest(rest: &[&str], cwd: &Path, ctx: &AnalysisContext) -> Option<Vec<String
         if let Some((v, n)) = output_value(rest, i, &["--junitxml", "--junit-xml"]) {
             writes.push(v.to_string());
             i += n;
-        } else if FLAGS.contains(w) {
+        } else if FLAGS.contains(w) || switch_cluster(w) {
             i += 1;
         } else if VALUED.contains(&flag) {
             i += if w.contains('=') { 1 } else { 2 };
@@ -474,6 +574,46 @@ fn pytest(rest: &[&str], cwd: &Path, ctx: &AnalysisContext) -> Option<Vec<String
         }
     }
     Some(writes)
+}
+
+/// pytest's switches written together (`-xvs`, `-vx`, `-qq`): each letter one of the
+/// switches `pytest` takes alone above (none of them takes a value).
+fn switch_cluster(w: &str) -> bool {
+    w.strip_prefix('-').is_some_and(|letters| {
+        letters.len() > 1 && letters.chars().all(|c| matches!(c, 'q' | 'v' | 'x' | 's'))
+    })
+}
+
+/// `python`, `python3` or `python3.N` by name (found on `PATH`).
+fn python_name(name: &str) -> bool {
+    matches!(name, "python" | "python3")
+        || name
+            .strip_prefix("python3.")
+            .is_some_and(|v| !v.is_empty() && v.chars().all(|c| c.is_ascii_digit()))
+}
+
+/// `python -m pytest ARGS` (pytest's rules, as `pytest ARGS`) and `python -m
+/// py_compile FILE…` (files inside the project: it writes their `__pycache__` beside
+/// them), after the interpreter's plain switches. Any other module is code from
+/// wherever `sys.path` finds it, no build this preset vouches for.
+fn python_module(rest: &[&str], cwd: &Path, ctx: &AnalysisContext) -> Option<Vec<String>> {
+    let flags = INTERPRETERS.first().map(|(_, f)| *f).unwrap_or_default();
+    let at = rest.iter().position(|w| !flags.contains(w))?;
+    let ["-m", module, args @ ..] = rest.get(at..)? else {
+        return None;
+    };
+    match *module {
+        "pytest" => pytest(args, cwd, ctx),
+        "py_compile" => (!args.is_empty()
+            && args.iter().all(|a| {
+                !a.starts_with('-')
+                    && !a.contains(['*', '?', '['])
+                    && crate::model::paths::resolve_word(a, Some(cwd), ctx.home())
+                        .is_some_and(|p| crate::model::paths::is_inside(&p, ctx.root()))
+            }))
+        .then(Vec::new),
+        _ => None,
+    }
 }
 
 /// `tox` or `tox -e ENV` with a tox config here.
@@ -501,7 +641,12 @@ const INTERPRETERS: &[(&str, &[&str])] = &[
     ),
     (
         "node",
-        &["--enable-source-maps", "--trace-warnings", "--no-warnings"],
+        &[
+            "--enable-source-maps",
+            "--trace-warnings",
+            "--no-warnings",
+            "--experimental-strip-types",
+        ],
     ),
     ("bash", &["-e", "-x", "-u", "-eu", "-ex", "-eux"]),
     ("sh", &["-e", "-x", "-u", "-eu", "-ex", "-eux"]),
@@ -518,8 +663,9 @@ const NPX_LOCAL: &[&str] = &["tsx", "ts-node", "jest", "vitest", "mocha"];
 /// A script of the project run by its interpreter or by its path: `python
 /// reproduce.py`, `node scripts/x.js`, `bash run.sh`, `./run.sh`,
 /// `./node_modules/.bin/jest`, `npx tsx x.ts` (with `tsx` installed in the project).
-/// The script must be a file inside the project, the interpreter's flags before it
-/// plain switches (no `-c`, `-e`, `-m`: code or a module from elsewhere), and the
+/// The script must be a file inside the project, or not there yet at a place inside
+/// it (not for a shell's bare name, which it would look for on `PATH`), the
+/// interpreter's flags before it plain switches (no `-c`, `-e`, `-m`: code or a module from elsewhere), and the
 /// arguments after it are the script's. Its effects are whatever the project's code
 /// does, which is why this verdict is contained, never allowed.
 fn project_script(words: &[&str], cwd: &Path, ctx: &AnalysisContext) -> bool {
@@ -528,11 +674,26 @@ fn project_script(words: &[&str], cwd: &Path, ctx: &AnalysisContext) -> bool {
     };
     // A glob character makes the word a pattern to a reader of the command, never a
     // file this verdict vouches for.
+    // A script that is not there yet (the agent writes it in the same command, `cat >
+    // x.py <<EOF … EOF && python3 x.py`, or names it wrongly) counts where it would be
+    // created: resolved as the kernel would (every existing prefix, symlinks followed),
+    // inside the project and no dangling symlink. Run without it, the interpreter only
+    // fails.
     let inside_file = |w: &str| {
-        !w.contains(['*', '?', '['])
-            && crate::model::paths::resolve_word(w, Some(cwd), ctx.home())
-                .and_then(|p| std::fs::canonicalize(p).ok())
-                .is_some_and(|p| p.is_file() && crate::model::paths::is_inside(&p, ctx.root()))
+        if w.contains(['*', '?', '[']) {
+            return false;
+        }
+        let Some(p) = crate::model::paths::resolve_word(w, Some(cwd), ctx.home()) else {
+            return false;
+        };
+        match std::fs::canonicalize(&p) {
+            Ok(c) => c.is_file() && crate::model::paths::is_inside(&c, ctx.root()),
+            Err(_) => {
+                std::fs::symlink_metadata(&p).is_err()
+                    && p != ctx.root()
+                    && crate::model::paths::is_inside(&p, ctx.root())
+            }
+        }
     };
     if name.contains('/') {
         return inside_file(name);
@@ -555,7 +716,11 @@ fn project_script(words: &[&str], cwd: &Path, ctx: &AnalysisContext) -> bool {
                 i += 1;
                 continue;
             }
-            return !w.starts_with('-') && inside_file(w);
+            // A shell that finds no file of a bare name here looks for it on `PATH`
+            // (`bash deploy.sh` may run `~/bin/deploy.sh`): a name without a slash is
+            // the project's only when it is there now.
+            let searched = matches!(*name, "bash" | "sh") && !w.contains('/');
+            return !w.starts_with('-') && inside_file(w) && (!searched || cwd.join(w).is_file());
         }
         return false;
     }
@@ -574,6 +739,16 @@ fn project_script(words: &[&str], cwd: &Path, ctx: &AnalysisContext) -> bool {
         };
     }
     false
+}
+
+/// Whether an interpreter runs a script of the project named as its operand
+/// (`python3 solution.py`, `bash ./run.sh`): its program is that file, not its input.
+pub fn runs_project_script(words: &[&str], cwd: &Path, ctx: &AnalysisContext) -> bool {
+    words
+        .first()
+        .is_some_and(|n| !n.contains('/') && *n != "npx")
+        && crate::model::paths::is_inside(cwd, ctx.root())
+        && project_script(words, cwd, ctx)
 }
 
 /// Whether `node_modules/.bin/TOOL` exists in `cwd` or a parent up to the project root,

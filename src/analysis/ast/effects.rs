@@ -275,7 +275,7 @@ pub(crate) fn command_effects(cmd: &SimpleCommand, ctx: &AnalysisContext, fx: &m
     for r in &cmd.redirects {
         redirect_effects(r, &cwd, ctx, fx);
     }
-    stdin_program(cmd, &words, &cwd, fx);
+    stdin_program(cmd, &words, &cwd, ctx, fx);
     environment_code(cmd, &words, &cwd, fx);
     fx.hardline(floor::check(&words, ctx, &crate::analysis::lexer::Reader));
     let before = fx.stage.take();
@@ -947,7 +947,13 @@ impl Effects {
 /// it is fed, so the program it reads is a request of its own, and no pattern is
 /// offered. A shell fed a here-document or here-string whose text is static runs that
 /// text as its script: it is parsed as code like `bash -c`'s.
-fn stdin_program(cmd: &SimpleCommand, words: &[String], cwd: &Cwd, fx: &mut Effects) {
+fn stdin_program(
+    cmd: &SimpleCommand,
+    words: &[String],
+    cwd: &Cwd,
+    ctx: &AnalysisContext,
+    fx: &mut Effects,
+) {
     let Some(first) = words.first() else { return };
     let name = basename(first);
     let shell = table::is_shell(name);
@@ -955,6 +961,16 @@ fn stdin_program(cmd: &SimpleCommand, words: &[String], cwd: &Cwd, fx: &mut Effe
     // `make -f -`, `awk -f /dev/stdin`: the program file is the input, redirected or not.
     let from_input = table::languages::program_from_input(&refs);
     if !shell && !INTERPRETERS.contains(&name) && !from_input {
+        return;
+    }
+    // An interpreter given a script of the project (`python3 solution.py < in.txt`,
+    // `python3 solution.py <<EOF`) reads its program from that file: the input is the
+    // script's data, and the script is judged as one (`programs::builds`).
+    if !from_input
+        && cwd
+            .path()
+            .is_some_and(|c| crate::programs::builds::runs_project_script(&refs, c, ctx))
+    {
         return;
     }
     // Bash applies redirects in order: the last one to the input is what is read.
@@ -1287,6 +1303,12 @@ fn run_words(words: Vec<String>, cwd: Cwd, ctx: &AnalysisContext, fx: &mut Effec
             text.clone(),
             format!("Run {text}"),
         )));
+        // A build run through `timeout` (`timeout 60 pytest`): verdicted as the build;
+        // the wrapper's own request carries the same verdict only when the whole
+        // command is one (`programs::builds`), so this one never decides alone.
+        if let Some(v) = crate::programs::builds::wrapped_verdict(&name, &inner, cwd.path(), ctx) {
+            fx.verdicts.push((text.clone(), Some(v)));
+        }
         if fx.composed && layers == 1 && name == "xargs" {
             // The reader a verified `… | xargs -0 PROG` runs: verified with it.
             fx.verdicts
