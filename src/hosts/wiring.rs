@@ -12,9 +12,10 @@
 //! Hosts: Claude Code and Qwen Code (`hooks.PreToolUse`, matcher `*`) and Gemini CLI
 //! (`hooks.BeforeTool`, matcher `.*`) here; Codex CLI's `config.toml` (TOML, and the
 //! review Codex requires before it runs a new hook) in `codex`; OpenCode's plugin file
-//! in `opencode`.
+//! in `opencode`; GitHub Copilot CLI's hook file of our own in `copilot`.
 
 pub mod codex;
+pub mod copilot;
 pub mod opencode;
 
 use std::path::{Path, PathBuf};
@@ -75,6 +76,15 @@ pub fn settings_file(
             .map(PathBuf::from)
             .unwrap_or_else(|| home.join(".qwen"))
             .join("settings.json")),
+        // Copilot reads a repository's `.github/hooks/` only in a folder the person
+        // trusted; `COPILOT_HOME` moves the user's directory.
+        (Host::Copilot, Some(p)) => Ok(p.join(".github").join("hooks").join(copilot::HOOK_FILE)),
+        (Host::Copilot, None) => Ok(std::env::var_os("COPILOT_HOME")
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+            .unwrap_or_else(|| home.join(".copilot"))
+            .join("hooks")
+            .join(copilot::HOOK_FILE)),
     }
 }
 
@@ -107,6 +117,8 @@ pub fn events(host: Host) -> &'static [(&'static str, &'static str)] {
             ("PostToolUse", "*"),
             ("PostToolUseFailure", "*"),
         ],
+        // Copilot: `copilot::EVENTS`, in a file of our own.
+        Host::Copilot => &[],
     }
 }
 
@@ -209,6 +221,7 @@ pub fn installed(host: Host, file: &str, text: &str) -> Result<Vec<(String, Stri
     match host {
         Host::Codex => return codex::installed(file, text),
         Host::Opencode => return opencode::installed(file, text),
+        Host::Copilot => return copilot::installed(file, text),
         Host::Claude | Host::Gemini | Host::Qwen => {}
     }
     let root = parse(file, text)?;
@@ -261,11 +274,12 @@ pub fn install(host: Host, file: &str, text: &str, command: &str) -> Result<Edit
 }
 
 /// The value of a hook's `timeout` key for `secs` seconds, in `host`'s unit: seconds
-/// for Claude Code, Codex and Qwen Code, milliseconds for Gemini CLI.
+/// for Claude Code, Codex, Qwen Code and Copilot CLI (`timeoutSec`), milliseconds for
+/// Gemini CLI.
 pub fn timeout_value(host: Host, secs: u64) -> u64 {
     match host {
         Host::Gemini => secs.saturating_mul(1000),
-        Host::Claude | Host::Codex | Host::Qwen | Host::Opencode => secs,
+        Host::Claude | Host::Codex | Host::Qwen | Host::Opencode | Host::Copilot => secs,
     }
 }
 
@@ -282,6 +296,7 @@ pub fn install_timed(
     match host {
         Host::Codex => return codex::install(file, text, command, pre_tool_timeout),
         Host::Opencode => return Err(WiringError::Unsupported(host)),
+        Host::Copilot => return copilot::install(file, text, command, pre_tool_timeout),
         Host::Claude | Host::Gemini | Host::Qwen => {}
     }
     let root = parse(file, text)?;
@@ -401,6 +416,7 @@ pub fn uninstall(host: Host, file: &str, text: &str) -> Result<Edit, WiringError
     match host {
         Host::Codex => return codex::uninstall(file, text),
         Host::Opencode => return opencode::uninstall(file, text),
+        Host::Copilot => return copilot::uninstall(file, text),
         Host::Claude | Host::Gemini | Host::Qwen => {}
     }
     if text.trim().is_empty() {
