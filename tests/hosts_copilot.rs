@@ -372,17 +372,23 @@ fn copilot_cli_turns_an_ask_into_a_deny_when_headless() {
     assert!(!kinds.contains(&"ToolApproved"), "{events:#?}");
 }
 
-/// The TUI: our ask is Copilot's "Hook permission request" with our text; the
-/// person's yes runs the call and its `postToolUse` marks it approved by the host in
-/// our log. The floor command that follows is denied with no dialog.
+/// The TUI, with the hook wired into the project (`.github/hooks/`, which Copilot runs
+/// in a folder the person trusted): our ask is Copilot's "Hook permission request"
+/// with our text; the person's yes runs the call and its `postToolUse` marks it
+/// approved by the host in our log. The floor command that follows is denied with no
+/// dialog.
 #[test]
 fn copilot_cli_tui_ask_then_the_persons_yes_is_logged() {
     let scene = Scene::new();
     let cmds = scene.commands();
     let steps = vec![cmds[1].clone(), cmds[4].clone()];
     let model = ModelServer::start(Api::Chat, scene.script(&steps));
-    scene.khaelor(&["install", "copilot", "--user"]);
+    let proj = scene.proj.display().to_string();
+    scene.khaelor(&["install", "copilot", "--project", &proj]);
+    let wired = scene.proj.join(".github/hooks/khaelor-perm.json");
+    assert!(wired.exists());
     // The folder is trusted already, so Copilot starts without its trust dialog.
+    std::fs::create_dir_all(scene.home.join(".copilot")).unwrap();
     std::fs::write(
         scene.home.join(".copilot").join("config.json"),
         json!({ "trusted_folders": [scene.proj] }).to_string(),
@@ -435,4 +441,7 @@ fn copilot_cli_tui_ask_then_the_persons_yes_is_logged() {
         .find(|e| e["type"] == "ToolRequested")
         .unwrap();
     assert_eq!(approved["callId"], asked["callId"], "{events:#?}");
+    drop(tui);
+    scene.khaelor(&["uninstall", "copilot", "--project", &proj]);
+    assert!(!wired.exists());
 }
