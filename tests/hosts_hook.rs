@@ -90,6 +90,7 @@ impl Scene {
             .env_remove("GEMINI_PROJECT_DIR")
             .env_remove("QWEN_PROJECT_DIR")
             .env_remove("COPILOT_PROJECT_DIR")
+            .env_remove("FACTORY_PROJECT_DIR")
             .env_remove("KHAELOR_PERM_URL")
             .env_remove("KHAELOR_PERM_TOKEN_FILE")
             .env_remove("KHAELOR_PERM_STATE_DIR")
@@ -141,7 +142,7 @@ fn decision_read_by(host: &str, stdout: &str) -> String {
     let v: Value = serde_json::from_str(stdout)
         .unwrap_or_else(|e| panic!("{host} answer is not JSON ({e}): {stdout}"));
     match host {
-        "claude" | "codex" | "qwen" => {
+        "claude" | "codex" | "qwen" | "droid" => {
             let o = &v["hookSpecificOutput"];
             assert_eq!(o["hookEventName"], "PreToolUse", "{stdout}");
             assert!(o["permissionDecisionReason"].is_string(), "{stdout}");
@@ -296,7 +297,9 @@ fn bad_input_is_the_hosts_deny() {
         br#"{"session_id": "s", "tool_input": {}}"#,
         b"\xff\xfe",
     ];
-    for host in ["claude", "codex", "gemini", "opencode", "qwen", "copilot"] {
+    for host in [
+        "claude", "codex", "gemini", "opencode", "qwen", "copilot", "droid",
+    ] {
         for input in inputs {
             let (out, err, code) = scene.hook(host, &[], input);
             assert_eq!(code, 0, "{host} {input:?}: {err}");

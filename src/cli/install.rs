@@ -22,6 +22,7 @@ pub const PINNED: &[(Host, &str, &str)] = &[
     (Host::Opencode, "opencode", "1.18.33"),
     (Host::Qwen, "qwen", "0.24.4"),
     (Host::Copilot, "copilot", "1.0.102"),
+    (Host::Droid, "droid", "0.215.0"),
 ];
 
 #[derive(Debug, clap::Args)]
@@ -73,13 +74,14 @@ pub struct Target {
     /// This project's file only (Claude Code: `DIR/.claude/settings.local.json`; Gemini
     /// CLI: `DIR/.gemini/settings.json`; Codex CLI: `DIR/.codex/config.toml`; OpenCode:
     /// `DIR/.opencode/plugin/khaelor-perm.js`; Qwen Code: `DIR/.qwen/settings.json`;
-    /// GitHub Copilot CLI: `DIR/.github/hooks/khaelor-perm.json`).
+    /// GitHub Copilot CLI: `DIR/.github/hooks/khaelor-perm.json`; Factory Droid:
+    /// `DIR/.factory/settings.json`).
     #[arg(long, value_name = "DIR", conflicts_with = "user")]
     pub project: Option<PathBuf>,
     /// The user's file, for every project (the default: `~/.claude/settings.json`,
     /// `~/.gemini/settings.json`, `$CODEX_HOME/config.toml`,
     /// `~/.config/opencode/plugin/khaelor-perm.js`, `$QWEN_HOME/settings.json`,
-    /// `$COPILOT_HOME/hooks/khaelor-perm.json`).
+    /// `$COPILOT_HOME/hooks/khaelor-perm.json`, `~/.factory/settings.json`).
     #[arg(long)]
     pub user: bool,
     /// Print what would change; write nothing.
@@ -326,6 +328,7 @@ fn next_steps(host: Host, project: bool) -> String {
             }
             s
         }
+        Host::Droid => "next: Factory Droid reads its settings when a session starts; khaelor-perm's allow runs a call even past Droid's autonomy level and its deny blocks it, but an ask in `droid exec` goes to Droid's own autonomy check (which weighs the risk the model declared), so the hook denies asks unless installed with `--interactive`\n".to_string(),
         Host::Claude | Host::Gemini => String::new(),
     }
 }
@@ -735,6 +738,11 @@ fn live(command: &str, host: Host, root: &Path, shell: &str, want: &str) -> Resu
         Host::Claude => serde_json::json!({
             "session_id": "khaelor-perm-doctor", "cwd": root, "hook_event_name": "PreToolUse",
             "permission_mode": "default", "tool_name": "Bash", "tool_input": { "command": shell },
+        }),
+        Host::Droid => serde_json::json!({
+            "session_id": "khaelor-perm-doctor", "cwd": root, "hook_event_name": "PreToolUse",
+            "permission_mode": "auto-low", "tool_name": "Execute",
+            "tool_input": { "command": shell, "summary": "doctor", "riskLevel": "low", "riskLevelReason": "doctor" },
         }),
         Host::Qwen => serde_json::json!({
             "session_id": "khaelor-perm-doctor", "cwd": root, "hook_event_name": "PreToolUse",

@@ -5,7 +5,8 @@
 //!
 //! Events: Claude Code, Codex and Qwen Code `PostToolUse` (Claude's and Qwen's
 //! `PostToolUseFailure`: it ran and failed), Gemini CLI `AfterTool`, GitHub Copilot
-//! CLI `postToolUse` (named by tool and input, as Gemini's), OpenCode's `tool.execute.after` (our plugin's
+//! CLI `postToolUse` and Factory Droid `PostToolUse` (named by tool and input, as
+//! Gemini's), OpenCode's `tool.execute.after` (our plugin's
 //! `event`), Claude's `PermissionDenied`, and Claude's `Stop`. Only a call still pending
 //! is resolved; anything else (a call we allowed, an unknown id) leaves no event.
 
@@ -60,6 +61,23 @@ pub fn post_call_event(host: Host, raw: &[u8]) -> Option<Outcome> {
         Host::Claude | Host::Codex | Host::Qwen => {}
         Host::Gemini => {
             return (v.get("hook_event_name")?.as_str()? == "AfterTool").then(|| {
+                Outcome::RanUnnamed {
+                    session,
+                    tool: v
+                        .get("tool_name")
+                        .and_then(Value::as_str)
+                        .unwrap_or_default()
+                        .to_string(),
+                    input: v
+                        .get("tool_input")
+                        .cloned()
+                        .unwrap_or_else(|| serde_json::json!({})),
+                }
+            });
+        }
+        // Factory Droid's `PostToolUse` names no call either.
+        Host::Droid => {
+            return (v.get("hook_event_name")?.as_str()? == "PostToolUse").then(|| {
                 Outcome::RanUnnamed {
                     session,
                     tool: v
@@ -266,6 +284,18 @@ mod tests {
                 session: "c".into(),
                 tool: "bash".into(),
                 input: serde_json::json!({"command": "ls", "description": "x"})
+            })
+        );
+        assert_eq!(
+            read(
+                Host::Droid,
+                serde_json::json!({"hook_event_name": "PostToolUse", "session_id": "d",
+                    "tool_name": "Execute", "tool_input": {"command": "ls"}, "tool_response": "ok"})
+            ),
+            Some(Outcome::RanUnnamed {
+                session: "d".into(),
+                tool: "Execute".into(),
+                input: serde_json::json!({"command": "ls"})
             })
         );
         // Copilot's pre-tool input is not an outcome.

@@ -239,6 +239,11 @@ const TABLE: &[(Shape, &str, &str)] = &[
         "Qwen Code's settings: its hooks run commands, and a change there can turn khaelor-perm's hook off",
     ),
     (
+        Shape::Under(&[".factory"]),
+        ".factory/",
+        "Factory Droid's settings: the hooks they name run commands, a project's with no trust prompt",
+    ),
+    (
         Shape::Under(&[".copilot"]),
         ".copilot/",
         "GitHub Copilot CLI's settings and user hooks: its hooks run commands on every tool call",

@@ -14,6 +14,7 @@ GEMINI_VERSION=0.61.0
 OPENCODE_VERSION=1.18.33
 QWEN_VERSION=0.24.4
 COPILOT_VERSION=1.0.102
+DROID_VERSION=0.215.0
 
 if ! command -v npm >/dev/null 2>&1; then
   echo "hosts.sh: npm missing, installing nodejs and npm from Debian"
@@ -51,4 +52,7 @@ install copilot @github/copilot "$COPILOT_VERSION"
 if [ ! -d "$DIR/copilot/cache/pkg" ]; then
   COPILOT_CACHE_HOME="$DIR/copilot/cache" "$DIR/copilot/node_modules/.bin/copilot" --version >/dev/null
 fi
+# Factory Droid from the `droid` package: `@factory/cli@0.225.1` names a Linux binary
+# package of that version that npm does not have.
+install droid droid "$DROID_VERSION"
 echo "hosts.sh: hosts ready in $DIR"
