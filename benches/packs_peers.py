@@ -1,11 +1,16 @@
 #!/usr/bin/env python3
 """Domain packs against another guard's own test corpus, as an external check.
 
-Usage: python3 benches/packs_peers.py [--bin PATH] CORPUS.toml...
+Usage: python3 benches/packs_peers.py [--bin PATH] CORPUS.toml|TESTS.test.ts...
 
-Each file holds `[[case]]` tables with `command` and `expected` (or
+A `.toml` file holds `[[case]]` tables with `command` and `expected` (or
 `expected_decision`): "deny" for what that guard must block, "allow" for what it must
-let through. Every command is decided by `khaelor-perm check --json` under the default
+let through. A `.ts` file is a guard's TypeScript tests: every
+`assertBlocked('COMMAND', …)` is a must-block case and every `assertAllowed('COMMAND')`
+a must-allow one, when COMMAND is a plain string literal (a template with `${…}` is
+built at run time and left out). A case whose test changes the environment
+(`withEnv`) or passes a working directory depends on a world we do not rebuild: it is
+counted apart ("conditional"). Every command is decided by `khaelor-perm check --json` under the default
 preset in a fresh git project, and the script prints:
 
 - must-block cases: how many we allow (the check fails unless 0), deny or ask, and
@@ -23,8 +28,86 @@ import os
 import subprocess
 import sys
 import tempfile
+import re
 import tomllib
 from collections import Counter
+
+
+def js_string(src, i):
+    """The JavaScript string literal starting at src[i], and the index after it, or
+    None when it is not a plain literal."""
+    quote = src[i]
+    if quote not in "'\"`":
+        return None
+    out, j = [], i + 1
+    escapes = {"n": "\n", "t": "\t", "r": "\r", "0": "\0", "b": "\b", "f": "\f", "v": "\v"}
+    while j < len(src):
+        c = src[j]
+        if c == "\\":
+            n = src[j + 1]
+            if n in escapes:
+                out.append(escapes[n])
+                j += 2
+            elif n == "x":
+                out.append(chr(int(src[j + 2 : j + 4], 16)))
+                j += 4
+            elif n == "u" and src[j + 2] == "{":
+                end = src.index("}", j)
+                out.append(chr(int(src[j + 3 : end], 16)))
+                j = end + 1
+            elif n == "u":
+                out.append(chr(int(src[j + 2 : j + 6], 16)))
+                j += 6
+            elif n == "\n":
+                j += 2
+            else:
+                out.append(n)
+                j += 2
+            continue
+        if c == quote:
+            return "".join(out), j + 1
+        if quote == "`" and src.startswith("${", j):
+            return None
+        if c == "\n" and quote != "`":
+            return None
+        out.append(c)
+        j += 1
+    return None
+
+
+def ts_cases(path):
+    """(command, want, conditional) for each assertBlocked/assertAllowed call."""
+    src = open(path, encoding="utf-8").read()
+    cases = []
+    for m in re.finditer(r"\bassert(Blocked|Allowed)\(\s*", src):
+        lit = js_string(src, m.end())
+        if lit is None:
+            continue
+        command, after = lit
+        rest = src[after:].lstrip()
+        if rest.startswith("+"):
+            continue  # concatenated at run time
+        want = "deny" if m.group(1) == "Blocked" else "allow"
+        # A third argument (Blocked) or a second (Allowed) is a working directory.
+        args_left = 2 if want == "deny" else 1
+        depth, k, commas = 0, 0, 0
+        while k < len(rest):
+            ch = rest[k]
+            if ch in "([{":
+                depth += 1
+            elif ch in ")]}":
+                if depth == 0:
+                    break
+                depth -= 1
+            elif ch == "," and depth == 0:
+                commas += 1
+            k += 1
+        tail = rest[:k].rstrip().rstrip(",")
+        with_cwd = tail.count(",") >= args_left if commas else False
+        block_start = src.rfind("test(", 0, m.start())
+        in_env = "withEnv(" in src[block_start : m.start()] if block_start >= 0 else False
+        cases.append((command, want, with_cwd or in_env))
+    return cases
 
 
 def decide(binary, root, home, command):
@@ -59,7 +142,14 @@ def main():
     if args[:1] == ["--bin"]:
         binary, args = args[1], args[2:]
     cases = []
+    conditional = []
     for path in args:
+        if path.endswith(".ts"):
+            for command, want, cond in ts_cases(path):
+                if command.strip():
+                    source = os.path.basename(path)
+                    (conditional if cond else cases).append((source, command, want))
+            continue
         with open(path, "rb") as f:
             for c in tomllib.load(f).get("case", []):
                 want = c.get("expected") or c.get("expected_decision")
@@ -101,6 +191,21 @@ def main():
     for k, v in sorted(block["other"].items(), key=lambda kv: -len(kv[1])):
         print(f"  without one, stopped by {k}: {len(v)}")
         for c in v:
+            print(f"    {c!r}")
+    cond_allowed = []
+    if conditional:
+        with tempfile.TemporaryDirectory() as tmp:
+            root, home = os.path.join(tmp, "proj"), os.path.join(tmp, "home")
+            os.makedirs(root)
+            os.makedirs(home)
+            subprocess.run(["git", "init", "-q", root], check=True)
+            for source, command, want in conditional:
+                if want == "deny" and decide(binary, root, home, command)["decision"] == "allow":
+                    cond_allowed.append(f"{source}: {command}")
+        n_cond = sum(1 for c in conditional if c[2] == "deny")
+        print(f"conditional must-block cases (their test sets an environment or a cwd): {n_cond}")
+        print(f"  allowed here: {len(cond_allowed)}")
+        for c in cond_allowed:
             print(f"    {c!r}")
     print(f"must-allow cases: {n_allow}")
     print(f"  our decisions: {dict(allow['decisions'])}")

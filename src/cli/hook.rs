@@ -22,6 +22,7 @@ use crate::hosts::{self, HookCall, Host, Rendered};
 use crate::model::vocab::AnalysisContext;
 use crate::policy::rules::PermissionRule;
 use crate::session::SessionIndex;
+use crate::session::audit::{self, AuditSink, CallContext};
 
 /// How long a `--url` round trip may take before the call is denied.
 const SERVICE_TIMEOUT: Duration = Duration::from_secs(10);
@@ -90,6 +91,11 @@ pub struct Args {
     /// none]. `--wait` ends 5 s before it.
     #[arg(long, value_name = "SECS", requires = "wait")]
     pub host_timeout: Option<u64>,
+    /// Also append every event this hook records (the decision, what the host reported
+    /// after it) as one JSON line to FILE, created owner-only, for a log shipper. With
+    /// `--url` the service records the call: give the service `--audit-log` instead.
+    #[arg(long, env = "KHAELOR_PERM_AUDIT_LOG", value_name = "FILE")]
+    pub audit_log: Option<PathBuf>,
 }
 
 impl Args {
@@ -113,6 +119,28 @@ impl Args {
                 (most > 0).then_some(most)
             }
             _ => Some(asked),
+        }
+    }
+
+    /// The audit sink, if one is named. Standard output is the host's channel, so `-`
+    /// is refused; a file that cannot be opened is said on stderr and the call goes on
+    /// (the session log still records it).
+    fn audit_sink(&self) -> Result<Option<AuditSink>, String> {
+        let Some(path) = &self.audit_log else {
+            return Ok(None);
+        };
+        if path == Path::new("-") {
+            return Err(
+                "`--audit-log -` would write into the host's answer on stdout; name a file"
+                    .to_string(),
+            );
+        }
+        match AuditSink::open(path) {
+            Ok(sink) => Ok(Some(sink)),
+            Err(e) => {
+                eprintln!("khaelor-perm hook {}: {e}", self.host);
+                Ok(None)
+            }
         }
     }
 
@@ -196,12 +224,14 @@ fn answer(args: &Args) -> Result<Rendered, String> {
     }
     let interactive = args.interactive();
     let input = call.input.clone();
+    let audit = args.audit_sink()?;
     let decided = blocking_decide_and_record(
         &state.join("sessions"),
         call,
         |call, rules| hosts::decide_host_call(call, &policy, rules, &ctx, interactive),
         &ctx,
         interactive,
+        audit.as_ref(),
     )?;
     Ok(hosts::render_decided(args.host, &input, &decided))
 }
@@ -226,15 +256,37 @@ fn record_outcome(args: &Args, outcome: Outcome) -> Result<Rendered, String> {
         |tool, input| matching_pending(&sessions, &session, index.pending_calls(), tool, input),
     )?;
     if !events.is_empty() {
-        index
+        let written = index
             .blocking_make_room(crate::session::DEFAULT_MAX_EVENTS, events.len())
             .and_then(|_| index.blocking_append_with(events, crate::session::Durability::Flushed))
             .map_err(|e| e.to_string())?;
+        let host = args.host.as_str().to_string();
+        write_audit(args.audit_sink()?.as_ref(), &session, &written, |_| {
+            Some(CallContext {
+                host: Some(host.clone()),
+                ..CallContext::default()
+            })
+        });
     }
     Ok(Rendered {
         stdout: String::new(),
         exit: 0,
     })
+}
+
+/// Writes the audit records of events just appended; a sink that fails is said on
+/// stderr (the session log has them).
+fn write_audit(
+    sink: Option<&AuditSink>,
+    session: &str,
+    events: &[crate::session::Event],
+    known: impl FnMut(&str) -> Option<CallContext>,
+) {
+    let Some(sink) = sink else { return };
+    let records = audit::records(session, events, Some(audit::Origin::current()), known);
+    if let Err(e) = sink.write(&records) {
+        eprintln!("khaelor-perm hook: {e}");
+    }
 }
 
 /// The oldest pending call of the local log whose host tool and input are exactly
@@ -300,6 +352,7 @@ fn blocking_decide_and_record(
     decide: impl FnOnce(&HookCall, &[PermissionRule]) -> hosts::HookDecision,
     ctx: &AnalysisContext,
     interactive: bool,
+    audit: Option<&AuditSink>,
 ) -> Result<hosts::HookDecision, String> {
     // The log's file lock, held until the events are appended (and across a
     // compaction, which must not take it again).
@@ -321,10 +374,11 @@ fn blocking_decide_and_record(
     )
     .map_err(|e| format!("cannot encode the session events: {e}"))?;
     // Audit events: flushed, not synced (see `Durability::Flushed`).
-    session
+    let written = session
         .blocking_make_room(crate::session::DEFAULT_MAX_EVENTS, events.len())
         .and_then(|_| session.blocking_append_with(events, crate::session::Durability::Flushed))
         .map_err(|e| e.to_string())?;
+    write_audit(audit, &call.session_id, &written, |_| None);
     Ok(decided)
 }
 

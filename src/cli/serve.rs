@@ -107,6 +107,11 @@ pub struct Args {
     /// After SIGTERM, seconds in-flight requests get to finish before connections are cut.
     #[arg(long, env = "KHAELOR_PERM_SHUTDOWN_TIMEOUT_SECS", default_value_t = 10)]
     pub shutdown_timeout_secs: u64,
+    /// Also write every event (decision, answer, grant) as one JSON line to FILE
+    /// (appended, created owner-only), or `-` for standard output after the start-up
+    /// lines, for a log shipper.
+    #[arg(long, env = "KHAELOR_PERM_AUDIT_LOG", value_name = "FILE")]
+    pub audit_log: Option<PathBuf>,
     /// Log format on stderr (filter with RUST_LOG, default `info`).
     #[arg(
         long,
@@ -146,6 +151,8 @@ pub enum ServeError {
     ManagedRelative(String),
     #[error("managed config `{0}` is not a readable file")]
     ManagedMissing(String),
+    #[error("{0}")]
+    AuditLog(String),
     #[error("home `{0}` is not an absolute path")]
     HomeRelative(String),
 }
@@ -284,6 +291,12 @@ pub fn service_config(args: &Args) -> Result<ServiceConfig, ServeError> {
             "swept the session directory"
         );
     }
+    let audit = match &args.audit_log {
+        Some(path) => Some(std::sync::Arc::new(
+            crate::session::audit::AuditSink::open(path).map_err(ServeError::AuditLog)?,
+        )),
+        None => None,
+    };
     let default_home = match &args.home {
         Some(h) if !h.is_absolute() => {
             return Err(ServeError::HomeRelative(h.display().to_string()));
@@ -304,6 +317,7 @@ pub fn service_config(args: &Args) -> Result<ServiceConfig, ServeError> {
         allowed_hosts: args.allowed_hosts.clone(),
         allowed_origins: args.allowed_origins.clone(),
         limits: limits(args),
+        audit,
     })
 }
 

@@ -6,6 +6,7 @@
 //! `decide`, `config`, `session`, `grants`); no policy or analysis logic lives here.
 
 pub mod api;
+pub mod audit;
 pub mod auth;
 pub mod conn;
 pub mod credential;
@@ -89,6 +90,9 @@ pub struct ServiceConfig {
     /// Browser origins accepted (`--allowed-origin`); any other `Origin` is a 403.
     pub allowed_origins: Vec<String>,
     pub limits: Limits,
+    /// Where every appended event also goes as an audit record, one JSON line each
+    /// (`--audit-log`).
+    pub audit: Option<std::sync::Arc<crate::session::audit::AuditSink>>,
 }
 
 impl ServiceConfig {
@@ -503,6 +507,7 @@ pub fn app(state: AppState) -> Router {
             post(sessions::record_call),
         )
         .route("/v1/pending", get(pending::pending))
+        .route("/v1/audit", get(audit::audit))
         .route("/v1/pending/stream", get(pending::stream))
         .route("/v1/sessions/{session_id}/pending", get(sessions::pending))
         .route("/v1/sessions/{session_id}/events", get(sessions::events))
@@ -806,6 +811,7 @@ mod tests {
             allowed_hosts: Vec::new(),
             allowed_origins: Vec::new(),
             limits: Limits::default(),
+            audit: None,
         })
     }
 

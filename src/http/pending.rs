@@ -25,7 +25,7 @@ const KEEP_ALIVE: Duration = Duration::from_secs(15);
 async fn seed(state: &AppState) -> Result<(), ApiError> {
     let dir = state.config().state_dir.join("sessions");
     let ids = state
-        .blocking(move || session_ids(&dir))
+        .blocking(move || crate::session::blocking_session_ids(&dir))
         .await?
         .map_err(ApiError::internal)?;
     for id in ids {
@@ -62,26 +62,6 @@ async fn snapshot(state: &AppState) -> Result<Vec<PanelCall>, ApiError> {
         ))
     });
     Ok(all)
-}
-
-/// The ids of the session logs in `dir` (none when it does not exist yet).
-fn session_ids(dir: &std::path::Path) -> std::io::Result<Vec<String>> {
-    let entries = match std::fs::read_dir(dir) {
-        Ok(e) => e,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(e) => return Err(e),
-    };
-    let mut ids = Vec::new();
-    for entry in entries {
-        let name = entry?.file_name();
-        if let Some(id) = name.to_str().and_then(|n| n.strip_suffix(".jsonl"))
-            && crate::session::valid_id(id)
-        {
-            ids.push(id.to_string());
-        }
-    }
-    ids.sort();
-    Ok(ids)
 }
 
 /// Every call waiting for a person, in every session.

@@ -27,6 +27,7 @@ use super::error::{ApiError, ApiJson, ApiPath, ErrorBody};
 use super::handlers::map_call;
 use crate::policy::decide::{self, CallDecision, GrantError};
 use crate::policy::rules::{Action, PermissionRule};
+use crate::session::audit::{self, AuditSink};
 use crate::session::flow;
 use crate::session::grants::{self, PersistedRule};
 use crate::session::{
@@ -239,12 +240,13 @@ pub(crate) async fn append(
     if kinds.is_empty() {
         return Ok(guard);
     }
+    let audit = state.config().audit.clone();
     let (guard, result) = state
         .blocking(move || {
             let result = match guard.as_mut() {
                 Some(s) => s
                     .blocking_append(kinds)
-                    .map(|events| super::panel::changes(s, &events)),
+                    .map(|events| published(&audit, s, &events)),
                 None => Ok(Vec::new()),
             };
             (guard, result)
@@ -263,13 +265,14 @@ pub(crate) async fn append_call(
     kinds: Vec<EventKind>,
 ) -> Result<Guard, ApiError> {
     let budget = state.config().limits.max_session_events;
+    let audit = state.config().audit.clone();
     let (guard, result) = state
         .blocking(move || {
             let result = match guard.as_mut() {
                 Some(s) => s
                     .blocking_make_room(budget, kinds.len(), crate::session::LogLock::Take)
                     .and_then(|_| s.blocking_append(kinds))
-                    .map(|events| super::panel::changes(s, &events)),
+                    .map(|events| published(&audit, s, &events)),
                 None => Ok(Vec::new()),
             };
             (guard, result)
@@ -277,6 +280,25 @@ pub(crate) async fn append_call(
         .await?;
     state.panel().publish(result.map_err(session_error)?);
     Ok(guard)
+}
+
+/// What appended events change for the panels; on the way, their audit records go to
+/// the sink (`serve --audit-log`). The log is the truth: a sink that fails is logged,
+/// and the call goes on.
+fn published(
+    audit: &Option<Arc<AuditSink>>,
+    s: &Session,
+    events: &[crate::session::Event],
+) -> Vec<super::panel::PanelEvent> {
+    if let Some(sink) = audit {
+        let records = audit::records(s.id(), events, Some(audit::Origin::current()), |id| {
+            s.call(id).map(audit::CallContext::of)
+        });
+        if let Err(e) = sink.write(&records) {
+            tracing::error!(session = %s.id(), "{e}");
+        }
+    }
+    super::panel::changes(s, events)
 }
 
 fn session_error(e: SessionError) -> ApiError {
@@ -873,6 +895,7 @@ mod tests {
             allowed_hosts: Vec::new(),
             allowed_origins: Vec::new(),
             limits: crate::http::Limits::default(),
+            audit: None,
         })
     }
 

@@ -155,6 +155,18 @@ fn read<'w>(words: &[&'w str], syntax: &ProgramSyntax, stdin: Option<&str>) -> R
         } else if syntax.valued.iter().any(|o| o == w) {
             r.options.push((w, next));
             i += 1;
+        } else if let Some(end) = cluster_value_at(w, &syntax.valued) {
+            // A cluster of one-letter options ends at the first that takes a value,
+            // as getopt reads it: `-qbfeature` is `-q -b feature`, so its `f` is no
+            // `-f`. Ending the cluster there, the value is the rest of the word, or
+            // the next word when nothing is left.
+            let (cluster, value) = w.split_at(end);
+            if value.is_empty() {
+                r.options.push((cluster, next));
+                i += 1;
+            } else {
+                r.options.push((cluster, Some(value)));
+            }
         } else {
             r.options.push((w, if name == w { next } else { None }));
         }
@@ -170,6 +182,24 @@ fn read<'w>(words: &[&'w str], syntax: &ProgramSyntax, stdin: Option<&str>) -> R
         }
     }
     r
+}
+
+/// In a cluster of one-letter options (`-qb…`), the byte index just after the first
+/// letter that takes a value (one of `valued`), when there is one.
+fn cluster_value_at(word: &str, valued: &[String]) -> Option<usize> {
+    let letters = word.strip_prefix('-').filter(|l| !l.starts_with('-'))?;
+    for (k, c) in letters.char_indices() {
+        if !c.is_ascii_alphabetic() {
+            return None;
+        }
+        let mut short = [0u8; 2];
+        short[0] = b'-';
+        short[1] = c as u8;
+        if valued.iter().any(|v| v.as_bytes() == short) {
+            return Some(k + 2);
+        }
+    }
+    None
 }
 
 /// Whether one operand alternation matches a word.

@@ -8,6 +8,7 @@
 //! and the HTTP layer decides which events to record. Functions that touch the disk are
 //! named `blocking_*`.
 
+pub mod audit;
 pub mod flow;
 pub mod grants;
 pub mod suggest;
@@ -1319,6 +1320,26 @@ fn io_err(action: &'static str, path: &Path, source: io::Error) -> SessionError 
         path: path.display().to_string(),
         source,
     }
+}
+
+/// The ids of the session logs in `dir` (none when it does not exist yet).
+pub fn blocking_session_ids(dir: &Path) -> std::io::Result<Vec<String>> {
+    let entries = match std::fs::read_dir(dir) {
+        Ok(e) => e,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(e),
+    };
+    let mut ids = Vec::new();
+    for entry in entries {
+        let name = entry?.file_name();
+        if let Some(id) = name.to_str().and_then(|n| n.strip_suffix(".jsonl"))
+            && valid_id(id)
+        {
+            ids.push(id.to_string());
+        }
+    }
+    ids.sort();
+    Ok(ids)
 }
 
 /// The current time as RFC 3339 UTC with milliseconds, e.g. `2026-05-01T12:00:00.123Z`.
