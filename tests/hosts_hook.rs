@@ -68,6 +68,9 @@ impl Scene {
         match host {
             "opencode" => json!({ "tool": tool, "sessionID": session, "callID": call,
                 "args": input, "cwd": cwd, "root": cwd }),
+            // Copilot CLI names no call.
+            "copilot" => json!({ "sessionId": session, "timestamp": 1, "cwd": cwd,
+                "toolName": tool, "toolArgs": input }),
             _ => json!({ "session_id": session, "cwd": cwd, "hook_event_name": "PreToolUse",
                 "permission_mode": "default", "turn_id": "turn-1", "model": "m",
                 "tool_name": tool, "tool_input": input, "tool_use_id": call }),
@@ -86,6 +89,8 @@ impl Scene {
             .env_remove("CLAUDE_PROJECT_DIR")
             .env_remove("GEMINI_PROJECT_DIR")
             .env_remove("QWEN_PROJECT_DIR")
+            .env_remove("COPILOT_PROJECT_DIR")
+            .env_remove("FACTORY_PROJECT_DIR")
             .env_remove("KHAELOR_PERM_URL")
             .env_remove("KHAELOR_PERM_TOKEN_FILE")
             .env_remove("KHAELOR_PERM_STATE_DIR")
@@ -137,7 +142,7 @@ fn decision_read_by(host: &str, stdout: &str) -> String {
     let v: Value = serde_json::from_str(stdout)
         .unwrap_or_else(|e| panic!("{host} answer is not JSON ({e}): {stdout}"));
     match host {
-        "claude" | "codex" | "qwen" => {
+        "claude" | "codex" | "qwen" | "droid" => {
             let o = &v["hookSpecificOutput"];
             assert_eq!(o["hookEventName"], "PreToolUse", "{stdout}");
             assert!(o["permissionDecisionReason"].is_string(), "{stdout}");
@@ -145,6 +150,11 @@ fn decision_read_by(host: &str, stdout: &str) -> String {
             assert_eq!(o.as_object().unwrap().len(), 3, "{stdout}");
             assert_eq!(v.as_object().unwrap().len(), 1, "{stdout}");
             o["permissionDecision"].as_str().unwrap().to_string()
+        }
+        "copilot" => {
+            assert!(v["permissionDecisionReason"].is_string(), "{stdout}");
+            assert_eq!(v.as_object().unwrap().len(), 2, "{stdout}");
+            v["permissionDecision"].as_str().unwrap().to_string()
         }
         _ => {
             assert!(v["reason"].is_string(), "{stdout}");
@@ -195,7 +205,18 @@ fn golden_table_of_host_tools() {
         );
         let events = scene.events("sess-1");
         assert_eq!(events[0]["type"], "ToolRequested", "{id}: {events:#?}");
-        assert_eq!(events[0]["callId"], "call-1", "{id}");
+        if host == "copilot" {
+            // Copilot CLI sends no id of the call: the log makes one.
+            assert!(
+                events[0]["callId"]
+                    .as_str()
+                    .unwrap()
+                    .starts_with("copilot-"),
+                "{id}"
+            );
+        } else {
+            assert_eq!(events[0]["callId"], "call-1", "{id}");
+        }
         assert_eq!(
             events[0]["tool"],
             format!("{host}:{}", case["ours"].as_str().unwrap()),
@@ -276,7 +297,9 @@ fn bad_input_is_the_hosts_deny() {
         br#"{"session_id": "s", "tool_input": {}}"#,
         b"\xff\xfe",
     ];
-    for host in ["claude", "codex", "gemini", "opencode", "qwen"] {
+    for host in [
+        "claude", "codex", "gemini", "opencode", "qwen", "copilot", "droid",
+    ] {
         for input in inputs {
             let (out, err, code) = scene.hook(host, &[], input);
             assert_eq!(code, 0, "{host} {input:?}: {err}");

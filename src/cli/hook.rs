@@ -93,7 +93,8 @@ pub struct Args {
     pub wait: Option<u64>,
     /// The timeout, in seconds, the host's settings give this hook (`install --wait`
     /// writes both) [default: the host's own: Claude Code 600, Codex 600, Gemini CLI
-    /// 60; OpenCode none]. `--wait` ends 5 s before it.
+    /// 60, Qwen Code 60, GitHub Copilot CLI 30, Factory Droid 60; OpenCode
+    /// none]. `--wait` ends 5 s before it.
     #[arg(long, value_name = "SECS", requires = "wait")]
     pub host_timeout: Option<u64>,
     /// Also append every event this hook records (the decision, what the host reported
@@ -403,6 +404,8 @@ fn project_root(args: &Args, call: &HookCall) -> Result<PathBuf, String> {
         Host::Claude => Some("CLAUDE_PROJECT_DIR"),
         Host::Gemini => Some("GEMINI_PROJECT_DIR"),
         Host::Qwen => Some("QWEN_PROJECT_DIR"),
+        Host::Copilot => Some("COPILOT_PROJECT_DIR"),
+        Host::Droid => Some("FACTORY_PROJECT_DIR"),
         Host::Codex | Host::Opencode => None,
     };
     if let Some(v) = env.and_then(std::env::var_os).filter(|v| !v.is_empty()) {

@@ -21,6 +21,8 @@ pub const PINNED: &[(Host, &str, &str)] = &[
     (Host::Gemini, "gemini", "0.61.0"),
     (Host::Opencode, "opencode", "1.18.33"),
     (Host::Qwen, "qwen", "0.24.4"),
+    (Host::Copilot, "copilot", "1.0.102"),
+    (Host::Droid, "droid", "0.215.0"),
 ];
 
 #[derive(Debug, clap::Args)]
@@ -71,12 +73,15 @@ pub struct Target {
     pub host: Host,
     /// This project's file only (Claude Code: `DIR/.claude/settings.local.json`; Gemini
     /// CLI: `DIR/.gemini/settings.json`; Codex CLI: `DIR/.codex/config.toml`; OpenCode:
-    /// `DIR/.opencode/plugin/khaelor-perm.js`; Qwen Code: `DIR/.qwen/settings.json`).
+    /// `DIR/.opencode/plugin/khaelor-perm.js`; Qwen Code: `DIR/.qwen/settings.json`;
+    /// GitHub Copilot CLI: `DIR/.github/hooks/khaelor-perm.json`; Factory Droid:
+    /// `DIR/.factory/settings.json`).
     #[arg(long, value_name = "DIR", conflicts_with = "user")]
     pub project: Option<PathBuf>,
     /// The user's file, for every project (the default: `~/.claude/settings.json`,
     /// `~/.gemini/settings.json`, `$CODEX_HOME/config.toml`,
-    /// `~/.config/opencode/plugin/khaelor-perm.js`, `$QWEN_HOME/settings.json`).
+    /// `~/.config/opencode/plugin/khaelor-perm.js`, `$QWEN_HOME/settings.json`,
+    /// `$COPILOT_HOME/hooks/khaelor-perm.json`, `~/.factory/settings.json`).
     #[arg(long)]
     pub user: bool,
     /// Print what would change; write nothing.
@@ -312,6 +317,18 @@ fn next_steps(host: Host, project: bool) -> String {
             }
             s
         }
+        Host::Copilot => {
+            let mut s = String::from(
+                "next: GitHub Copilot CLI reads the hook file when a session starts; khaelor-perm's allow runs a call without Copilot's own prompt, its deny blocks it, and its ask is Copilot's prompt in the TUI and a deny in `copilot -p` (install with `--non-interactive` to get khaelor-perm's own message for it)\n",
+            );
+            if project {
+                s.push_str(
+                    "next: Copilot runs a repository's `.github/hooks/` only in a folder you trusted (it asks when you first start `copilot` there)\n",
+                );
+            }
+            s
+        }
+        Host::Droid => "next: Factory Droid reads its settings when a session starts; khaelor-perm's allow runs a call even past Droid's autonomy level and its deny blocks it, but an ask in `droid exec` goes to Droid's own autonomy check (which weighs the risk the model declared), so the hook denies asks unless installed with `--interactive`\n".to_string(),
         Host::Claude | Host::Gemini => String::new(),
     }
 }
@@ -471,6 +488,8 @@ fn host_version(bin: &str, pinned: &str) -> Result<String, String> {
         .split_whitespace()
         .find(|w| w.chars().next().is_some_and(|c| c.is_ascii_digit()))
         .unwrap_or_default()
+        // Copilot CLI ends its sentence with the version: `… CLI 1.0.102.`
+        .trim_end_matches('.')
         .to_string();
     if version == pinned {
         Ok(format!("`{bin}` {version}, the version the tests pin"))
@@ -720,6 +739,11 @@ fn live(command: &str, host: Host, root: &Path, shell: &str, want: &str) -> Resu
             "session_id": "khaelor-perm-doctor", "cwd": root, "hook_event_name": "PreToolUse",
             "permission_mode": "default", "tool_name": "Bash", "tool_input": { "command": shell },
         }),
+        Host::Droid => serde_json::json!({
+            "session_id": "khaelor-perm-doctor", "cwd": root, "hook_event_name": "PreToolUse",
+            "permission_mode": "auto-low", "tool_name": "Execute",
+            "tool_input": { "command": shell, "summary": "doctor", "riskLevel": "low", "riskLevelReason": "doctor" },
+        }),
         Host::Qwen => serde_json::json!({
             "session_id": "khaelor-perm-doctor", "cwd": root, "hook_event_name": "PreToolUse",
             "permission_mode": "default", "tool_name": "run_shell_command",
@@ -736,6 +760,10 @@ fn live(command: &str, host: Host, root: &Path, shell: &str, want: &str) -> Resu
         Host::Gemini => serde_json::json!({
             "session_id": "khaelor-perm-doctor", "cwd": root, "hook_event_name": "BeforeTool",
             "tool_name": "run_shell_command", "tool_input": { "command": shell },
+        }),
+        Host::Copilot => serde_json::json!({
+            "sessionId": "khaelor-perm-doctor", "timestamp": 0, "cwd": root,
+            "toolName": "bash", "toolArgs": { "command": shell, "description": "doctor" },
         }),
     };
     let mut child = Command::new(this)
@@ -776,6 +804,10 @@ fn live(command: &str, host: Host, root: &Path, shell: &str, want: &str) -> Resu
         .pointer("/hookSpecificOutput/permissionDecision")
         .and_then(serde_json::Value::as_str)
         .or_else(|| v.get("decision").and_then(serde_json::Value::as_str))
+        .or_else(|| {
+            v.get("permissionDecision")
+                .and_then(serde_json::Value::as_str)
+        })
         .unwrap_or("none")
         .to_string();
     if got == want {

@@ -160,7 +160,13 @@ pub fn files(host: Host, root: &Path, home: &Path) -> Vec<HostFile> {
         // first, then the hook), so its "always" can never let a call past us: its
         // rules are not read, and its settings are protected writes by the table
         // (`.qwen/`).
-        Host::Opencode | Host::Qwen => Vec::new(),
+        // GitHub Copilot CLI keeps its "approve for this session" in memory and its
+        // `--allow-tool` rules on the command line: there is no file of grants to read,
+        // and its hook files are protected writes by the table (`.copilot/`,
+        // `.github/hooks/`).
+        // Factory Droid's own allow and deny lists (`commandAllowlist`, …) were not
+        // checked: not read, and its settings are protected writes (`.factory/`).
+        Host::Opencode | Host::Qwen | Host::Copilot | Host::Droid => Vec::new(),
     }
 }
 
@@ -187,7 +193,7 @@ fn dirs(host: Host, root: &Path, home: &Path) -> Vec<(PathBuf, RuleSource)> {
             Path::new(CLAUDE_MANAGED_DIR).join("managed-settings.d"),
             RuleSource::User,
         )],
-        Host::Opencode | Host::Qwen => Vec::new(),
+        Host::Opencode | Host::Qwen | Host::Copilot | Host::Droid => Vec::new(),
     }
 }
 
@@ -221,7 +227,7 @@ fn format_of(host: Host) -> Option<Format> {
         Host::Codex => Some(Format::Codex),
         Host::Gemini => Some(Format::Gemini),
         Host::Opencode => Some(Format::Opencode),
-        Host::Qwen => None,
+        Host::Qwen | Host::Copilot | Host::Droid => None,
     }
 }
 

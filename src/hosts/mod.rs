@@ -1,5 +1,5 @@
-//! Agent hosts' hook protocols: what Claude Code, Codex CLI, Gemini CLI, OpenCode
-//! and Qwen Code send before a tool runs, mapped to our tool calls, and what each host
+//! Agent hosts' hook protocols: what Claude Code, Codex CLI, Gemini CLI, OpenCode,
+//! Qwen Code, GitHub Copilot CLI and Factory Droid send before a tool runs, mapped to our tool calls, and what each host
 //! understands back.
 //!
 //! Owns, per host (one file each): reading the hook JSON, the table from the host's
@@ -16,6 +16,8 @@
 
 pub mod claude;
 pub mod codex;
+pub mod copilot;
+pub mod droid;
 pub mod gemini;
 pub mod grants;
 pub mod opencode;
@@ -47,15 +49,19 @@ pub enum Host {
     Gemini,
     Opencode,
     Qwen,
+    Copilot,
+    Droid,
 }
 
 impl Host {
-    pub const ALL: [Host; 5] = [
+    pub const ALL: [Host; 7] = [
         Host::Claude,
         Host::Codex,
         Host::Gemini,
         Host::Opencode,
         Host::Qwen,
+        Host::Copilot,
+        Host::Droid,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -65,6 +71,8 @@ impl Host {
             Host::Gemini => "gemini",
             Host::Opencode => "opencode",
             Host::Qwen => "qwen",
+            Host::Copilot => "copilot",
+            Host::Droid => "droid",
         }
     }
 
@@ -76,6 +84,8 @@ impl Host {
             Host::Gemini => "Gemini CLI",
             Host::Opencode => "OpenCode",
             Host::Qwen => "Qwen Code",
+            Host::Copilot => "GitHub Copilot CLI",
+            Host::Droid => "Factory Droid",
         }
     }
 
@@ -84,11 +94,13 @@ impl Host {
     }
 
     /// Whether an ask may be answered as an ask when the hook is not told otherwise.
-    /// Gemini's `ask` hangs a headless run, so it asks only when told the session is
-    /// interactive; the others show (Claude, OpenCode's plugin, Qwen) or delegate
-    /// (Codex) an ask safely. (Qwen turns an ask into a deny in a headless run.)
+    /// Gemini's `ask` hangs a headless run, and Droid's `droid exec` hands an ask to its
+    /// own autonomy level (which weighs the risk the model declared), so they ask only
+    /// when told the session is interactive; the others show (Claude, OpenCode's plugin, Qwen) or delegate
+    /// (Codex) an ask safely. (Qwen and Copilot turn an ask into a deny in a headless
+    /// run.)
     pub fn interactive_by_default(self) -> bool {
-        !matches!(self, Host::Gemini)
+        !matches!(self, Host::Gemini | Host::Droid)
     }
 }
 
@@ -171,6 +183,8 @@ pub fn parse(host: Host, raw: &[u8]) -> Result<HookCall, HookError> {
         Host::Gemini => gemini::parse(obj),
         Host::Opencode => opencode::parse(obj),
         Host::Qwen => qwen::parse(obj),
+        Host::Copilot => copilot::parse(obj),
+        Host::Droid => droid::parse(obj),
     }
 }
 
@@ -512,6 +526,8 @@ pub fn render(host: Host, d: &CallDecision) -> Rendered {
         Host::Gemini => gemini::render(d),
         Host::Opencode => opencode::render(d),
         Host::Qwen => qwen::render(d),
+        Host::Copilot => copilot::render(d),
+        Host::Droid => droid::render(d),
     }
 }
 
@@ -520,12 +536,15 @@ pub fn render(host: Host, d: &CallDecision) -> Rendered {
 /// seconds), Codex 600 s (`timeout_sec` unset: `unwrap_or(600)` in its hook discovery),
 /// Gemini CLI 60 s (`DEFAULT_HOOK_TIMEOUT = 6e4` in its bundle; its `timeout` key is in
 /// milliseconds), Qwen Code 60 s (`DEFAULT_COMMAND_HOOK_TIMEOUT_SECONDS = 60` in its
-/// bundle; its `timeout` key is in seconds). OpenCode runs our plugin in process and
-/// sets no limit: `None`.
+/// bundle; its `timeout` key is in seconds), GitHub Copilot CLI 30 s (its documented
+/// `timeoutSec` default; a hook past it lets the tool run, seen on 1.0.102). OpenCode
+/// runs our plugin in process and sets no limit: `None`. Factory Droid 60 s (its hooks
+/// manager shows `default (60s)`; its `timeout` key is in seconds).
 pub fn default_hook_timeout(host: Host) -> Option<std::time::Duration> {
     match host {
         Host::Claude | Host::Codex => Some(std::time::Duration::from_secs(600)),
-        Host::Gemini | Host::Qwen => Some(std::time::Duration::from_secs(60)),
+        Host::Gemini | Host::Qwen | Host::Droid => Some(std::time::Duration::from_secs(60)),
+        Host::Copilot => Some(std::time::Duration::from_secs(30)),
         Host::Opencode => None,
     }
 }
@@ -562,10 +581,13 @@ pub fn render_answered(host: Host, d: &CallDecision, approved: bool, message: &s
         d.summary
     );
     let v = match host {
-        Host::Claude | Host::Codex | Host::Qwen => claude::hook_specific("allow", &reason),
+        Host::Claude | Host::Codex | Host::Qwen | Host::Droid => {
+            claude::hook_specific("allow", &reason)
+        }
         Host::Gemini | Host::Opencode => {
             serde_json::json!({ "decision": "allow", "reason": reason })
         }
+        Host::Copilot => return copilot::decision_json("allow", &reason),
     };
     Rendered {
         stdout: format!("{v}\n"),
@@ -623,11 +645,13 @@ pub(crate) fn decision_reason_json(d: &CallDecision) -> String {
 /// let their pre-tool hook replace the tool's input (Claude Code's and Codex's
 /// `updatedInput` with `permissionDecision: "allow"`, Gemini CLI's
 /// `hookSpecificOutput.tool_input`, OpenCode's plugin replacing `args.command`).
-/// Qwen Code 0.24.4's PreToolUse ignores `updatedInput`: none, so such a call asks.
+/// Qwen Code 0.24.4's PreToolUse ignores `updatedInput`, and Copilot CLI's
+/// `modifiedArgs` and Droid's `updatedInput` were not checked: none, so such a call
+/// asks.
 pub fn runner_for(host: Host) -> Option<crate::contain::Bubblewrap> {
     match host {
         Host::Claude | Host::Opencode | Host::Codex | Host::Gemini => crate::contain::runner(),
-        Host::Qwen => None,
+        Host::Qwen | Host::Copilot | Host::Droid => None,
     }
 }
 
@@ -679,6 +703,8 @@ pub fn render_call(host: Host, input: &Value, d: &CallDecision) -> Rendered {
         Host::Codex => codex::render_contained(d, input),
         Host::Gemini => gemini::render_contained(d, input),
         Host::Qwen => qwen::render(d),
+        Host::Copilot => copilot::render(d),
+        Host::Droid => droid::render(d),
     }
 }
 

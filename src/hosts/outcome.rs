@@ -4,7 +4,9 @@
 //! the local log, the service's `POST /v1/hooks/{host}` in the session it holds.
 //!
 //! Events: Claude Code, Codex and Qwen Code `PostToolUse` (Claude's and Qwen's
-//! `PostToolUseFailure`: it ran and failed), Gemini CLI `AfterTool`, OpenCode's `tool.execute.after` (our plugin's
+//! `PostToolUseFailure`: it ran and failed), Gemini CLI `AfterTool`, GitHub Copilot
+//! CLI `postToolUse` and Factory Droid `PostToolUse` (named by tool and input, as
+//! Gemini's), OpenCode's `tool.execute.after` (our plugin's
 //! `event`), Claude's `PermissionDenied`, and Claude's `Stop`. Only a call still pending
 //! is resolved; anything else (a call we allowed, an unknown id) leaves no event.
 
@@ -73,6 +75,35 @@ pub fn post_call_event(host: Host, raw: &[u8]) -> Option<Outcome> {
                 }
             });
         }
+        // Factory Droid's `PostToolUse` names no call either.
+        Host::Droid => {
+            return (v.get("hook_event_name")?.as_str()? == "PostToolUse").then(|| {
+                Outcome::RanUnnamed {
+                    session,
+                    tool: v
+                        .get("tool_name")
+                        .and_then(Value::as_str)
+                        .unwrap_or_default()
+                        .to_string(),
+                    input: v
+                        .get("tool_input")
+                        .cloned()
+                        .unwrap_or_else(|| serde_json::json!({})),
+                }
+            });
+        }
+        // Copilot CLI's `postToolUse` is its pre-tool input plus `toolResult`, with no
+        // id of the call.
+        Host::Copilot => {
+            let obj = v.as_object()?;
+            return super::copilot::is_post_tool_use(&v).then(|| Outcome::RanUnnamed {
+                session,
+                tool: super::str_field(obj, "toolName")
+                    .unwrap_or_default()
+                    .to_string(),
+                input: super::copilot::tool_args(obj),
+            });
+        }
         Host::Opencode => {
             if v.get("event")?.as_str()? != "tool.execute.after" {
                 return None;
@@ -109,10 +140,10 @@ pub fn post_call_event(host: Host, raw: &[u8]) -> Option<Outcome> {
 }
 
 fn hosts_session(host: Host, v: &Value) -> String {
-    let key = if host == Host::Opencode {
-        "sessionID"
-    } else {
-        "session_id"
+    let key = match host {
+        Host::Opencode => "sessionID",
+        Host::Copilot => "sessionId",
+        _ => "session_id",
     };
     session_id(host, v.get(key).and_then(Value::as_str))
 }
@@ -241,6 +272,39 @@ mod tests {
                 tool: "run_shell_command".into(),
                 input: serde_json::json!({"command": "ls"})
             })
+        );
+        assert_eq!(
+            read(
+                Host::Copilot,
+                serde_json::json!({"sessionId": "c", "timestamp": 1, "cwd": "/p", "toolName": "bash",
+                    "toolArgs": {"command": "ls", "description": "x"},
+                    "toolResult": {"resultType": "success", "textResultForLlm": ""}})
+            ),
+            Some(Outcome::RanUnnamed {
+                session: "c".into(),
+                tool: "bash".into(),
+                input: serde_json::json!({"command": "ls", "description": "x"})
+            })
+        );
+        assert_eq!(
+            read(
+                Host::Droid,
+                serde_json::json!({"hook_event_name": "PostToolUse", "session_id": "d",
+                    "tool_name": "Execute", "tool_input": {"command": "ls"}, "tool_response": "ok"})
+            ),
+            Some(Outcome::RanUnnamed {
+                session: "d".into(),
+                tool: "Execute".into(),
+                input: serde_json::json!({"command": "ls"})
+            })
+        );
+        // Copilot's pre-tool input is not an outcome.
+        assert_eq!(
+            read(
+                Host::Copilot,
+                serde_json::json!({"sessionId": "c", "toolName": "bash", "toolArgs": {"command": "ls"}})
+            ),
+            None
         );
         // Pre-call events, Codex's `Stop`, and an id that is no log id are not outcomes.
         for (host, v) in [

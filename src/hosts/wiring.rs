@@ -9,12 +9,14 @@
 //! uninstall removes our entries, then a group, event list or `hooks` object that only
 //! they made non-empty, so a file install created or changed reads as before.
 //!
-//! Hosts: Claude Code and Qwen Code (`hooks.PreToolUse`, matcher `*`) and Gemini CLI
+//! Hosts: Claude Code, Qwen Code and Factory Droid (`hooks.PreToolUse`, matcher `*`)
+//! and Gemini CLI
 //! (`hooks.BeforeTool`, matcher `.*`) here; Codex CLI's `config.toml` (TOML, and the
 //! review Codex requires before it runs a new hook) in `codex`; OpenCode's plugin file
-//! in `opencode`.
+//! in `opencode`; GitHub Copilot CLI's hook file of our own in `copilot`.
 
 pub mod codex;
+pub mod copilot;
 pub mod opencode;
 
 use std::path::{Path, PathBuf};
@@ -75,6 +77,18 @@ pub fn settings_file(
             .map(PathBuf::from)
             .unwrap_or_else(|| home.join(".qwen"))
             .join("settings.json")),
+        // Copilot reads a repository's `.github/hooks/` only in a folder the person
+        // trusted; `COPILOT_HOME` moves the user's directory.
+        (Host::Copilot, Some(p)) => Ok(p.join(".github").join("hooks").join(copilot::HOOK_FILE)),
+        // Droid runs a project's `.factory/settings.json` hooks with no trust prompt.
+        (Host::Droid, Some(p)) => Ok(p.join(".factory").join("settings.json")),
+        (Host::Droid, None) => Ok(home.join(".factory").join("settings.json")),
+        (Host::Copilot, None) => Ok(std::env::var_os("COPILOT_HOME")
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+            .unwrap_or_else(|| home.join(".copilot"))
+            .join("hooks")
+            .join(copilot::HOOK_FILE)),
     }
 }
 
@@ -107,6 +121,10 @@ pub fn events(host: Host) -> &'static [(&'static str, &'static str)] {
             ("PostToolUse", "*"),
             ("PostToolUseFailure", "*"),
         ],
+        // Copilot: `copilot::EVENTS`, in a file of our own.
+        Host::Copilot => &[],
+        // After the call: what ran (`PostToolUse`, named by tool and input).
+        Host::Droid => &[("PreToolUse", "*"), ("PostToolUse", "*")],
     }
 }
 
@@ -209,7 +227,8 @@ pub fn installed(host: Host, file: &str, text: &str) -> Result<Vec<(String, Stri
     match host {
         Host::Codex => return codex::installed(file, text),
         Host::Opencode => return opencode::installed(file, text),
-        Host::Claude | Host::Gemini | Host::Qwen => {}
+        Host::Copilot => return copilot::installed(file, text),
+        Host::Claude | Host::Gemini | Host::Qwen | Host::Droid => {}
     }
     let root = parse(file, text)?;
     let mut out = Vec::new();
@@ -261,11 +280,14 @@ pub fn install(host: Host, file: &str, text: &str, command: &str) -> Result<Edit
 }
 
 /// The value of a hook's `timeout` key for `secs` seconds, in `host`'s unit: seconds
-/// for Claude Code, Codex and Qwen Code, milliseconds for Gemini CLI.
+/// for Claude Code, Codex, Qwen Code and Copilot CLI (`timeoutSec`), milliseconds for
+/// Gemini CLI.
 pub fn timeout_value(host: Host, secs: u64) -> u64 {
     match host {
         Host::Gemini => secs.saturating_mul(1000),
-        Host::Claude | Host::Codex | Host::Qwen | Host::Opencode => secs,
+        Host::Claude | Host::Codex | Host::Qwen | Host::Opencode | Host::Copilot | Host::Droid => {
+            secs
+        }
     }
 }
 
@@ -282,7 +304,8 @@ pub fn install_timed(
     match host {
         Host::Codex => return codex::install(file, text, command, pre_tool_timeout),
         Host::Opencode => return Err(WiringError::Unsupported(host)),
-        Host::Claude | Host::Gemini | Host::Qwen => {}
+        Host::Copilot => return copilot::install(file, text, command, pre_tool_timeout),
+        Host::Claude | Host::Gemini | Host::Qwen | Host::Droid => {}
     }
     let root = parse(file, text)?;
     let top = root.object_value_or_set();
@@ -401,7 +424,8 @@ pub fn uninstall(host: Host, file: &str, text: &str) -> Result<Edit, WiringError
     match host {
         Host::Codex => return codex::uninstall(file, text),
         Host::Opencode => return opencode::uninstall(file, text),
-        Host::Claude | Host::Gemini | Host::Qwen => {}
+        Host::Copilot => return copilot::uninstall(file, text),
+        Host::Claude | Host::Gemini | Host::Qwen | Host::Droid => {}
     }
     if text.trim().is_empty() {
         return Ok(Edit {

@@ -134,7 +134,7 @@ pub(crate) fn percent_decode(s: &str) -> String {
 /// Answers one hook call of `host` (see the module doc).
 #[utoipa::path(post, path = "/v1/hooks/{host}", tag = "hooks",
     params(
-        ("host" = String, Path, description = "`claude`, `codex`, `gemini`, `qwen` or `opencode`"),
+        ("host" = String, Path, description = "`claude`, `codex`, `gemini`, `qwen`, `copilot`, `droid` or `opencode`"),
         ("interactive" = Option<bool>, Query, description = "Whether a human answers prompts (default: true, false for gemini)"),
         ("projectRoot" = Option<String>, Query, description = "Absolute project root (default: the root or cwd in the hook input)"),
         ("hostRules" = Option<bool>, Query, description = "`false` leaves the host's own permission rules out of this decision (default: true; the service's `--no-host-rules` turns them off for every call)"),
@@ -154,7 +154,7 @@ pub async fn hook(
     let Some(host) = Host::from_name(&host) else {
         return ApiError::not_found(
             "unknown_host",
-            format!("no hook for host `{host}`: expected claude, codex, gemini, qwen or opencode"),
+            format!("no hook for host `{host}`: expected claude, codex, gemini, qwen, copilot, droid or opencode"),
         )
         .into_response();
     };

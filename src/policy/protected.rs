@@ -238,6 +238,21 @@ const TABLE: &[(Shape, &str, &str)] = &[
         ".qwen/",
         "Qwen Code's settings: its hooks run commands, and a change there can turn khaelor-perm's hook off",
     ),
+    (
+        Shape::Under(&[".factory"]),
+        ".factory/",
+        "Factory Droid's settings: the hooks they name run commands, a project's with no trust prompt",
+    ),
+    (
+        Shape::Under(&[".copilot"]),
+        ".copilot/",
+        "GitHub Copilot CLI's settings and user hooks: its hooks run commands on every tool call",
+    ),
+    (
+        Shape::Under(&[".github", "hooks"]),
+        ".github/hooks/",
+        "GitHub Copilot CLI's repository hooks: in a trusted folder it runs the commands they name on every tool call",
+    ),
 ];
 
 /// The reason shown for KHAELOR's own files outside the table (the managed config, a

@@ -13,6 +13,8 @@ CODEX_VERSION=0.171.0
 GEMINI_VERSION=0.61.0
 OPENCODE_VERSION=1.18.33
 QWEN_VERSION=0.24.4
+COPILOT_VERSION=1.0.102
+DROID_VERSION=0.215.0
 
 if ! command -v npm >/dev/null 2>&1; then
   echo "hosts.sh: npm missing, installing nodejs and npm from Debian"
@@ -44,4 +46,13 @@ install gemini @google/gemini-cli "$GEMINI_VERSION"
 # version it retries a download for about 70 s. The test points its config dir here.
 install opencode opencode-ai "$OPENCODE_VERSION" "@opencode-ai/plugin@$OPENCODE_VERSION"
 install qwen @qwen-code/qwen-code "$QWEN_VERSION"
+# GitHub Copilot CLI is a native binary that unpacks its runtime (about 235 MB) into its
+# cache on first start; the tests point COPILOT_CACHE_HOME here, so that happens once.
+install copilot @github/copilot "$COPILOT_VERSION"
+if [ ! -d "$DIR/copilot/cache/pkg" ]; then
+  COPILOT_CACHE_HOME="$DIR/copilot/cache" "$DIR/copilot/node_modules/.bin/copilot" --version >/dev/null
+fi
+# Factory Droid from the `droid` package: `@factory/cli@0.225.1` names a Linux binary
+# package of that version that npm does not have.
+install droid droid "$DROID_VERSION"
 echo "hosts.sh: hosts ready in $DIR"
