@@ -206,7 +206,7 @@ pub async fn audit(
             )
             .map_err(|e| AuditError::Store(e.to_string())),
             Backend::Postgres(store) => {
-                audit::blocking_query_pg(&store, &q.filter, q.after.as_ref(), q.limit)
+                crate::session::blocking_query_pg(&store, &q.filter, q.after.as_ref(), q.limit)
             }
         })
         .await?
@@ -249,7 +249,7 @@ pub async fn receive(
     let received = state
         .blocking(move || match backend {
             Backend::Files => audit::blocking_receive(&dir, batch.records),
-            Backend::Postgres(store) => audit::blocking_receive_pg(&store, batch.records),
+            Backend::Postgres(store) => crate::session::blocking_receive_pg(&store, batch.records),
         })
         .await?
         .map_err(store_error)?;

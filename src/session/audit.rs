@@ -210,7 +210,7 @@ pub fn records(
 }
 
 /// The context a call's `ToolRequested` names (`None` for any other event).
-fn requested_context(kind: &EventKind) -> Option<CallContext> {
+pub(crate) fn requested_context(kind: &EventKind) -> Option<CallContext> {
     match kind {
         EventKind::ToolRequested {
             tool,
@@ -227,7 +227,7 @@ fn requested_context(kind: &EventKind) -> Option<CallContext> {
 }
 
 /// The record of one event (`None` for a compaction marker, which is no decision).
-fn record(
+pub(crate) fn record(
     session_id: &str,
     ev: &Event,
     ctx: CallContext,
@@ -588,99 +588,8 @@ pub fn blocking_query(
     })
 }
 
-/// As `blocking_query`, over the PostgreSQL store: its events (each with the machine and
-/// user of the replica that appended it) and the records it received. Reads the trail
-/// in batches after the cursor until a page is full or the trail ends.
-pub fn blocking_query_pg(
-    store: &super::pg::PgStore,
-    filter: &AuditFilter,
-    after: Option<&Cursor>,
-    limit: usize,
-) -> Result<AuditPage, AuditError> {
-    use super::pg::AuditRowKind;
-    let limit = limit.clamp(1, MAX_PAGE);
-    let batch = i64::try_from(limit.max(200) + 1).unwrap_or(i64::MAX);
-    let mut cursor = after.cloned();
-    let mut kept: Vec<AuditRecord> = Vec::new();
-    loop {
-        let rows = store
-            .blocking_audit_rows(
-                filter.session.as_deref(),
-                filter.since.as_deref(),
-                filter.until.as_deref(),
-                cursor
-                    .as_ref()
-                    .map(|c| (c.at.as_str(), c.session.as_str(), c.seq, c.machine.as_str())),
-                batch,
-            )
-            .map_err(|e| AuditError::Store(e.to_string()))?;
-        let full = i64::try_from(rows.len()).unwrap_or(i64::MAX) == batch;
-        for row in rows {
-            let (at, session, seq, machine) = row.key;
-            cursor = Some(Cursor {
-                at,
-                session,
-                seq,
-                machine,
-            });
-            let record = match row.what {
-                AuditRowKind::Received(body) => serde_json::from_str::<AuditRecord>(&body).ok(),
-                AuditRowKind::Local {
-                    session,
-                    event,
-                    requested,
-                    machine,
-                    user,
-                } => {
-                    let origin = (!machine.is_empty()).then_some(Origin { user, machine });
-                    let ctx = requested
-                        .and_then(|t| serde_json::from_str::<Event>(&t).ok())
-                        .and_then(|e| requested_context(&e.kind))
-                        .unwrap_or_default();
-                    serde_json::from_str::<Event>(&event)
-                        .ok()
-                        .and_then(|ev| record(&session, &ev, ctx, origin.as_ref()))
-                }
-            };
-            if let Some(r) = record.filter(|r| filter.keeps(r)) {
-                kept.push(r);
-                if kept.len() > limit {
-                    break;
-                }
-            }
-        }
-        if kept.len() > limit || !full {
-            break;
-        }
-    }
-    let more = kept.len() > limit;
-    kept.truncate(limit);
-    let next = if more {
-        kept.last().map(Cursor::of)
-    } else {
-        None
-    };
-    Ok(AuditPage {
-        records: kept,
-        next,
-    })
-}
-
-/// Stores records another decider sent in the PostgreSQL store, each once (see
-/// `blocking_receive` for what a request must hold).
-pub fn blocking_receive_pg(
-    store: &super::pg::PgStore,
-    records: Vec<AuditRecord>,
-) -> Result<Received, AuditError> {
-    check_received(&records).map_err(AuditError::Bad)?;
-    let (stored, duplicates) = store
-        .blocking_receive(&records)
-        .map_err(|e| AuditError::Store(e.to_string()))?;
-    Ok(Received { stored, duplicates })
-}
-
 /// Every record must name a valid machine, session and time (see `blocking_receive`).
-fn check_received(records: &[AuditRecord]) -> Result<(), String> {
+pub(crate) fn check_received(records: &[AuditRecord]) -> Result<(), String> {
     for (i, r) in records.iter().enumerate() {
         let machine = r.machine.as_deref().unwrap_or("");
         if !valid_machine(machine) {

@@ -16,7 +16,7 @@ pub mod pg;
 mod store;
 pub mod suggest;
 
-pub use store::{Backend, DecisionSource};
+pub use store::{Backend, DecisionSource, blocking_query_pg, blocking_receive_pg};
 
 use std::collections::HashMap;
 use std::fs::{self, File, OpenOptions};
