@@ -55,7 +55,8 @@ pub struct ReceivedRecordSchema {
     by: Option<String>,
     scope: Option<crate::session::GrantScope>,
     pattern: Option<String>,
-    requests: Option<Vec<audit::AuditRequest>>,
+    #[serde(default)]
+    requests: Vec<audit::AuditRequest>,
     message: Option<String>,
 }
 
