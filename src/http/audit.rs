@@ -40,7 +40,7 @@ pub struct ReceivedRecordSchema {
     at: String,
     #[schema(pattern = "^[A-Za-z0-9_-]{1,128}$")]
     session_id: String,
-    #[schema(minimum = 1, maximum = 9_223_372_036_854_775_807_u64)]
+    #[schema(minimum = 1, maximum = 9_007_199_254_740_992_u64)]
     seq: u64,
     event: AuditEvent,
     call_id: String,

@@ -126,6 +126,7 @@ pub struct AuditRecord {
     /// RFC 3339 UTC, millisecond precision (the event's own time).
     pub at: String,
     pub session_id: String,
+    #[serde(deserialize_with = "whole_number")]
     pub seq: u64,
     pub event: AuditEvent,
     pub call_id: String,
@@ -159,6 +160,22 @@ pub struct AuditRecord {
     /// A denial's feedback, or the model-facing message of a failed call.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub message: Option<String>,
+}
+
+/// A sequence number as JSON may write it: an integer, or a number with no fraction
+/// (JSON does not tell `3` from `3.0`, and a sender's encoder may write either).
+fn whole_number<'de, D: serde::Deserializer<'de>>(d: D) -> Result<u64, D::Error> {
+    let n = serde_json::Number::deserialize(d)?;
+    if let Some(u) = n.as_u64() {
+        return Ok(u);
+    }
+    match n.as_f64() {
+        // Whole and within the range where every integer is exact in a double.
+        Some(f) if f.fract() == 0.0 && (0.0..=9_007_199_254_740_992.0).contains(&f) => Ok(f as u64),
+        _ => Err(serde::de::Error::custom(format!(
+            "`{n}` is not a whole number"
+        ))),
+    }
 }
 
 /// What a record names about its call, when the event itself does not carry it.
@@ -606,9 +623,10 @@ pub(crate) fn check_received(records: &[AuditRecord]) -> Result<(), String> {
         if parse_time(&r.at).ok().as_deref() != Some(r.at.as_str()) {
             return Err(format!("records[{i}].at `{}` is not a record time", r.at));
         }
-        if r.seq == 0 || i64::try_from(r.seq).is_err() {
+        // 2^53: every sequence number a JSON encoder can write exactly.
+        if r.seq == 0 || r.seq > 9_007_199_254_740_992 {
             return Err(format!(
-                "records[{i}].seq {} is not a sequence number (1 to 2^63-1)",
+                "records[{i}].seq {} is not a sequence number (1 to 2^53)",
                 r.seq
             ));
         }
