@@ -476,10 +476,15 @@ fn verdict(
         };
         for d in &v.recursive {
             // A walk whose files are filtered by name (`find . -name '*.py' -type f
-            // -exec …`): each file it reaches now is a read of its own (a symlink as
-            // what it names); past the bounds, the whole walk.
+            // -exec …`) in the project: each file it reaches now is a read of its own
+            // (a symlink as what it names). Past the bounds, or from a directory
+            // outside the project (`find / …`, where the walk is long and asks
+            // anyway), the whole walk is judged.
             let named = v.name_filter.as_ref().and_then(|pat| {
                 let dir = resolve(d, cwd, ctx)?;
+                if !paths::is_inside(&dir, ctx.root()) {
+                    return None;
+                }
                 named_walk(&dir, pat, v.follow)
             });
             match named {
@@ -788,8 +793,12 @@ fn named_walk(dir: &std::path::Path, pat: &str, follow: bool) -> Option<Vec<Path
         return Some(Vec::new());
     }
     let mut out = Vec::new();
+    // Without following links, the directories form a tree and each is met once; only
+    // a walk through symlinked directories needs their real paths to enter each once.
     let mut entered = std::collections::HashSet::new();
-    entered.insert(std::fs::canonicalize(dir).ok()?);
+    if follow {
+        entered.insert(std::fs::canonicalize(dir).ok()?);
+    }
     let mut stack = vec![dir.to_path_buf()];
     let mut seen = 0usize;
     while let Some(d) = stack.pop() {
@@ -805,7 +814,7 @@ fn named_walk(dir: &std::path::Path, pat: &str, follow: bool) -> Option<Vec<Path
             let path = e.path();
             let t = e.file_type().ok()?;
             let enter = t.is_dir() || (follow && t.is_symlink() && path.is_dir());
-            if enter && entered.insert(std::fs::canonicalize(&path).ok()?) {
+            if enter && (!follow || entered.insert(std::fs::canonicalize(&path).ok()?)) {
                 stack.push(path.clone());
             }
             if matcher.is_match(e.file_name()) {
