@@ -274,6 +274,76 @@ pub fn changes_what_runs(name: &str) -> Option<&'static str> {
         .map(|(_, why)| *why)
 }
 
+/// Variables a command may be prefixed with and still be read as the same command
+/// (`RUST_BACKTRACE=1 cargo test`, `CI=true npm test`, `LC_ALL=C sort f`): each is read
+/// by the tools that see it only as a switch or a name (of a locale, a zone, a log
+/// level), never as a program, a module, a plugin, options or a path. Checked under
+/// strace (cargo 1.9x, npm 10, pytest 8): none of these makes the tool start or open
+/// anything it did not otherwise; `RUSTC_WRAPPER`, `RUSTFLAGS=-Clinker=`,
+/// `CARGO_TARGET_<T>_RUNNER`, `NODE_OPTIONS=--require=`, `npm_config_script_shell`,
+/// `PYTEST_ADDOPTS=-p`, `PYTEST_PLUGINS` and `PYTHONWARNINGS=ignore::mod.X` (which
+/// imports `mod`) all did, so none of them is here. The project's own code may read
+/// any of these, as it may read anything: a build is contained for that reason.
+const HARMLESS: &[(&str, &str)] = &[
+    (
+        "CI",
+        "tells tools they run unattended (no watch mode, no prompt)",
+    ),
+    ("NODE_ENV", "names the mode a Node project runs in"),
+    ("FORCE_COLOR", "switches colored output"),
+    ("NO_COLOR", "switches colored output off"),
+    ("CLICOLOR", "switches colored output"),
+    ("CLICOLOR_FORCE", "switches colored output"),
+    ("COLUMNS", "is the terminal width"),
+    ("LINES", "is the terminal height"),
+    ("DEBUG", "names the `debug` module's namespaces to log"),
+    ("TZ", "names the time zone"),
+    ("LANG", "names the locale"),
+    ("LANGUAGE", "names the languages of messages"),
+    ("LC_ALL", "names the locale"),
+    ("LC_CTYPE", "names the locale of characters"),
+    ("LC_COLLATE", "names the locale of sorting"),
+    ("LC_MESSAGES", "names the locale of messages"),
+    ("LC_NUMERIC", "names the locale of numbers"),
+    ("LC_TIME", "names the locale of dates"),
+    ("RUST_BACKTRACE", "switches Rust's backtraces on panic"),
+    ("RUST_LIB_BACKTRACE", "switches Rust's captured backtraces"),
+    ("RUST_LOG", "is the log filter of the program's own logger"),
+    (
+        "RUST_TEST_THREADS",
+        "is the number of threads libtest runs tests on",
+    ),
+    ("RUST_TEST_NOCAPTURE", "switches libtest's output capture"),
+    ("CARGO_TERM_COLOR", "switches cargo's colored output"),
+    ("CARGO_TERM_VERBOSE", "switches cargo's verbose output"),
+    ("CARGO_TERM_QUIET", "switches cargo's quiet output"),
+    ("CARGO_INCREMENTAL", "switches incremental compilation"),
+    ("CARGO_BUILD_JOBS", "is the number of jobs cargo runs"),
+    ("PYTHONUNBUFFERED", "switches Python's output buffering"),
+    (
+        "PYTHONDONTWRITEBYTECODE",
+        "switches Python's `.pyc` writing off",
+    ),
+    ("PYTHONHASHSEED", "is the seed of Python's string hashing"),
+    ("PYTHONFAULTHANDLER", "switches Python's fault handler"),
+    ("PYTHONUTF8", "switches Python's UTF-8 mode"),
+];
+
+/// Whether an assignment word is one of `HARMLESS` set to a plain value: `NAME=value`
+/// (no `+=`, no subscript), the value of letters, digits and `_ . , : = + @ * -` only.
+/// No slash (a `TZ` or a locale name with one is a path the C library opens), no `~`
+/// (bash expands it after `=` and `:`), no quote, space or expansion left in it.
+pub fn harmless_assignment(word: &str) -> bool {
+    let Some((name, value)) = word.split_once('=') else {
+        return false;
+    };
+    HARMLESS.iter().any(|(n, _)| *n == name)
+        && value.chars().all(|c| {
+            c.is_ascii_alphanumeric()
+                || matches!(c, '_' | '.' | ',' | ':' | '=' | '+' | '@' | '*' | '-')
+        })
+}
+
 /// The variable name of an assignment word (`NAME=v`, `NAME+=v`, `NAME[i]=v`).
 pub fn assigned_name(word: &str) -> &str {
     let lhs = word.split_once('=').map_or(word, |(l, _)| l);
@@ -331,5 +401,35 @@ mod tests {
         assert!(changes_what_runs(assigned_name("PATH+=:/x")).is_some());
         assert!(changes_what_runs(assigned_name("lsblk=1")).is_none());
         assert!(changes_what_runs(assigned_name("RUST_LOG=debug")).is_none());
+    }
+
+    #[test]
+    fn harmless_prefixes() {
+        for ok in [
+            "RUST_BACKTRACE=1",
+            "CI=true",
+            "LC_ALL=C",
+            "RUST_LOG=my_crate=debug,hyper::client=info",
+            "DEBUG=app:*",
+            "NO_COLOR=",
+        ] {
+            assert!(harmless_assignment(ok), "{ok}");
+        }
+        for no in [
+            "RUSTC_WRAPPER=/tmp/x",
+            "NODE_OPTIONS=--require=x",
+            "PYTEST_ADDOPTS=-p",
+            "TZ=/home/u/.ssh/id_rsa",
+            "LANG=../../x",
+            "CI+=x",
+            "CI[0]=x",
+            "TZ=:~",
+            "CI=$(id)",
+            "CI=a b",
+            "FOO=1",
+            "CI",
+        ] {
+            assert!(!harmless_assignment(no), "{no}");
+        }
     }
 }

@@ -313,10 +313,21 @@ fn environment_code(cmd: &SimpleCommand, words: &[String], cwd: &Cwd, fx: &mut E
     }
 }
 
+/// Whether every variable a command assigns (as a prefix or alone) is one no tool reads
+/// as a program, a module, options or a path (`environment::harmless_assignment`), so
+/// the command, and what runs after it, is read as it would be without them.
+pub(crate) fn harmless_assignments(cmd: &SimpleCommand) -> bool {
+    cmd.assignments
+        .iter()
+        .all(|a| !a.dynamic && table::environment::harmless_assignment(&a.text))
+}
+
 /// Whether one simple command is verified read-only or, for the
 /// `autonomous` preset, a project-local build/test or an in-project file operation;
 /// the reads a verified command makes are added as requests. Only literal words, no
-/// assignment, no write redirect to a file, no function of the same name.
+/// assignment but the harmless ones (`RUST_BACKTRACE=1 cargo test`, `CI=true npm
+/// test`: `environment::harmless_assignment`, variables no tool reads as a program, a
+/// module or a path), no write redirect to a file, no function of the same name.
 fn verdict(
     cmd: &SimpleCommand,
     ctx: &AnalysisContext,
@@ -324,7 +335,7 @@ fn verdict(
     before: Option<&(usize, table::composed::Producer, Cwd)>,
 ) -> Option<crate::model::vocab::Verdict> {
     use crate::model::vocab::Verdict;
-    if !cmd.assignments.is_empty() || cmd.words.is_empty() || cmd.words.iter().any(|w| w.dynamic) {
+    if !harmless_assignments(cmd) || cmd.words.is_empty() || cmd.words.iter().any(|w| w.dynamic) {
         return None;
     }
     // Glob operands are read as bash passes them: the names they match now,

@@ -1151,8 +1151,9 @@ fn analyze_ast(command: &str, ctx: &AnalysisContext) -> Result<Analysis, AstErro
     fx.code.append(&mut top.code);
     fx.hardline = floor::check_plan(&top, ctx, &Reader);
     // Commands of the top-level plan may be verified, unless a statement
-    // assigns a variable (`PATH=/tmp/x; ls` changes what `ls` is).
-    fx.verifying = top.commands.iter().all(|c| c.assignments.is_empty());
+    // assigns a variable (`PATH=/tmp/x; ls` changes what `ls` is) other than the
+    // harmless ones (`CI=true npm test`, `LC_ALL=C sort f`).
+    fx.verifying = top.commands.iter().all(effects::harmless_assignments);
     fx.functions = top.functions.iter().map(|f| f.name.clone()).collect();
     for cmd in &top.commands {
         effects::command_effects(cmd, ctx, &mut fx);
