@@ -116,6 +116,12 @@ pub fn bwrap_args(
             a.push(k.to_string());
         }
     }
+    // uv locks its cache in HOME before anything (`uv run` fails at once where it is
+    // read-only) and the cache must stay read-only: wheels planted there would run
+    // outside later. Without a cache it uses a temporary one in the private /tmp.
+    a.push("--setenv".to_string());
+    a.push("UV_NO_CACHE".to_string());
+    a.push("1".to_string());
     a.push("--setenv".to_string());
     a.push("KHAELOR_CONTAINED".to_string());
     a.push(profile.name.as_str().to_string());

@@ -68,7 +68,159 @@ pub fn autonomous_verdict(
         "make" => plain(make(rest, cwd)),
         "pytest" => build(pytest(rest, cwd, ctx)),
         "tox" => plain(tox(rest, cwd)),
+        "uv" => uv_run(rest, cwd, ctx, patterned),
+        "bun" => (!patterned && bun(rest, cwd, ctx)).then(|| BuildVerdict {
+            verdict: Verdict::ProjectScript,
+            writes: Vec::new(),
+        }),
         _ => None,
+    }
+}
+
+/// `uv run [OPTS] pytest …`, `uv run python -m pytest …`, `uv run python x.py`: the
+/// command after `run` read by the rules it has alone (pytest's, `python -m`'s, a
+/// project script's), in a uv project of this project (`pyproject.toml` here or above,
+/// inside it). uv first syncs the project's environment (creates `.venv`, writes
+/// `uv.lock`, may build the project and download what the lock names) and puts
+/// `.venv/bin` first on `PATH`: more than the command alone, so it is a project script
+/// under every preset (contained, never allowed outright). Only options that choose
+/// what is synced or forbid syncing: never `--with` (packages from an index),
+/// `--python` (an interpreter anywhere: strace shows `--python /tmp/x/python` runs
+/// it), `--env-file` (it reads the file into the environment), `--directory`,
+/// `--project`, `--script`.
+fn uv_run(
+    rest: &[&str],
+    cwd: &Path,
+    ctx: &AnalysisContext,
+    patterned: bool,
+) -> Option<BuildVerdict> {
+    const FLAGS: &[&str] = &[
+        "--frozen",
+        "--locked",
+        "--offline",
+        "--no-sync",
+        "-q",
+        "--quiet",
+        "--all-extras",
+        "--dev",
+    ];
+    let ["run", args @ ..] = rest else {
+        return None;
+    };
+    let at = args.iter().position(|w| !FLAGS.contains(w))?;
+    uv_inner(args.get(at..)?, cwd, ctx, patterned)
+}
+
+/// The command `uv run` runs, read as `uv_run` says (the options before it are the
+/// caller's to check): pytest or Python by the rules they have alone, in a uv project
+/// of this project.
+fn uv_inner(
+    inner: &[&str],
+    cwd: &Path,
+    ctx: &AnalysisContext,
+    patterned: bool,
+) -> Option<BuildVerdict> {
+    if !manifest_in_project(cwd, ctx, &["pyproject.toml"]) {
+        return None;
+    }
+    let name = *inner.first()?;
+    if name != "pytest" && !python_name(name) {
+        return None;
+    }
+    let v = autonomous_verdict(inner, Some(cwd), ctx, false, patterned)?;
+    Some(BuildVerdict {
+        verdict: Verdict::ProjectScript,
+        writes: v.writes,
+    })
+}
+
+/// `bun test [FILTER…] [OPTS]` and `bun run NAME [ARGS…]`, in a project with a
+/// `package.json` here or above inside it. `bun test` runs the test files under the
+/// working directory that its filters match: each filter must name a place inside the
+/// project (strace: `bun test /tmp/x.test.ts` and `bun test ../x.test.ts` run those
+/// files), and only options that choose, order and report tests (never `--preload`,
+/// `--config`, `--cwd`, `--env-file`, `--coverage-dir`, `--reporter-outfile`).
+/// `bun run NAME` runs the script NAME of the nearest `package.json` (bun looks upward
+/// as `manifest_scripts` does, and a script wins over a file or a program of that
+/// name), else a file NAME; failing both, a binary of `node_modules/.bin` or of `PATH`
+/// (strace: `bun run zzcmd` runs `PATH`'s `zzcmd`), so NAME must be one of the first
+/// two: a script of the manifest, or a file inside the project now. What follows
+/// NAME is the script's arguments. Either runs the project's code, and bun installs
+/// missing packages on import where no `node_modules` exists: a project script under
+/// every preset (contained, never allowed outright).
+fn bun(rest: &[&str], cwd: &Path, ctx: &AnalysisContext) -> bool {
+    const FLAGS: &[&str] = &[
+        "-u",
+        "--update-snapshots",
+        "--todo",
+        "--only",
+        "--pass-with-no-tests",
+        "--concurrent",
+        "--randomize",
+        "--coverage",
+        "--bail",
+        "--dots",
+        "--only-failures",
+    ];
+    const VALUED: &[&str] = &[
+        "--timeout",
+        "--rerun-each",
+        "--retry",
+        "--seed",
+        "--bail",
+        "--max-concurrency",
+        "-t",
+        "--test-name-pattern",
+    ];
+    if !manifest_in_project(cwd, ctx, &["package.json"]) {
+        return false;
+    }
+    let inside = |w: &str, must_exist: bool| {
+        if w.contains(['*', '?', '[']) || w.starts_with('~') {
+            return false;
+        }
+        let Some(p) = crate::model::paths::resolve_word(w, Some(cwd), ctx.home()) else {
+            return false;
+        };
+        match std::fs::canonicalize(&p) {
+            Ok(c) => (!must_exist || c.is_file()) && crate::model::paths::is_inside(&c, ctx.root()),
+            Err(_) => {
+                !must_exist
+                    && std::fs::symlink_metadata(&p).is_err()
+                    && crate::model::paths::is_inside(&p, ctx.root())
+            }
+        }
+    };
+    match rest {
+        ["test", args @ ..] => {
+            let mut i = 0;
+            while let Some(w) = args.get(i) {
+                let flag = w.split_once('=').map_or(*w, |(f, _)| f);
+                if FLAGS.contains(w) {
+                    i += 1;
+                } else if VALUED.contains(&flag) {
+                    i += if w.contains('=') { 1 } else { 2 };
+                } else if !w.starts_with('-') && inside(w, false) {
+                    i += 1;
+                } else {
+                    return false;
+                }
+            }
+            true
+        }
+        ["run", rest @ ..] => {
+            let rest = match rest {
+                ["--silent", more @ ..] => more,
+                _ => rest,
+            };
+            let Some(name) = rest.first() else {
+                return false;
+            };
+            !name.starts_with('-')
+                && (manifest_scripts(cwd, ctx).contains(&(*name).to_string())
+                    || (*name != "." && inside(name, true)))
+        }
+        _ => false,
     }
 }
 
@@ -109,11 +261,13 @@ pub fn wrapped_verdict(
     cwd: Option<&Path>,
     ctx: &AnalysisContext,
 ) -> Option<Verdict> {
-    if wrapper != "timeout" {
-        return None;
-    }
     let words: Vec<&str> = inner.iter().map(String::as_str).collect();
-    autonomous_verdict(&words, cwd, ctx, false, false).map(|b| b.verdict)
+    match wrapper {
+        "timeout" => autonomous_verdict(&words, cwd, ctx, false, false).map(|b| b.verdict),
+        // `uv run X`: X's request carries the verdict `uv_run` gives the whole call.
+        "uv" => uv_inner(&words, cwd?, ctx, false).map(|b| b.verdict),
+        _ => None,
+    }
 }
 
 /// Options of a harness or tool whose value is a file it writes (`--logfile F`,
