@@ -331,6 +331,25 @@ const ENTRIES: &[Entry] = &[
         "b:one-byte-octal c:one-byte-char C:canonical d:two-bytes-decimal o:two-bytes-octal x:two-bytes-hex e:format= f:format-file=< n:length= s:skip= v:no-squeezing h:help V:version",
         Files,
     ),
+    // procps-ng 4.0.2 `ps` (traced: reads `/proc`, `/etc/passwd` and the terminal,
+    // asks the name service over its local socket, writes and runs nothing). It
+    // prints each process's environment with the BSD option `e` (`ps aux e`), and it
+    // reads a word again as BSD options when its UNIX reading fails: `ps -auxe`
+    // (`-u` with the unknown user `xe`) and `ps -exx` print the environment too. So
+    // `ps_words` admits only clusters of UNIX switches, a value only in the next
+    // word, and BSD words of letters that choose and format processes.
+    e(
+        &["ps"],
+        "A e a d N f F l j y H c L T M w C= G= g= o= O= p= q= s= t= u= U= :deselect :format= :sort= :pid= :ppid= :quick-pid= :sid= :tty= :user= :User= :group= :Group= :forest :no-headers :headers :cols= :columns= :width= :lines= :rows= :cumulative :help :version",
+        Text,
+    ),
+    // procps-ng 4.0.2 `pgrep` (traced: reads `/proc`, nothing else). `-F`/`--pidfile`
+    // reads a file and `-L` locks it; `pkill`'s `--signal` is not listed.
+    e(
+        &["pgrep"],
+        "d:delimiter= l:list-name a:list-full v:inverse w:lightweight c:count f:full g:pgroup= G:group= i:ignore-case n:newest o:oldest O:older= P:parent= s:session= t:terminal= u:euid= U:uid= x:exact r:runstates= A:ignore-ancestors :cgroup= :ns= :nslist= h:help V:version",
+        Text,
+    ),
     num(
         &["strings"],
         "a:all d:data f:print-file-name n:bytes= t:radix= w:include-all-whitespace o e:encoding= :unicode= U= s:output-separator= h:help v V:version",
@@ -457,6 +476,9 @@ pub fn verify(words: &[&str]) -> Option<Verified> {
     }
     // binutils expands `@FILE` into the options FILE holds before it reads any.
     if name == "strings" && rest.iter().any(|w| w.starts_with('@')) {
+        return None;
+    }
+    if name == "ps" && !ps_words(rest) {
         return None;
     }
     match name {
@@ -613,6 +635,66 @@ pub fn verify(words: &[&str]) -> Option<Verified> {
     option_reads(&parsed, &mut v);
     v.reads.retain(|r| *r != "-");
     Some(v)
+}
+
+/// The words of `ps` that procps reads as written (see its entry): `--long` options (a
+/// valued one's value attached or next), clusters of UNIX switches, at most ending in
+/// one that takes a value from the next word (`-ef`, `-eo pid,cmd`, `-p 1`), and BSD
+/// words of `a u x w f j l v r c h T S` or a list of process ids (`aux`, `auxf`, `ps
+/// 123`). Never a value attached to a short option (`-uxe` falls back to BSD `uxe`)
+/// or a BSD `e` (the environment).
+fn ps_words(rest: &[&str]) -> bool {
+    const SWITCHES: &str = "AadefFHjlLNTwycM";
+    const VALUED: &str = "CGgoOpqstuU";
+    const BSD: &str = "auxwfjlvrchTS";
+    const LONG_VALUED: &[&str] = &[
+        "--format",
+        "--sort",
+        "--pid",
+        "--ppid",
+        "--quick-pid",
+        "--sid",
+        "--tty",
+        "--user",
+        "--User",
+        "--group",
+        "--Group",
+        "--cols",
+        "--columns",
+        "--width",
+        "--lines",
+        "--rows",
+    ];
+    let mut i = 0;
+    while let Some(w) = rest.get(i) {
+        i += 1;
+        if w.starts_with("--") {
+            if LONG_VALUED.contains(w) {
+                i += 1;
+            }
+            continue;
+        }
+        if let Some(letters) = w.strip_prefix('-') {
+            let n = letters.chars().count();
+            if n == 0 {
+                return false;
+            }
+            for (k, c) in letters.chars().enumerate() {
+                if VALUED.contains(c) && k + 1 == n {
+                    i += 1;
+                } else if !SWITCHES.contains(c) {
+                    return false;
+                }
+            }
+            continue;
+        }
+        let pids = w.chars().all(|c| c.is_ascii_digit() || c == ',');
+        let bsd = w.chars().all(|c| BSD.contains(c));
+        if w.is_empty() || !(pids || bsd) {
+            return false;
+        }
+    }
+    true
 }
 
 /// `ls`: a directory operand's entries are listed (`.` when none is named); with `-R`
@@ -1517,6 +1599,37 @@ mod tests {
         assert!(w(&["awk", "{print}", "/inet/tcp/0/127.0.0.1/9"]).is_none());
         assert!(w(&["awk", "{print}", "a", "/inet6/udp/0/::1/53"]).is_none());
         assert!(w(&["awk", "{print}", "inet/tcp/0/h/1"]).is_some());
+    }
+
+    /// `ps` and `pgrep` (procps-ng 4.0.2, traced): their plain forms; never `ps`'s
+    /// BSD `e`, a value glued to a short option (read again as BSD words), `pgrep -F`.
+    #[test]
+    fn process_listers_in_their_plain_forms() {
+        let w = |s: &[&str]| verify(s);
+        for ok in [
+            &["ps", "aux"][..],
+            &["ps", "-ef"],
+            &["ps", "auxf"],
+            &["ps", "-eo", "pid,ppid,cmd", "--sort=-pid"],
+            &["ps", "-p", "123", "-o", "pid,cmd"],
+            &["ps", "--no-headers", "-o", "pid", "-C", "node"],
+            &["pgrep", "-f", "extract_single.py"],
+            &["pgrep", "-af", "node"],
+        ] {
+            assert!(w(ok).is_some(), "{ok:?}");
+        }
+        for no in [
+            &["ps", "aux", "e"][..],
+            &["ps", "eww"],
+            &["ps", "-auxe"],
+            &["ps", "-exx"],
+            &["ps", "-eo", "pid,args", "e"],
+            &["ps", "-uroot"],
+            &["pgrep", "-F", "/tmp/pids"],
+            &["pgrep", "--signal", "9", "x"],
+        ] {
+            assert!(w(no).is_none(), "{no:?}");
+        }
     }
 
     /// `od` and `strings` (each traced): the files named are read; `strings @FILE`
