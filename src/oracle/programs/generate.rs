@@ -93,7 +93,9 @@ fn kind_of(name: &str) -> Kind {
         "grep" | "egrep" | "fgrep" | "rg" | "fd" | "fdfind" | "jq" | "sed" => Kind::Pattern,
         "cd" | "pushd" => Kind::Dir,
         "whoami" | "id" | "uname" | "seq" | "date" | "basename" | "dirname" | "which"
-        | "whereis" | "type" | "hash" | "dirs" | "pwd" | "tr" | "sleep" => Kind::Text,
+        | "whereis" | "type" | "hash" | "dirs" | "pwd" | "tr" | "sleep" | "ps" | "pgrep" => {
+            Kind::Text
+        }
         _ => Kind::Files,
     }
 }
@@ -372,6 +374,16 @@ fn operands(rng: &mut Rng, e: &Entry, name: &str) -> Vec<String> {
             "tr" => out.push(rng.pick(&["a-z A-Z", "x y", "abc"]).to_string()),
             "whoami" | "id" | "uname" | "pwd" | "dirs" => {}
             "sleep" => out.push(rng.pick(&["0", "0.01", "0.02s", "0 0.01", "x"]).to_string()),
+            // BSD words (`e` prints the environment), process ids, or none.
+            "ps" => out.extend(
+                rng.pick(&["", "aux", "axjf", "1", "1,2", "x", "e", "auxe", "eww"])
+                    .split_whitespace()
+                    .map(str::to_string),
+            ),
+            "pgrep" => out.push(
+                rng.pick(&["sleep", "bash", "strace", "x", "aws"])
+                    .to_string(),
+            ),
             _ => out.push(
                 rng.pick(&["ls", "git", "x", "~/.bashrc", "a.txt"])
                     .to_string(),
