@@ -144,7 +144,8 @@ fn uv_inner(
 /// as `manifest_scripts` does, and a script wins over a file or a program of that
 /// name), else a file NAME; failing both, a binary of `node_modules/.bin` or of `PATH`
 /// (strace: `bun run zzcmd` runs `PATH`'s `zzcmd`), so NAME must be one of the first
-/// two: a script of the manifest, or a file inside the project now. What follows
+/// two: a script of the manifest, or a file inside the project now (or, for a path
+/// with a slash, which bun never looks for elsewhere, where it would be). What follows
 /// NAME is the script's arguments. Either runs the project's code, and bun installs
 /// missing packages on import where no `node_modules` exists: a project script under
 /// every preset (contained, never allowed outright).
@@ -216,9 +217,13 @@ fn bun(rest: &[&str], cwd: &Path, ctx: &AnalysisContext) -> bool {
             let Some(name) = rest.first() else {
                 return false;
             };
+            // A path (with a slash) is never looked for on `PATH`: one that is not
+            // there yet only fails (strace: `bun run src/x` with `PATH`'s `src/x`
+            // present runs nothing), so it counts where it would be created, as a
+            // project script's does.
             !name.starts_with('-')
                 && (manifest_scripts(cwd, ctx).contains(&(*name).to_string())
-                    || (*name != "." && inside(name, true)))
+                    || (*name != "." && inside(name, !name.contains('/'))))
         }
         _ => false,
     }
