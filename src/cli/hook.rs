@@ -6,6 +6,13 @@
 //! one-shot path has no async runtime), and printing. What the host's JSON means and
 //! what the host is told is `crate::hosts`; deciding is `tools` + `decide`.
 //!
+//! A waiting hook (`--url --wait`) also writes the person's "always" answer that the
+//! service hands back (`grantBack`) into this machine's project config, as a local
+//! "always" does, once it has checked that the grant answers this very call with
+//! exactly the rules this machine's own decision of the call offers
+//! (`verified_rules`). A grant that fails the check is not written; the person's
+//! answer stands either way.
+//!
 //! Fails closed: whatever goes wrong (bad input, a missing root, an unwritable log, an
 //! unreachable service, even a panic) prints the host's deny form and exits 0, since
 //! each host reads a crash or most non-zero statuses as "run the tool".
@@ -88,8 +95,10 @@ pub struct Args {
     /// With `--url`: when the decision is ask, keep the call pending and wait up to SECS
     /// for a person to answer it in the panel (`khaelor-perm approve`, the web page):
     /// approved → the host's allow, denied → its deny with the person's reason, nobody →
-    /// Claude Code's own ask, any other host a deny. Cut to fit inside the host's hook
-    /// timeout (`--host-timeout`).
+    /// Claude Code's own ask, any other host a deny. A person's "always" answer comes
+    /// back and is written into the project's config here, once checked against this
+    /// machine's own decision of the call. Cut to fit inside the host's hook timeout
+    /// (`--host-timeout`).
     #[arg(long, value_name = "SECS", requires = "url", conflicts_with = "non_interactive",
         value_parser = clap::value_parser!(u64).range(1..=crate::http::hooks::MAX_WAIT_SECS))]
     pub wait: Option<u64>,
