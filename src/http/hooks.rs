@@ -134,8 +134,8 @@ pub(crate) fn percent_decode(s: &str) -> String {
 /// Answers one hook call of `host` (see the module doc).
 #[utoipa::path(post, path = "/v1/hooks/{host}", tag = "hooks",
     params(
-        ("host" = String, Path, description = "`claude`, `codex`, `gemini`, `qwen`, `copilot`, `droid` or `opencode`"),
-        ("interactive" = Option<bool>, Query, description = "Whether a human answers prompts (default: true, false for gemini)"),
+        ("host" = String, Path, description = "`claude`, `codex`, `gemini`, `qwen`, `copilot`, `droid`, `cline` or `opencode`"),
+        ("interactive" = Option<bool>, Query, description = "Whether a human answers prompts (default: true, false for gemini, droid and cline)"),
         ("projectRoot" = Option<String>, Query, description = "Absolute project root (default: the root or cwd in the hook input)"),
         ("hostRules" = Option<bool>, Query, description = "`false` leaves the host's own permission rules out of this decision (default: true; the service's `--no-host-rules` turns them off for every call)"),
         ("wait" = Option<u64>, Query, description = "Seconds (1 to 3600) to wait for a person's answer when the decision is ask: the call stays pending until the panel (or the grant and deny routes, with the panel token) answers; approved → the host's allow, denied → its deny with the person's reason, nobody → Claude Code's own ask, any other host a deny recorded as `PermissionDenied` by `timeout`. Implies `interactive=true`; the request timeout is extended by it"),
@@ -154,7 +154,7 @@ pub async fn hook(
     let Some(host) = Host::from_name(&host) else {
         return ApiError::not_found(
             "unknown_host",
-            format!("no hook for host `{host}`: expected claude, codex, gemini, qwen, copilot, droid or opencode"),
+            format!("no hook for host `{host}`: expected claude, codex, gemini, qwen, copilot, droid, cline or opencode"),
         )
         .into_response();
     };
