@@ -365,6 +365,13 @@ fn send_to_hub(args: &Args, state: &Path) {
             Err(format!("the hub answered {status}: {}", text.trim()))
         }
     });
+    if drained.set_aside > 0 {
+        eprintln!(
+            "khaelor-perm hook: {} audit batches are too large for the hub and were kept in {} (`.oversize`)",
+            drained.set_aside,
+            state.join("outbox").display()
+        );
+    }
     if let Some(why) = drained.stopped.filter(|_| drained.left > 0) {
         eprintln!(
             "khaelor-perm hook: {} audit batches wait for the hub: {why}",

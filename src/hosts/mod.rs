@@ -759,6 +759,47 @@ pub fn contain_text(d: &CallDecision) -> String {
 mod tests {
     use super::*;
 
+    /// The golden table of the newer hosts' mappings (fixtures/hosts_map.jsonl): each
+    /// row is one host tool call and what it maps to.
+    #[test]
+    fn maps_each_hosts_tools_as_the_golden_table_says() {
+        let table = include_str!("../../fixtures/hosts_map.jsonl");
+        let mut rows = 0;
+        for (n, line) in table.lines().enumerate() {
+            if line.trim().is_empty() || line.starts_with('#') {
+                continue;
+            }
+            let row: Value =
+                serde_json::from_str(line).unwrap_or_else(|e| panic!("line {}: {e}", n + 1));
+            let field = |k: &str| row.get(k).and_then(Value::as_str).unwrap_or_default();
+            let (name, input) = (field("name"), &row["input"]);
+            let map = match field("host") {
+                "copilot" => copilot::map,
+                "droid" => droid::map,
+                "qwen" => qwen::map,
+                other => panic!("line {}: no mapping for host `{other}`", n + 1),
+            };
+            let got = map(name, input);
+            let ok = match field("want") {
+                "noEffect" => got == Mapped::NoEffect,
+                "unjudged" => matches!(got, Mapped::Unjudged { .. }),
+                "mcp" => got == mcp(field("server"), field("mcpTool"), input),
+                "" => {
+                    matches!(&got, Mapped::Tool { tool, input } if *tool == field("tool") && *input == row["mapped"])
+                }
+                other => panic!("line {}: unknown want `{other}`", n + 1),
+            };
+            assert!(
+                ok,
+                "line {}: {} {name} mapped to {got:?}",
+                n + 1,
+                field("host")
+            );
+            rows += 1;
+        }
+        assert!(rows >= 40, "the table has {rows} rows");
+    }
+
     #[test]
     fn session_ids_become_log_ids() {
         assert_eq!(session_id(Host::Claude, Some("abc-123")), "abc-123");

@@ -53,6 +53,9 @@ pub use error::ApiError;
 
 /// Largest request body accepted (413 beyond).
 pub const BODY_LIMIT: usize = 1024 * 1024;
+// A hook's outbox sends any batch up to this size in one request, wrapped in
+// `{"records": […]}`: the hub must accept it.
+const _: () = assert!(crate::session::outbox::MAX_SENDABLE_BYTES + 64 * 1024 <= BODY_LIMIT);
 
 /// Largest bash command accepted (422 `command_too_large` beyond): a command is a field
 /// of a valid body, so its limit is a validation error, not a transport one.

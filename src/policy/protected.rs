@@ -269,6 +269,21 @@ const TABLE: &[(Shape, &str, &str)] = &[
         "Cline CLI's user plugins: it loads them into every session",
     ),
     (
+        Shape::Under(&[".opencode"]),
+        ".opencode/",
+        "OpenCode's project config and plugins: it loads every plugin there as code, and a change there can turn khaelor-perm's plugin off",
+    ),
+    (
+        Shape::Named("opencode.json"),
+        "opencode.json",
+        "OpenCode's configuration: the plugins and MCP servers it names run as code, and its permission settings count as policy there",
+    ),
+    (
+        Shape::Named("opencode.jsonc"),
+        "opencode.jsonc",
+        "OpenCode's configuration: the plugins and MCP servers it names run as code, and its permission settings count as policy there",
+    ),
+    (
         Shape::Under(&[".github", "hooks"]),
         ".github/hooks/",
         "GitHub Copilot CLI's repository hooks: in a trusted folder it runs the commands they name on every tool call",

@@ -298,8 +298,20 @@ pub fn global_config_files(home: &Path) -> Vec<PathBuf> {
 }
 
 /// `files` and, after each, what it includes (depth first, as git reads them).
-pub fn with_includes(files: &[PathBuf], home: &Path) -> Result<Vec<PathBuf>, String> {
-    Ok(read_all(files, home)?.0)
+/// On an include this reading cannot follow, the files read up to it (the one that
+/// stopped it included: git opens it too) and why it stopped.
+pub fn with_includes(
+    files: &[PathBuf],
+    home: &Path,
+) -> Result<Vec<PathBuf>, (Vec<PathBuf>, String)> {
+    let mut out: Vec<PathBuf> = Vec::new();
+    let mut code: Vec<String> = Vec::new();
+    for f in files {
+        if let Err(e) = follow(f, home, 0, &mut out, &mut code) {
+            return Err((out, e));
+        }
+    }
+    Ok(out)
 }
 
 /// The files (`with_includes`) and the values of their keys that run a program

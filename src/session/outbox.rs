@@ -24,6 +24,10 @@ pub const BACKOFF: Duration = Duration::from_secs(30);
 pub const MAX_BATCH_RECORDS: usize = 200;
 /// Bytes of records sent in one request at most.
 pub const MAX_BATCH_BYTES: usize = 512 * 1024;
+/// A batch file larger than this cannot go in one request under the hub's body limit
+/// (a batch is one call's records, which go together): it is kept aside, renamed
+/// `.oversize`, so it does not hold up every batch after it.
+pub const MAX_SENDABLE_BYTES: usize = 960 * 1024;
 
 const BACKOFF_FILE: &str = ".backoff";
 const LOCK_FILE: &str = ".lock";
@@ -35,6 +39,8 @@ pub struct Drained {
     pub sent: usize,
     /// Batch files still waiting.
     pub left: usize,
+    /// Batch files this drain kept aside, too large for one request (`.oversize`).
+    pub set_aside: usize,
     /// Why sending stopped early, if it did: another process is sending, the last
     /// failure is recent, or this send failed.
     pub stopped: Option<String>,
@@ -184,6 +190,11 @@ impl Outbox {
                 let _ = fs::rename(&path, path.with_extension("unreadable"));
                 continue;
             };
+            if text.len() > MAX_SENDABLE_BYTES {
+                let _ = fs::rename(&path, path.with_extension("oversize"));
+                out.set_aside += 1;
+                continue;
+            }
             if count + records.len() > MAX_BATCH_RECORDS || bytes + text.len() > MAX_BATCH_BYTES {
                 if !flush(&mut pending, &mut out) {
                     break;
@@ -279,5 +290,29 @@ mod tests {
         });
         assert_eq!(sizes, [MAX_BATCH_RECORDS, 5]);
         assert_eq!(d.sent, MAX_BATCH_RECORDS + 5);
+    }
+
+    #[test]
+    fn a_batch_too_large_for_the_hub_is_kept_aside_and_holds_up_nothing() {
+        let tmp = tempfile::tempdir().unwrap();
+        let ob = Outbox::new(tmp.path());
+        let mut big = rec("a", 1);
+        big.message = Some("x".repeat(MAX_SENDABLE_BYTES));
+        ob.blocking_put("a", &[big]).unwrap();
+        ob.blocking_put("b", &[rec("b", 1)]).unwrap();
+        let mut seen = Vec::new();
+        let d = ob.blocking_drain(|rs| {
+            seen.extend(rs.iter().map(|r| r.session_id.clone()));
+            Ok(())
+        });
+        assert_eq!(seen, ["b"]);
+        assert_eq!((d.sent, d.left, d.set_aside), (1, 0, 1));
+        // Kept on disk, not lost.
+        let kept: Vec<_> = std::fs::read_dir(tmp.path().join("outbox"))
+            .unwrap()
+            .filter_map(Result::ok)
+            .filter(|e| e.path().extension().is_some_and(|x| x == "oversize"))
+            .collect();
+        assert_eq!(kept.len(), 1);
     }
 }

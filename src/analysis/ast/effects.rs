@@ -677,8 +677,15 @@ fn git_config_reads(
     let files = if includes {
         match gd::with_includes(&base, ctx.home()) {
             Ok(f) => f,
-            Err(e) => {
+            Err((read, e)) => {
+                // git reads these before it stops (an include it cannot parse is
+                // opened all the same); what it would read after them is unknown, so
+                // no always pattern may make the command silent.
                 fx.note(format!("`git config` {e}"));
+                for f in read {
+                    read_request(&f.display().to_string(), cwd, ctx, fx);
+                }
+                fx.unread_reader = true;
                 return false;
             }
         }
