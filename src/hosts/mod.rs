@@ -777,12 +777,14 @@ mod tests {
                 "copilot" => copilot::map,
                 "droid" => droid::map,
                 "qwen" => qwen::map,
+                "cline" => cline::map,
                 other => panic!("line {}: no mapping for host `{other}`", n + 1),
             };
             let got = map(name, input);
             let ok = match field("want") {
                 "noEffect" => got == Mapped::NoEffect,
                 "unjudged" => matches!(got, Mapped::Unjudged { .. }),
+                "ambiguous" => matches!(got, Mapped::Ambiguous { .. }),
                 "mcp" => got == mcp(field("server"), field("mcpTool"), input),
                 "" => {
                     matches!(&got, Mapped::Tool { tool, input } if *tool == field("tool") && *input == row["mapped"])
