@@ -379,3 +379,145 @@ fn shutdown_ends_a_wait_with_the_hosts_deny() {
     assert_eq!(decision(&text).0, "deny", "{text}");
     assert!(started.elapsed() < Duration::from_secs(10));
 }
+
+/// A stand-in hub that answers every request with `body` (200, JSON), for grants a
+/// real replica never sends.
+fn fake_hub(body: String) -> String {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { return };
+            let mut buf = [0u8; 65536];
+            let mut got = Vec::new();
+            // The head, then the body its content-length names.
+            loop {
+                let n = std::io::Read::read(&mut stream, &mut buf).unwrap_or(0);
+                got.extend_from_slice(&buf[..n]);
+                let text = String::from_utf8_lossy(&got).to_string();
+                if let Some((head, rest)) = text.split_once("\r\n\r\n") {
+                    let len = head
+                        .lines()
+                        .find_map(|l| {
+                            l.to_ascii_lowercase()
+                                .strip_prefix("content-length: ")
+                                .map(|v| v.trim().parse::<usize>().unwrap())
+                        })
+                        .unwrap_or(0);
+                    if rest.len() >= len {
+                        break;
+                    }
+                }
+                if n == 0 {
+                    break;
+                }
+            }
+            let _ = write!(
+                stream,
+                "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                body.len()
+            );
+        }
+    });
+    format!("http://{addr}")
+}
+
+/// A waiting hook keeps the person's answer but writes only a grant it verifies as the
+/// answer to its own call: the pattern its own decision offers, exactly the rules a
+/// local "always" of it writes, for its session and call, by a person. A stand-in hub
+/// sends each forgery; the genuine grant, sent the same way, is written.
+#[test]
+fn a_forged_or_broader_grant_is_not_written() {
+    let dirs = Dirs::new();
+    let root = std::fs::canonicalize(dirs.root()).unwrap();
+    let root_str = root.to_str().unwrap().to_string();
+    let allow =
+        r#"{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow"}}"#;
+    let rule = |cap: &str, pattern: &str| json!({"capability": cap, "pattern": pattern, "action": "allow"});
+    let genuine = json!({
+        "sessionId": "s1", "callId": "c1", "scope": "always", "pattern": "npm install *",
+        "rules": [rule("process.execute", "npm install *")], "grantedBy": "user",
+        "projectRoot": root_str,
+    });
+    let with = |key: &str, v: Value| {
+        let mut g = genuine.clone();
+        g[key] = v;
+        g
+    };
+    let forged = [
+        // Broader than the call offers (`npm install *`).
+        with("pattern", json!("npm *")),
+        json!({"pattern": "npm *", "rules": [rule("process.execute", "npm *")]}),
+        // The offered pattern, but a rule for another capability, or one more rule.
+        with("rules", json!([rule("network.access", "*")])),
+        with(
+            "rules",
+            json!([
+                rule("process.execute", "npm install *"),
+                rule("file.read", "*")
+            ]),
+        ),
+        with("rules", json!([rule("process.execute", "*")])),
+        // Another call, another session, another project.
+        with("callId", json!("c2")),
+        with("sessionId", json!("s2")),
+        with("projectRoot", json!("/elsewhere")),
+        // Not a person's "always".
+        with("scope", json!("once")),
+        with("grantedBy", json!("policy")),
+    ];
+    let state = tempfile::tempdir().unwrap();
+    let run = |grant: &Value| {
+        let grant = if grant.get("sessionId").is_some() {
+            grant.clone()
+        } else {
+            let mut g = genuine.clone();
+            for (k, v) in grant.as_object().unwrap() {
+                g[k] = v.clone();
+            }
+            g
+        };
+        let url = fake_hub(json!({"hookAnswer": allow, "grant": grant}).to_string());
+        let mut hook = Command::new(BIN)
+            .args(["hook", "codex", "--url", &url, "--wait", "5", "--state-dir"])
+            .arg(state.path())
+            .env("HOME", dirs.home.path())
+            .env_remove("KHAELOR_PERM_TOKEN_FILE")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        hook.stdin
+            .take()
+            .unwrap()
+            .write_all(
+                pre_tool(&root_str, "s1", "c1", "npm install left-pad")
+                    .to_string()
+                    .as_bytes(),
+            )
+            .unwrap();
+        let out = hook.wait_with_output().unwrap();
+        assert!(out.status.success());
+        (
+            String::from_utf8(out.stdout).unwrap(),
+            String::from_utf8(out.stderr).unwrap(),
+        )
+    };
+    for grant in &forged {
+        let (out, err) = run(grant);
+        // The person's answer stands: the host's allow, as the hub sent it.
+        assert_eq!(out, allow, "{grant}");
+        assert!(err.contains("is not written"), "{grant}: {err}");
+        assert!(!dirs.config_path().exists(), "{grant} was written: {err}");
+    }
+    let (out, err) = run(&genuine);
+    assert_eq!(out, allow);
+    assert!(err.contains("is written to"), "{err}");
+    let written: Value =
+        serde_json::from_str(&std::fs::read_to_string(dirs.config_path()).unwrap()).unwrap();
+    assert_eq!(
+        written["permissions"]["rules"],
+        json!([rule("process.execute", "npm install *")])
+    );
+}

@@ -331,3 +331,125 @@ fn a_replica_killed_under_a_waiting_hook_loses_nothing_and_allows_nothing() {
         "1,2,3,4"
     );
 }
+
+/// Runs the real hook binary on `input` with `args`, HOME the hub's home; its
+/// stdout and stderr.
+fn run_hook(home: &std::path::Path, args: &[&str], input: &Value) -> (String, String) {
+    let mut hook = Command::new(BIN)
+        .arg("hook")
+        .args(args)
+        .env("HOME", home)
+        .env_remove("KHAELOR_PERM_TOKEN_FILE")
+        .env_remove("KHAELOR_PERM_URL")
+        .env_remove("KHAELOR_PERM_STATE_DIR")
+        .env_remove("CLAUDE_PROJECT_DIR")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    hook.stdin
+        .take()
+        .unwrap()
+        .write_all(input.to_string().as_bytes())
+        .unwrap();
+    let out = hook.wait_with_output().unwrap();
+    assert!(out.status.success(), "{out:?}");
+    (
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+/// Claude Code's hook input (its allow is explicit, so a plain local run can show it).
+fn claude_pre_tool(root: &str, session: &str, call: &str, command: &str) -> Value {
+    json!({ "session_id": session, "cwd": root, "hook_event_name": "PreToolUse",
+        "permission_mode": "default", "tool_name": "Bash",
+        "tool_input": {"command": command}, "tool_use_id": call })
+}
+
+#[test]
+fn an_always_grant_on_another_replica_travels_back_and_the_hook_writes_it() {
+    let hub = Hub::start(Postgres::start(), 2);
+    let (a, b) = (&hub.replicas[0], &hub.replicas[1]);
+    let root = hub.dirs.root_str();
+    let home = hub.dirs.home.path().to_path_buf();
+    // The agent's machine: its own state directory (its trust store), no server.
+    let machine = tempfile::tempdir().unwrap();
+    let machine_state = machine.path().to_str().unwrap().to_string();
+    let command = "npm install left-pad";
+    let local = |call: &str| {
+        run_hook(
+            &home,
+            &["claude", "--state-dir", &machine_state, "--root", &root],
+            &claude_pre_tool(&root, "local", call, command),
+        )
+    };
+    // Before: the local hook asks (Claude Code's ask: no decision, its own prompt).
+    let (before, _) = local("l0");
+    assert_eq!(decision(&before).0, "none", "{before}");
+    assert!(before.contains("khaelor-perm asks"), "{before}");
+
+    let hook = {
+        let (home, base, state, input) = (
+            home.clone(),
+            a.base.clone(),
+            machine_state.clone(),
+            pre_tool(&root, "gb", "c1", command),
+        );
+        std::thread::spawn(move || {
+            run_hook(
+                &home,
+                &[
+                    "codex",
+                    "--url",
+                    &base,
+                    "--wait",
+                    "30",
+                    "--state-dir",
+                    &state,
+                ],
+                &input,
+            )
+        })
+    };
+    let call = pending_on(b, "gb");
+    assert_eq!(call, "c1");
+    let r = b.post(
+        &format!("/v1/sessions/gb/calls/{call}/grant"),
+        &json!({"scope": "always"}),
+    );
+    assert_eq!(r.status, 200, "{}", r.text);
+    assert_eq!(r.body["handedToHook"], true, "{}", r.text);
+    assert!(r.body.get("configFile").is_none(), "{}", r.text);
+    let pattern = r.body["pattern"].as_str().unwrap().to_string();
+    let rules = r.body["persistedRules"].clone();
+    assert!(!rules.as_array().unwrap().is_empty(), "{}", r.text);
+
+    let (out, err) = hook.join().unwrap();
+    assert_eq!(decision(&out).0, "allow", "{out} {err}");
+    assert!(err.contains("is written to"), "{err}");
+    // The project's config holds exactly the granted rules, written by the hook.
+    let config = std::fs::read_to_string(hub.dirs.config_path()).unwrap();
+    let written: Value = serde_json::from_str(&config).unwrap();
+    assert_eq!(written["permissions"]["rules"], rules, "{config}");
+    assert!(config.contains(&pattern), "{config}");
+    // The replica recorded the grant as handed back, not as written by itself.
+    let e = b.get("/v1/sessions/gb/events");
+    let granted = e.body["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["type"] == "PermissionGranted")
+        .unwrap()
+        .clone();
+    assert_eq!(granted["handedToHook"], true, "{granted}");
+    assert_eq!(granted["persisted"], false, "{granted}");
+
+    // After: the same command is allowed by the local hook, with no server at all.
+    for s in &mut hub.replicas.into_iter() {
+        drop(s);
+    }
+    assert_eq!(decision(&local("l1").0).0, "allow");
+    let _ = &hub.states;
+}

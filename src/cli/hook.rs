@@ -6,6 +6,13 @@
 //! one-shot path has no async runtime), and printing. What the host's JSON means and
 //! what the host is told is `crate::hosts`; deciding is `tools` + `decide`.
 //!
+//! A waiting hook (`--url --wait`) also writes the person's "always" answer that the
+//! service hands back (`grantBack`) into this machine's project config, as a local
+//! "always" does, once it has checked that the grant answers this very call with
+//! exactly the rules this machine's own decision of the call offers
+//! (`verified_rules`). A grant that fails the check is not written; the person's
+//! answer stands either way.
+//!
 //! Fails closed: whatever goes wrong (bad input, a missing root, an unwritable log, an
 //! unreachable service, even a panic) prints the host's deny form and exits 0, since
 //! each host reads a crash or most non-zero statuses as "run the tool".
@@ -19,11 +26,13 @@ use std::time::Duration;
 use super::print_out;
 use crate::hosts::outcome::Outcome;
 use crate::hosts::{self, HookCall, Host, Rendered};
+use crate::http::api::{HookAnswer, ReturnedGrant};
 use crate::model::vocab::AnalysisContext;
 use crate::policy::rules::PermissionRule;
-use crate::session::SessionIndex;
 use crate::session::audit::{self, AuditSink, CallContext};
+use crate::session::grants::PersistedRule;
 use crate::session::outbox::Outbox;
+use crate::session::{ApprovedBy, GrantScope, SessionIndex};
 
 /// How long handing the outbox to the hub may take (connecting, then each read).
 const HUB_TIMEOUT: Duration = Duration::from_secs(2);
@@ -86,8 +95,10 @@ pub struct Args {
     /// With `--url`: when the decision is ask, keep the call pending and wait up to SECS
     /// for a person to answer it in the panel (`khaelor-perm approve`, the web page):
     /// approved → the host's allow, denied → its deny with the person's reason, nobody →
-    /// Claude Code's own ask, any other host a deny. Cut to fit inside the host's hook
-    /// timeout (`--host-timeout`).
+    /// Claude Code's own ask, any other host a deny. A person's "always" answer comes
+    /// back and is written into the project's config here, once checked against this
+    /// machine's own decision of the call. Cut to fit inside the host's hook timeout
+    /// (`--host-timeout`).
     #[arg(long, value_name = "SECS", requires = "url", conflicts_with = "non_interactive",
         value_parser = clap::value_parser!(u64).range(1..=crate::http::hooks::MAX_WAIT_SECS))]
     pub wait: Option<u64>,
@@ -205,28 +216,76 @@ fn answer(args: &Args) -> Result<Rendered, String> {
         // With a service, the outcome goes to the session it holds (and its live
         // stream); the local log never sees those calls.
         if let Some(url) = &args.url {
-            return ask_service(args, url, &raw, None);
+            return ask_service(args, url, &raw, None).map(|(r, _)| r);
         }
         return record_outcome(args, outcome);
     }
     let call = hosts::parse(args.host, &raw).map_err(|e| e.to_string())?;
     let root = project_root(args, &call)?;
     if let Some(url) = &args.url {
-        return ask_service(args, url, &raw, Some(&root));
+        let (rendered, grant) = ask_service(args, url, &raw, Some(&root))?;
+        if let Some(grant) = grant {
+            // The person's answer stands whatever happens to the grant: a grant that
+            // cannot be verified or written is said on stderr and not written.
+            match blocking_write_returned_grant(args, &call, &root, &grant) {
+                Ok(file) => eprintln!(
+                    "khaelor-perm hook {}: the \"always\" grant `{}` is written to {}",
+                    args.host,
+                    crate::presentation::messages::terminal_safe(&grant.pattern),
+                    file.display()
+                ),
+                Err(e) => eprintln!(
+                    "khaelor-perm hook {}: the \"always\" grant is not written: {}",
+                    args.host,
+                    crate::presentation::messages::terminal_safe(&e)
+                ),
+            }
+        }
+        return Ok(rendered);
     }
     let home = home(args)?;
     let ctx = AnalysisContext::new(&root, call.cwd.as_deref().map(Path::new), &home)
         .map_err(|e| e.to_string())?;
-    let state = match &args.state_dir {
-        Some(d) => d.clone(),
-        None => super::serve::default_state_dir()
-            .ok_or("no state directory: set --state-dir, KHAELOR_PERM_STATE_DIR or HOME")?,
-    };
+    let state = state_dir(args)?;
+    let policy = local_policy(args, &ctx, &state)?;
+    let interactive = args.interactive();
+    let input = call.input.clone();
+    let audit = args.audit(&state)?;
+    let decided = blocking_decide_and_record(
+        &state.join("sessions"),
+        call,
+        |call, rules| hosts::decide_host_call(call, &policy, rules, &ctx, interactive),
+        &ctx,
+        interactive,
+        &audit,
+    )?;
+    send_to_hub(args, &state);
+    Ok(hosts::render_decided(args.host, &input, &decided))
+}
+
+/// The state directory: `--state-dir`, else the default `serve` uses.
+fn state_dir(args: &Args) -> Result<PathBuf, String> {
+    match &args.state_dir {
+        Some(d) => Ok(d.clone()),
+        None => super::serve::default_state_dir().ok_or_else(|| {
+            "no state directory: set --state-dir, KHAELOR_PERM_STATE_DIR or HOME".to_string()
+        }),
+    }
+}
+
+/// The policy this machine decides with: the configs of `ctx`'s project and home, the
+/// managed layer, the host's own rules unless they are off; warnings and broken
+/// configs said on stderr.
+fn local_policy(
+    args: &Args,
+    ctx: &AnalysisContext,
+    state: &Path,
+) -> Result<crate::policy::config::Policy, String> {
     // The same trust store as `serve` and `khaelor-perm trust`: a project file's allow
     // rules apply only once the user has trusted its current content.
-    let trust = crate::policy::trust::TrustStore::new(&state);
+    let trust = crate::policy::trust::TrustStore::new(state);
     let (managed, _) =
-        super::bundle::managed_path(args.managed_config.as_deref(), &args.bundle, Some(&state))?;
+        super::bundle::managed_path(args.managed_config.as_deref(), &args.bundle, Some(state))?;
     let layers = crate::policy::config::load_layers(
         ctx.root(),
         ctx.home(),
@@ -248,19 +307,75 @@ fn answer(args: &Args) -> Result<Rendered, String> {
             crate::presentation::messages::terminal_safe(&e.to_string())
         );
     }
-    let interactive = args.interactive();
-    let input = call.input.clone();
-    let audit = args.audit(&state)?;
-    let decided = blocking_decide_and_record(
-        &state.join("sessions"),
-        call,
-        |call, rules| hosts::decide_host_call(call, &policy, rules, &ctx, interactive),
-        &ctx,
-        interactive,
-        &audit,
-    )?;
-    send_to_hub(args, &state);
-    Ok(hosts::render_decided(args.host, &input, &decided))
+    Ok(policy)
+}
+
+/// Writes the person's "always" grant the hub sent back into this machine's project
+/// config, exactly as a local "always" writes it (`grants::blocking_append_rules`, with
+/// this machine's trust store), once it is verified as the answer to this very call
+/// (`verified_rules`). The config file written, or why nothing was.
+fn blocking_write_returned_grant(
+    args: &Args,
+    call: &HookCall,
+    root: &Path,
+    grant: &ReturnedGrant,
+) -> Result<PathBuf, String> {
+    let home = home(args)?;
+    let ctx = AnalysisContext::new(root, call.cwd.as_deref().map(Path::new), &home)
+        .map_err(|e| e.to_string())?;
+    let state = state_dir(args)?;
+    let policy = local_policy(args, &ctx, &state)?;
+    // Decided here as a person would be asked here: the patterns this machine offers
+    // for the call are the only ones a grant of it may write.
+    let local = hosts::decide_host_call(call, &policy, &[], &ctx, true);
+    let rules = verified_rules(grant, call, &ctx, &local.decision)?;
+    let trust = crate::policy::trust::TrustStore::new(&state);
+    let written = crate::session::grants::blocking_append_rules(ctx.root(), &rules, Some(&trust))
+        .map_err(|e| e.to_string())?;
+    Ok(written.file)
+}
+
+/// The rules of `grant` when it is the person's "always" answer to this call: for this
+/// call's session and call id and this project, by a person, with a pattern this
+/// machine's own decision of the call offers, and rules exactly those a local
+/// "always" of that pattern writes (`decide::grant_rules`): never broader, never for
+/// another capability. Anything else is refused with the reason.
+fn verified_rules(
+    grant: &ReturnedGrant,
+    call: &HookCall,
+    ctx: &AnalysisContext,
+    local: &crate::policy::decide::CallDecision,
+) -> Result<Vec<PersistedRule>, String> {
+    if grant.session_id != call.session_id || grant.call_id != call.call_id {
+        return Err(format!(
+            "it answers call `{}` of session `{}`, not this call `{}` of session `{}`",
+            grant.call_id, grant.session_id, call.call_id, call.session_id
+        ));
+    }
+    if grant.scope != GrantScope::Always || grant.granted_by != ApprovedBy::User {
+        return Err("it is not a person's \"always\" grant".to_string());
+    }
+    let root = ctx.root().display().to_string();
+    if grant.project_root != root {
+        return Err(format!(
+            "it was decided for the project `{}`, not `{root}`",
+            grant.project_root
+        ));
+    }
+    let expected: Vec<PersistedRule> = crate::policy::decide::grant_rules(local, &grant.pattern)
+        .map_err(|e| format!("this machine's decision of the call does not allow it: {e}"))?
+        .iter()
+        .map(PersistedRule::of)
+        .collect();
+    let same =
+        expected.len() == grant.rules.len() && expected.iter().all(|r| grant.rules.contains(r));
+    if !same {
+        return Err(format!(
+            "its rules are not those this call's pattern `{}` adds here",
+            grant.pattern
+        ));
+    }
+    Ok(expected)
 }
 
 /// Records what the host reported for calls of ours still waiting for an answer in
@@ -475,12 +590,15 @@ fn blocking_decide_and_record(
 
 /// Forwards the hook input to `POST <url>/v1/hooks/<host>` and prints its answer as is.
 /// `root` is the project root of a call to decide; a post-call event has none to send.
+/// A waiting call asks for the person's "always" grant back (`grantBack=true`): the
+/// answer is then a `HookAnswer`, the host's answer beside the grant, unless it is a
+/// failure in the host's own form.
 fn ask_service(
     args: &Args,
     url: &str,
     body: &[u8],
     root: Option<&Path>,
-) -> Result<Rendered, String> {
+) -> Result<(Rendered, Option<ReturnedGrant>), String> {
     let token = token(args)?;
     let wait = args.wait();
     // A person answers a waiting hook: it is interactive whatever the host's default.
@@ -496,6 +614,9 @@ fn ask_service(
     }
     if let Some(w) = wait {
         query.push_str(&format!("&wait={w}"));
+        if root.is_some() {
+            query.push_str("&grantBack=true");
+        }
     }
     let read_timeout = SERVICE_TIMEOUT + Duration::from_secs(wait.unwrap_or(0));
     let (status, body) = post(
@@ -509,10 +630,13 @@ fn ask_service(
     if status != "200" {
         return Err(format!("the service answered {status}: {}", body.trim()));
     }
-    Ok(Rendered {
-        stdout: body,
-        exit: 0,
-    })
+    // The envelope has a field no host's answer has (`hookAnswer`) and no other: a
+    // host-form failure never reads as one.
+    let (stdout, grant) = match serde_json::from_str::<HookAnswer>(&body) {
+        Ok(a) => (a.hook_answer, a.grant),
+        Err(_) => (body, None),
+    };
+    Ok((Rendered { stdout, exit: 0 }, grant))
 }
 
 /// The bearer token of `--token-file`, if one is given.

@@ -462,6 +462,7 @@ pub fn events(
         interactive,
         host: Some(call.host.as_str().to_string()),
         requests,
+        grant_back: false,
     }];
     out.extend(flow::decided(&call.call_id, d)?.0);
     Ok(out)

@@ -158,9 +158,52 @@ pub struct GrantResponse {
     /// The config file the rules were appended to.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub config_file: Option<String>,
+    /// The rules went back to the call's waiting hook (`hook --url --wait`), which
+    /// writes them into the project config on the agent's machine; this replica wrote
+    /// no file, and the rules hold for the session.
+    pub handed_to_hook: bool,
     /// Other pending calls of the session that the grant made evaluate to allow, now
     /// approved.
     pub auto_approved: Vec<String>,
+}
+
+/// The answer to a waiting hook request with `grantBack=true` (`hook --url --wait`):
+/// the host's answer, and the person's "always" grant of this very call when they
+/// chose one, for the hook to write into the project config on the agent's machine.
+/// The hook's failures (a refused token, a request cut short) are the host's deny
+/// form as is, never this shape.
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct HookAnswer {
+    /// The host's answer, exactly the text the hook prints for its host (empty for
+    /// Codex's allow without a word).
+    pub hook_answer: String,
+    /// The person's "always" grant of this call; absent for any other answer (once, a
+    /// denial, a timeout, an approval by another call's grant).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub grant: Option<ReturnedGrant>,
+}
+
+/// An "always" grant travelling back to the waiting hook of the call it answers.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ReturnedGrant {
+    /// The session of the call (the host's session id).
+    pub session_id: String,
+    /// The call the person answered.
+    pub call_id: String,
+    /// Always `always`.
+    pub scope: crate::session::GrantScope,
+    /// The "always" pattern the person chose among those the call offered.
+    pub pattern: String,
+    /// The rules the grant adds: each a capability of the call, the chosen pattern
+    /// (or the request's own first pattern) and `allow`.
+    pub rules: Vec<crate::session::grants::PersistedRule>,
+    /// Who granted: `user`, a person through the panel.
+    pub granted_by: crate::session::ApprovedBy,
+    /// The project root the call was decided for; the hook writes
+    /// `<projectRoot>/.khaelor/config.json`.
+    pub project_root: String,
 }
 
 #[derive(Debug, Default, Deserialize, ToSchema)]

@@ -21,7 +21,12 @@
 //! message with the person's reason. Nobody in time → Claude Code's own ask (the call
 //! stays pending: Claude's dialog asks next, and its post-call events settle it), for
 //! any other host a deny, recorded as `PermissionDenied` by `timeout` so the log and
-//! the panels say why. Anything else that ends the wait (an approval not by a person,
+//! the panels say why. With `grantBack=true` the waiting hook writes the person's
+//! "always" grant on its own machine: the call is recorded with `grantBack`, the replica
+//! that takes the grant writes no file (it may not see the agent's files) and records
+//! the rules as handed to the hook, and the answer is `api::HookAnswer`, the host's
+//! answer beside the grant read back from the session's events (`returned_grant`).
+//! Anything else that ends the wait (an approval not by a person,
 //! a panel that fell too far behind to be sure) is a deny: fail closed. A server
 //! shutting down ends the wait as a timeout. The service's whole-request timeout is
 //! extended by SECS for such a request (`mod.rs`).
@@ -40,6 +45,7 @@ use axum::response::{IntoResponse, Response};
 
 use std::time::Duration;
 
+use super::api::ReturnedGrant;
 use super::panel::PanelEvent;
 use super::{ApiError, AppState, sessions};
 use crate::hosts::outcome::Outcome;
@@ -138,11 +144,12 @@ pub(crate) fn percent_decode(s: &str) -> String {
         ("interactive" = Option<bool>, Query, description = "Whether a human answers prompts (default: true, false for gemini, droid and cline)"),
         ("projectRoot" = Option<String>, Query, description = "Absolute project root (default: the root or cwd in the hook input)"),
         ("hostRules" = Option<bool>, Query, description = "`false` leaves the host's own permission rules out of this decision (default: true; the service's `--no-host-rules` turns them off for every call)"),
+        ("grantBack" = Option<bool>, Query, description = "With `wait`: the caller (`hook --url --wait`) writes a person's \"always\" grant of this call into the project config on its own machine. The call is marked so; the replica that takes the grant writes no file and hands the rules back; and the answer is a `HookAnswer` (the host's answer in `hookAnswer`, the grant in `grant`) instead of the host's answer alone. Failures stay the host's deny form"),
         ("wait" = Option<u64>, Query, description = "Seconds (1 to 3600) to wait for a person's answer when the decision is ask: the call stays pending until the panel (or the grant and deny routes, with the panel token) answers; approved → the host's allow, denied → its deny with the person's reason, nobody → Claude Code's own ask, any other host a deny recorded as `PermissionDenied` by `timeout`. Implies `interactive=true`; the request timeout is extended by it"),
     ),
     request_body(content = Object, description = "The host's hook JSON, as the host sends it", content_type = "application/json"),
     responses(
-        (status = 200, description = "The host's answer (for codex an allow or ask is an empty body); every failure is the host's deny", content_type = "application/json"),
+        (status = 200, description = "The host's answer (for codex an allow or ask is an empty body); with `grantBack=true`, a `HookAnswer` carrying it and the person's \"always\" grant; every failure is the host's deny", content_type = "application/json"),
         (status = 404, description = "Unknown host", body = super::error::ErrorBody),
     ))]
 pub async fn hook(
@@ -158,8 +165,22 @@ pub async fn hook(
         )
         .into_response();
     };
+    let envelope = query_param(query.as_deref(), "grantBack").as_deref() == Some("true");
     match answer(&state, host, query.as_deref(), body).await {
-        Ok(r) => respond(r),
+        Ok((r, _)) if !envelope => respond(r),
+        Ok((r, grant)) => {
+            let body = super::api::HookAnswer {
+                hook_answer: r.stdout,
+                grant,
+            };
+            match serde_json::to_string(&body) {
+                Ok(text) => respond(Rendered {
+                    stdout: text,
+                    exit: 0,
+                }),
+                Err(e) => failure(host, &format!("cannot encode the answer: {e}")),
+            }
+        }
         Err(e) => failure(host, &e),
     }
 }
@@ -169,9 +190,21 @@ async fn answer(
     host: Host,
     query: Option<&str>,
     body: Result<Bytes, BytesRejection>,
-) -> Result<Rendered, String> {
+) -> Result<(Rendered, Option<ReturnedGrant>), String> {
     let body = body.map_err(|e| format!("cannot read the request body: {}", e.body_text()))?;
     let wait = wait_param(query)?;
+    // Only a waiting hook hears the person's grant, so only it can write it back.
+    let grant_back = match query_param(query, "grantBack").as_deref() {
+        None | Some("false") => false,
+        Some("true") if wait.is_some() => true,
+        Some("true") => {
+            return Err(
+                "`grantBack=true` needs `wait`: only a waiting hook hears the person's grant"
+                    .into(),
+            );
+        }
+        Some(other) => return Err(format!("`grantBack={other}` is not true or false")),
+    };
     let interactive = match (query_param(query, "interactive").as_deref(), wait) {
         (Some("false"), Some(_)) => {
             return Err(
@@ -217,10 +250,13 @@ async fn answer(
     let (mut call, ctx) = match read {
         Read::After(outcome) => {
             record_outcome(state, host, &outcome).await?;
-            return Ok(Rendered {
-                stdout: String::new(),
-                exit: 0,
-            });
+            return Ok((
+                Rendered {
+                    stdout: String::new(),
+                    exit: 0,
+                },
+                None,
+            ));
         }
         Read::Before(read) => *read,
     };
@@ -245,7 +281,13 @@ async fn answer(
         })
         .await
         .map_err(|e| e.message)?;
-    let events = events.map_err(|e| format!("cannot encode the session events: {e}"))?;
+    let mut events = events.map_err(|e| format!("cannot encode the session events: {e}"))?;
+    let asks = decided.decision.decision == Action::Ask;
+    for ev in &mut events {
+        if let crate::session::EventKind::ToolRequested { grant_back: g, .. } = ev {
+            *g = grant_back && asks;
+        }
+    }
     state
         .metrics()
         .record_decision(decided.decision.decision.as_str());
@@ -260,14 +302,52 @@ async fn answer(
             .map_err(|e| e.message)?,
     );
     let Some((wait, rx)) = waiting else {
-        return Ok(hosts::render_decided(host, &input, &decided));
+        return Ok((hosts::render_decided(host, &input, &decided), None));
     };
-    match wait_for_person(state, rx, &session_id, &call_id, wait).await {
+    let waited = wait_for_person(state, rx, &session_id, &call_id, wait).await;
+    let grant = match waited {
+        Waited::Answered { approved: true } if grant_back => {
+            returned_grant(state, &session_id, &call_id).await
+        }
+        _ => None,
+    };
+    Ok((
+        waited_answer(
+            state,
+            host,
+            &input,
+            &decided,
+            &session_id,
+            &call_id,
+            wait,
+            waited,
+        )
+        .await?,
+        grant,
+    ))
+}
+
+/// The host's answer once the wait ended (see the module doc).
+#[expect(
+    clippy::too_many_arguments,
+    reason = "the one call's parts, passed through from `answer`"
+)]
+async fn waited_answer(
+    state: &AppState,
+    host: Host,
+    input: &serde_json::Value,
+    decided: &hosts::HookDecision,
+    session_id: &str,
+    call_id: &str,
+    wait: Duration,
+    waited: Waited,
+) -> Result<Rendered, String> {
+    match waited {
         Waited::Answered { approved: true } => {
             Ok(hosts::render_answered(host, &decided.decision, true, ""))
         }
         Waited::Answered { approved: false } | Waited::Unsure => {
-            let message = denial_message(state, &session_id, &call_id)
+            let message = denial_message(state, session_id, call_id)
                 .await
                 .unwrap_or_else(|| {
                     hosts::failure_message("the call stopped waiting without a person's approval")
@@ -279,10 +359,72 @@ async fn answer(
                 &message,
             ))
         }
-        Waited::TimedOut => {
-            timed_out(state, host, &input, &decided, &session_id, &call_id, wait).await
+        Waited::TimedOut => timed_out(state, host, input, decided, session_id, call_id, wait).await,
+    }
+}
+
+/// The person's "always" grant of `call_id`, read from the session's events: its
+/// `PermissionGranted` with scope `always`, handed to the hook, then `ToolApproved` by
+/// the user. Anything else (a grant once, an approval by another call's grant, a grant
+/// a replica wrote itself, a session that cannot be read) is no grant to return: the
+/// person's answer stands, the hook writes nothing.
+async fn returned_grant(
+    state: &AppState,
+    session_id: &str,
+    call_id: &str,
+) -> Option<ReturnedGrant> {
+    let guard = state.sessions().lock(state, session_id).await.ok()?;
+    let (guard, events) = state
+        .blocking(move || {
+            let events = guard.as_ref().map(crate::session::Session::blocking_events);
+            (guard, events)
+        })
+        .await
+        .ok()?;
+    let project_root = guard.as_ref()?.call(call_id)?.project_root.clone();
+    drop(guard);
+    let (events, _) = events?.ok()?;
+    grant_of(&events, session_id, call_id, project_root)
+}
+
+/// The grant of `call_id` among `events` (see `returned_grant`).
+fn grant_of(
+    events: &[crate::session::Event],
+    session_id: &str,
+    call_id: &str,
+    project_root: String,
+) -> Option<ReturnedGrant> {
+    use crate::session::{ApprovedBy, EventKind, GrantScope};
+    let mut grant = None;
+    let mut approved_by_user = false;
+    for ev in events.iter().filter(|e| e.kind.call_id() == call_id) {
+        match &ev.kind {
+            EventKind::PermissionGranted {
+                scope: GrantScope::Always,
+                pattern: Some(pattern),
+                persisted_rules,
+                handed_to_hook: true,
+                ..
+            } if !persisted_rules.is_empty() => {
+                grant = Some((pattern.clone(), persisted_rules.clone()));
+            }
+            EventKind::ToolApproved {
+                by: ApprovedBy::User,
+                ..
+            } => approved_by_user = grant.is_some(),
+            _ => {}
         }
     }
+    let (pattern, rules) = grant.filter(|_| approved_by_user)?;
+    Some(ReturnedGrant {
+        session_id: session_id.to_string(),
+        call_id: call_id.to_string(),
+        scope: GrantScope::Always,
+        pattern,
+        rules,
+        granted_by: ApprovedBy::User,
+        project_root,
+    })
 }
 
 /// How a wait for a person ended.
@@ -439,4 +581,80 @@ async fn record_outcome(state: &AppState, host: Host, outcome: &Outcome) -> Resu
         .await
         .map_err(|e| e.message)?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::session::grants::PersistedRule;
+    use crate::session::{ApprovedBy, Event, EventKind, GrantScope};
+
+    fn ev(seq: u64, kind: EventKind) -> Event {
+        Event {
+            seq,
+            at: "2026-01-01T00:00:00.000Z".into(),
+            kind,
+        }
+    }
+
+    fn granted(call: &str, handed_to_hook: bool) -> EventKind {
+        EventKind::PermissionGranted {
+            call_id: call.into(),
+            scope: GrantScope::Always,
+            pattern: Some("npm install *".into()),
+            persisted_rules: vec![PersistedRule {
+                capability: "process.execute".into(),
+                pattern: "npm install *".into(),
+                action: "allow".into(),
+            }],
+            persisted: !handed_to_hook,
+            handed_to_hook,
+            config_file: Some("/p/.khaelor/config.json".into()),
+            persist_error: None,
+        }
+    }
+
+    fn approved(call: &str, by: ApprovedBy) -> EventKind {
+        EventKind::ToolApproved {
+            call_id: call.into(),
+            by,
+            decisions: serde_json::json!([]),
+            resolved_by: None,
+            contained: None,
+        }
+    }
+
+    /// Only the person's "always" grant of this very call, handed to its hook, goes
+    /// back: not another call's, not one a replica wrote itself, not an approval that
+    /// came from another call's grant.
+    #[test]
+    fn only_this_calls_handed_grant_goes_back() {
+        let of = |events: Vec<EventKind>| {
+            let events: Vec<Event> = (1..).zip(events).map(|(i, k)| ev(i, k)).collect();
+            grant_of(&events, "s", "c1", "/p".into())
+        };
+        let g = of(vec![granted("c1", true), approved("c1", ApprovedBy::User)]).unwrap();
+        assert_eq!(
+            (g.call_id.as_str(), g.pattern.as_str()),
+            ("c1", "npm install *")
+        );
+        assert_eq!(g.granted_by, ApprovedBy::User);
+        assert_eq!(
+            of(vec![granted("c1", false), approved("c1", ApprovedBy::User)]),
+            None
+        );
+        assert_eq!(
+            of(vec![granted("c2", true), approved("c2", ApprovedBy::User)]),
+            None
+        );
+        assert_eq!(
+            of(vec![
+                granted("c2", true),
+                approved("c2", ApprovedBy::User),
+                approved("c1", ApprovedBy::AutoResolve)
+            ]),
+            None
+        );
+        assert_eq!(of(vec![granted("c1", true)]), None, "not approved");
+    }
 }

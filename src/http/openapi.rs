@@ -52,7 +52,7 @@ use super::sessions;
         ErrorBody, ErrorDetail,
         api::Engine, api::Health, api::AnalyzeRequest, api::EvaluateRequest, api::RulesResponse,
         api::ToolsAvailableRequest, api::ToolsAvailableResponse, api::RecordCallRequest, sessions::CallResponse,
-        api::PendingCall, api::PendingResponse, api::PanelCall, api::PanelResponse, api::PanelResolved, api::GrantRequest, api::GrantResponse, api::DenyRequest,
+        api::PendingCall, api::PendingResponse, api::PanelCall, api::PanelResponse, api::PanelResolved, api::GrantRequest, api::GrantResponse, api::HookAnswer, api::ReturnedGrant, api::DenyRequest,
         api::DeniedCall, api::DenyResponse, api::EventsResponse, api::TrustRequest, api::TrustResponse,
         crate::policy::trust::TrustStatus, crate::policy::config::IgnoredAllows, crate::policy::protected::ProtectedEntry,
         crate::session::Event, crate::session::EventKind, crate::session::GrantScope, crate::session::CallStatus,

@@ -586,6 +586,7 @@ pub async fn record_call(
         interactive,
         host: None,
         requests: to_value(&call.requests)?,
+        grant_back: false,
     }];
     if recovering {
         events.clear();
@@ -677,7 +678,9 @@ pub async fn events(
 /// rules for the chosen pattern to `<root>/.khaelor/config.json` and approves the
 /// session's other pending calls that now evaluate to allow. When the config file
 /// cannot be written (malformed, unwritable) the grant still holds for this session
-/// and the answer is a 409 saying so.
+/// and the answer is a 409 saying so. A call whose waiting hook writes its own grants
+/// (`hook --url --wait`, `grantBack`) gets the rules back in the hook's answer instead:
+/// this replica writes no file (`handedToHook`), and the rules hold for the session.
 #[utoipa::path(post, path = "/v1/sessions/{sessionId}/calls/{callId}/grant", tag = "sessions",
     params(
         ("sessionId" = String, Path, description = "Session id", pattern = "^[A-Za-z0-9_-]{1,128}$"),
@@ -724,6 +727,7 @@ pub async fn grant(
             pattern: None,
             persisted_rules: Vec::new(),
             config_file: None,
+            handed_to_hook: false,
             auto_approved: Vec::new(),
         }));
     }
@@ -744,37 +748,57 @@ pub async fn grant(
         ),
     })?;
     // The project may have left the allowed workspaces since the call was recorded.
+    // A call whose waiting hook writes the grant (`grantBack`) needs no project on this
+    // replica, which writes nothing: a hub that does not see the agents' files takes
+    // the grant, still inside the workspace roots (checked before the root's existence).
     let st = state.clone();
     let (root, cwd, home) = (
         call.project_root.clone(),
         call.cwd.clone(),
         call.home.clone(),
     );
-    let ctx = state
+    let ctx = match state
         .blocking(move || st.context(&root, Some(&cwd), Some(&home)))
-        .await??;
+        .await?
+    {
+        Ok(ctx) => Some(ctx),
+        Err(e) if call.grant_back && e.code == "missing_project_root" => None,
+        Err(e) => return Err(e),
+    };
     let persisted_rules: Vec<PersistedRule> = rules.iter().map(PersistedRule::of).collect();
-    let root = ctx.root().to_path_buf();
-    let to_write = persisted_rules.clone();
-    let trust = state.config().trust_store();
-    let written = state
-        .blocking(move || grants::blocking_append_rules(&root, &to_write, Some(&trust)))
-        .await?;
-    let config_file = crate::policy::config::project_config_path(ctx.root())
-        .display()
-        .to_string();
+    let config_file = crate::policy::config::project_config_path(
+        ctx.as_ref()
+            .map_or(std::path::Path::new(&call.project_root), |c| c.root()),
+    )
+    .display()
+    .to_string();
+    // `None`: handed to the waiting hook, nothing written here.
+    let written = match ctx.filter(|_| !call.grant_back) {
+        None => None,
+        Some(ctx) => {
+            let root = ctx.root().to_path_buf();
+            let to_write = persisted_rules.clone();
+            let trust = state.config().trust_store();
+            Some(
+                state
+                    .blocking(move || grants::blocking_append_rules(&root, &to_write, Some(&trust)))
+                    .await?,
+            )
+        }
+    };
     let persist_error = match &written {
-        Ok(_) => None,
-        Err(e) => {
+        Some(Err(e)) => {
             tracing::warn!(error = %e, "always grant not persisted; it applies to this session only");
             Some(e.to_string())
         }
+        _ => None,
     };
     let persisted = flow::Persisted {
         pattern: pattern.clone(),
         rules: persisted_rules.clone(),
         config_file: config_file.clone(),
         error: persist_error,
+        handed_to_hook: written.is_none(),
     };
     let events =
         flow::granted(&call_id, &decision, Some(&persisted)).map_err(ApiError::internal)?;
@@ -785,16 +809,27 @@ pub async fn grant(
     drop(guard);
 
     match written {
-        Ok(_) => Ok(Json(GrantResponse {
+        None => Ok(Json(GrantResponse {
+            call_id,
+            status: CallStatus::Approved,
+            scope: GrantScope::Always,
+            pattern: Some(pattern),
+            persisted_rules,
+            config_file: None,
+            handed_to_hook: true,
+            auto_approved,
+        })),
+        Some(Ok(_)) => Ok(Json(GrantResponse {
             call_id,
             status: CallStatus::Approved,
             scope: GrantScope::Always,
             pattern: Some(pattern),
             persisted_rules,
             config_file: Some(config_file),
+            handed_to_hook: false,
             auto_approved,
         })),
-        Err(e) => {
+        Some(Err(e)) => {
             let code = match e {
                 grants::GrantError::Malformed { .. } => "config_malformed",
                 grants::GrantError::Unreadable { .. } => "config_malformed",
@@ -1017,6 +1052,7 @@ mod tests {
             interactive: true,
             host: None,
             requests: serde_json::json!([]),
+            grant_back: false,
         }];
         events.push(if pending {
             EventKind::PermissionRequested {
@@ -1089,5 +1125,84 @@ mod tests {
             read[0].decision,
             Some(serde_json::json!({ "decision": "ask", "summary": "pending3" }))
         );
+    }
+
+    /// Records an ask for `npm install left-pad` on `root` in session `s`, call `c1`,
+    /// as a hook does (`grant_back` as given).
+    fn record_ask(st: &AppState, dir: &std::path::Path, root: &std::path::Path, grant_back: bool) {
+        let ctx = st.context(root.to_str().unwrap(), None, None).unwrap();
+        let input = serde_json::json!({ "command": "npm install left-pad" });
+        let call = map_call(st, "bash", &input, &ctx).unwrap();
+        let d = decide::decide(&st.blocking_policy(&ctx), &[], &call, &ctx, true);
+        assert_eq!(d.decision, Action::Ask);
+        let mut s = Session::blocking_open(&dir.join("sessions"), "s").unwrap();
+        s.blocking_append(vec![
+            EventKind::ToolRequested {
+                call_id: "c1".into(),
+                turn_id: None,
+                tool: "bash".into(),
+                input,
+                project_root: ctx.root().display().to_string(),
+                cwd: ctx.cwd().display().to_string(),
+                home: ctx.home().display().to_string(),
+                interactive: true,
+                host: Some("codex".into()),
+                requests: serde_json::to_value(&call.requests).unwrap(),
+                grant_back,
+            },
+            EventKind::PermissionRequested {
+                call_id: "c1".into(),
+                decision: serde_json::to_value(&d).unwrap(),
+            },
+        ])
+        .unwrap();
+    }
+
+    /// A replica that does not see the agent's project takes an "always" grant of a
+    /// call whose hook writes it back: it writes nothing (not even the project's
+    /// directory) and hands the rules on; without `grantBack` the same grant is refused
+    /// as before, since the replica could not write it.
+    #[tokio::test]
+    async fn a_grant_handed_to_the_hook_needs_no_project_here() {
+        for grant_back in [true, false] {
+            let dir = tempfile::tempdir().unwrap();
+            let st = state(dir.path());
+            let project = tempfile::tempdir().unwrap();
+            let root = std::fs::canonicalize(project.path()).unwrap();
+            record_ask(&st, dir.path(), &root, grant_back);
+            drop(project);
+            assert!(!root.exists());
+            let r = grant(
+                State(st.clone()),
+                ApiPath(("s".to_string(), "c1".to_string())),
+                ApiJson(GrantRequest {
+                    scope: GrantScope::Always,
+                    pattern: None,
+                }),
+            )
+            .await;
+            assert!(!root.exists(), "nothing is created on this replica");
+            if !grant_back {
+                assert_eq!(r.unwrap_err().code, "missing_project_root");
+                continue;
+            }
+            let Json(r) = r.unwrap();
+            assert!(r.handed_to_hook);
+            assert_eq!(r.config_file, None);
+            assert_eq!(r.pattern.as_deref(), Some("npm install *"));
+            assert_eq!(
+                r.persisted_rules,
+                [PersistedRule {
+                    capability: "process.execute".into(),
+                    pattern: "npm install *".into(),
+                    action: "allow".into(),
+                }]
+            );
+            // The grant holds for the session: its rules are session rules here.
+            let guard = st.sessions().lock(&st, "s").await.unwrap();
+            let session = guard.as_ref().unwrap();
+            assert_eq!(session.call("c1").unwrap().status, CallStatus::Approved);
+            assert_eq!(session.session_rules_for(&root), r.persisted_rules);
+        }
     }
 }

@@ -851,6 +851,7 @@ mod tests {
             interactive: true,
             host: Some("claude".to_string()),
             requests: json!([{"capability": "network.access", "subject": "x", "display": "x"}]),
+            grant_back: false,
         }
     }
 

@@ -91,6 +91,9 @@ pub struct Persisted {
     pub config_file: String,
     /// Why the config could not be updated (the grant then holds for this session only).
     pub error: Option<String>,
+    /// The rules go back to the call's waiting hook, which writes them on the agent's
+    /// machine: nothing was written here, and they hold for this session.
+    pub handed_to_hook: bool,
 }
 
 /// A user's grant of a pending call: `PermissionGranted`, then `ToolApproved`. `None`
@@ -107,6 +110,7 @@ pub fn granted(
             pattern: None,
             persisted_rules: Vec::new(),
             persisted: false,
+            handed_to_hook: false,
             config_file: None,
             persist_error: None,
         },
@@ -115,7 +119,8 @@ pub fn granted(
             scope: GrantScope::Always,
             pattern: Some(p.pattern.clone()),
             persisted_rules: p.rules.clone(),
-            persisted: p.error.is_none(),
+            persisted: p.error.is_none() && !p.handed_to_hook,
+            handed_to_hook: p.handed_to_hook,
             config_file: Some(p.config_file.clone()),
             persist_error: p.error.clone(),
         },

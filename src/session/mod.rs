@@ -115,6 +115,12 @@ pub enum EventKind {
         /// The capability requests of the call.
         #[schema(value_type = Vec<crate::model::schema::CapabilityRequestSchema>)]
         requests: Value,
+        /// The call came from a hook that waits for a person and writes an "always"
+        /// grant into the project config on its own machine (`hook --url --wait`): a
+        /// replica that takes the grant hands the rules back to that hook instead of
+        /// writing a config file itself.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        grant_back: bool,
     },
     #[serde(rename_all = "camelCase")]
     PermissionRequested {
@@ -152,6 +158,11 @@ pub enum EventKind {
         /// session only and `persistError` says why.
         #[serde(default)]
         persisted: bool,
+        /// The rules were handed back to the waiting hook of a `grantBack` call, which
+        /// writes them into the project config on the agent's machine; the replica wrote
+        /// no file (`persisted` is false, and the rules hold for this session).
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        handed_to_hook: bool,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         config_file: Option<String>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -242,6 +253,9 @@ pub struct CallRecord {
     pub interactive: bool,
     /// The agent host whose hook sent the call, if one did.
     pub host: Option<String>,
+    /// An "always" grant of this call travels back to its waiting hook (`ToolRequested`'s
+    /// `grantBack`).
+    pub grant_back: bool,
     pub requested_at: String,
     /// The decision recorded with `PermissionRequested` (or the approval's decisions),
     /// once read from the log (`blocking_read_decisions`); `None` in a resident session.
@@ -555,6 +569,7 @@ impl Session {
                 interactive,
                 host,
                 requests: _,
+                grant_back,
             } => {
                 if !self.calls.contains_key(&call_id) {
                     self.order.push(call_id.clone());
@@ -570,6 +585,7 @@ impl Session {
                     home,
                     interactive,
                     host,
+                    grant_back,
                     requested_at: ev.at,
                     decision: None,
                     decision_at: None,
@@ -1434,6 +1450,7 @@ mod tests {
             interactive: true,
             host: None,
             requests: json!([]),
+            grant_back: false,
         }
     }
 
@@ -1732,6 +1749,7 @@ mod tests {
                 pattern: Some("npm test".into()),
                 persisted_rules: vec![rule("npm test")],
                 persisted: false,
+                handed_to_hook: false,
                 config_file: None,
                 persist_error: Some("malformed".into()),
             },
@@ -1951,6 +1969,7 @@ mod tests {
             pattern: Some("npm test".into()),
             persisted_rules: vec![rule.clone()],
             persisted: false,
+            handed_to_hook: false,
             config_file: None,
             persist_error: Some("bad".into()),
         }])
