@@ -71,6 +71,9 @@ impl Scene {
             // Copilot CLI names no call.
             "copilot" => json!({ "sessionId": session, "timestamp": 1, "cwd": cwd,
                 "toolName": tool, "toolArgs": input }),
+            // What our Cline plugin sends.
+            "cline" => json!({ "hookName": "tool_call", "taskId": session, "cwd": cwd,
+                "workspaceRoots": [cwd], "tool_call": { "id": call, "name": tool, "input": input } }),
             _ => json!({ "session_id": session, "cwd": cwd, "hook_event_name": "PreToolUse",
                 "permission_mode": "default", "turn_id": "turn-1", "model": "m",
                 "tool_name": tool, "tool_input": input, "tool_use_id": call }),
@@ -298,7 +301,7 @@ fn bad_input_is_the_hosts_deny() {
         b"\xff\xfe",
     ];
     for host in [
-        "claude", "codex", "gemini", "opencode", "qwen", "copilot", "droid",
+        "claude", "codex", "gemini", "opencode", "qwen", "copilot", "droid", "cline",
     ] {
         for input in inputs {
             let (out, err, code) = scene.hook(host, &[], input);

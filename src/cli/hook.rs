@@ -528,7 +528,7 @@ fn project_root(args: &Args, call: &HookCall) -> Result<PathBuf, String> {
         Host::Qwen => Some("QWEN_PROJECT_DIR"),
         Host::Copilot => Some("COPILOT_PROJECT_DIR"),
         Host::Droid => Some("FACTORY_PROJECT_DIR"),
-        Host::Codex | Host::Opencode => None,
+        Host::Codex | Host::Opencode | Host::Cline => None,
     };
     if let Some(v) = env.and_then(std::env::var_os).filter(|v| !v.is_empty()) {
         return Ok(PathBuf::from(v));

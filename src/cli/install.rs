@@ -23,6 +23,7 @@ pub const PINNED: &[(Host, &str, &str)] = &[
     (Host::Qwen, "qwen", "0.24.4"),
     (Host::Copilot, "copilot", "1.0.102"),
     (Host::Droid, "droid", "0.215.0"),
+    (Host::Cline, "cline", "3.0.65"),
 ];
 
 #[derive(Debug, clap::Args)]
@@ -75,13 +76,14 @@ pub struct Target {
     /// CLI: `DIR/.gemini/settings.json`; Codex CLI: `DIR/.codex/config.toml`; OpenCode:
     /// `DIR/.opencode/plugin/khaelor-perm.js`; Qwen Code: `DIR/.qwen/settings.json`;
     /// GitHub Copilot CLI: `DIR/.github/hooks/khaelor-perm.json`; Factory Droid:
-    /// `DIR/.factory/settings.json`).
+    /// `DIR/.factory/settings.json`; Cline CLI: `DIR/.cline/plugins/khaelor-perm.js`).
     #[arg(long, value_name = "DIR", conflicts_with = "user")]
     pub project: Option<PathBuf>,
     /// The user's file, for every project (the default: `~/.claude/settings.json`,
     /// `~/.gemini/settings.json`, `$CODEX_HOME/config.toml`,
     /// `~/.config/opencode/plugin/khaelor-perm.js`, `$QWEN_HOME/settings.json`,
-    /// `$COPILOT_HOME/hooks/khaelor-perm.json`, `~/.factory/settings.json`).
+    /// `$COPILOT_HOME/hooks/khaelor-perm.json`, `~/.factory/settings.json`,
+    /// `~/.cline/plugins/khaelor-perm.js`).
     #[arg(long)]
     pub user: bool,
     /// Print what would change; write nothing.
@@ -224,6 +226,11 @@ fn blocking_install(args: &InstallArgs) -> Result<(), String> {
             absolute(tf)?.display().to_string(),
         ]);
     }
+    // Cline CLI gives a plugin hook 3 s, which nothing in its settings raises: a hook
+    // waiting for a person would be cut off and its call blocked.
+    if args.target.host == Host::Cline && args.wait.is_some() {
+        return Err("`install cline --wait` cannot work: Cline CLI gives our plugin 3 s to answer, so a hook waiting for a person is cut off (and its call blocked); install without `--wait`, and approve asks in Cline's own prompt (`--interactive`)".to_string());
+    }
     // The host's timeout for the pre-tool hook, above the wait (OpenCode runs the
     // plugin in process, with no limit to raise).
     let host_timeout = args
@@ -251,6 +258,13 @@ fn blocking_install(args: &InstallArgs) -> Result<(), String> {
                 .filter(|f| *f != "--non-interactive" && *f != "--interactive")
                 .cloned()
                 .collect::<Vec<_>>(),
+        ),
+        // The plugin passes every flag on, `--interactive` included.
+        Host::Cline => wiring::cline::install(
+            &shown,
+            before.as_deref().unwrap_or(""),
+            &bin.display().to_string(),
+            &flags,
         ),
         host => wiring::install_timed(
             host,
@@ -329,6 +343,17 @@ fn next_steps(host: Host, project: bool) -> String {
             s
         }
         Host::Droid => "next: Factory Droid reads its settings when a session starts; khaelor-perm's allow runs a call even past Droid's autonomy level and its deny blocks it, but an ask in `droid exec` goes to Droid's own autonomy check (which weighs the risk the model declared), so the hook denies asks unless installed with `--interactive`\n".to_string(),
+        Host::Cline => {
+            let mut s = String::from(
+                "next: Cline CLI loads the plugin when a session starts; khaelor-perm's allow leaves the call to Cline's own approval setting, its deny skips the call (the model reads why), and its ask is a deny unless installed with `--interactive` (then Cline's approval prompt asks in the TUI, and a headless `cline \"task\"` refuses the call)\n",
+            );
+            if project {
+                s.push_str(
+                    "next: Cline loads a project's `.cline/plugins/` without asking: the project's plugins run with yours\n",
+                );
+            }
+            s
+        }
         Host::Claude | Host::Gemini => String::new(),
     }
 }
@@ -760,6 +785,11 @@ fn live(command: &str, host: Host, root: &Path, shell: &str, want: &str) -> Resu
         Host::Gemini => serde_json::json!({
             "session_id": "khaelor-perm-doctor", "cwd": root, "hook_event_name": "BeforeTool",
             "tool_name": "run_shell_command", "tool_input": { "command": shell },
+        }),
+        Host::Cline => serde_json::json!({
+            "hookName": "tool_call", "taskId": "khaelor-perm-doctor", "cwd": root,
+            "workspaceRoots": [root],
+            "tool_call": { "id": "doctor", "name": "run_commands", "input": { "commands": [shell] } },
         }),
         Host::Copilot => serde_json::json!({
             "sessionId": "khaelor-perm-doctor", "timestamp": 0, "cwd": root,

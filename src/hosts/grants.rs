@@ -166,7 +166,10 @@ pub fn files(host: Host, root: &Path, home: &Path) -> Vec<HostFile> {
         // `.github/hooks/`).
         // Factory Droid's own allow and deny lists (`commandAllowlist`, …) were not
         // checked: not read, and its settings are protected writes (`.factory/`).
-        Host::Opencode | Host::Qwen | Host::Copilot | Host::Droid => Vec::new(),
+        // Cline CLI's own approval runs after our plugin on every call, so its
+        // choices cannot let a call past us: not read; its plugins and hooks are
+        // protected writes (`.cline/`, `.clinerules/`, `~/Documents/Cline/`).
+        Host::Opencode | Host::Qwen | Host::Copilot | Host::Droid | Host::Cline => Vec::new(),
     }
 }
 
@@ -193,7 +196,7 @@ fn dirs(host: Host, root: &Path, home: &Path) -> Vec<(PathBuf, RuleSource)> {
             Path::new(CLAUDE_MANAGED_DIR).join("managed-settings.d"),
             RuleSource::User,
         )],
-        Host::Opencode | Host::Qwen | Host::Copilot | Host::Droid => Vec::new(),
+        Host::Opencode | Host::Qwen | Host::Copilot | Host::Droid | Host::Cline => Vec::new(),
     }
 }
 
@@ -227,7 +230,7 @@ fn format_of(host: Host) -> Option<Format> {
         Host::Codex => Some(Format::Codex),
         Host::Gemini => Some(Format::Gemini),
         Host::Opencode => Some(Format::Opencode),
-        Host::Qwen | Host::Copilot | Host::Droid => None,
+        Host::Qwen | Host::Copilot | Host::Droid | Host::Cline => None,
     }
 }
 

@@ -1,5 +1,5 @@
 //! Agent hosts' hook protocols: what Claude Code, Codex CLI, Gemini CLI, OpenCode,
-//! Qwen Code, GitHub Copilot CLI and Factory Droid send before a tool runs, mapped to our tool calls, and what each host
+//! Qwen Code, GitHub Copilot CLI, Factory Droid and Cline CLI (through our plugin) send before a tool runs, mapped to our tool calls, and what each host
 //! understands back.
 //!
 //! Owns, per host (one file each): reading the hook JSON, the table from the host's
@@ -15,6 +15,7 @@
 //! error a host would read as "run it".
 
 pub mod claude;
+pub mod cline;
 pub mod codex;
 pub mod copilot;
 pub mod droid;
@@ -51,10 +52,11 @@ pub enum Host {
     Qwen,
     Copilot,
     Droid,
+    Cline,
 }
 
 impl Host {
-    pub const ALL: [Host; 7] = [
+    pub const ALL: [Host; 8] = [
         Host::Claude,
         Host::Codex,
         Host::Gemini,
@@ -62,6 +64,7 @@ impl Host {
         Host::Qwen,
         Host::Copilot,
         Host::Droid,
+        Host::Cline,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -73,6 +76,7 @@ impl Host {
             Host::Qwen => "qwen",
             Host::Copilot => "copilot",
             Host::Droid => "droid",
+            Host::Cline => "cline",
         }
     }
 
@@ -86,6 +90,7 @@ impl Host {
             Host::Qwen => "Qwen Code",
             Host::Copilot => "GitHub Copilot CLI",
             Host::Droid => "Factory Droid",
+            Host::Cline => "Cline CLI",
         }
     }
 
@@ -99,8 +104,11 @@ impl Host {
     /// when told the session is interactive; the others show (Claude, OpenCode's plugin, Qwen) or delegate
     /// (Codex) an ask safely. (Qwen and Copilot turn an ask into a deny in a headless
     /// run.)
+    /// Cline CLI's approval prompt, which our plugin's ask opens, was not driven here,
+    /// and whether a choice remembered there lets later asks through was not checked:
+    /// it asks only when installed `--interactive`.
     pub fn interactive_by_default(self) -> bool {
-        !matches!(self, Host::Gemini | Host::Droid)
+        !matches!(self, Host::Gemini | Host::Droid | Host::Cline)
     }
 }
 
@@ -185,6 +193,7 @@ pub fn parse(host: Host, raw: &[u8]) -> Result<HookCall, HookError> {
         Host::Qwen => qwen::parse(obj),
         Host::Copilot => copilot::parse(obj),
         Host::Droid => droid::parse(obj),
+        Host::Cline => cline::parse(obj),
     }
 }
 
@@ -529,6 +538,7 @@ pub fn render(host: Host, d: &CallDecision) -> Rendered {
         Host::Qwen => qwen::render(d),
         Host::Copilot => copilot::render(d),
         Host::Droid => droid::render(d),
+        Host::Cline => cline::render(d),
     }
 }
 
@@ -540,12 +550,15 @@ pub fn render(host: Host, d: &CallDecision) -> Rendered {
 /// bundle; its `timeout` key is in seconds), GitHub Copilot CLI 30 s (its documented
 /// `timeoutSec` default; a hook past it lets the tool run, seen on 1.0.102). OpenCode
 /// runs our plugin in process and sets no limit: `None`. Factory Droid 60 s (its hooks
-/// manager shows `default (60s)`; its `timeout` key is in seconds).
+/// manager shows `default (60s)`; its `timeout` key is in seconds). Cline CLI 3 s: it
+/// runs our plugin in a sandbox process and gives each plugin hook 3000 ms
+/// (`hookTimeoutMs` in `@cline/core` 0.0.86); past it the call fails and does not run.
 pub fn default_hook_timeout(host: Host) -> Option<std::time::Duration> {
     match host {
         Host::Claude | Host::Codex => Some(std::time::Duration::from_secs(600)),
         Host::Gemini | Host::Qwen | Host::Droid => Some(std::time::Duration::from_secs(60)),
         Host::Copilot => Some(std::time::Duration::from_secs(30)),
+        Host::Cline => Some(std::time::Duration::from_secs(3)),
         Host::Opencode => None,
     }
 }
@@ -585,7 +598,7 @@ pub fn render_answered(host: Host, d: &CallDecision, approved: bool, message: &s
         Host::Claude | Host::Codex | Host::Qwen | Host::Droid => {
             claude::hook_specific("allow", &reason)
         }
-        Host::Gemini | Host::Opencode => {
+        Host::Gemini | Host::Opencode | Host::Cline => {
             serde_json::json!({ "decision": "allow", "reason": reason })
         }
         Host::Copilot => return copilot::decision_json("allow", &reason),
@@ -652,7 +665,7 @@ pub(crate) fn decision_reason_json(d: &CallDecision) -> String {
 pub fn runner_for(host: Host) -> Option<crate::contain::Bubblewrap> {
     match host {
         Host::Claude | Host::Opencode | Host::Codex | Host::Gemini => crate::contain::runner(),
-        Host::Qwen | Host::Copilot | Host::Droid => None,
+        Host::Qwen | Host::Copilot | Host::Droid | Host::Cline => None,
     }
 }
 
@@ -706,6 +719,7 @@ pub fn render_call(host: Host, input: &Value, d: &CallDecision) -> Rendered {
         Host::Qwen => qwen::render(d),
         Host::Copilot => copilot::render(d),
         Host::Droid => droid::render(d),
+        Host::Cline => cline::render(d),
     }
 }
 
@@ -764,12 +778,14 @@ mod tests {
                 "copilot" => copilot::map,
                 "droid" => droid::map,
                 "qwen" => qwen::map,
+                "cline" => cline::map,
                 other => panic!("line {}: no mapping for host `{other}`", n + 1),
             };
             let got = map(name, input);
             let ok = match field("want") {
                 "noEffect" => got == Mapped::NoEffect,
                 "unjudged" => matches!(got, Mapped::Unjudged { .. }),
+                "ambiguous" => matches!(got, Mapped::Ambiguous { .. }),
                 "mcp" => got == mcp(field("server"), field("mcpTool"), input),
                 "" => {
                     matches!(&got, Mapped::Tool { tool, input } if *tool == field("tool") && *input == row["mapped"])

@@ -7,7 +7,8 @@
 //! `PostToolUseFailure`: it ran and failed), Gemini CLI `AfterTool`, GitHub Copilot
 //! CLI `postToolUse` and Factory Droid `PostToolUse` (named by tool and input, as
 //! Gemini's), OpenCode's `tool.execute.after` (our plugin's
-//! `event`), Claude's `PermissionDenied`, and Claude's `Stop`. Only a call still pending
+//! `event`), our Cline CLI plugin's `afterTool` (`hookName: tool_result`), Claude's
+//! `PermissionDenied`, and Claude's `Stop`. Only a call still pending
 //! is resolved; anything else (a call we allowed, an unknown id) leaves no event.
 
 use serde_json::Value;
@@ -104,6 +105,21 @@ pub fn post_call_event(host: Host, raw: &[u8]) -> Option<Outcome> {
                 input: super::copilot::tool_args(obj),
             });
         }
+        // Our Cline plugin's `afterTool` sends the call's id.
+        Host::Cline => {
+            if !super::cline::is_tool_result(&v) {
+                return None;
+            }
+            return Some(Outcome::Ran {
+                session,
+                call: v
+                    .get("tool_call")?
+                    .get("id")
+                    .and_then(Value::as_str)
+                    .filter(|s| valid_id(s))?
+                    .to_string(),
+            });
+        }
         Host::Opencode => {
             if v.get("event")?.as_str()? != "tool.execute.after" {
                 return None;
@@ -143,6 +159,7 @@ fn hosts_session(host: Host, v: &Value) -> String {
     let key = match host {
         Host::Opencode => "sessionID",
         Host::Copilot => "sessionId",
+        Host::Cline => "taskId",
         _ => "session_id",
     };
     session_id(host, v.get(key).and_then(Value::as_str))

@@ -15,9 +15,11 @@
 //! review Codex requires before it runs a new hook) in `codex`; OpenCode's plugin file
 //! in `opencode`; GitHub Copilot CLI's hook file of our own in `copilot`.
 
+pub mod cline;
 pub mod codex;
 pub mod copilot;
 pub mod opencode;
+pub mod plugin_file;
 
 use std::path::{Path, PathBuf};
 
@@ -83,6 +85,15 @@ pub fn settings_file(
         // Droid runs a project's `.factory/settings.json` hooks with no trust prompt.
         (Host::Droid, Some(p)) => Ok(p.join(".factory").join("settings.json")),
         (Host::Droid, None) => Ok(home.join(".factory").join("settings.json")),
+        // Cline loads a project's `.cline/plugins/` with no trust prompt; `CLINE_DIR`
+        // moves the user's `~/.cline`.
+        (Host::Cline, Some(p)) => Ok(p.join(".cline").join("plugins").join(PLUGIN_FILE)),
+        (Host::Cline, None) => Ok(std::env::var_os("CLINE_DIR")
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+            .unwrap_or_else(|| home.join(".cline"))
+            .join("plugins")
+            .join(PLUGIN_FILE)),
         (Host::Copilot, None) => Ok(std::env::var_os("COPILOT_HOME")
             .filter(|v| !v.is_empty())
             .map(PathBuf::from)
@@ -92,7 +103,7 @@ pub fn settings_file(
     }
 }
 
-/// The name of our OpenCode plugin file.
+/// The name of our OpenCode and Cline CLI plugin files.
 pub const PLUGIN_FILE: &str = "khaelor-perm.js";
 
 /// The hook events `install` wires for `host`, each with the matcher for every tool.
@@ -112,7 +123,7 @@ pub fn events(host: Host) -> &'static [(&'static str, &'static str)] {
         Host::Gemini => &[("BeforeTool", ".*"), ("AfterTool", ".*")],
         // Codex: `codex::EVENTS` (TOML groups without a matcher); OpenCode: the plugin.
         Host::Codex => &[("PreToolUse", ""), ("PostToolUse", "")],
-        Host::Opencode => &[],
+        Host::Opencode | Host::Cline => &[],
         // After the call: what ran, failed or not (`PostToolUse`, `PostToolUseFailure`,
         // both with the `tool_use_id` of the `PreToolUse`), so the log says who
         // approved what.
@@ -227,6 +238,7 @@ pub fn installed(host: Host, file: &str, text: &str) -> Result<Vec<(String, Stri
     match host {
         Host::Codex => return codex::installed(file, text),
         Host::Opencode => return opencode::installed(file, text),
+        Host::Cline => return cline::installed(file, text),
         Host::Copilot => return copilot::installed(file, text),
         Host::Claude | Host::Gemini | Host::Qwen | Host::Droid => {}
     }
@@ -285,9 +297,13 @@ pub fn install(host: Host, file: &str, text: &str, command: &str) -> Result<Edit
 pub fn timeout_value(host: Host, secs: u64) -> u64 {
     match host {
         Host::Gemini => secs.saturating_mul(1000),
-        Host::Claude | Host::Codex | Host::Qwen | Host::Opencode | Host::Copilot | Host::Droid => {
-            secs
-        }
+        Host::Claude
+        | Host::Codex
+        | Host::Qwen
+        | Host::Opencode
+        | Host::Copilot
+        | Host::Droid
+        | Host::Cline => secs,
     }
 }
 
@@ -303,7 +319,7 @@ pub fn install_timed(
 ) -> Result<Edit, WiringError> {
     match host {
         Host::Codex => return codex::install(file, text, command, pre_tool_timeout),
-        Host::Opencode => return Err(WiringError::Unsupported(host)),
+        Host::Opencode | Host::Cline => return Err(WiringError::Unsupported(host)),
         Host::Copilot => return copilot::install(file, text, command, pre_tool_timeout),
         Host::Claude | Host::Gemini | Host::Qwen | Host::Droid => {}
     }
@@ -424,6 +440,7 @@ pub fn uninstall(host: Host, file: &str, text: &str) -> Result<Edit, WiringError
     match host {
         Host::Codex => return codex::uninstall(file, text),
         Host::Opencode => return opencode::uninstall(file, text),
+        Host::Cline => return cline::uninstall(file, text),
         Host::Copilot => return copilot::uninstall(file, text),
         Host::Claude | Host::Gemini | Host::Qwen | Host::Droid => {}
     }

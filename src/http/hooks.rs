@@ -140,8 +140,8 @@ pub(crate) fn percent_decode(s: &str) -> String {
 /// Answers one hook call of `host` (see the module doc).
 #[utoipa::path(post, path = "/v1/hooks/{host}", tag = "hooks",
     params(
-        ("host" = String, Path, description = "`claude`, `codex`, `gemini`, `qwen`, `copilot`, `droid` or `opencode`"),
-        ("interactive" = Option<bool>, Query, description = "Whether a human answers prompts (default: true, false for gemini)"),
+        ("host" = String, Path, description = "`claude`, `codex`, `gemini`, `qwen`, `copilot`, `droid`, `cline` or `opencode`"),
+        ("interactive" = Option<bool>, Query, description = "Whether a human answers prompts (default: true, false for gemini, droid and cline)"),
         ("projectRoot" = Option<String>, Query, description = "Absolute project root (default: the root or cwd in the hook input)"),
         ("hostRules" = Option<bool>, Query, description = "`false` leaves the host's own permission rules out of this decision (default: true; the service's `--no-host-rules` turns them off for every call)"),
         ("grantBack" = Option<bool>, Query, description = "With `wait`: the caller (`hook --url --wait`) writes a person's \"always\" grant of this call into the project config on its own machine. The call is marked so; the replica that takes the grant writes no file and hands the rules back; and the answer is a `HookAnswer` (the host's answer in `hookAnswer`, the grant in `grant`) instead of the host's answer alone. Failures stay the host's deny form"),
@@ -161,7 +161,7 @@ pub async fn hook(
     let Some(host) = Host::from_name(&host) else {
         return ApiError::not_found(
             "unknown_host",
-            format!("no hook for host `{host}`: expected claude, codex, gemini, qwen, copilot, droid or opencode"),
+            format!("no hook for host `{host}`: expected claude, codex, gemini, qwen, copilot, droid, cline or opencode"),
         )
         .into_response();
     };

@@ -249,6 +249,26 @@ const TABLE: &[(Shape, &str, &str)] = &[
         "GitHub Copilot CLI's settings and user hooks: its hooks run commands on every tool call",
     ),
     (
+        Shape::Under(&[".cline"]),
+        ".cline/",
+        "Cline CLI's settings, plugins and hooks: it loads the plugins and runs the hooks there on every tool call, a project's with no trust prompt",
+    ),
+    (
+        Shape::Under(&[".clinerules", "hooks"]),
+        ".clinerules/hooks/",
+        "Cline CLI's project hooks: it runs them on every tool call with no trust prompt",
+    ),
+    (
+        Shape::Under(&["Documents", "Cline", "Hooks"]),
+        "Documents/Cline/Hooks/",
+        "Cline CLI's user hooks: it runs them on every tool call",
+    ),
+    (
+        Shape::Under(&["Documents", "Cline", "Plugins"]),
+        "Documents/Cline/Plugins/",
+        "Cline CLI's user plugins: it loads them into every session",
+    ),
+    (
         Shape::Under(&[".opencode"]),
         ".opencode/",
         "OpenCode's project config and plugins: it loads every plugin there as code, and a change there can turn khaelor-perm's plugin off",

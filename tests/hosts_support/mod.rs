@@ -507,3 +507,43 @@ impl SessionDirs {
             .collect()
     }
 }
+
+/// Runs a host's headless command to its end, with its stdout and stderr read on the
+/// way (a full pipe would stall it); killed, failing the test with what it printed,
+/// after `timeout`.
+pub fn run_host(cmd: &mut std::process::Command, timeout: std::time::Duration) -> (String, String) {
+    use std::io::Read;
+    let mut child = cmd
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut out = child.stdout.take().unwrap();
+    let mut err = child.stderr.take().unwrap();
+    let t_out = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = out.read_to_string(&mut s);
+        s
+    });
+    let t_err = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = err.read_to_string(&mut s);
+        s
+    });
+    let start = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed() > timeout {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!(
+                "{:?} timed out\nstdout:\n{}\nstderr:\n{}",
+                cmd.get_program(),
+                t_out.join().unwrap(),
+                t_err.join().unwrap()
+            );
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    (t_out.join().unwrap(), t_err.join().unwrap())
+}

@@ -15,6 +15,7 @@ OPENCODE_VERSION=1.18.33
 QWEN_VERSION=0.24.4
 COPILOT_VERSION=1.0.102
 DROID_VERSION=0.215.0
+CLINE_VERSION=3.0.65
 
 if ! command -v npm >/dev/null 2>&1; then
   echo "hosts.sh: npm missing, installing nodejs and npm from Debian"
@@ -55,4 +56,7 @@ fi
 # Factory Droid from the `droid` package: `@factory/cli@0.225.1` names a Linux binary
 # package of that version that npm does not have.
 install droid droid "$DROID_VERSION"
+# Cline CLI: the `cline` package pulls its Linux binary from `@cline/cli-linux-x64` (an
+# optional dependency on npm, no download of its own).
+install cline cline "$CLINE_VERSION"
 echo "hosts.sh: hosts ready in $DIR"
