@@ -381,10 +381,9 @@ impl<'a> Facts<'a> {
         let (assignments, rest) = words.split_at(n.min(words.len()));
         !assignments.is_empty()
             && !rest.is_empty()
-            && assignments.iter().all(|a| {
-                let name = crate::programs::environment::assigned_name(a);
-                crate::programs::environment::changes_what_runs(name).is_none()
-            })
+            && assignments
+                .iter()
+                .all(|a| crate::programs::environment::assignment_risk(a).is_none())
             && self.ast().analysis.parts.iter().any(|p| p.words == rest)
     }
 

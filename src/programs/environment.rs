@@ -274,6 +274,25 @@ pub fn changes_what_runs(name: &str) -> Option<&'static str> {
         .map(|(_, why)| *why)
 }
 
+/// Why the assignment word `word` may change what a command does, or `None` for one of
+/// `HARMLESS` set to a plain value. A variable neither list names is not known to be
+/// harmless: programs and the C library read variables as paths (`TZ=/path`,
+/// `NLSPATH`, `HOSTALIASES`), options or modules (`GCONV_PATH`), so it counts.
+pub fn assignment_risk(word: &str) -> Option<&'static str> {
+    let name = assigned_name(word);
+    if let Some(why) = changes_what_runs(name) {
+        return Some(why);
+    }
+    if harmless_assignment(word) {
+        return None;
+    }
+    Some(if HARMLESS.iter().any(|(n, _)| *n == name) {
+        "has a value that is not a plain name or switch (a path, a quote, an expansion)"
+    } else {
+        "is not known to be only a switch or a name (a program may read it as a path, options or code)"
+    })
+}
+
 /// Variables a command may be prefixed with and still be read as the same command
 /// (`RUST_BACKTRACE=1 cargo test`, `CI=true npm test`, `LC_ALL=C sort f`): each is read
 /// by the tools that see it only as a switch or a name (of a locale, a zone, a log

@@ -1431,8 +1431,9 @@ fn take_evaluated(plan: &mut Plan, fx: &mut Effects) {
     }
 }
 
-/// An assignment prefix that changes what runs (`PATH=/tmp/x make`, `LD_PRELOAD=… ls`)
-/// is a `process.execute` of the whole command as written: a rule for the command alone
+/// An assignment prefix that changes what runs (`PATH=/tmp/x make`, `LD_PRELOAD=… ls`),
+/// or that is not known to be harmless (`TZ=~/.ssh/id_rsa ls -l` opens the key), is a
+/// `process.execute` of the whole command as written: a rule for the command alone
 /// (`make *`) does not cover it, and it is never offered an always pattern.
 fn environment_request(cmd: &walk::SimpleCommand, fx: &mut Effects) {
     if cmd.words.is_empty() {
@@ -1443,7 +1444,7 @@ fn environment_request(cmd: &walk::SimpleCommand, fx: &mut Effects) {
         .iter()
         .filter_map(|a| {
             let name = crate::programs::environment::assigned_name(&a.text);
-            crate::programs::environment::changes_what_runs(name).map(|why| (name, why))
+            crate::programs::environment::assignment_risk(&a.text).map(|why| (name, why))
         })
         .collect();
     if changed.is_empty() {
@@ -1456,7 +1457,7 @@ fn environment_request(cmd: &walk::SimpleCommand, fx: &mut Effects) {
         format!("Run {} with a changed environment", cmd.text),
     );
     for (name, why) in changed {
-        let note = format!("Sets `{name}`, which {why}: it changes what this command runs.");
+        let note = format!("Sets `{name}`, which {why}: it may change what this command does.");
         if !fx.notes.contains(&note) {
             fx.notes.push(note.clone());
         }
