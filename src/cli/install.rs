@@ -249,7 +249,7 @@ fn blocking_install(args: &InstallArgs) -> Result<(), String> {
     let edit = match args.target.host {
         // The plugin picks `--interactive` or `--non-interactive` itself
         // (`KHAELOR_PERM_INTERACTIVE`); non-interactive is its default.
-        Host::Opencode => wiring::opencode::install(
+        Host::Opencode => wiring::opencode::FILE.install(
             &shown,
             before.as_deref().unwrap_or(""),
             &bin.display().to_string(),
@@ -260,7 +260,7 @@ fn blocking_install(args: &InstallArgs) -> Result<(), String> {
                 .collect::<Vec<_>>(),
         ),
         // The plugin passes every flag on, `--interactive` included.
-        Host::Cline => wiring::cline::install(
+        Host::Cline => wiring::cline::FILE.install(
             &shown,
             before.as_deref().unwrap_or(""),
             &bin.display().to_string(),

@@ -237,8 +237,8 @@ pub(crate) fn shape(file: &str, message: &str) -> WiringError {
 pub fn installed(host: Host, file: &str, text: &str) -> Result<Vec<(String, String)>, WiringError> {
     match host {
         Host::Codex => return codex::installed(file, text),
-        Host::Opencode => return opencode::installed(file, text),
-        Host::Cline => return cline::installed(file, text),
+        Host::Opencode => return opencode::FILE.installed(file, text),
+        Host::Cline => return cline::FILE.installed(file, text),
         Host::Copilot => return copilot::installed(file, text),
         Host::Claude | Host::Gemini | Host::Qwen | Host::Droid => {}
     }
@@ -286,7 +286,7 @@ fn our_entries(hooks: &CstObject, event: &str, host: Host) -> Vec<(usize, String
 /// for a file that does not exist). Unchanged text when exactly this command is wired
 /// already; an entry of ours with another command (another binary, other flags) is
 /// replaced.
-/// OpenCode has no command to wire: `opencode::install` writes its plugin.
+/// OpenCode has no command to wire: `opencode::FILE.install` writes its plugin.
 pub fn install(host: Host, file: &str, text: &str, command: &str) -> Result<Edit, WiringError> {
     install_timed(host, file, text, command, None)
 }
@@ -439,8 +439,8 @@ fn remove_ours(top: &CstObject, event: &str, host: Host) -> usize {
 pub fn uninstall(host: Host, file: &str, text: &str) -> Result<Edit, WiringError> {
     match host {
         Host::Codex => return codex::uninstall(file, text),
-        Host::Opencode => return opencode::uninstall(file, text),
-        Host::Cline => return cline::uninstall(file, text),
+        Host::Opencode => return opencode::FILE.uninstall(file, text),
+        Host::Cline => return cline::FILE.uninstall(file, text),
         Host::Copilot => return copilot::uninstall(file, text),
         Host::Claude | Host::Gemini | Host::Qwen | Host::Droid => {}
     }

@@ -6,30 +6,17 @@
 //! only stop the whole run (`hosts::cline`).
 
 use super::plugin_file::PluginFile;
-use super::{Edit, WiringError};
 use crate::hosts::Host;
 
 /// The plugin as shipped (its `INSTALLED` line empty: the binary on PATH).
 pub const PLUGIN: &str = include_str!("../cline-plugin.js");
 
-const FILE: PluginFile = PluginFile {
+/// The plugin file: `installed` (for doctor), `install` and `uninstall`.
+pub const FILE: PluginFile = PluginFile {
     host: Host::Cline,
     plugin: PLUGIN,
     marker: "// khaelor-perm for Cline CLI.",
 };
-
-/// The hook command an installed plugin runs (for doctor), if `text` is our plugin.
-pub fn installed(file: &str, text: &str) -> Result<Vec<(String, String)>, WiringError> {
-    FILE.installed(file, text)
-}
-
-pub fn install(file: &str, text: &str, bin: &str, flags: &[String]) -> Result<Edit, WiringError> {
-    FILE.install(file, text, bin, flags)
-}
-
-pub fn uninstall(file: &str, text: &str) -> Result<Edit, WiringError> {
-    FILE.uninstall(file, text)
-}
 
 #[cfg(test)]
 mod tests {
