@@ -529,6 +529,24 @@ pub struct AuditPage {
     pub next: Option<Cursor>,
 }
 
+impl AuditPage {
+    /// The first `limit` of `kept` (in order, at most one more than `limit` read), and
+    /// a cursor after the last of them when more were kept.
+    pub fn first(mut kept: Vec<AuditRecord>, limit: usize) -> AuditPage {
+        let more = kept.len() > limit;
+        kept.truncate(limit);
+        let next = if more {
+            kept.last().map(Cursor::of)
+        } else {
+            None
+        };
+        AuditPage {
+            records: kept,
+            next,
+        }
+    }
+}
+
 /// The records that `filter` keeps, after `after`, at most `limit` (clamped to
 /// 1..=`MAX_PAGE`): those of every session log under `sessions` (with `origin`, the
 /// machine and user that wrote them), and those other deciders sent to `received`
@@ -592,17 +610,7 @@ pub fn blocking_query(
         }
     }
     sort(&mut kept);
-    let more = kept.len() > limit;
-    kept.truncate(limit);
-    let next = if more {
-        kept.last().map(Cursor::of)
-    } else {
-        None
-    };
-    Ok(AuditPage {
-        records: kept,
-        next,
-    })
+    Ok(AuditPage::first(kept, limit))
 }
 
 /// Every record must name a valid machine, session and time (see `blocking_receive`).

@@ -290,17 +290,7 @@ pub fn blocking_query_pg(
             break;
         }
     }
-    let more = kept.len() > limit;
-    kept.truncate(limit);
-    let next = if more {
-        kept.last().map(Cursor::of)
-    } else {
-        None
-    };
-    Ok(AuditPage {
-        records: kept,
-        next,
-    })
+    Ok(AuditPage::first(kept, limit))
 }
 
 /// Stores records another decider sent in the PostgreSQL store, each once (see
