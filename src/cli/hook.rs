@@ -246,7 +246,7 @@ fn answer(args: &Args) -> Result<Rendered, String> {
     let home = home(args)?;
     let ctx = AnalysisContext::new(&root, call.cwd.as_deref().map(Path::new), &home)
         .map_err(|e| e.to_string())?;
-    let state = state_dir(args)?;
+    let state = super::state_dir(args.state_dir.as_deref())?;
     let policy = local_policy(args, &ctx, &state)?;
     let interactive = args.interactive();
     let input = call.input.clone();
@@ -261,16 +261,6 @@ fn answer(args: &Args) -> Result<Rendered, String> {
     )?;
     send_to_hub(args, &state);
     Ok(hosts::render_decided(args.host, &input, &decided))
-}
-
-/// The state directory: `--state-dir`, else the default `serve` uses.
-fn state_dir(args: &Args) -> Result<PathBuf, String> {
-    match &args.state_dir {
-        Some(d) => Ok(d.clone()),
-        None => super::serve::default_state_dir().ok_or_else(|| {
-            "no state directory: set --state-dir, KHAELOR_PERM_STATE_DIR or HOME".to_string()
-        }),
-    }
 }
 
 /// The policy this machine decides with: the configs of `ctx`'s project and home, the
@@ -323,7 +313,7 @@ fn blocking_write_returned_grant(
     let home = home(args)?;
     let ctx = AnalysisContext::new(root, call.cwd.as_deref().map(Path::new), &home)
         .map_err(|e| e.to_string())?;
-    let state = state_dir(args)?;
+    let state = super::state_dir(args.state_dir.as_deref())?;
     let policy = local_policy(args, &ctx, &state)?;
     // Decided here as a person would be asked here: the patterns this machine offers
     // for the call are the only ones a grant of it may write.
@@ -382,11 +372,7 @@ fn verified_rules(
 /// the local log (`crate::hosts::outcome`), and answers the host with nothing
 /// (post-call events need no decision).
 fn record_outcome(args: &Args, outcome: Outcome) -> Result<Rendered, String> {
-    let state = match &args.state_dir {
-        Some(d) => d.clone(),
-        None => super::serve::default_state_dir()
-            .ok_or("no state directory: set --state-dir, KHAELOR_PERM_STATE_DIR or HOME")?,
-    };
+    let state = super::state_dir(args.state_dir.as_deref())?;
     let sessions = state.join("sessions");
     let session = outcome.session().to_string();
     let lock = crate::session::lock_log(&sessions, &session).map_err(|e| e.to_string())?;

@@ -65,11 +65,7 @@ pub fn run(args: Args) -> ExitCode {
 }
 
 fn rows(args: &Args) -> Result<(String, Vec<Row>), String> {
-    let state = match &args.state_dir {
-        Some(d) => d.clone(),
-        None => super::serve::default_state_dir()
-            .ok_or("no state directory: set --state-dir, KHAELOR_PERM_STATE_DIR or HOME")?,
-    };
+    let state = super::state_dir(args.state_dir.as_deref())?;
     let dir = state.join("sessions");
     let id = match &args.session {
         Some(s) => s.clone(),

@@ -33,6 +33,18 @@ pub mod serve;
 pub mod suggest;
 pub mod trust;
 
+/// The state directory a command reads and writes: `given` (`--state-dir`), else the
+/// default `serve` uses.
+pub fn state_dir(given: Option<&std::path::Path>) -> Result<std::path::PathBuf, String> {
+    match given {
+        Some(d) => Ok(d.to_path_buf()),
+        None => serve::default_state_dir().ok_or_else(|| {
+            "no state directory: set --state-dir, KHAELOR_PERM_STATE_DIR, XDG_STATE_HOME or HOME"
+                .to_string()
+        }),
+    }
+}
+
 /// Writes `text` to stdout. A closed pipe (`khaelor-perm rules | head`) is not an
 /// error worth a panic: the reader has what it wanted.
 pub fn print_out(text: &str) {

@@ -55,11 +55,7 @@ pub fn run(args: Args) -> ExitCode {
 }
 
 fn go(args: &Args) -> Result<String, String> {
-    let state = match &args.state_dir {
-        Some(d) => d.clone(),
-        None => super::serve::default_state_dir()
-            .ok_or("no state directory: set --state-dir, KHAELOR_PERM_STATE_DIR or HOME")?,
-    };
+    let state = super::state_dir(args.state_dir.as_deref())?;
     let since = args.since.as_deref().map(parse_since).transpose()?;
     let root = match &args.root {
         Some(r) => Some(
