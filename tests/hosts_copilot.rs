@@ -24,9 +24,8 @@
 mod hosts_support;
 mod tmux_support;
 
-use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 use hosts_support::{Api, ModelServer, SessionDirs, host_bin, hosts_dir};
@@ -127,37 +126,8 @@ fn copilot_run(scene: &Scene, model: &ModelServer) -> (String, String) {
     for (k, v) in scene.env(model) {
         cmd.env(k, v);
     }
-    cmd.args(["-p", "run the e2e script"])
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    let mut child = cmd.spawn().unwrap();
-    let mut out = child.stdout.take().unwrap();
-    let mut err = child.stderr.take().unwrap();
-    let t_out = std::thread::spawn(move || {
-        let mut s = String::new();
-        let _ = out.read_to_string(&mut s);
-        s
-    });
-    let t_err = std::thread::spawn(move || {
-        let mut s = String::new();
-        let _ = err.read_to_string(&mut s);
-        s
-    });
-    let start = Instant::now();
-    while child.try_wait().unwrap().is_none() {
-        if start.elapsed() > HOST_TIMEOUT {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!(
-                "copilot timed out\nstdout:\n{}\nstderr:\n{}",
-                t_out.join().unwrap(),
-                t_err.join().unwrap()
-            );
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    (t_out.join().unwrap(), t_err.join().unwrap())
+    cmd.args(["-p", "run the e2e script"]);
+    hosts_support::run_host(&mut cmd, HOST_TIMEOUT)
 }
 
 /// The hook inputs a `tee` hook beside ours kept (one JSON object after another).

@@ -22,10 +22,9 @@
 
 mod hosts_support;
 
-use std::io::Read;
 use std::path::PathBuf;
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Command;
+use std::time::Duration;
 
 use hosts_support::{Api, ModelServer, SessionDirs, host_bin};
 use serde_json::{Value, json};
@@ -103,37 +102,8 @@ impl Scene {
             .env("HOME", &self.home)
             .env("KHAELOR_PERM_STATE_DIR", &self.state)
             .args(["exec", "-m", "custom:E2E-0", "--auto", "high"])
-            .arg("run the e2e script")
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
-        let mut child = cmd.spawn().unwrap();
-        let mut out = child.stdout.take().unwrap();
-        let mut err = child.stderr.take().unwrap();
-        let t_out = std::thread::spawn(move || {
-            let mut s = String::new();
-            let _ = out.read_to_string(&mut s);
-            s
-        });
-        let t_err = std::thread::spawn(move || {
-            let mut s = String::new();
-            let _ = err.read_to_string(&mut s);
-            s
-        });
-        let start = Instant::now();
-        while child.try_wait().unwrap().is_none() {
-            if start.elapsed() > HOST_TIMEOUT {
-                let _ = child.kill();
-                let _ = child.wait();
-                panic!(
-                    "droid timed out\nstdout:\n{}\nstderr:\n{}",
-                    t_out.join().unwrap(),
-                    t_err.join().unwrap()
-                );
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        (t_out.join().unwrap(), t_err.join().unwrap())
+            .arg("run the e2e script");
+        hosts_support::run_host(&mut cmd, HOST_TIMEOUT)
     }
 }
 
