@@ -816,3 +816,46 @@ fn write_panels_carry_the_diff_from_the_mapping() {
     assert!(diff.lines().any(|l| l == " - old item"), "{diff}");
     assert_eq!(d.always_patterns, vec![path]);
 }
+
+/// A recursive read of a directory holding more entries than a walk looks at asks, with
+/// the walk's reason and no always pattern: whether `decide` walks it (`grep -r`) or a
+/// name-filtered `find` walk met the bound in the analysis first (and is not walked
+/// again). The same `find` over a small project reads just the file it matches.
+#[test]
+fn a_walk_over_its_bound_asks_with_its_reason() {
+    let w = World::new();
+    let many = w.root.join("many");
+    std::fs::create_dir_all(&many).unwrap();
+    for i in 0..=khaelor_perm::model::vocab::MAX_WALK_ENTRIES {
+        std::fs::write(many.join(format!("f{i}.txt")), "").unwrap();
+    }
+    std::fs::write(w.root.join("a.py"), "x\n").unwrap();
+    let policy = w.policy();
+    let find = "find . -name '*.py' -type f -exec cat {} +";
+    for command in ["grep -r x .", find] {
+        let d = w.tool(&policy, "bash", json!({ "command": command }));
+        assert_eq!(d.decision, Action::Ask, "{command}");
+        assert!(d.always_patterns.is_empty(), "{command}");
+        assert!(
+            d.requests.iter().any(|r| r
+                .reasons
+                .contains(&khaelor_perm::model::vocab::Reason::WalkBound)),
+            "{command}: {:?}",
+            d.requests
+        );
+    }
+    // The analysis' own walk marked the read, so `decide` did not walk it again.
+    let d = w.tool(&policy, "bash", json!({ "command": find }));
+    assert!(
+        d.requests.iter().any(|r| r
+            .request
+            .directory_read
+            .as_ref()
+            .is_some_and(|x| x.over_bound)),
+        "{:?}",
+        d.requests
+    );
+    std::fs::remove_dir_all(&many).unwrap();
+    let d = w.tool(&policy, "bash", json!({ "command": find }));
+    assert_eq!(d.decision, Action::Allow, "{:?}", d.requests);
+}

@@ -471,6 +471,8 @@ mod tests {
             follow: true,
             names_only: true,
             paths: vec!["/p/.env".into()],
+            // Not serialized: the document never shows it.
+            over_bound: false,
         });
         r
     }

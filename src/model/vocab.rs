@@ -217,6 +217,12 @@ pub struct DirectoryRead {
     /// git reader reaches in the repository's history and index (`git log -p`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub paths: Vec<String>,
+    /// The analysis already walked it and met more than `MAX_WALK_ENTRIES` entries (a
+    /// name-filtered `find` walk counts every entry the whole walk would): the read
+    /// cannot be vouched for, and is not walked again. Internal: never read from or
+    /// written to JSON, so a request from outside is walked as usual.
+    #[serde(skip)]
+    pub over_bound: bool,
 }
 
 impl CapabilityRequest {

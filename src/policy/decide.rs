@@ -339,8 +339,14 @@ pub fn decide_with(
                     .map(|p| (std::path::PathBuf::from(p), std::path::PathBuf::from(p)))
                     .collect()
             } else if reach_of.recursive {
-                // A recursive read (`grep -r`, `rg`) reads every file below.
-                match crate::policy::reach::walk(dir, how) {
+                // A recursive read (`grep -r`, `rg`) reads every file below; one the
+                // analysis already found over the bound is not walked again.
+                let walked = if reach_of.over_bound {
+                    Err(crate::policy::reach::OverBound)
+                } else {
+                    crate::policy::reach::walk(dir, how)
+                };
+                match walked {
                     Ok(all) => all.into_iter().map(|p| (p.clone(), p)).collect(),
                     Err(crate::policy::reach::OverBound) => {
                         if action == Action::Allow {

@@ -483,7 +483,7 @@ fn verdict(
             glob: None,
             follow: v.follow,
             names_only: v.names_only,
-            paths: Vec::new(),
+            ..Default::default()
         };
         for d in &v.recursive {
             // A walk whose files are filtered by name (`find . -name '*.py' -type f
@@ -499,10 +499,18 @@ fn verdict(
                 named_walk(&dir, pat, v.follow)
             });
             match named {
-                Some(files) => {
+                Some(NamedWalk::Files(files)) => {
                     for f in files {
                         read_request(&f.display().to_string(), cwd, ctx, fx);
                     }
+                }
+                // The whole walk meets the same entries: `decide` need not walk again.
+                Some(NamedWalk::OverBound) => {
+                    let over = crate::model::vocab::DirectoryRead {
+                        over_bound: true,
+                        ..reach.clone()
+                    };
+                    recursive_read_request(d, &over, cwd, ctx, fx);
                 }
                 None => recursive_read_request(d, &reach, cwd, ctx, fx),
             }
@@ -790,17 +798,26 @@ fn expand_glob(word: &str, cwd: &Cwd, ctx: &AnalysisContext) -> Option<Vec<Strin
     Some(names)
 }
 
-/// Most entries a name-filtered walk (`find -name PAT -type f -exec`) looks at, and
-/// most files it may reach, before the whole walk is judged instead.
-const MAX_NAMED_WALK_ENTRIES: usize = 20_000;
+/// Most files a name-filtered walk (`find -name PAT -type f -exec`) may reach before
+/// the whole walk is judged instead. It looks at `MAX_WALK_ENTRIES` entries at most,
+/// as the whole walk does.
 const MAX_NAMED_WALK_FILES: usize = 256;
+
+/// What a name-filtered walk found.
+enum NamedWalk {
+    /// The files it reaches, each a read of its own.
+    Files(Vec<PathBuf>),
+    /// More entries than `MAX_WALK_ENTRIES`: so many the whole walk meets too.
+    OverBound,
+}
 
 /// The paths below `dir` whose own name matches find's `-name` pattern `pat` (case
 /// kept, a leading `.` matched by `*` as find's `fnmatch` does), as find lists them:
 /// hidden directories entered, symlinks to directories entered only when it follows
 /// them (each real directory once), a symlink reported by its own name (its target is
-/// judged by the read). `None` past the bounds, or when the pattern does not compile.
-fn named_walk(dir: &std::path::Path, pat: &str, follow: bool) -> Option<Vec<PathBuf>> {
+/// judged by the read). `None` past the files' bound, or when the pattern does not
+/// compile or an entry cannot be read.
+fn named_walk(dir: &std::path::Path, pat: &str, follow: bool) -> Option<NamedWalk> {
     let matcher = globset::GlobBuilder::new(pat)
         .literal_separator(true)
         .backslash_escape(false)
@@ -808,7 +825,7 @@ fn named_walk(dir: &std::path::Path, pat: &str, follow: bool) -> Option<Vec<Path
         .ok()?
         .compile_matcher();
     if !dir.is_dir() {
-        return Some(Vec::new());
+        return Some(NamedWalk::Files(Vec::new()));
     }
     let mut out = Vec::new();
     // Without following links, the directories form a tree and each is met once; only
@@ -826,8 +843,8 @@ fn named_walk(dir: &std::path::Path, pat: &str, follow: bool) -> Option<Vec<Path
         for e in entries {
             let e = e.ok()?;
             seen += 1;
-            if seen > MAX_NAMED_WALK_ENTRIES {
-                return None;
+            if seen > crate::model::vocab::MAX_WALK_ENTRIES {
+                return Some(NamedWalk::OverBound);
             }
             let path = e.path();
             let t = e.file_type().ok()?;
@@ -844,7 +861,7 @@ fn named_walk(dir: &std::path::Path, pat: &str, follow: bool) -> Option<Vec<Path
         }
     }
     out.sort();
-    Some(out)
+    Some(NamedWalk::Files(out))
 }
 
 /// Most compiled glob matchers kept per thread (then the cache starts over).
