@@ -4,8 +4,9 @@
 //! `agent_commands.jsonl` in the shared corpus), the commands agents really ran in
 //! public sessions per kind and preset as allowed / contained / asked / denied, the
 //! risky ones let through, and what asks most often for reads, edits and builds. The
-//! agent set's run fails (exit 1) when a preset lets a risky command run or falls below
-//! a floor. Run: `cargo bench --profile dev --bench friction`; `KHAELOR_AGENT_ASKS=1` also
+//! agent set's run fails (exit 1) when the set is not the one
+//! `benches/agent_set/expected.json` counts, a preset lets a risky command run or one
+//! falls below a floor. Run: `cargo bench --profile dev --bench friction`; `KHAELOR_AGENT_ASKS=1` also
 //! lists every read and edit `recommended` asks about. The tables go into
 //! BENCHMARKS.md, section "Friction".
 #![allow(clippy::unwrap_used, clippy::indexing_slicing)]
@@ -122,21 +123,24 @@ fn agent_set() {
 /// What the agent set must hold: no preset lets a risky command run, neither allowed
 /// nor contained (no sandbox claim is made for any of them), and what runs without a
 /// prompt is at least the floor measured last (raised as the analysis learns more,
-/// never lowered). The floors are counts of this very set: a changed set is measured
-/// again.
+/// never lowered). The floors are counts of this very set, whose kinds
+/// `benches/agent_set/assemble.py` wrote to `benches/agent_set/expected.json` when it
+/// built it: a set that is not that one is measured again.
 fn agent_checks(rows: &[friction_set::Row], tallies: &[friction_set::AgentTally]) -> Vec<String> {
     let mut out = Vec::new();
-    let count = |k: &str| rows.iter().filter(|r| r.kind == k).count();
-    let kinds = [
-        count("read"),
-        count("edit"),
-        count("build"),
-        count("other"),
-        count("risky"),
-    ];
-    if kinds != [349, 166, 325, 310, 22] {
+    let expected = expected_kinds();
+    let kinds: Vec<(String, usize)> = friction_set::KINDS
+        .iter()
+        .map(|k| {
+            (
+                (*k).to_string(),
+                rows.iter().filter(|r| r.kind == *k).count(),
+            )
+        })
+        .collect();
+    if kinds != expected {
         out.push(format!(
-            "the agent set changed ({kinds:?}): measure it again and move the floors"
+            "the agent set is not the one benches/agent_set/expected.json counts ({kinds:?}, expected {expected:?}): rebuild it with benches/agent_set/assemble.py, or measure it again and move the floors"
         ));
         return out;
     }
@@ -156,15 +160,15 @@ fn agent_checks(rows: &[friction_set::Row], tallies: &[friction_set::AgentTally]
     }
     // (preset, kind, allowed at least, allowed or contained at least)
     let floors: &[(&str, &str, usize, usize)] = &[
-        ("strict", "read", 108, 108),
-        ("strict", "edit", 2, 2),
+        ("strict", "read", 147, 147),
+        ("strict", "edit", 0, 0),
         ("strict", "build", 0, 0),
-        ("recommended", "read", 306, 306),
-        ("recommended", "edit", 104, 104),
-        ("recommended", "build", 0, 192),
-        ("autonomous", "read", 306, 326),
-        ("autonomous", "edit", 104, 105),
-        ("autonomous", "build", 52, 253),
+        ("recommended", "read", 434, 435),
+        ("recommended", "edit", 133, 133),
+        ("recommended", "build", 0, 224),
+        ("autonomous", "read", 434, 455),
+        ("autonomous", "edit", 133, 134),
+        ("autonomous", "build", 63, 255),
     ];
     for (preset, kind, allowed, unprompted) in floors {
         let Some(t) = tallies.iter().find(|t| t.name == *preset) else {
@@ -186,4 +190,20 @@ fn agent_checks(rows: &[friction_set::Row], tallies: &[friction_set::AgentTally]
         }
     }
     out
+}
+
+/// The agent set's rows per kind (in `friction_set::KINDS`' order), as
+/// `benches/agent_set/assemble.py` counted them when it built the set.
+fn expected_kinds() -> Vec<(String, usize)> {
+    let path =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/agent_set/expected.json");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    friction_set::KINDS
+        .iter()
+        .map(|k| {
+            let n = v["kinds"][*k].as_u64().unwrap_or(0);
+            ((*k).to_string(), usize::try_from(n).unwrap())
+        })
+        .collect()
 }

@@ -48,7 +48,8 @@ pub fn rows() -> Vec<Row> {
 /// Where the agent set is: `KHAELOR_AGENT_SET`, else `agent_commands.jsonl` in the
 /// shared corpus beside the checkout. Its commands are copied from third-party
 /// sessions, so they are kept out of this repository; the bench measures them where
-/// they are.
+/// they are, and `benches/agent_set/assemble.py` rebuilds them from the pinned sources
+/// of `benches/agent_set/sources.tsv` (see `benches/agent_set/README.md`).
 pub fn agent_set_path() -> Option<PathBuf> {
     let path = match std::env::var_os("KHAELOR_AGENT_SET") {
         Some(p) => PathBuf::from(p),
