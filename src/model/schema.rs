@@ -344,6 +344,9 @@ pub enum ReasonSchema {
     DirectoryRead { path: String },
     /// The path is only known when the command runs.
     UnknownPath,
+    /// An operand of the command is only known when it runs (a variable, a
+    /// substitution): no rule for the command's text can vouch for it.
+    UnknownOperand,
     /// Writes KHAELOR's own configuration, or names it in a command.
     SelfProtection,
     /// Names the service's panel token or its grant, deny or trust routes (`named`):

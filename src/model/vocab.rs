@@ -132,7 +132,9 @@ pub struct CapabilityRequest {
     pub via: Option<String>,
     /// A path whose location is only known when the command runs (`/tmp/$X`,
     /// `/etc/sha*`): its subject is the word as written, which no rule for locations
-    /// can vouch for, so it is at most asked and never offered a pattern.
+    /// can vouch for, so it is at most asked and never offered a pattern. On
+    /// `process.execute`: an operand is only known when it runs (`ls "$d"`), which no
+    /// rule for the command's text can vouch for either.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub unresolved: bool,
     /// What the analysis verified about this command (on `process.execute`
@@ -341,6 +343,9 @@ pub enum Reason {
     DirectoryRead { path: String },
     /// The path is only known when the command runs.
     UnknownPath,
+    /// An operand of the command is only known when it runs (a variable, a
+    /// substitution): no rule for the command's text can vouch for it.
+    UnknownOperand,
     /// Writes KHAELOR's own configuration, or names it in a command.
     SelfProtection,
     /// Names the service's way of answering prompts: its panel token file, or its

@@ -432,6 +432,18 @@ pub fn decide_with(
             offer_always = false;
             push_reason(&mut req, &mut reasons, Reason::UnknownPath);
         }
+        if req.capability == Capability::ProcessExecute
+            && req.unresolved
+            && action < Action::Ask
+        {
+            // A command with an operand only known when it runs (`ls "$d"`, `git show
+            // $X`): a rule for its text cannot vouch for what the operand will be, nor
+            // can a sandbox claim be made for a command not read in full.
+            action = Action::Ask;
+            rule = builtin_ask(&req);
+            offer_always = false;
+            push_reason(&mut req, &mut reasons, Reason::UnknownOperand);
+        }
         if matches!(
             req.capability,
             Capability::FileWriteProject | Capability::FileWriteOutsideProject

@@ -17,6 +17,8 @@ use crate::model::vocab::{
 pub const HARDLINE_NOTE: &str = crate::floor::HARDLINE_RISK_NOTE;
 
 /// A path subject that is not absolute: the analyzer could not resolve it.
+pub const UNKNOWN_OPERAND_NOTE: &str = "An argument of this command is only known when it runs (a variable or a substitution): it may name any file or be any option, so it cannot be allowed silently.";
+
 pub const UNKNOWN_PATH_NOTE: &str = "This path is only known when the command runs (a variable or an unknown working directory), so it cannot be allowed silently.";
 
 /// Seed §5.2: every ask resolves as deny when nobody can answer.
@@ -461,6 +463,7 @@ pub fn reason_note(reason: &Reason, subject: &str) -> String {
         Reason::WalkBound => walk_bound_note(subject),
         Reason::DirectoryRead { path } => directory_read_note(path),
         Reason::UnknownPath => UNKNOWN_PATH_NOTE.to_string(),
+        Reason::UnknownOperand => UNKNOWN_OPERAND_NOTE.to_string(),
         Reason::SelfProtection => SELF_PROTECTION_NOTE.to_string(),
         Reason::ApprovalChannel { named } => approval_channel_note(named),
         Reason::ProtectedWrite { reason } => protected_write_note(reason),

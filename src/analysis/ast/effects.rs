@@ -253,11 +253,16 @@ pub(crate) fn command_effects(cmd: &SimpleCommand, ctx: &AnalysisContext, fx: &m
     });
     // The subject is empty only for a bare redirection (`> f`): nothing runs.
     fx.running = (!cmd.text.is_empty()).then(|| {
-        fx.push_at(CapabilityRequest::new(
+        let mut run = CapabilityRequest::new(
             Capability::ProcessExecute,
             cmd.text.clone(),
             format!("Run {}", cmd.text),
-        ))
+        );
+        // An operand only known when it runs (`ls "$dir"`, `git show $REV`) may name
+        // any place or be any option, which no rule written for the command's text can
+        // vouch for: `ls ~/.ssh` asks, so `ls $HOME/.ssh` must too.
+        run.unresolved = cmd.words.iter().any(|w| w.dynamic);
+        fx.push_at(run)
     });
     // Bash applies redirects in order: the last one to the input is what is read.
     fx.inline_input = cmd
