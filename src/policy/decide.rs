@@ -432,13 +432,11 @@ pub fn decide_with(
             offer_always = false;
             push_reason(&mut req, &mut reasons, Reason::UnknownPath);
         }
-        if req.capability == Capability::ProcessExecute
-            && req.unresolved
-            && action < Action::Ask
+        if req.capability == Capability::ProcessExecute && req.unresolved && action == Action::Allow
         {
             // A command with an operand only known when it runs (`ls "$d"`, `git show
-            // $X`): a rule for its text cannot vouch for what the operand will be, nor
-            // can a sandbox claim be made for a command not read in full.
+            // $X`): a rule for its text cannot vouch for what the operand will be. A
+            // contained one stays contained: the sandbox holds whatever it names.
             action = Action::Ask;
             rule = builtin_ask(&req);
             offer_always = false;

@@ -363,6 +363,36 @@ pub fn harmless_assignment(word: &str) -> bool {
         })
 }
 
+/// Variables that add places to a language's module search, set before a build or a
+/// script of the project (`PYTHONPATH=. pytest`, `cd pkg && PYTHONPATH=src python -m
+/// pytest`): where every place is inside the project, what they load is the project's
+/// own code, which the build runs anyway. Anywhere else they load code from there.
+const PROJECT_PATHS: &[&str] = &["PYTHONPATH", "NODE_PATH"];
+
+/// Whether an assignment word is one of `PROJECT_PATHS` whose every `:`-separated place
+/// is a plain path (no `~`, quote, space or expansion; not empty, which Python reads
+/// as the working directory) that resolves, symlinks followed, inside the project.
+/// Only a build or a project script may carry one (`effects::verdict`).
+pub fn project_path_assignment(
+    word: &str,
+    cwd: Option<&std::path::Path>,
+    ctx: &crate::model::vocab::AnalysisContext,
+) -> bool {
+    let Some((name, value)) = word.split_once('=') else {
+        return false;
+    };
+    PROJECT_PATHS.contains(&name)
+        && value.split(':').all(|place| {
+            !place.is_empty()
+                && !place.starts_with('~')
+                && place.chars().all(|c| {
+                    c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '/' | '-' | '+' | '@')
+                })
+                && crate::model::paths::resolve_word(place, cwd, ctx.home())
+                    .is_some_and(|p| crate::model::paths::is_inside(&p, ctx.root()))
+        })
+}
+
 /// The variable name of an assignment word (`NAME=v`, `NAME+=v`, `NAME[i]=v`).
 pub fn assigned_name(word: &str) -> &str {
     let lhs = word.split_once('=').map_or(word, |(l, _)| l);

@@ -216,6 +216,15 @@ const ARITHMETIC_NAMES: &[&str] = &[
     "readarray",
 ];
 
+/// Builtins whose operands, whatever they turn out to be, only print, compare or move
+/// the shell itself: a test reads no file's content (the strings a test expands again
+/// are code the walk reads on its own), `echo`/`printf` print (a redirect of theirs is
+/// its own request), `cd` only changes where later parts run (which then count as
+/// unknown).
+const OPERANDS_INERT: &[&str] = &[
+    "[[", "[", "test", "echo", "printf", "true", "false", ":", "cd", "exit", "return", "shift",
+];
+
 fn join(words: &[String]) -> String {
     words.join(" ")
 }
@@ -260,8 +269,16 @@ pub(crate) fn command_effects(cmd: &SimpleCommand, ctx: &AnalysisContext, fx: &m
         );
         // An operand only known when it runs (`ls "$dir"`, `git show $REV`) may name
         // any place or be any option, which no rule written for the command's text can
-        // vouch for: `ls ~/.ssh` asks, so `ls $HOME/.ssh` must too.
-        run.unresolved = cmd.words.iter().any(|w| w.dynamic);
+        // vouch for: `ls ~/.ssh` asks, so `ls $HOME/.ssh` must too. A function of
+        // the command's own takes it as `$1`, which its body, read in full, already
+        // counts wherever it is used; a builtin of `OPERANDS_INERT` does nothing an
+        // operand could steer.
+        run.unresolved = cmd.words.iter().any(|w| w.dynamic)
+            && !cmd.words.first().is_some_and(|w| {
+                !w.dynamic
+                    && (OPERANDS_INERT.contains(&w.text.as_str())
+                        || fx.functions.iter().any(|f| *f == w.text))
+            });
         fx.push_at(run)
     });
     // Bash applies redirects in order: the last one to the input is what is read.
@@ -327,12 +344,21 @@ pub(crate) fn harmless_assignments(cmd: &SimpleCommand) -> bool {
         .all(|a| !a.dynamic && table::environment::harmless_assignment(&a.text))
 }
 
-/// Whether one simple command is verified read-only or, for the
-/// `autonomous` preset, a project-local build/test or an in-project file operation;
-/// the reads a verified command makes are added as requests. Only literal words, no
-/// assignment but the harmless ones (`RUST_BACKTRACE=1 cargo test`, `CI=true npm
-/// test`: `environment::harmless_assignment`, variables no tool reads as a program, a
-/// module or a path), no write redirect to a file, no function of the same name.
+/// `harmless_assignments`, or a prefix that adds places inside the project to a
+/// language's module search (`PYTHONPATH=. pytest`,
+/// `environment::project_path_assignment`), which only a build or a project script may
+/// carry (`verdict`).
+pub(crate) fn verifiable_assignments(cmd: &SimpleCommand, ctx: &AnalysisContext) -> bool {
+    cmd.assignments.iter().all(|a| {
+        !a.dynamic
+            && (table::environment::harmless_assignment(&a.text)
+                || (!cmd.words.is_empty()
+                    && table::environment::project_path_assignment(&a.text, cmd.cwd.path(), ctx)))
+    })
+}
+
+/// `verdict`, for a command whose prefix adds places to a module search only when it
+/// is a build or a project script: anything else may load other code from there.
 fn verdict(
     cmd: &SimpleCommand,
     ctx: &AnalysisContext,
@@ -340,7 +366,28 @@ fn verdict(
     before: Option<&(usize, table::composed::Producer, Cwd)>,
 ) -> Option<crate::model::vocab::Verdict> {
     use crate::model::vocab::Verdict;
-    if !harmless_assignments(cmd) || cmd.words.is_empty() || cmd.words.iter().any(|w| w.dynamic) {
+    if !verifiable_assignments(cmd, ctx) {
+        return None;
+    }
+    let v = command_verdict(cmd, ctx, fx, before)?;
+    (harmless_assignments(cmd) || matches!(v, Verdict::ProjectBuild | Verdict::ProjectScript))
+        .then_some(v)
+}
+
+/// Whether one simple command is verified read-only or, for the
+/// `autonomous` preset, a project-local build/test or an in-project file operation;
+/// the reads a verified command makes are added as requests. Only literal words, no
+/// assignment but the harmless ones (`RUST_BACKTRACE=1 cargo test`, `CI=true npm
+/// test`: `environment::harmless_assignment`, variables no tool reads as a program, a
+/// module or a path), no write redirect to a file, no function of the same name.
+fn command_verdict(
+    cmd: &SimpleCommand,
+    ctx: &AnalysisContext,
+    fx: &mut Effects,
+    before: Option<&(usize, table::composed::Producer, Cwd)>,
+) -> Option<crate::model::vocab::Verdict> {
+    use crate::model::vocab::Verdict;
+    if cmd.words.is_empty() || cmd.words.iter().any(|w| w.dynamic) {
         return None;
     }
     // Glob operands are read as bash passes them: the names they match now,

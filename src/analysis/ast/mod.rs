@@ -1153,11 +1153,14 @@ fn analyze_ast(command: &str, ctx: &AnalysisContext) -> Result<Analysis, AstErro
     // Commands of the top-level plan may be verified, unless a statement
     // assigns a variable (`PATH=/tmp/x; ls` changes what `ls` is) other than the
     // harmless ones (`CI=true npm test`, `LC_ALL=C sort f`).
-    fx.verifying = top.commands.iter().all(effects::harmless_assignments);
+    fx.verifying = top
+        .commands
+        .iter()
+        .all(|c| effects::verifiable_assignments(c, ctx));
     fx.functions = top.functions.iter().map(|f| f.name.clone()).collect();
     for cmd in &top.commands {
         effects::command_effects(cmd, ctx, &mut fx);
-        environment_request(cmd, &mut fx);
+        environment_request(cmd, ctx, &mut fx);
     }
     for (r, cwd) in &top.loose_redirects {
         effects::redirect_effects(r, cwd, ctx, &mut fx);
@@ -1300,7 +1303,7 @@ fn read_code_strings(ctx: &AnalysisContext, fx: &mut Effects, obfuscated: &mut V
                     }
                     for cmd in &inner.commands {
                         effects::command_effects(cmd, ctx, fx);
-                        environment_request(cmd, fx);
+                        environment_request(cmd, ctx, fx);
                     }
                     for (r, c) in &inner.loose_redirects {
                         effects::redirect_effects(r, c, ctx, fx);
@@ -1435,13 +1438,37 @@ fn take_evaluated(plan: &mut Plan, fx: &mut Effects) {
 /// or that is not known to be harmless (`TZ=~/.ssh/id_rsa ls -l` opens the key), is a
 /// `process.execute` of the whole command as written: a rule for the command alone
 /// (`make *`) does not cover it, and it is never offered an always pattern.
-fn environment_request(cmd: &walk::SimpleCommand, fx: &mut Effects) {
+fn environment_request(cmd: &walk::SimpleCommand, ctx: &AnalysisContext, fx: &mut Effects) {
     if cmd.words.is_empty() {
         return;
     }
+    // A build or project script whose prefix only adds places inside the project to
+    // its module search (`effects::verifiable_assignments`) is judged by its verdict.
+    let built = fx
+        .verdicts
+        .iter()
+        .rev()
+        .find(|(t, _)| *t == cmd.text)
+        .is_some_and(|(_, v)| {
+            matches!(
+                v,
+                Some(
+                    crate::model::vocab::Verdict::ProjectBuild
+                        | crate::model::vocab::Verdict::ProjectScript
+                )
+            )
+        });
     let changed: Vec<(&str, &str)> = cmd
         .assignments
         .iter()
+        .filter(|a| {
+            !(built
+                && crate::programs::environment::project_path_assignment(
+                    &a.text,
+                    cmd.cwd.path(),
+                    ctx,
+                ))
+        })
         .filter_map(|a| {
             let name = crate::programs::environment::assigned_name(&a.text);
             crate::programs::environment::assignment_risk(&a.text).map(|why| (name, why))
