@@ -165,10 +165,10 @@ fn agent_checks(rows: &[friction_set::Row], tallies: &[friction_set::AgentTally]
         ("strict", "build", 0, 0),
         ("recommended", "read", 434, 435),
         ("recommended", "edit", 133, 133),
-        ("recommended", "build", 0, 228),
+        ("recommended", "build", 0, 270),
         ("autonomous", "read", 434, 455),
         ("autonomous", "edit", 133, 134),
-        ("autonomous", "build", 67, 257),
+        ("autonomous", "build", 67, 299),
     ];
     for (preset, kind, allowed, unprompted) in floors {
         let Some(t) = tallies.iter().find(|t| t.name == *preset) else {

@@ -467,13 +467,8 @@ impl Sandbox for ProfileOnly {
         _call: &MappedCall,
         ctx: &AnalysisContext,
         policy: &Policy,
-        network: bool,
+        name: ProfileName,
     ) -> Result<Containment, NotContained> {
-        let name = if network {
-            ProfileName::ProjectNetwork
-        } else {
-            ProfileName::Project
-        };
         let profile = profile::build(ctx.root(), ctx.home(), policy, name).map_err(|e| {
             NotContained::Unavailable {
                 detail: e.to_string(),

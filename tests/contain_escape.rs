@@ -630,3 +630,68 @@ fn a_kept_profile_is_made_again_when_the_project_or_home_changes() {
         "read through a retargeted link:\n{out}"
     );
 }
+
+/// Code written on the command line (`python3 -c …`) is decided `contain` with the
+/// `read-only` profile: run as a host would run the rewritten command, it can compute,
+/// print and write the private `/tmp`, and every attempt to change the project fails
+/// with the message that says why, leaving the project as it was.
+#[test]
+fn inline_code_runs_with_the_project_read_only() {
+    let w = world();
+    // The world's `.khaelor/config.json` holds a canary, no config: make it an empty one.
+    std::fs::write(w.root.join(".khaelor/config.json"), "{}\n").unwrap();
+    let script = "import shutil, pathlib; print('sum', 1 + 1); open('/tmp/scratch', 'w').write('x'); pathlib.Path('src/main.rs').write_text('pwned'); shutil.rmtree('src')";
+    let command = format!("python3 -c \"{script}\"");
+    let check = Command::new(env!("CARGO_BIN_EXE_khaelor-perm"))
+        .args(["check", "--json", "--root", w.root.to_str().unwrap()])
+        .args(["--home", w.home.to_str().unwrap(), "--", &command])
+        .current_dir(&w.root)
+        .env("HOME", &w.home)
+        .output()
+        .unwrap();
+    let d: serde_json::Value = serde_json::from_slice(&check.stdout).unwrap();
+    assert_eq!(d["decision"], "contain", "{d}");
+    assert_eq!(d["containment"]["profile"]["name"], "read-only", "{d}");
+    let rewritten = d["containment"]["command"].as_str().unwrap();
+    assert!(rewritten.contains("--profile read-only"), "{rewritten}");
+    let o = Command::new("bash")
+        .args(["-c", rewritten])
+        .current_dir(&w.root)
+        .env("HOME", &w.home)
+        .output()
+        .unwrap();
+    assert_ne!(o.status.code(), Some(0));
+    assert!(text(&o.stdout).contains("sum 2"), "{}", text(&o.stdout));
+    assert!(text(&o.stderr).contains("Read-only file system"));
+    assert!(
+        text(&o.stderr).contains("is read-only"),
+        "{}",
+        text(&o.stderr)
+    );
+    assert_message(&o, "inline code changing the project");
+    assert_eq!(
+        std::fs::read_to_string(w.root.join("src/main.rs")).unwrap(),
+        "plain\n"
+    );
+    // The default profile keeps the project writable; `--profile read-only` does not.
+    let o = contained(&w, "echo edited > src/main.rs");
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let o = Command::new(env!("CARGO_BIN_EXE_khaelor-perm"))
+        .args(["exec", "--contain", "--profile", "read-only", "--root"])
+        .args([
+            w.root.to_str().unwrap(),
+            "--",
+            "bash",
+            "-c",
+            "echo again > src/main.rs",
+        ])
+        .current_dir(&w.root)
+        .env("HOME", &w.home)
+        .output()
+        .unwrap();
+    assert_ne!(o.status.code(), Some(0));
+    assert_eq!(
+        std::fs::read_to_string(w.root.join("src/main.rs")).unwrap(),
+        "edited\n"
+    );
+}

@@ -253,7 +253,7 @@ fn the_cli_flag_and_rules_listing() {
         .iter()
         .filter(|r| r["source"] == "preset")
         .collect();
-    assert_eq!(preset_rules.len(), 4);
+    assert_eq!(preset_rules.len(), 5);
     assert!(
         v["rules"]
             .as_array()

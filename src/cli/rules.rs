@@ -298,5 +298,8 @@ fn verdict_words(v: crate::model::vocab::Verdict) -> &'static str {
         crate::model::vocab::Verdict::ProjectScript => {
             "a script of the project run by its interpreter"
         }
+        crate::model::vocab::Verdict::InlineCode => {
+            "code on the command line run by Python or Node (in a read-only sandbox)"
+        }
     }
 }

@@ -152,17 +152,12 @@ impl crate::policy::decide::Sandbox for Bubblewrap {
         call: &MappedCall,
         ctx: &AnalysisContext,
         policy: &Policy,
-        network: bool,
+        name: ProfileName,
     ) -> Result<Containment, NotContained> {
         available().map_err(|e| NotContained::Unavailable {
             detail: e.to_string(),
         })?;
         let command = call.command.as_deref().ok_or(NotContained::NotACommand)?;
-        let name = if network {
-            ProfileName::ProjectNetwork
-        } else {
-            ProfileName::Project
-        };
         let cache = cache::dir(ctx.home(), ctx.root());
         let (profile, _) = cache::build(ctx.root(), ctx.home(), policy, name, cache.as_deref())
             .map_err(|e| NotContained::Unavailable {

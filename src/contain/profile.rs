@@ -211,7 +211,11 @@ pub fn build_traced(
     let profile = SandboxProfile {
         name,
         root: root.display().to_string(),
-        writable: vec![root.display().to_string(), "/tmp".to_string()],
+        writable: if name.project_writable() {
+            vec![root.display().to_string(), "/tmp".to_string()]
+        } else {
+            vec!["/tmp".to_string()]
+        },
         read_only: text(read_only),
         masked: text(masked),
         masked_links: text(links),

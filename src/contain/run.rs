@@ -85,7 +85,14 @@ pub fn bwrap_args(
     if Path::new("/var/run").is_dir() && !is_symlink(Path::new("/var/run")) {
         push(&["--tmpfs", "/var/run"]);
     }
-    push(&["--bind", &profile.root, &profile.root]);
+    // The project, bound again over the private `/tmp` where it lives there: writable
+    // unless the profile keeps it read-only.
+    let bind = if profile.writable.contains(&profile.root) {
+        "--bind"
+    } else {
+        "--ro-bind"
+    };
+    push(&[bind, &profile.root, &profile.root]);
     for p in &profile.read_only {
         push(&["--ro-bind", p, p]);
     }
@@ -419,9 +426,19 @@ pub fn refusal_message(profile: &SandboxProfile, outcome: &Outcome) -> Option<St
         .any(|w| lower.contains(&w.to_ascii_lowercase()));
     if outcome.status != 0 && (refused || masked_hit) {
         out.push_str(&format!(
-            "khaelor-perm: this command ran in KHAELOR's sandbox (profile `{}`, policy: contain): it may write only inside {} and /tmp, protected paths there are read-only, secrets are masked (unreadable or empty), {}. If the command needs more than that, do not try to get around the sandbox: tell the user what it needs and why, and ask them to run it outside the sandbox or to allow it with a rule.\n",
+            "khaelor-perm: this command ran in KHAELOR's sandbox (profile `{}`, policy: contain): {}, secrets are masked (unreadable or empty), {}. If the command needs more than that, do not try to get around the sandbox: tell the user what it needs and why, and ask them to run it outside the sandbox or to allow it with a rule.\n",
             profile.name.as_str(),
-            profile.root,
+            if profile.writable.contains(&profile.root) {
+                format!(
+                    "it may write only inside {} and /tmp, protected paths there are read-only",
+                    profile.root
+                )
+            } else {
+                format!(
+                    "it may write only inside /tmp: the project {} is read-only (code written on the command line may compute and print, not change the project)",
+                    profile.root
+                )
+            },
             if profile.network {
                 "and it has the network"
             } else {

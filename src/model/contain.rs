@@ -43,15 +43,24 @@ pub enum ProfileName {
     Project,
     /// `project` with the host's network.
     ProjectNetwork,
+    /// `project` with the project read-only too: only the private `/tmp` is writable.
+    /// For code written on the command line (`python3 -c …`), which nothing has read:
+    /// it may compute and print, not change the project.
+    ReadOnly,
 }
 
 impl ProfileName {
-    pub const ALL: [ProfileName; 2] = [ProfileName::Project, ProfileName::ProjectNetwork];
+    pub const ALL: [ProfileName; 3] = [
+        ProfileName::Project,
+        ProfileName::ProjectNetwork,
+        ProfileName::ReadOnly,
+    ];
 
     pub fn as_str(self) -> &'static str {
         match self {
             ProfileName::Project => "project",
             ProfileName::ProjectNetwork => "project-network",
+            ProfileName::ReadOnly => "read-only",
         }
     }
 
@@ -61,6 +70,11 @@ impl ProfileName {
 
     pub fn network(self) -> bool {
         self == ProfileName::ProjectNetwork
+    }
+
+    /// Whether the project is writable inside.
+    pub fn project_writable(self) -> bool {
+        self != ProfileName::ReadOnly
     }
 }
 

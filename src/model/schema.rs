@@ -128,6 +128,9 @@ pub enum VerdictSchema {
     ProjectWrite,
     /// A script of the project run by its interpreter (`python reproduce.py`).
     ProjectScript,
+    /// Code on the command line run by Python or Node (`python3 -c …`): contained with
+    /// the project read-only.
+    InlineCode,
 }
 
 /// How far a directory read reaches (`vocab::DirectoryRead`).

@@ -590,6 +590,10 @@ pub enum Verdict {
     /// A script of the project run by its interpreter (`python reproduce.py`, `node
     /// scripts/x.js`, `./run.sh`): the project's own code, which no reading can prove.
     ProjectScript,
+    /// Code written on the command line, run by Python or Node in the project
+    /// (`python3 -c …`, `node -e …`): contained with the project read-only
+    /// (`ProfileName::ReadOnly`), since nothing has read what it does.
+    InlineCode,
 }
 
 impl Verdict {
@@ -599,6 +603,7 @@ impl Verdict {
             Verdict::ProjectBuild => "projectBuild",
             Verdict::ProjectWrite => "projectWrite",
             Verdict::ProjectScript => "projectScript",
+            Verdict::InlineCode => "inlineCode",
         }
     }
 
@@ -608,6 +613,7 @@ impl Verdict {
             Verdict::ProjectBuild,
             Verdict::ProjectWrite,
             Verdict::ProjectScript,
+            Verdict::InlineCode,
         ]
         .into_iter()
         .find(|v| v.as_str() == s)

@@ -22,10 +22,10 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::model::contain::{Containment, NotContained};
+use crate::model::contain::{Containment, NotContained, ProfileName};
 use crate::model::vocab::{
     AnalysisContext, Capability, CapabilityRequest, CommandClass, HardlineHit, PackHit, Reason,
-    Severity, collapse_whitespace,
+    Severity, Verdict, collapse_whitespace,
 };
 use crate::policy::config::{AlwaysScope, ConfigError, PackMode, Policy};
 use crate::policy::protected;
@@ -79,15 +79,15 @@ pub struct CallDecision {
 }
 
 /// What builds the sandbox for a call the policy contains (`crate::contain`
-/// implements it over bubblewrap; the policy layer only asks). `network`: the rules
-/// allow every network request of the call, so the sandbox keeps the host's network.
+/// implements it over bubblewrap; the policy layer only asks) under the profile
+/// `contain_call` chose.
 pub trait Sandbox {
     fn contain(
         &self,
         call: &MappedCall,
         ctx: &AnalysisContext,
         policy: &Policy,
-        network: bool,
+        profile: ProfileName,
     ) -> Result<Containment, NotContained>;
 }
 
@@ -675,8 +675,20 @@ fn contain_call(
         .iter()
         .any(|e| e.request.capability == Capability::NetworkAccess)
         && policy.evaluate(None, Capability::NetworkAccess, "*").action == Action::Allow;
+    // Code written on the command line runs with the project read-only (and no
+    // network): nothing has read what it does, and it may delete as well as print.
+    let inline = evaluated
+        .iter()
+        .any(|e| e.decision == Action::Contain && e.request.verdict == Some(Verdict::InlineCode));
+    let profile = if inline {
+        ProfileName::ReadOnly
+    } else if network {
+        ProfileName::ProjectNetwork
+    } else {
+        ProfileName::Project
+    };
     match sandbox {
-        Some(s) => s.contain(call, ctx, policy, network),
+        Some(s) => s.contain(call, ctx, policy, profile),
         None => Err(NotContained::NoRunner),
     }
 }

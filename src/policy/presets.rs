@@ -82,12 +82,14 @@ impl Preset {
                 rule(Verdict::ProjectWrite),
                 contain(Verdict::ProjectBuild),
                 contain(Verdict::ProjectScript),
+                contain(Verdict::InlineCode),
             ],
             Preset::Autonomous => vec![
                 rule(Verdict::ReadOnly),
                 rule(Verdict::ProjectBuild),
                 rule(Verdict::ProjectWrite),
                 contain(Verdict::ProjectScript),
+                contain(Verdict::InlineCode),
             ],
         }
     }
@@ -133,6 +135,6 @@ mod tests {
         assert!(Preset::Strict < Preset::Recommended && Preset::Recommended < Preset::Autonomous);
         assert!("lenient".parse::<Preset>().is_err());
         assert!(Preset::Strict.rules().is_empty());
-        assert_eq!(Preset::Autonomous.rules().len(), 4);
+        assert_eq!(Preset::Autonomous.rules().len(), 5);
     }
 }

@@ -41,6 +41,12 @@ pub fn autonomous_verdict(
         let inner = timeout_inner(words)?;
         return autonomous_verdict(inner, Some(cwd), ctx, writes_file, patterned);
     }
+    if inline_code(words) {
+        return Some(BuildVerdict {
+            verdict: Verdict::InlineCode,
+            writes: Vec::new(),
+        });
+    }
     if !patterned && project_script(words, cwd, ctx) {
         return Some(BuildVerdict {
             verdict: Verdict::ProjectScript,
@@ -128,6 +134,11 @@ fn uv_inner(
         return None;
     }
     let v = autonomous_verdict(inner, Some(cwd), ctx, false, patterned)?;
+    // uv syncs the environment into the project first, which the read-only profile
+    // inline code runs under would refuse.
+    if v.verdict == Verdict::InlineCode {
+        return None;
+    }
     Some(BuildVerdict {
         verdict: Verdict::ProjectScript,
         writes: v.writes,
@@ -898,6 +909,41 @@ fn project_script(words: &[&str], cwd: &Path, ctx: &AnalysisContext) -> bool {
         };
     }
     false
+}
+
+/// Code written on the command line, run by Python or Node in the project: `python3 -c
+/// 'import app; print(app.VERSION)'`, `node -e CODE`, `node -p EXPR`, after the
+/// interpreter's plain switches; what follows the code is its `sys.argv` or
+/// `process.argv`. Nothing reads what the code does, and it may delete as well as
+/// print, so its verdict is contained with the project read-only
+/// (`ProfileName::ReadOnly`): it can compute, import the project's modules (the module
+/// search starts in the working directory, inside the project) and print, and any
+/// write but to the private `/tmp` fails.
+fn inline_code(words: &[&str]) -> bool {
+    let Some((name, rest)) = words.split_first() else {
+        return false;
+    };
+    let (flags, code_flags): (&[&str], &[&str]) = if python_name(name) {
+        (
+            INTERPRETERS.first().map(|(_, f)| *f).unwrap_or_default(),
+            &["-c"],
+        )
+    } else if *name == "node" {
+        (
+            INTERPRETERS
+                .iter()
+                .find(|(n, _)| *n == "node")
+                .map(|(_, f)| *f)
+                .unwrap_or_default(),
+            &["-e", "--eval", "-p", "--print"],
+        )
+    } else {
+        return false;
+    };
+    let Some(at) = rest.iter().position(|w| !flags.contains(w)) else {
+        return false;
+    };
+    matches!(rest.get(at..), Some([flag, _code, ..]) if code_flags.contains(flag))
 }
 
 /// Whether an interpreter runs a script of the project named as its operand

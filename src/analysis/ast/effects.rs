@@ -276,8 +276,7 @@ pub(crate) fn command_effects(cmd: &SimpleCommand, ctx: &AnalysisContext, fx: &m
         run.unresolved = cmd.words.iter().any(|w| w.dynamic)
             && !cmd.words.first().is_some_and(|w| {
                 !w.dynamic
-                    && (OPERANDS_INERT.contains(&w.text.as_str())
-                        || fx.functions.iter().any(|f| *f == w.text))
+                    && (OPERANDS_INERT.contains(&w.text.as_str()) || fx.functions.contains(&w.text))
             });
         fx.push_at(run)
     });
