@@ -756,9 +756,7 @@ def part_kind_here(part, root):
     if "/" in w[0] and not w[0].startswith(("/", "~", "$")):
         return "build", True  # a program of the project (bin/test, scripts/run.sh)
     if prog in READ_PROGS:
-        if prog == "cd":
-            t = args[0] if args else ""
-            return ("read", True) if inside(t, root) else ("read", True)
+        # `cd` anywhere only moves the shell: a read, like the other READ_PROGS.
         return "read", True
     if prog in OTHER_PROGS:
         if prog in ("kill", "pkill", "killall") and re.search(r"-9\s+-1|\s-1$", part):
