@@ -273,3 +273,49 @@ fn the_cli_flag_and_rules_listing() {
     ]);
     assert_eq!(o.status.code(), Some(2));
 }
+
+/// `git add` of literal paths in the project's own repository is an in-project edit:
+/// what it stores is judged as reads (a secret-shaped file asks, and so does a
+/// directory or the whole tree holding one), and what git writes in `.git/` is its own
+/// bookkeeping. Committing stays `git.modify`, which asks.
+#[test]
+fn git_add_in_the_projects_own_repository_is_an_edit() {
+    let w = world();
+    let ok = std::process::Command::new("git")
+        .args(["init", "-q"])
+        .current_dir(&w.root)
+        .env("HOME", &w.home)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .status()
+        .unwrap()
+        .success();
+    assert!(ok);
+    let ctx = AnalysisContext::new(&w.root, None, &w.home).unwrap();
+    let decide = |preset: Preset, command: &str| {
+        let policy = common::load_trusted_policy_preset(&w.root, &w.home, preset);
+        let call = map_call("bash", &serde_json::json!({ "command": command }), &ctx).unwrap();
+        decide_with(&policy, &[], &call, &ctx, true, common::sandbox()).decision
+    };
+    for (command, recommended) in [
+        ("git add src/main.rs a.txt", Action::Allow),
+        ("git add src", Action::Allow),
+        ("cd src && git add main.rs", Action::Allow),
+        ("git add -- a.txt", Action::Allow),
+        // The tree holds `.env`.
+        ("git add .", Action::Ask),
+        ("git add -A", Action::Ask),
+        ("git add .env", Action::Ask),
+        ("git add -f .env", Action::Ask),
+        ("git add '*.rs'", Action::Ask),
+        ("git add -p", Action::Ask),
+        ("git add a.txt && git commit -m x", Action::Ask),
+        ("git add ../x", Action::Ask),
+    ] {
+        assert_eq!(
+            decide(Preset::Recommended, command),
+            recommended,
+            "{command}"
+        );
+        assert_eq!(decide(Preset::Strict, command), Action::Ask, "{command}");
+    }
+}

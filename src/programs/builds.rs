@@ -914,7 +914,9 @@ fn project_script(words: &[&str], cwd: &Path, ctx: &AnalysisContext) -> bool {
 /// Code written on the command line, run by Python or Node in the project: `python3 -c
 /// 'import app; print(app.VERSION)'`, `node -e CODE`, `node -p EXPR`, after the
 /// interpreter's plain switches; what follows the code is its `sys.argv` or
-/// `process.argv`. Nothing reads what the code does, and it may delete as well as
+/// `process.argv`. A program read from standard input is the same (`python3 - <<'EOF'`,
+/// `python3 <<EOF`, `… | node -`): an operand `-` or none at all, after the switches.
+/// Nothing reads what the code does, and it may delete as well as
 /// print, so its verdict is contained with the project read-only
 /// (`ProfileName::ReadOnly`): it can compute, import the project's modules (the module
 /// search starts in the working directory, inside the project) and print, and any
@@ -941,9 +943,14 @@ fn inline_code(words: &[&str]) -> bool {
         return false;
     };
     let Some(at) = rest.iter().position(|w| !flags.contains(w)) else {
-        return false;
+        // No operand: the program is standard input.
+        return true;
     };
-    matches!(rest.get(at..), Some([flag, _code, ..]) if code_flags.contains(flag))
+    match rest.get(at..) {
+        Some([flag, _code, ..]) if code_flags.contains(flag) => true,
+        Some(["-", ..]) => true,
+        _ => false,
+    }
 }
 
 /// Whether an interpreter runs a script of the project named as its operand

@@ -1,7 +1,8 @@
 //! In-project edits: the literal commands whose every effect is a write of files
 //! inside the project, made by programs modelled option by option (`mkdir`, `touch`,
 //! `cp`, `mv`, `ln -s`, `tee`, `sed -i` with a script of editing commands only, `rm`,
-//! `chmod` with a plain permission mode).
+//! `chmod` with a plain permission mode, `git add` of literal paths in the project's
+//! own repository).
 //!
 //! Owns which words make such an edit and the complete list of what it writes and
 //! copies; the analysis turns them into requests (every write judged by the write
@@ -12,6 +13,7 @@
 
 use std::path::{Path, PathBuf};
 
+use super::git_discovery::{self, Discovery};
 use crate::model::paths;
 use crate::model::vocab::AnalysisContext;
 
@@ -80,6 +82,7 @@ pub fn edit(words: &[&str], cwd: &Path, ctx: &AnalysisContext) -> Option<Edit> {
         "sed" => sed_in_place(rest, cwd, ctx),
         "rm" => remove(rest, cwd, ctx),
         "chmod" => chmod(rest, cwd, ctx),
+        "git" => git_add(rest, cwd, ctx),
         _ => None,
     }
 }
@@ -129,6 +132,14 @@ fn inside(word: &str, cwd: &Path, ctx: &AnalysisContext) -> Option<PathBuf> {
     (paths::is_inside(&p, ctx.root()) && p != ctx.root()).then_some(p)
 }
 
+/// An operand's path wherever it is, but not `/` (a `~` as `inside` takes it).
+fn anywhere(word: &str, cwd: &Path, ctx: &AnalysisContext) -> Option<PathBuf> {
+    if word.is_empty() || (word.starts_with('~') && !word.starts_with("~/") && word != "~") {
+        return None;
+    }
+    paths::resolve_word(word, Some(cwd), ctx.home()).filter(|p| p.parent().is_some())
+}
+
 /// `mkdir`, `touch`, `tee`: every operand is written.
 fn plain(
     rest: &[&str],
@@ -152,7 +163,8 @@ fn plain(
     })
 }
 
-/// `cp SRC… DEST` and `mv SRC… DEST`: each source, inside the project, lands at DEST
+/// `cp SRC… DEST` and `mv SRC… DEST`: each source (a moved one inside the project, a
+/// copied one anywhere), lands at DEST
 /// (with `-T`, or when DEST is not a directory and there is one source) or at
 /// DEST/NAME. A directory source (copied with `-r`/`-R`/`-a`, or moved) lands with
 /// every name below it, each a write of its own, and its files are read; a moved
@@ -191,7 +203,13 @@ fn copy(
     let into_dir = !no_target_dir && (sources.len() > 1 || dest.is_dir());
     let mut edit = Edit::default();
     for s in sources {
-        let src = inside(s, cwd, ctx)?;
+        // A copy only reads its source, which may be anywhere (judged as a read, as
+        // `cat SRC > DEST` is); a move takes it away, so it must be inside.
+        let src = if moves {
+            inside(s, cwd, ctx)?
+        } else {
+            anywhere(s, cwd, ctx)?
+        };
         // The name the source is known by (a symlink source is moved or, with `-r`,
         // copied as the link itself; its target is what `resolve_word` returned).
         let unresolved = paths::clean(&cwd.join(paths::expand_home(s, ctx.home())?));
@@ -245,6 +263,77 @@ fn remove(rest: &[&str], cwd: &Path, ctx: &AnalysisContext) -> Option<Edit> {
             edit.names.push(unresolved);
         }
         edit.writes.push(resolved);
+    }
+    Some(edit)
+}
+
+/// `git add [OPTS] [--] PATH…` (or `-A`/`-u` alone: the whole work tree) in the
+/// project's own repository (`<root>/.git`, its configuration protected as
+/// `git_discovery::unprotected` checks): git copies what each path holds now into its
+/// object store and records it in the index. Its writes are git's own bookkeeping in
+/// `.git/` (the index, new objects), made by git itself, never a file an agent names,
+/// so they are not judged as writes to `.git/` (which ask: a write there could be a hook
+/// or a config); the files it stores are judged as reads, a directory as every file
+/// below it (git never follows a symlink: it stores the link, so judging its target
+/// only asks more). Each path is a literal one (no `*?[\` git would match itself, no
+/// `:` magic) inside the project. Options only choose which changes are staged
+/// (`-A`, `-u`, `-N`, `-f`, `-n`, `-v`, `--ignore-errors`): never `-p`, `-i`, `-e`
+/// (they read answers or run an editor), `--pathspec-from-file` (names from a file),
+/// `--chmod`, `--renormalize`, `--sparse`; no global option before `add` (`-C`, `-c`).
+fn git_add(rest: &[&str], cwd: &Path, ctx: &AnalysisContext) -> Option<Edit> {
+    let ["add", args @ ..] = rest else {
+        return None;
+    };
+    let p = parse(
+        args,
+        "AuNfnv",
+        &[
+            "--all",
+            "--update",
+            "--intent-to-add",
+            "--force",
+            "--dry-run",
+            "--verbose",
+            "--ignore-errors",
+            "--no-ignore-removal",
+        ],
+    )?;
+    let Discovery::Found(repo) = git_discovery::discover(cwd, None, None) else {
+        return None;
+    };
+    let own = ctx.root().join(".git");
+    if !repo.git_dir.starts_with(&own)
+        || !repo.common_dir.starts_with(&own)
+        || repo.work_tree.as_deref() != Some(ctx.root())
+        || git_discovery::unprotected(&repo, ctx.root(), ctx.home()).is_some()
+    {
+        return None;
+    }
+    let whole =
+        p.letters.contains(['A', 'u']) || p.long.iter().any(|l| matches!(*l, "--all" | "--update"));
+    if p.operands.is_empty() {
+        return whole.then(|| Edit {
+            trees: vec![ctx.root().to_path_buf()],
+            ..Edit::default()
+        });
+    }
+    let mut edit = Edit::default();
+    for w in &p.operands {
+        if w.is_empty() || w.starts_with(':') || w.contains(['*', '?', '[', '\\']) {
+            return None;
+        }
+        if w.starts_with('~') && !w.starts_with("~/") && *w != "~" {
+            return None;
+        }
+        let path = paths::resolve_word(w, Some(cwd), ctx.home())?;
+        if !paths::is_inside(&path, ctx.root()) {
+            return None;
+        }
+        if path.is_dir() {
+            edit.trees.push(path);
+        } else {
+            edit.reads.push(path);
+        }
     }
     Some(edit)
 }
@@ -415,8 +504,9 @@ fn sed_in_place(rest: &[&str], cwd: &Path, ctx: &AnalysisContext) -> Option<Edit
 
 /// Whether a sed script is made only of commands that edit the text it is given:
 /// `s` (flags `g p i I m M` and a number), `y`, `d D p P n N g G h H x =`, blocks,
-/// with line, `$` and regex addresses, ranges, steps and `!`. No `w W r R e F`, no
-/// `s///e` or `s///w`, no text commands, labels or branches, no `q`. The script is
+/// with line, `$` and regex addresses, ranges, steps and `!`, and a text command
+/// (`a`, `i`, `c`) whose text ends the script on its one line. No `w W r R e F`, no
+/// `s///e` or `s///w`, no labels or branches, no `q`. The script is
 /// read twice, once treating `[…]` as a bracket expression (where the delimiter is
 /// an ordinary character, as GNU sed reads it) and once not, and both readings must
 /// agree it is only edits: a script that reads differently cannot hide a `w`.
@@ -612,6 +702,12 @@ impl<'s> SedReader<'s> {
                 Some('d' | 'D' | 'p' | 'P' | 'n' | 'N' | 'g' | 'G' | 'h' | 'H' | 'x' | '=') => {
                     self.command_end()
                 }
+                // `a`, `i`, `c`: GNU sed takes the text up to the first newline no
+                // backslash escapes, so with no newline left the rest of the script is
+                // the text, whatever it spells (`1a foo; w out` appends `foo; w out`).
+                // A newline anywhere after it is left unread, and so is an open block
+                // (sed refuses the script: the text swallows the `}`).
+                Some('a' | 'i' | 'c') => return depth == 0 && !self.chars.any(|c| c == '\n'),
                 _ => false,
             };
             if !ok {
@@ -641,6 +737,13 @@ mod tests {
             "\\%x%d",
             "1,+2s/a/b/gp",
             "s/[[:space:]]*$//",
+            "$a\\    x}\\n y",
+            "1a foo; w out",
+            "2468a\\                elif x:\\n    y",
+            "2281,2283c\\    cmap = 1",
+            "/print(x)/a\\        for r in s: print(r)",
+            "s/a/b/;3i header",
+            "1 i\\",
         ] {
             assert!(sed_script_edits(s), "{s}");
         }
@@ -660,7 +763,10 @@ mod tests {
             "s/[/]/x/",
             "s/[/]/x/w out",
             "s/[/]/g;w x/",
-            "a text",
+            "a text\nw out",
+            "1a foo\\\nbar",
+            "1{a foo}",
+            "/x/{s/a/b/;a foo",
             "q",
             "b end",
             ":a",
@@ -687,6 +793,59 @@ mod tests {
             "+", "x", "0",
         ] {
             assert!(!plain_mode(m), "{m}");
+        }
+    }
+
+    #[test]
+    fn git_add_reads_what_it_stores_in_the_projects_own_repository() {
+        let tmp = tempfile::tempdir().unwrap();
+        let base = std::fs::canonicalize(tmp.path()).unwrap();
+        let root = base.join("p");
+        let home = base.join("h");
+        std::fs::create_dir_all(root.join("src")).unwrap();
+        std::fs::create_dir_all(root.join("vendor/dep")).unwrap();
+        std::fs::create_dir_all(&home).unwrap();
+        std::fs::write(root.join("src/a.ts"), "x").unwrap();
+        let git = |dir: &Path| {
+            let ok = std::process::Command::new("git")
+                .args(["init", "-q"])
+                .current_dir(dir)
+                .env("HOME", &home)
+                .status()
+                .unwrap()
+                .success();
+            assert!(ok);
+        };
+        git(&root);
+        git(&root.join("vendor/dep"));
+        let ctx = AnalysisContext::new(&root, None, &home).unwrap();
+        let e = edit(&["git", "add", "src/a.ts", "README.md"], &root, &ctx).unwrap();
+        assert_eq!(e.reads, vec![root.join("src/a.ts"), root.join("README.md")]);
+        assert!(e.writes.is_empty() && e.trees.is_empty());
+        let e = edit(&["git", "add", "src"], &root, &ctx).unwrap();
+        assert_eq!(e.trees, vec![root.join("src")]);
+        // From a subdirectory, `.` is that directory; `-A` alone is the whole tree.
+        let e = edit(&["git", "add", "."], &root.join("src"), &ctx).unwrap();
+        assert_eq!(e.trees, vec![root.join("src")]);
+        for words in [["git", "add", "-A"], ["git", "add", "-u"]] {
+            let e = edit(&words, &root.join("src"), &ctx).unwrap();
+            assert_eq!(e.trees, vec![root.clone()], "{words:?}");
+        }
+        for (words, cwd) in [
+            (vec!["git", "add"], &root),
+            (vec!["git", "add", "-p"], &root),
+            (vec!["git", "add", "-e", "src/a.ts"], &root),
+            (vec!["git", "add", "--pathspec-from-file=x"], &root),
+            (vec!["git", "add", "*.ts"], &root),
+            (vec!["git", "add", ":(glob)**"], &root),
+            (vec!["git", "add", "../x"], &root),
+            (vec!["git", "-C", "src", "add", "a.ts"], &root),
+            (vec!["git", "commit", "-m", "x"], &root),
+            // Another repository inside the project: its configuration is not the
+            // project's own.
+            (vec!["git", "add", "x"], &root.join("vendor/dep")),
+        ] {
+            assert_eq!(edit(&words, cwd, &ctx), None, "{words:?}");
         }
     }
 

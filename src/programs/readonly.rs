@@ -793,6 +793,9 @@ fn pattern_files(name: &str, parsed: &Parsed, mut ops: Vec<&str>, v: &mut Verifi
         v.skips_hidden = !(parsed.has("hidden") || unrestricted >= 2);
     }
     let paths: Vec<String> = ops.iter().map(|s| (*s).to_string()).collect();
+    if recursive && name != "rg" {
+        v.name_filter = grep_included(parsed);
+    }
     if recursive {
         if paths.is_empty() {
             v.recursive.push(".".to_string());
@@ -803,6 +806,44 @@ fn pattern_files(name: &str, parsed: &Parsed, mut ops: Vec<&str>, v: &mut Verifi
         v.reads.extend(paths);
     }
     Some(())
+}
+
+/// The names a recursive grep reads below its directories when its `--include`
+/// options choose them: GNU grep reads a file found in the walk when the last of the
+/// `--include`/`--exclude`/`--exclude-from` patterns it matches is an `--include`, and
+/// one that matches none only when the first such option is not an `--include`. So
+/// when the first is an `--include`, a file it reads matches some `--include` (a later
+/// `--exclude` only takes more away). Only the patterns `*SUFFIX` with no other
+/// wildcard are read here (`--include=*.py`): its `fnmatch` (no `FNM_PERIOD`, no
+/// `FNM_CASEFOLD`) matches them exactly when the name ends with SUFFIX, whether it is
+/// given the base name or the path. Any other shape, or an exclusion first, keeps every
+/// file. The files named on the command line are read in any case.
+fn grep_included(parsed: &Parsed) -> Vec<String> {
+    let chosen: Vec<(&str, Option<&str>)> = parsed
+        .found
+        .iter()
+        .filter_map(|f| match f.opt.long {
+            Some(l @ ("include" | "exclude" | "exclude-from")) => Some((l, f.value.as_deref())),
+            _ => None,
+        })
+        .collect();
+    if chosen.first().map(|(l, _)| *l) != Some("include") {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    for (long, value) in chosen {
+        if long != "include" {
+            continue;
+        }
+        let Some(suffix) = value.and_then(|p| p.strip_prefix('*')) else {
+            return Vec::new();
+        };
+        if suffix.is_empty() || suffix.contains(['*', '?', '[', ']', '\\', '{', '}', '/']) {
+            return Vec::new();
+        }
+        out.push(format!("*{suffix}"));
+    }
+    out
 }
 
 /// `command -v NAME…` / `command -V NAME…`: describes, runs nothing.
@@ -995,7 +1036,9 @@ fn find(rest: &[&str]) -> Option<Verified> {
         if !branches && !printed && type_file {
             v.name_filter = name_pattern
                 .filter(|p| name_pattern_plain(p))
-                .map(str::to_string);
+                .map(str::to_string)
+                .into_iter()
+                .collect();
         }
         return Some(v);
     }

@@ -27,10 +27,11 @@ pub struct Verified {
     pub lists: Vec<String>,
     /// The command changes the working directory only (`cd`, `pushd`, `popd`).
     pub chdir_only: bool,
-    /// The recursive read reaches only the files whose name matches this pattern
-    /// (find's `-name PAT -type f` before its first `-exec`, nothing printed before
-    /// it): find prints and runs its commands on those alone.
-    pub name_filter: Option<String>,
+    /// The recursive read reaches only the files whose name matches one of these
+    /// patterns (find's `-name PAT -type f` before its first `-exec`, nothing printed
+    /// before it: find prints and runs its commands on those alone; grep's
+    /// `--include=*.py` options). Empty: every file.
+    pub name_filter: Vec<String>,
     /// Checksum files (`md5sum -c SUMS`): each is read, and so is every file its lines
     /// name. The caller reads the list to know them (`checksum_names`).
     pub checksum_lists: Vec<String>,

@@ -296,7 +296,7 @@ pub(crate) fn command_effects(cmd: &SimpleCommand, ctx: &AnalysisContext, fx: &m
     for r in &cmd.redirects {
         redirect_effects(r, &cwd, ctx, fx);
     }
-    stdin_program(cmd, &words, &cwd, ctx, fx);
+    let program_input = stdin_program(cmd, &words, &cwd, ctx, fx);
     environment_code(cmd, &words, &cwd, fx);
     fx.hardline(floor::check(&words, ctx, &crate::analysis::lexer::Reader));
     let before = fx.stage.take();
@@ -312,6 +312,19 @@ pub(crate) fn command_effects(cmd: &SimpleCommand, ctx: &AnalysisContext, fx: &m
     }
     if !cmd.text.is_empty() {
         fx.verdicts.push((cmd.text.clone(), verdict));
+    }
+    // Code read from the input (`python3 - <<'EOF'`) is held like code on the command
+    // line: the program read is the one the verdict contains.
+    if verdict == Some(crate::model::vocab::Verdict::InlineCode)
+        && let Some(subject) = program_input
+    {
+        for r in fx
+            .requests
+            .iter_mut()
+            .filter(|r| r.reads_program && r.subject == subject)
+        {
+            r.verdict = verdict;
+        }
     }
     run_words(words, cwd, ctx, fx, 0);
 }
@@ -542,13 +555,15 @@ fn command_verdict(
             // (a symlink as what it names). Past the bounds, or from a directory
             // outside the project (`find / …`, where the walk is long and asks
             // anyway), the whole walk is judged.
-            let named = v.name_filter.as_ref().and_then(|pat| {
-                let dir = resolve(d, cwd, ctx)?;
-                if !paths::is_inside(&dir, ctx.root()) {
-                    return None;
-                }
-                named_walk(&dir, pat, v.follow)
-            });
+            let named = (!v.name_filter.is_empty())
+                .then(|| {
+                    let dir = resolve(d, cwd, ctx)?;
+                    if !paths::is_inside(&dir, ctx.root()) {
+                        return None;
+                    }
+                    named_walk(&dir, &v.name_filter, v.follow)
+                })
+                .flatten();
             match named {
                 Some(NamedWalk::Files(files)) => {
                     for f in files {
@@ -862,19 +877,25 @@ enum NamedWalk {
     OverBound,
 }
 
-/// The paths below `dir` whose own name matches find's `-name` pattern `pat` (case
-/// kept, a leading `.` matched by `*` as find's `fnmatch` does), as find lists them:
+/// The paths below `dir` whose own name matches one of `pats` (find's `-name`
+/// pattern, grep's `--include` suffixes; case kept, a leading `.` matched by `*` as
+/// their `fnmatch` does), as find lists them:
 /// hidden directories entered, symlinks to directories entered only when it follows
 /// them (each real directory once), a symlink reported by its own name (its target is
 /// judged by the read). `None` past the files' bound, or when the pattern does not
 /// compile or an entry cannot be read.
-fn named_walk(dir: &std::path::Path, pat: &str, follow: bool) -> Option<NamedWalk> {
-    let matcher = globset::GlobBuilder::new(pat)
-        .literal_separator(true)
-        .backslash_escape(false)
-        .build()
-        .ok()?
-        .compile_matcher();
+fn named_walk(dir: &std::path::Path, pats: &[String], follow: bool) -> Option<NamedWalk> {
+    let mut set = globset::GlobSetBuilder::new();
+    for pat in pats {
+        set.add(
+            globset::GlobBuilder::new(pat)
+                .literal_separator(true)
+                .backslash_escape(false)
+                .build()
+                .ok()?,
+        );
+    }
+    let matcher = set.build().ok()?;
     if !dir.is_dir() {
         return Some(NamedWalk::Files(Vec::new()));
     }
@@ -1041,22 +1062,23 @@ impl Effects {
 /// command alone (`bash`, whose subject leaves redirects out) must not cover whatever
 /// it is fed, so the program it reads is a request of its own, and no pattern is
 /// offered. A shell fed a here-document or here-string whose text is static runs that
-/// text as its script: it is parsed as code like `bash -c`'s.
+/// text as its script: it is parsed as code like `bash -c`'s. Returns the subject of
+/// the request it made.
 fn stdin_program(
     cmd: &SimpleCommand,
     words: &[String],
     cwd: &Cwd,
     ctx: &AnalysisContext,
     fx: &mut Effects,
-) {
-    let Some(first) = words.first() else { return };
+) -> Option<String> {
+    let first = words.first()?;
     let name = basename(first);
     let shell = table::is_shell(name);
     let refs: Vec<&str> = words.iter().map(String::as_str).collect();
     // `make -f -`, `awk -f /dev/stdin`: the program file is the input, redirected or not.
     let from_input = table::languages::program_from_input(&refs);
     if !shell && !INTERPRETERS.contains(&name) && !from_input {
-        return;
+        return None;
     }
     // An interpreter given a script of the project (`python3 solution.py < in.txt`,
     // `python3 solution.py <<EOF`) reads its program from that file: the input is the
@@ -1066,7 +1088,7 @@ fn stdin_program(
             .path()
             .is_some_and(|c| crate::programs::builds::runs_project_script(&refs, c, ctx))
     {
-        return;
+        return None;
     }
     // Bash applies redirects in order: the last one to the input is what is read.
     let Some(input) = cmd.redirects.iter().rev().find(|r| {
@@ -1075,21 +1097,23 @@ fn stdin_program(
             RedirectKind::Read | RedirectKind::ReadWrite | RedirectKind::Inline
         )
     }) else {
-        if from_input {
-            fx.stdin_program = true;
-            fx.inline_code = true;
-            let mut r = CapabilityRequest::new(
-                Capability::ProcessExecute,
-                format!("{} < its input", cmd.text),
-                format!("Run {} with a program read from its input", cmd.text),
-            );
-            r.reads_program = true;
-            fx.push(r);
-            fx.note(format!(
-                "`{name}` runs a program read from its input, which is not analyzed"
-            ));
+        if !from_input {
+            return None;
         }
-        return;
+        fx.stdin_program = true;
+        fx.inline_code = true;
+        let subject = format!("{} < its input", cmd.text);
+        let mut r = CapabilityRequest::new(
+            Capability::ProcessExecute,
+            subject.clone(),
+            format!("Run {} with a program read from its input", cmd.text),
+        );
+        r.reads_program = true;
+        fx.push(r);
+        fx.note(format!(
+            "`{name}` runs a program read from its input, which is not analyzed"
+        ));
+        return Some(subject);
     };
     let source = match (&input.kind, &input.target) {
         (RedirectKind::Read | RedirectKind::ReadWrite, Some(t)) => format!("`{}`", t.text),
@@ -1104,7 +1128,7 @@ fn stdin_program(
     let subject = format!("{} < {}", cmd.text, source.trim_matches('`'));
     let mut r = CapabilityRequest::new(
         Capability::ProcessExecute,
-        subject,
+        subject.clone(),
         format!("Run {} with a program read from {source}", cmd.text),
     );
     r.reads_program = true;
@@ -1122,6 +1146,7 @@ fn stdin_program(
             "`{name}` may run a program read from {source}, which is not analyzed"
         )),
     }
+    Some(subject)
 }
 
 pub(crate) fn redirect_effects(r: &Redirect, cwd: &Cwd, ctx: &AnalysisContext, fx: &mut Effects) {

@@ -212,6 +212,11 @@ fn value(rng: &mut Rng, opt: &Opt) -> String {
     if name == "expression" {
         return rng.pick(SED_SCRIPTS).to_string();
     }
+    // grep's name filters: the patterns a reader reads as suffixes (`*.txt`, `*env`)
+    // and the ones that reach hidden secrets or are read differently (`.e*`, `*`).
+    if matches!(name, "include" | "exclude" | "exclude-dir") {
+        return rng.pick(NAME_PATTERNS).to_string();
+    }
     let fileish = opt.does == Does::Reads
         || [
             "file",
@@ -602,6 +607,9 @@ fn find_command(rng: &mut Rng, words: &[&'static str]) -> (String, Vec<String>) 
 /// read differently from find (braces, brackets, a backslash).
 const NAME_PATTERNS: &[&str] = &[
     "'*.env'",
+    "'*env'",
+    "'*.key'",
+    "'*rc'",
     "credentials",
     "'*'",
     "'*.txt'",

@@ -678,7 +678,12 @@ pub(super) fn sed_effects(
     if scripts.is_empty() && script_files.is_empty() && !ops.is_empty() {
         scripts.push(ops.remove(0));
     }
-    if scripts.iter().any(|s| sed_script_writes_or_runs(s)) {
+    // A script the exact reader proves made of editing commands only has no `w` or
+    // `e` (`1a foo; w out` appends that text); the scan below is for the others.
+    if scripts
+        .iter()
+        .any(|s| sed_script_writes_or_runs(s) && !crate::programs::edits::sed_script_edits(s))
+    {
         escalation("a sed script with `w` or `e`", text, fx);
     }
     if in_place {
