@@ -276,8 +276,8 @@ fn the_cli_flag_and_rules_listing() {
 
 /// `git add` of literal paths in the project's own repository is an in-project edit:
 /// what it stores is judged as reads (a secret-shaped file asks, and so does a
-/// directory or the whole tree holding one), and what git writes in `.git/` is its own
-/// bookkeeping. Committing stays `git.modify`, which asks.
+/// directory or the whole tree holding one git would store), and what git writes in
+/// `.git/` is its own bookkeeping. Committing stays `git.modify`, which asks.
 #[test]
 fn git_add_in_the_projects_own_repository_is_an_edit() {
     let w = world();
@@ -317,5 +317,21 @@ fn git_add_in_the_projects_own_repository_is_an_edit() {
             "{command}"
         );
         assert_eq!(decide(Preset::Strict, command), Action::Ask, "{command}");
+    }
+    // git itself says what it stores from a directory: an ignored `.env` is not read,
+    // unless `-f` adds ignored files too or the path names it.
+    write(&w.root.join(".gitignore"), ".env\n");
+    for (command, recommended) in [
+        ("git add .", Action::Allow),
+        ("git add -A", Action::Allow),
+        ("git add -u", Action::Allow),
+        ("git add -f .", Action::Ask),
+        ("git add -f .env", Action::Ask),
+    ] {
+        assert_eq!(
+            decide(Preset::Recommended, command),
+            recommended,
+            "{command}"
+        );
     }
 }

@@ -14,6 +14,7 @@
 use std::path::{Path, PathBuf};
 
 use super::git_discovery::{self, Discovery};
+use super::git_history;
 use crate::model::paths;
 use crate::model::vocab::AnalysisContext;
 
@@ -30,6 +31,9 @@ pub struct Edit {
     /// Names removed as themselves, not as what they point to (a symlink `rm` or `mv`
     /// takes away): judged by their own path, which is not resolved again.
     pub names: Vec<PathBuf>,
+    /// Directories of which exactly these files are read (what `git add DIR` stores,
+    /// as git lists it): each file judged as a read, the directory as the subject.
+    pub listed: Vec<(PathBuf, Vec<PathBuf>)>,
 }
 
 /// Most names below one copied or moved directory before the command is left
@@ -273,9 +277,10 @@ fn remove(rest: &[&str], cwd: &Path, ctx: &AnalysisContext) -> Option<Edit> {
 /// object store and records it in the index. Its writes are git's own bookkeeping in
 /// `.git/` (the index, new objects), made by git itself, never a file an agent names,
 /// so they are not judged as writes to `.git/` (which ask: a write there could be a hook
-/// or a config); the files it stores are judged as reads, a directory as every file
-/// below it (git never follows a symlink: it stores the link, so judging its target
-/// only asks more). Each path is a literal one (no `*?[\` git would match itself, no
+/// or a config); the files it stores are judged as reads: a file named, and from a
+/// directory the files git lists as stored without `-f` (tracked, or untracked and not
+/// ignored), or with `-f` every file below it (git never follows a symlink: it stores
+/// the link, so judging its target only asks more). Each path is a literal one (no `*?[\` git would match itself, no
 /// `:` magic) inside the project. Options only choose which changes are staged
 /// (`-A`, `-u`, `-N`, `-f`, `-n`, `-v`, `--ignore-errors`): never `-p`, `-i`, `-e`
 /// (they read answers or run an editor), `--pathspec-from-file` (names from a file),
@@ -311,13 +316,15 @@ fn git_add(rest: &[&str], cwd: &Path, ctx: &AnalysisContext) -> Option<Edit> {
     }
     let whole =
         p.letters.contains(['A', 'u']) || p.long.iter().any(|l| matches!(*l, "--all" | "--update"));
-    if p.operands.is_empty() {
-        return whole.then(|| Edit {
-            trees: vec![ctx.root().to_path_buf()],
-            ..Edit::default()
-        });
-    }
+    let tracked_only = p.letters.contains('u') || p.long.contains(&"--update");
+    let force = p.letters.contains('f') || p.long.contains(&"--force");
     let mut edit = Edit::default();
+    if p.operands.is_empty() {
+        if !whole {
+            return None;
+        }
+        edit.trees.push(ctx.root().to_path_buf());
+    }
     for w in &p.operands {
         if w.is_empty() || w.starts_with(':') || w.contains(['*', '?', '[', '\\']) {
             return None;
@@ -333,6 +340,28 @@ fn git_add(rest: &[&str], cwd: &Path, ctx: &AnalysisContext) -> Option<Edit> {
             edit.trees.push(path);
         } else {
             edit.reads.push(path);
+        }
+    }
+    // Without `-f`, git stores from a directory only what it tracks and what no ignore
+    // rule covers: asked of git itself, so an ignored `.env` or `node_modules/` is not
+    // read. Where git cannot say (a deadline, too many files), every file below is.
+    if !force && !edit.trees.is_empty() {
+        let dirs = std::mem::take(&mut edit.trees);
+        match git_history::stageable(&repo.git_dir, ctx.root(), &dirs, tracked_only) {
+            Ok(files) => {
+                edit.listed = dirs
+                    .into_iter()
+                    .map(|d| {
+                        let below = files
+                            .iter()
+                            .filter(|f| f.starts_with(&d))
+                            .cloned()
+                            .collect();
+                        (d, below)
+                    })
+                    .collect();
+            }
+            Err(_) => edit.trees = dirs,
         }
     }
     Some(edit)
@@ -822,15 +851,41 @@ mod tests {
         let e = edit(&["git", "add", "src/a.ts", "README.md"], &root, &ctx).unwrap();
         assert_eq!(e.reads, vec![root.join("src/a.ts"), root.join("README.md")]);
         assert!(e.writes.is_empty() && e.trees.is_empty());
-        let e = edit(&["git", "add", "src"], &root, &ctx).unwrap();
-        assert_eq!(e.trees, vec![root.join("src")]);
-        // From a subdirectory, `.` is that directory; `-A` alone is the whole tree.
-        let e = edit(&["git", "add", "."], &root.join("src"), &ctx).unwrap();
-        assert_eq!(e.trees, vec![root.join("src")]);
-        for words in [["git", "add", "-A"], ["git", "add", "-u"]] {
-            let e = edit(&words, &root.join("src"), &ctx).unwrap();
-            assert_eq!(e.trees, vec![root.clone()], "{words:?}");
-        }
+        // From a directory, what git lists as stored; from a subdirectory, `.` is that
+        // directory; `-A` alone is the whole tree, `-u` its tracked files only.
+        std::fs::write(root.join(".gitignore"), "*.log\n").unwrap();
+        std::fs::write(root.join("src/x.log"), "x").unwrap();
+        let listed = |e: Edit| e.listed;
+        let src = vec![(root.join("src"), vec![root.join("src/a.ts")])];
+        assert_eq!(
+            listed(edit(&["git", "add", "src"], &root, &ctx).unwrap()),
+            src
+        );
+        assert_eq!(
+            listed(edit(&["git", "add", "."], &root.join("src"), &ctx).unwrap()),
+            src
+        );
+        let all = vec![(
+            root.clone(),
+            // A repository inside is stored as a link to its commit, named as git
+            // lists it.
+            vec![
+                root.join(".gitignore"),
+                root.join("src/a.ts"),
+                root.join("vendor/dep/"),
+            ],
+        )];
+        assert_eq!(
+            listed(edit(&["git", "add", "-A"], &root.join("src"), &ctx).unwrap()),
+            all
+        );
+        assert_eq!(
+            listed(edit(&["git", "add", "-u"], &root, &ctx).unwrap()),
+            vec![(root.clone(), vec![])]
+        );
+        // `-f` stores ignored files too: every file below is read.
+        let e = edit(&["git", "add", "-f", "src"], &root, &ctx).unwrap();
+        assert_eq!((e.trees, e.listed), (vec![root.join("src")], vec![]));
         for (words, cwd) in [
             (vec!["git", "add"], &root),
             (vec!["git", "add", "-p"], &root),

@@ -259,6 +259,12 @@ impl Reach {
 /// programs) with `args`, and returns its output; `Err` on failure, a timeout or an
 /// output over the cap.
 fn run_git(git_dir: &Path, args: &[&str]) -> Result<Vec<u8>, String> {
+    run_git_in(git_dir, git_dir, args)
+}
+
+/// `run_git` with `dir` as git's working directory (a work tree's root, for commands
+/// that look at the work tree).
+fn run_git_in(dir: &Path, git_dir: &Path, args: &[&str]) -> Result<Vec<u8>, String> {
     let mut child = Command::new("git")
         .arg(format!("--git-dir={}", git_dir.display()))
         .args([
@@ -271,7 +277,7 @@ fn run_git(git_dir: &Path, args: &[&str]) -> Result<Vec<u8>, String> {
         ])
         .args(args)
         .env("GIT_TERMINAL_PROMPT", "0")
-        .current_dir(git_dir)
+        .current_dir(dir)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
@@ -370,6 +376,56 @@ pub fn reach(git_dir: &Path) -> Result<Reach, String> {
         commits,
         object_refs,
     })
+}
+
+/// The files `git add` stores from the directories `dirs` (absolute, inside
+/// `work_tree`) without `--force`, as git itself lists them: the tracked ones and, unless
+/// `tracked_only` (`-u`), the untracked ones no ignore rule covers (`.gitignore`,
+/// `.git/info/exclude`, `core.excludesFile`), as absolute paths. Bounded like `reach`.
+pub fn stageable(
+    git_dir: &Path,
+    work_tree: &Path,
+    dirs: &[PathBuf],
+    tracked_only: bool,
+) -> Result<Vec<PathBuf>, String> {
+    let rel: Vec<String> = dirs
+        .iter()
+        .map(|d| {
+            let r = d
+                .strip_prefix(work_tree)
+                .map_err(|_| format!("`{}` is outside the work tree", d.display()))?;
+            Ok(if r.as_os_str().is_empty() {
+                ".".to_string()
+            } else {
+                r.display().to_string()
+            })
+        })
+        .collect::<Result<_, String>>()?;
+    let mut args = vec![
+        "--literal-pathspecs",
+        "--work-tree",
+        work_tree
+            .to_str()
+            .ok_or("the work tree's path is not text")?,
+        "ls-files",
+        "-z",
+        "--cached",
+        "--full-name",
+    ];
+    if !tracked_only {
+        args.extend(["--others", "--exclude-standard"]);
+    }
+    args.push("--");
+    args.extend(rel.iter().map(String::as_str));
+    let out = run_git_in(work_tree, git_dir, &args)?;
+    let mut files = std::collections::BTreeSet::new();
+    for token in out.split(|b| *b == 0).filter(|t| !t.is_empty()) {
+        files.insert(work_tree.join(String::from_utf8_lossy(token).as_ref()));
+        if files.len() > MAX_PATHS {
+            return Err("git lists too many files to judge".to_string());
+        }
+    }
+    Ok(files.into_iter().collect())
 }
 
 /// The paths of `reach` (relative to the work tree `base`) that the pathspecs select,

@@ -628,6 +628,17 @@ fn command_verdict(
         for d in &edit.trees {
             recursive_read_request(&d.display().to_string(), &copied, &cmd.cwd, ctx, fx);
         }
+        // An empty list stores nothing (and an empty `paths` would mean the directory).
+        for (d, files) in edit.listed.iter().filter(|(_, f)| !f.is_empty()) {
+            let s = d.display().to_string();
+            let mut r =
+                CapabilityRequest::new(Capability::FileRead, s.clone(), format!("Read {s}"));
+            r.directory_read = Some(crate::model::vocab::DirectoryRead {
+                paths: files.iter().map(|f| f.display().to_string()).collect(),
+                ..Default::default()
+            });
+            fx.push(r);
+        }
         return Some(Verdict::ProjectWrite);
     }
     let build = crate::programs::builds::autonomous_verdict(
