@@ -691,7 +691,7 @@ fn plan(src: &str, ctx: &AnalysisContext, cwd: Cwd, top: bool) -> Result<Plan, A
     // statements (`c=ch; ${c}mod …`), which parts parsed alone cannot carry.
     if SPLIT.with(Cell::get)
         && let Some(statements) = split::split(src)
-        && let Some(plan) = split::plan_parts(&statements, src, ctx, &cwd)
+        && let Some(plan) = split::plan_parts(&statements, src, ctx, &cwd, top)
         && !evaluate::worth_evaluating(&plan)
     {
         return Ok(plan);
@@ -730,6 +730,7 @@ fn plan(src: &str, ctx: &AnalysisContext, cwd: Cwd, top: bool) -> Result<Plan, A
             max_depth: MAX_DEPTH,
             max_nodes: MAX_NODES,
         },
+        top && walk::context_variables_hold(src),
     )?;
     // What the command computes from its own text, as code to read again.
     if EVALUATE.with(Cell::get) {

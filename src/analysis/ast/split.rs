@@ -256,12 +256,16 @@ pub(crate) fn split(src: &str) -> Option<Vec<Statement>> {
 /// The plan of `src` from its parts parsed alone, built as the walk of the whole tree
 /// builds it; `None` when a part does not parse or walk cleanly (the caller then parses
 /// the whole text).
+/// `top`: the command the host's shell runs, where `$HOME` and `$PWD` may hold the
+/// context's values (judged on the whole text, as the whole walk judges it).
 pub(crate) fn plan_parts(
     statements: &[Statement],
     src: &str,
     ctx: &AnalysisContext,
     cwd: &Cwd,
+    top: bool,
 ) -> Option<Plan> {
+    let context_variables = top && walk::context_variables_hold(src);
     let mut plan = Plan::default();
     for s in statements {
         // The list `a && b || c` is `list(list(a, b), c)`: the walk notes the outer
@@ -274,7 +278,7 @@ pub(crate) fn plan_parts(
                 plan.compound("|");
             }
             for range in pipeline {
-                let part = part_plan(src, range.clone(), ctx, cwd).ok()?;
+                let part = part_plan(src, range.clone(), ctx, cwd, context_variables).ok()?;
                 merge(&mut plan, part, range.start);
             }
         }
@@ -288,6 +292,7 @@ fn part_plan(
     range: Range<usize>,
     ctx: &AnalysisContext,
     cwd: &Cwd,
+    context_variables: bool,
 ) -> Result<Plan, AstError> {
     let text = src
         .get(range)
@@ -309,6 +314,7 @@ fn part_plan(
             max_depth: MAX_DEPTH,
             max_nodes: MAX_NODES,
         },
+        context_variables,
     )
 }
 

@@ -65,15 +65,90 @@ struct Walker<'s, 'c> {
     too_deep: Option<usize>,
     /// Set when a node range does not fall on character boundaries.
     bad_range: std::cell::Cell<bool>,
+    /// `$HOME` and `$PWD` hold what the context says (`context_variables_hold`).
+    context_variables: bool,
+}
+
+/// The variables whose values the decision's context knows: `HOME` (the request's
+/// home) and `PWD` (the effective cwd where the word is, as `cd` moves it).
+const CONTEXT_VARIABLES: &[&str] = &["HOME", "PWD"];
+
+/// Builtins that can set a variable whose name is not spelled out in the text
+/// (`eval 'HO''ME=/x'`, `declare -n r=…`, `printf -v`, `read`, a sourced file), or
+/// that change the shell's options or variables wholesale.
+const SETTERS: &[&str] = &[
+    "eval",
+    "source",
+    ".",
+    "declare",
+    "typeset",
+    "local",
+    "export",
+    "readonly",
+    "unset",
+    "let",
+    "read",
+    "mapfile",
+    "readarray",
+    "printf",
+    "getopts",
+    "set",
+    "shopt",
+    "alias",
+    "enable",
+    "builtin",
+    "command",
+    "trap",
+    "exec",
+];
+
+/// Whether `$HOME` and `$PWD` in `src` hold what the context says: every expansion in
+/// it is one of them (no other `$`, no backquote: no value computed when it runs can
+/// reach a name), each name appears only right after a `$` (no `HOME=…`, `read PWD`,
+/// `for HOME in …`), and no builtin that sets variables by a computed or quoted name
+/// (`SETTERS`) nor an arithmetic or `[[` context (which assign in `x=1`) appears.
+/// Word by word this is stricter than bash: a `$` inside single quotes or an `eval`
+/// in a string keeps the variables unknown, which only asks more.
+pub(crate) fn context_variables_hold(src: &str) -> bool {
+    if src.contains('`') || src.contains("((") || src.contains("[[") {
+        return false;
+    }
+    let ident = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    let bytes = src.as_bytes();
+    for (i, _) in src.match_indices('$') {
+        let rest = src.get(i + 1..).unwrap_or("");
+        let known = CONTEXT_VARIABLES.iter().any(|n| {
+            rest.strip_prefix(n)
+                .is_some_and(|after| !after.starts_with(ident))
+        });
+        if !known {
+            return false;
+        }
+    }
+    for name in CONTEXT_VARIABLES {
+        for (i, _) in src.match_indices(name) {
+            let before = i.checked_sub(1).and_then(|j| bytes.get(j)).copied();
+            let after = src.get(i + name.len()..).and_then(|a| a.chars().next());
+            let whole = !before.is_some_and(|b| ident(b as char)) && !after.is_some_and(ident);
+            if whole && before != Some(b'$') {
+                return false;
+            }
+        }
+    }
+    !src.split(|c: char| c.is_whitespace() || ";&|(){}<>'\"".contains(c))
+        .any(|w| SETTERS.contains(&w))
 }
 
 /// Walks `root` (a tree without ERROR/MISSING nodes) into a plan, starting in `cwd`.
+/// `context_variables`: `$HOME` and `$PWD` hold the context's values (a command the
+/// host's shell runs whose whole text passes `context_variables_hold`).
 pub(crate) fn walk(
     root: Node<'_>,
     src: &str,
     ctx: &AnalysisContext,
     cwd: Cwd,
     limits: Limits,
+    context_variables: bool,
 ) -> Result<Plan, AstError> {
     let mut w = Walker {
         src,
@@ -85,6 +160,7 @@ pub(crate) fn walk(
         limits,
         too_deep: None,
         bad_range: std::cell::Cell::new(false),
+        context_variables,
     };
     let mut stack = vec![Task::Visit {
         node: root,
@@ -907,6 +983,18 @@ impl<'s> Walker<'s, '_> {
         self.cwd = next;
     }
 
+    /// The value of `$HOME` or `$PWD` (as written, `raw`) where the context knows it.
+    fn context_value(&self, raw: &str) -> Option<String> {
+        if !self.context_variables {
+            return None;
+        }
+        match raw {
+            "$HOME" => Some(self.ctx.home().display().to_string()),
+            "$PWD" => self.cwd.path().map(|p| p.display().to_string()),
+            _ => None,
+        }
+    }
+
     /// Evaluates a word-like node to its value with quotes removed; schedules the
     /// commands inside substitutions for visiting.
     fn word<'t>(
@@ -976,10 +1064,19 @@ impl<'s> Walker<'s, '_> {
                 }
             }
             k::STRING_CONTENT => unescape_double_quoted(raw, &mut out.text),
-            k::SIMPLE_EXPANSION => {
-                out.text.push_str(raw);
-                out.dynamic = true;
-            }
+            k::SIMPLE_EXPANSION => match self.context_value(raw) {
+                // Unquoted, bash splits the value and expands it as a pattern: only a
+                // value with no blank and no pattern character is the word it reads.
+                Some(v)
+                    if quoted || !v.contains(|c: char| c.is_whitespace() || "*?[".contains(c)) =>
+                {
+                    out.text.push_str(&v);
+                }
+                _ => {
+                    out.text.push_str(raw);
+                    out.dynamic = true;
+                }
+            },
             k::BRACE_EXPRESSION => {
                 out.text.push_str(raw);
                 out.pattern = true;
