@@ -7,7 +7,7 @@
 //! agent set's run fails (exit 1) when the set is not the one
 //! `benches/agent_set/expected.json` counts, a preset lets a risky command run or one
 //! falls below a floor. Run: `cargo bench --profile dev --bench friction`; `KHAELOR_AGENT_ASKS=1` also
-//! lists every read and edit `recommended` asks about. The tables go into
+//! lists every read, edit and build `recommended` asks about. The tables go into
 //! BENCHMARKS.md, section "Friction".
 #![allow(clippy::unwrap_used, clippy::indexing_slicing)]
 

@@ -615,7 +615,7 @@ pub fn run_agent_set() -> Option<(Vec<Row>, Vec<AgentTally>)> {
             if let Some(key) = &key
                 && name == "recommended"
                 && std::env::var_os("KHAELOR_AGENT_ASKS").is_some()
-                && matches!(r.kind.as_str(), "read" | "edit")
+                && matches!(r.kind.as_str(), "read" | "edit" | "build")
             {
                 println!("ASK {}\t{key}\t{c}", r.kind);
             }

@@ -746,6 +746,68 @@ fn pytest(rest: &[&str], cwd: &Path, ctx: &AnalysisContext) -> Option<Vec<String
     Some(writes)
 }
 
+/// `python -m unittest [discover] [OPTS] [TESTS…]`: the project's tests, by dotted
+/// names (imported with the working directory, inside the project, first on the path)
+/// or by files inside the project; `discover`'s start and top directories inside it
+/// too. Options that only choose and report tests (`-v -q -f -c -b --locals -k
+/// --durations`, `-p PATTERN`).
+fn unittest(rest: &[&str], cwd: &Path, ctx: &AnalysisContext) -> bool {
+    const FLAGS: &[&str] = &[
+        "-v",
+        "-q",
+        "-f",
+        "-c",
+        "-b",
+        "--verbose",
+        "--quiet",
+        "--failfast",
+        "--catch",
+        "--buffer",
+        "--locals",
+    ];
+    const DIRS: &[&str] = &["-s", "--start-directory", "-t", "--top-level-directory"];
+    const VALUED: &[&str] = &["-k", "--durations", "-p", "--pattern"];
+    let inside = |w: &str| {
+        crate::model::paths::resolve_word(w, Some(cwd), ctx.home())
+            .is_some_and(|p| crate::model::paths::is_inside(&p, ctx.root()))
+    };
+    let rest = rest.strip_prefix(&["discover"]).unwrap_or(rest);
+    let mut i = 0;
+    while let Some(w) = rest.get(i) {
+        let (flag, attached) = match w.split_once('=') {
+            Some((f, v)) if f.starts_with("--") => (f, Some(v)),
+            _ => (*w, None),
+        };
+        if FLAGS.contains(w) {
+            i += 1;
+        } else if DIRS.contains(&flag) || VALUED.contains(&flag) {
+            let value = match attached {
+                Some(v) => v,
+                None => rest.get(i + 1).copied().unwrap_or(""),
+            };
+            if value.is_empty() || (DIRS.contains(&flag) && !inside(value)) {
+                return false;
+            }
+            i += if attached.is_some() { 1 } else { 2 };
+        } else if w.starts_with('-') {
+            return false;
+        } else if w.ends_with(".py") || w.contains('/') {
+            if !inside(w) {
+                return false;
+            }
+            i += 1;
+        } else if w
+            .split('.')
+            .all(|part| !part.is_empty() && part.chars().all(|c| c.is_alphanumeric() || c == '_'))
+        {
+            i += 1;
+        } else {
+            return false;
+        }
+    }
+    true
+}
+
 /// pytest's switches written together (`-xvs`, `-vx`, `-qq`): each letter one of the
 /// switches `pytest` takes alone above (none of them takes a value).
 fn switch_cluster(w: &str) -> bool {
@@ -774,6 +836,7 @@ fn python_module(rest: &[&str], cwd: &Path, ctx: &AnalysisContext) -> Option<Vec
     };
     match *module {
         "pytest" => pytest(args, cwd, ctx),
+        "unittest" => unittest(args, cwd, ctx).then(Vec::new),
         "py_compile" => (!args.is_empty()
             && args.iter().all(|a| {
                 !a.starts_with('-')
