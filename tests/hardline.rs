@@ -24,6 +24,10 @@ struct Case {
     hit: bool,
     #[serde(default)]
     rule: Option<String>,
+    /// The AST engine's rule where it differs: it reads `$HOME` as the home it holds
+    /// when nothing in the command can set it, so `rm -rf $HOME` is `rm -rf ~` there.
+    #[serde(default, rename = "astRule")]
+    ast_rule: Option<String>,
 }
 
 fn ctx() -> (tempfile::TempDir, AnalysisContext) {
@@ -36,7 +40,11 @@ fn verdict(engine: &str, a: &Analysis, case: &Case) -> Vec<String> {
     let mut out = Vec::new();
     match (&a.hardline, case.hit) {
         (Some(h), true) => {
-            if let Some(rule) = &case.rule
+            let want = match engine {
+                "ast" => case.ast_rule.as_ref().or(case.rule.as_ref()),
+                _ => case.rule.as_ref(),
+            };
+            if let Some(rule) = want
                 && &h.rule != rule
             {
                 out.push(format!("{engine}: rule {:?}, want {rule:?}", h.rule));

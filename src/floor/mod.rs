@@ -1166,6 +1166,7 @@ mod tests {
                     text: t.to_string(),
                     dynamic: false,
                     pattern: false,
+                    braces: false,
                     start: 0,
                 })
                 .collect();

@@ -26,6 +26,10 @@ pub(crate) struct Word {
     pub dynamic: bool,
     /// Holds an unquoted glob character or a brace expression.
     pub pattern: bool,
+    /// Written without quotes, escapes or expansions and holding a brace expression
+    /// bash expands into several words (`src/{a,b}`): `text` is exactly what bash
+    /// brace-expands, so `shell::braces` gives the words it passes.
+    pub braces: bool,
     /// Byte offset in the source, to put words and assignments back in order.
     pub start: usize,
 }

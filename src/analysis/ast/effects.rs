@@ -225,13 +225,30 @@ const OPERANDS_INERT: &[&str] = &[
     "[[", "[", "test", "echo", "printf", "true", "false", ":", "cd", "exit", "return", "shift",
 ];
 
+/// The words bash passes: each operand written as a plain brace expression
+/// (`mkdir -p src/{a,b}`) expanded as bash expands it (`Word::braces`); the command
+/// name, and a word that would build too many, as written.
+fn brace_expanded(cmd: &SimpleCommand) -> Vec<String> {
+    let mut out = Vec::with_capacity(cmd.words.len());
+    for (i, w) in cmd.words.iter().enumerate() {
+        match (i > 0 && w.braces)
+            .then(|| crate::shell::braces::expand(&w.text))
+            .flatten()
+        {
+            Some(words) => out.extend(words),
+            None => out.push(w.text.clone()),
+        }
+    }
+    out
+}
+
 fn join(words: &[String]) -> String {
     words.join(" ")
 }
 
 /// Adds everything one simple command does.
 pub(crate) fn command_effects(cmd: &SimpleCommand, ctx: &AnalysisContext, fx: &mut Effects) {
-    let words: Vec<String> = cmd.words.iter().map(|w| w.text.clone()).collect();
+    let words = brace_expanded(cmd);
     if crate::shell::braces::over_budget(&words) {
         // bash builds every word of a brace expansion before the command runs: past the
         // budget it exhausts memory (`ls {0..999999999}`). The words are never
@@ -407,6 +424,16 @@ fn command_verdict(
     let mut expanded: Vec<String> = Vec::new();
     let mut globbed: Vec<String> = Vec::new();
     for (i, w) in cmd.words.iter().enumerate() {
+        if w.braces && i > 0 {
+            // Brace expansion depends on the text alone; what it makes is read as
+            // written, unless a word it makes is a glob (then as today: it asks).
+            let words = crate::shell::braces::expand(&w.text)?;
+            if words.iter().any(|x| is_pattern(x)) {
+                return None;
+            }
+            expanded.extend(words);
+            continue;
+        }
         if !w.pattern || w.text == "[" || w.text == "]" {
             expanded.push(w.text.clone());
             continue;
@@ -445,7 +472,7 @@ fn command_verdict(
     // A word bash expands as a pattern names files only when it runs: no script of
     // the project, and no edit, is vouched for through one (`cat * > file` reads a glob
     // over the project into a file).
-    let patterned = cmd.words.iter().any(|w| w.pattern);
+    let patterned = cmd.words.iter().any(|w| w.pattern && !w.braces);
     // A verified reader whose output goes only to files inside the project is an edit
     // of those files (`echo hi > notes.md`, `cat > src/x.ts <<'EOF'`): its reads are
     // judged as the reader's, its writes (the redirects' requests) as any write.

@@ -777,6 +777,7 @@ impl<'s> Walker<'s, '_> {
                             text: self.text(child).to_string(),
                             dynamic: false,
                             pattern: false,
+                            braces: false,
                             start: child.start_byte(),
                         });
                     }
@@ -801,6 +802,7 @@ impl<'s> Walker<'s, '_> {
                 text: self.text(node).to_string(),
                 dynamic: false,
                 pattern: false,
+                braces: false,
                 start: node.start_byte(),
             });
         }
@@ -1008,9 +1010,15 @@ impl<'s> Walker<'s, '_> {
             text: String::new(),
             dynamic: false,
             pattern: false,
+            braces: false,
             start: node.start_byte(),
         };
         self.word_into(node, depth, in_subst, stack, &mut out, false);
+        let raw = self.text(node);
+        out.braces = !out.dynamic
+            && raw == out.text
+            && !raw.contains(['\\', '\'', '"', '$', '`'])
+            && crate::shell::braces::count(raw) > 1;
         out
     }
 

@@ -78,6 +78,7 @@ fn word(text: String, start: usize) -> Word {
         // so any glob or brace character counts.
         dynamic: text.contains(['$', '`']),
         pattern: text.contains(['*', '?', '[', '{']),
+        braces: false,
         text,
         start,
     }
