@@ -688,6 +688,26 @@ fn accounts(r: Reason, e: &Element, f: &Facts<'_>) -> bool {
             _ => false,
         },
         Reason::ReadDetected => matches!(e, E::OnlyAst(Capability::FileRead)),
+        Reason::ContextVariable => match e {
+            E::LexerNotAllowed(Capability::ProcessExecute, s)
+                if s.contains("$HOME") || s.contains("$PWD") =>
+            {
+                let home = f.comparer.context().home().display().to_string();
+                let lexer = collapse_whitespace(&s.replace("$HOME", &home));
+                f.ast().analysis.requests.iter().any(|r| {
+                    r.capability == Capability::ProcessExecute
+                        && matches!(
+                            r.verdict,
+                            Some(
+                                crate::model::vocab::Verdict::ReadOnly
+                                    | crate::model::vocab::Verdict::ProjectWrite
+                            )
+                        )
+                        && pwd_filled(&lexer, &collapse_whitespace(&r.subject))
+                })
+            }
+            _ => false,
+        },
         Reason::VerifiedReadOnly | Reason::VerifiedEdit => {
             let edit = r == Reason::VerifiedEdit;
             let want = if edit {
@@ -912,10 +932,48 @@ pub fn classify(c: &Comparison, comparer: &Comparer) -> Verdict {
     }
 }
 
+/// Whether `ast` is `lexer` with each `$PWD` in it filled by an absolute path (a
+/// directory the AST tracked there: no blank in it).
+fn pwd_filled(lexer: &str, ast: &str) -> bool {
+    let pieces: Vec<&str> = lexer.split("$PWD").collect();
+    let Some((first, rest)) = pieces.split_first() else {
+        return false;
+    };
+    ast.strip_prefix(first)
+        .is_some_and(|after| paths_then(rest, after))
+}
+
+/// Whether `ast` is, for each piece in turn, an absolute path with no blank followed by
+/// that piece, and nothing after the last.
+fn paths_then(pieces: &[&str], ast: &str) -> bool {
+    let Some((piece, rest)) = pieces.split_first() else {
+        return ast.is_empty();
+    };
+    if !ast.starts_with('/') {
+        return false;
+    }
+    let end = ast.find(char::is_whitespace).unwrap_or(ast.len());
+    (1..=end).filter(|i| ast.is_char_boundary(*i)).any(|i| {
+        ast.get(i..)
+            .and_then(|after| after.strip_prefix(piece))
+            .is_some_and(|after| paths_then(rest, after))
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::model::vocab::AnalysisContext;
+
+    #[test]
+    fn pwd_is_filled_by_one_absolute_path_each() {
+        assert!(pwd_filled("echo $PWD", "echo /tmp/p"));
+        assert!(pwd_filled("ls $PWD/src $PWD", "ls /a/src /a"));
+        assert!(!pwd_filled("echo $PWD", "echo tmp/p"));
+        assert!(!pwd_filled("echo $PWD", "echo /tmp/p x"));
+        assert!(!pwd_filled("echo $PWD x", "echo /tmp/p"));
+        assert!(!pwd_filled("cat a", "cat b"));
+    }
 
     fn comparer() -> (tempfile::TempDir, Comparer) {
         let root = tempfile::tempdir().unwrap();

@@ -36,6 +36,7 @@ pub enum Reason {
     TrailingSeparator,
     VerifiedReadOnly,
     VerifiedEdit,
+    ContextVariable,
     QuotedOperatorNotCode,
     QuotedSubstitutionMarker,
     FlagRunsProgram,
@@ -81,6 +82,7 @@ impl Reason {
         // why it allows (`echo "<(x)"` prints a literal string).
         Reason::VerifiedReadOnly,
         Reason::VerifiedEdit,
+        Reason::ContextVariable,
         Reason::QuotedOperatorNotCode,
         Reason::QuotedSubstitutionMarker,
         Reason::FlagRunsProgram,
@@ -123,6 +125,7 @@ impl Reason {
             Reason::ReadDetected => "read-detected",
             Reason::VerifiedReadOnly => "verified-read-only",
             Reason::VerifiedEdit => "verified-edit",
+            Reason::ContextVariable => "context-variable",
             Reason::Unexplained => "unexplained",
         }
     }
@@ -222,6 +225,9 @@ impl Reason {
             }
             Reason::VerifiedEdit => {
                 "the AST proved the command an in-project edit (each write judged as the write tool's), which the recommended preset allows; the lexer verifies nothing"
+            }
+            Reason::ContextVariable => {
+                "the AST reads `$HOME` and `$PWD` as the context's values where nothing in the command can set them, and verified the command so read; the lexer asks for any `$`"
             }
             Reason::Unexplained => "no reason accounts for at least one of the differences",
         }
