@@ -20,6 +20,8 @@ use super::world::OPERANDS;
 /// One generated command.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Generated {
+    /// Runs over a writable copy of the world (an edit), not the read-only one.
+    pub writable: bool,
     /// The program the command runs (the table's name, `git` for git's forms).
     pub program: String,
     /// The table entry (`grep/egrep/fgrep`, `git log`, `find`).
@@ -814,6 +816,7 @@ fn command(
         }
     }
     Generated {
+        writable: false,
         program: name.to_string(),
         entry: e.label.clone(),
         command: words.join(" "),
@@ -894,6 +897,7 @@ pub fn generate(seed: u64, n: usize) -> Vec<Generated> {
                     for _ in 0..AWK_PROGRAMS.len() / names.len().max(1) + k {
                         let (command, options) = awk_command(&mut rng, nm);
                         out.push(Generated {
+                            writable: false,
                             program: (*nm).to_string(),
                             entry: e.label.clone(),
                             command,
@@ -907,6 +911,7 @@ pub fn generate(seed: u64, n: usize) -> Vec<Generated> {
                 for _ in 0..NODE_FORMS.len() * 3 {
                     let (command, options) = node_command(&mut rng);
                     out.push(Generated {
+                        writable: false,
                         program: "node".to_string(),
                         entry: e.label.clone(),
                         command,
@@ -924,6 +929,7 @@ pub fn generate(seed: u64, n: usize) -> Vec<Generated> {
                         xxd_command(&mut rng, chunk)
                     };
                     out.push(Generated {
+                        writable: false,
                         program: e.label.clone(),
                         entry: e.label.clone(),
                         command,
@@ -989,6 +995,7 @@ pub fn generate(seed: u64, n: usize) -> Vec<Generated> {
             ];
             for command in forms {
                 out.push(Generated {
+                    writable: false,
                     program: "find".to_string(),
                     entry: "find".to_string(),
                     command,
@@ -1020,6 +1027,7 @@ pub fn generate(seed: u64, n: usize) -> Vec<Generated> {
                     _ => format!("find {follow}{root} -name {pat} -type f -exec {reader} {{}} +"),
                 };
                 out.push(Generated {
+                    writable: false,
                     program: "find".to_string(),
                     entry: "find".to_string(),
                     command,
@@ -1039,6 +1047,7 @@ pub fn generate(seed: u64, n: usize) -> Vec<Generated> {
             Kind::Awk => {
                 let (command, options) = awk_command(&mut rng, nm);
                 out.push(Generated {
+                    writable: false,
                     program: nm.to_string(),
                     entry: e.label.clone(),
                     command,
@@ -1049,6 +1058,7 @@ pub fn generate(seed: u64, n: usize) -> Vec<Generated> {
             Kind::Node => {
                 let (command, options) = node_command(&mut rng);
                 out.push(Generated {
+                    writable: false,
                     program: "node".to_string(),
                     entry: e.label.clone(),
                     command,
@@ -1066,6 +1076,7 @@ pub fn generate(seed: u64, n: usize) -> Vec<Generated> {
                     xxd_command(&mut rng, &picked)
                 };
                 out.push(Generated {
+                    writable: false,
                     program: e.label.clone(),
                     entry: e.label.clone(),
                     command,
