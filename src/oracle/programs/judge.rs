@@ -172,8 +172,10 @@ pub fn judge(facts: &Facts<'_>, secrets: &Secrets) -> Vec<Violation> {
             push(&mut out, Class::Write, w.clone(), w);
         }
     }
+    // Setting a file's times back (`file -p` restores the access time its read moved)
+    // changes no content and no name; every other change is a write.
     for c in facts.changes {
-        if c.op != Op::Open && !exempt_write(facts.program, &c.path) {
+        if !matches!(c.op, Op::Open | Op::Times) && !exempt_write(facts.program, &c.path) {
             push(&mut out, Class::Write, c.path.clone(), &c.path);
         }
     }
@@ -357,6 +359,9 @@ pub struct Reported {
     pub reads: Vec<String>,
     pub writes: Vec<String>,
     pub named: Vec<String>,
+    /// The git directories a `git.modify` request of the ask stands for (the project's
+    /// `.git`): `git add` writes its objects and index, which is what the user approves.
+    pub git_dirs: Vec<String>,
 }
 
 /// A path with its symlinks resolved on the host (the world is at the same paths
@@ -393,6 +398,10 @@ impl Reported {
             // A file named as an operand was shown as read, not as written.
             Class::Write | Class::UnpredictedWrite => {
                 self.writes.iter().any(|w| *w == real || w == path)
+                    || self.git_dirs.iter().any(|d| {
+                        real.strip_prefix(d.as_str())
+                            .is_some_and(|r| r.is_empty() || r.starts_with('/'))
+                    })
             }
             Class::Exec | Class::Socket => false,
         }
