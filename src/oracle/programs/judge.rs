@@ -268,6 +268,18 @@ pub fn landed(c: &Change) -> String {
     }
 }
 
+/// Whether `path` is a scratch name: the program made it (opened it for writing, or
+/// made it a link or a directory) and renamed it onto another name, which is judged
+/// as itself (`sed -i`'s `sedXXXXXX`, `ln -sf`'s temporary link).
+pub fn scratch(path: &str, changes: &[Change]) -> bool {
+    changes
+        .iter()
+        .any(|c| c.op == Op::RenameFrom && c.path == path)
+        && changes
+            .iter()
+            .any(|c| c.path == path && matches!(c.op, Op::Open | Op::Symlink | Op::Mkdir))
+}
+
 /// Whether a write request's subject covers `path`: the same path, or below a request
 /// that covers a tree (`DIR/**`, `DIR/*`).
 fn requested(expected: &[String], path: &str) -> bool {
@@ -307,14 +319,7 @@ pub fn judge_edit(
             });
         }
     }
-    let scratch = |path: &str| -> bool {
-        changes
-            .iter()
-            .any(|c| c.op == Op::RenameFrom && c.path == path)
-            && changes
-                .iter()
-                .any(|c| c.path == path && matches!(c.op, Op::Open | Op::Symlink | Op::Mkdir))
-    };
+    let scratch = |path: &str| scratch(path, &changes);
     for c in &changes {
         if exempt_write(facts.program, &c.path) {
             continue;
@@ -380,8 +385,9 @@ pub fn resolved(path: &str) -> String {
 impl Reported {
     /// Whether a violation is something the ask reported: a secret read whose file a
     /// read request names (or lies under, for a recursive read `DIR/**`), a write a
-    /// write request names (symlinks resolved), or a secret the asked command names
-    /// itself. A program run or a socket is never reported (a verified program's call
+    /// write request names (symlinks resolved) or lands in, when the request names a
+    /// directory (`cp a.txt docs/sshdir` asks for `~/.ssh`, where `a.txt` lands), or
+    /// a secret the asked command names itself. A program run or a socket is never reported (a verified program's call
     /// has no such request).
     pub fn covers(&self, v: &Violation) -> bool {
         let path = v.path.as_str();
@@ -397,11 +403,18 @@ impl Reported {
             Class::SecretRead => named || self.reads.iter().any(under),
             // A file named as an operand was shown as read, not as written.
             Class::Write | Class::UnpredictedWrite => {
-                self.writes.iter().any(|w| *w == real || w == path)
-                    || self.git_dirs.iter().any(|d| {
-                        real.strip_prefix(d.as_str())
-                            .is_some_and(|r| r.is_empty() || r.starts_with('/'))
-                    })
+                self.writes.iter().any(|w| {
+                    *w == real
+                        || w == path
+                        || (Path::new(w).is_dir()
+                            && [path, real.as_str()].iter().any(|p| {
+                                p.strip_prefix(w.as_str())
+                                    .is_some_and(|r| r.starts_with('/'))
+                            }))
+                }) || self.git_dirs.iter().any(|d| {
+                    real.strip_prefix(d.as_str())
+                        .is_some_and(|r| r.is_empty() || r.starts_with('/'))
+                })
             }
             Class::Exec | Class::Socket => false,
         }

@@ -531,8 +531,13 @@ pub fn run(
                 )
             };
             if act != Action::Allow {
-                // An ask shows its requests: what it reported the user saw.
-                found.retain(|v| !decided.reported.covers(v));
+                // An ask shows its requests: what it reported the user saw. A scratch
+                // name renamed onto another is judged as that other name.
+                found.retain(|v| {
+                    !(decided.reported.covers(v)
+                        || (matches!(v.class, Class::Write | Class::UnpredictedWrite)
+                            && judge::scratch(&v.path, &r.extra.changes)))
+                });
             }
             if judge::prints_history(&r.output, &secrets) {
                 report.history.commands += 1;
