@@ -1019,6 +1019,65 @@ mod tests {
     }
 
     #[test]
+    fn name_changes_are_resolved_like_opens() {
+        // `-y` shows each directory descriptor; `ln -sf` makes a temporary link and
+        // renames it, `mkdir -p` meets an existing parent (EEXIST: nothing changed),
+        // `touch` sets the times of the descriptor it opened, a refused call counts.
+        let marker = hex("__khaelor_oracle__:0");
+        let bash = hex("/bin/bash");
+        let cwd = format!("AT_FDCWD<{}>", hex("/p"));
+        let trace = [
+            format!("12 chdir(\"{}\") = 0", hex("/p")),
+            format!("12 execve(\"{bash}\", [\"{marker}\", \"-c\"], 0x1 /* 1 vars */) = 0"),
+            format!(
+                "12 mkdir(\"{}\", 0777) = -1 EEXIST (File exists)",
+                hex("src")
+            ),
+            format!("12 chdir(\"{}\") = 0", hex("src")),
+            format!("12 mkdir(\"{}\", 0777) = 0", hex("x")),
+            format!(
+                "12 symlinkat(\"{}\", {cwd}, \"{}\") = 0",
+                hex("a.txt"),
+                hex("/p/Cu12")
+            ),
+            format!(
+                "12 renameat({cwd}, \"{}\", {cwd}, \"{}\") = 0",
+                hex("/p/Cu12"),
+                hex("/p/l")
+            ),
+            format!("12 utimensat(0<{}>, NULL, NULL, 0) = 0", hex("/p/src/t")),
+            format!(
+                "12 unlinkat(3<{}>, \"{}\", AT_REMOVEDIR) = -1 EROFS (Read-only file system)",
+                hex("/p/d"),
+                hex("e")
+            ),
+            format!(
+                "12 fchmodat({cwd}, \"{}\", 0755) = -1 ENOENT (No such file or directory)",
+                hex("gone")
+            ),
+        ]
+        .join("\n");
+        let full = observe_full(&trace, 1, &[]);
+        let got: Vec<(Op, &str)> = full[0]
+            .1
+            .changes
+            .iter()
+            .map(|c| (c.op, c.path.as_str()))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                (Op::Mkdir, "/p/src/x"),
+                (Op::Symlink, "/p/Cu12"),
+                (Op::RenameFrom, "/p/Cu12"),
+                (Op::RenameTo, "/p/l"),
+                (Op::Times, "/p/src/t"),
+                (Op::Remove, "/p/d/e"),
+            ]
+        );
+    }
+
+    #[test]
     fn a_reused_pid_is_a_new_process() {
         // pid 12 runs command 0 and exits; a runaway command 1 later forks a child that
         // gets pid 12 again, and that child's program is command 1's, not command 0's.
