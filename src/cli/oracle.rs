@@ -50,10 +50,16 @@ pub struct Args {
     /// The program oracle: run generated commands of the verified read-only programs
     /// (the real programs, over a hostile world) and hold each one the default policy
     /// allows to what "verified" promises: no program run, no write, no secret read, no
-    /// socket. `--generate N` commands in all (the systematic pass over every table
-    /// option always runs whole); FILEs are not read.
+    /// socket. `--generate N` read-only commands (the systematic pass over every table
+    /// option always runs whole) and N/16 in-project edits, each over a fresh writable
+    /// copy of the world, held to what a verified edit promises: every name it changes
+    /// inside the project, not protected, not secret-shaped, and requested; FILEs are
+    /// not read.
     #[arg(long, conflicts_with = "files")]
     pub programs: bool,
+    /// With `--programs`: leave the edit commands out (the read-only run alone).
+    #[arg(long, requires = "programs")]
+    pub no_edits: bool,
     /// Files of commands.
     #[arg(value_name = "FILE")]
     pub files: Vec<String>,
@@ -129,7 +135,7 @@ pub fn run(args: Args) -> ExitCode {
 /// `oracle --programs`: the program oracle (`crate::oracle::programs`).
 fn run_programs(args: &Args) -> ExitCode {
     use crate::oracle::programs;
-    let mut commands = programs::generate::generate(args.seed, args.generate);
+    let mut commands = programs::commands(args.seed, args.generate, !args.no_edits);
     if let Some(n) = args.limit {
         commands.truncate(n);
     }

@@ -61,7 +61,19 @@ pub enum Layout {
     /// command's output is kept, and the trace also shows reads (with the path the
     /// kernel opened), sockets and connects (`run_programs`, the program oracle).
     Programs,
+    /// The programs' layout over a writable world (`run_edits`, the program oracle's
+    /// edits): the project's and HOME's common parent is a tmpfs, and the driver
+    /// restores the world into it from a read-only snapshot (`/.oracle/world`) before
+    /// each command, outside the command's marker, so every command starts from the
+    /// same world and what it writes succeeds and shows in full.
+    Edits,
 }
+
+/// The system calls the programs' layouts trace: executions, opens, the cwd, process
+/// creation, sockets, and every call that creates, changes or removes a name.
+const PROGRAMS_TRACE: &str = "trace=execve,openat,open,creat,chdir,fchdir,newfstatat,stat,clone,clone3,fork,vfork,socket,connect,\
+mkdir,mkdirat,rmdir,unlink,unlinkat,rename,renameat,renameat2,symlink,symlinkat,link,linkat,\
+chmod,fchmod,fchmodat,truncate,ftruncate,utimensat";
 
 /// The `/etc` entries the programs' layout binds (those that exist): the loader's
 /// cache, the alternatives links (`/usr/bin/awk` and others), user and group names
@@ -84,6 +96,10 @@ pub const PROGRAM_ETC: &[&str] = &[
 /// Raw disks in the programs' layout: each is a read-only stand-in file, so writing
 /// one shows as an open for writing that fails.
 pub const DISKS: &[&str] = &["/dev/sda", "/dev/nvme0n1"];
+
+/// Where the edits' layout binds the worker's copy of the world (read-only), from which
+/// the driver restores the project and HOME before each command.
+pub const WORLD_SNAPSHOT: &str = "/.oracle/world";
 
 /// Where each command's stdout and stderr go in the programs' layout (`/.oracle/out/I`).
 pub const OUTPUT_DIR: &str = "/.oracle/out";
@@ -265,8 +281,22 @@ fn io_err(path: &Path) -> impl Fn(std::io::Error) -> SandboxError + '_ {
 /// `bash -n` under its own marker (`SYNTAX_ARGV0`), whose exit status the trace shows:
 /// bash runs nothing of a text it rejects, which the strict check must know. With
 /// `parse`, each text is only parsed.
-const DRIVER: &str = r#"# khaelor-perm oracle driver: $1 = project dir, $2 = CPU seconds per command, $3 = syntax to parse each first, parse to only parse, capture to keep each output.
+const DRIVER: &str = r#"# khaelor-perm oracle driver: $1 = project dir, $2 = CPU seconds per command, $3 = syntax to parse each first, parse to only parse, capture to keep each output, edit to keep it and restore the world into $4 before each command.
 set -m
+# The edits' layout: empty $4 (the tmpfs holding the project and HOME) and /tmp, all
+# but the ancestors of $4, and copy the snapshot back. A command may have taken the
+# permission to enter a directory away (`chmod 000 src`): then give it back and retry.
+restore() {
+  ( shopt -s dotglob nullglob
+    t=()
+    for f in "$1"/* /tmp/*; do
+      case "$1/" in "$f"/*) ;; *) t+=("$f") ;; esac
+    done
+    if [ ${#t[@]} -gt 0 ]; then
+      rm -rf -- "${t[@]}" || { chmod -R u+rwx -- "${t[@]}"; rm -rf -- "${t[@]}"; }
+    fi
+    cp -a /.oracle/world/. "$1"/ ) </dev/null >/dev/null 2>&1
+}
 ulimit -u 128 2>/dev/null
 ulimit -f 2048 2>/dev/null
 ulimit -v 1048576 2>/dev/null
@@ -277,12 +307,13 @@ while IFS= read -r -d '' cmd; do
   fi
   if [ "$3" = parse ]; then i=$((i+1)); continue; fi
   out=/dev/null
-  if [ "$3" = capture ]; then out="/.oracle/out/$i"; fi
+  if [ "$3" = capture ] || [ "$3" = edit ]; then out="/.oracle/out/$i"; fi
+  if [ "$3" = edit ]; then restore "$4"; fi
   ( ulimit -t "$2"; cd "$1" || exit 99
     exec -a "__khaelor_oracle__:$i" /bin/bash -c "$cmd" bash ) </dev/null >"$out" 2>&1 &
   pid=$!
   dog=
-  if [ "$3" = capture ]; then
+  if [ "$3" = capture ] || [ "$3" = edit ]; then
     # The real programs can wait forever (`tail -f`): a wall-clock limit per command.
     ( trap 'exit 0' TERM; sleep 2 & wait $!; kill -KILL -- "-$pid" ) 2>/dev/null &
     dog=$!
@@ -541,14 +572,10 @@ impl Sandbox {
             // 50-command batch in 3.0 s instead of 4.4-7.6 s).
             .args(["-f", "--seccomp-bpf", "-q", "-xx", "-s", "1000000", "-o"])
             .arg(trace_file);
-        if layout == Layout::Programs {
+        if matches!(layout, Layout::Programs | Layout::Edits) {
             // `-y`: descriptors with their paths, so a read through a symlink shows the
             // file the kernel opened, and a directory descriptor its directory.
-            c.args([
-                "-y",
-                "-e",
-                "trace=execve,openat,open,creat,chdir,fchdir,newfstatat,stat,clone,clone3,fork,vfork,socket,connect",
-            ]);
+            c.args(["-y", "-e", PROGRAMS_TRACE]);
         } else {
             c.args([
                 "-e",
@@ -576,7 +603,7 @@ impl Sandbox {
                 "--tmpfs",
                 "/",
             ]);
-        if layout == Layout::Programs {
+        if matches!(layout, Layout::Programs | Layout::Edits) {
             self.program_binds(&mut c);
         } else {
             for target in ["/bin/bash", "/bin/sh", "/usr/bin/bash", "/usr/bin/sh"] {
@@ -623,6 +650,26 @@ impl Sandbox {
             for disk in DISKS {
                 c.arg("--ro-bind").arg(self.scratch.join("disk")).arg(disk);
             }
+        } else if layout == Layout::Edits {
+            // The world's parent is a tmpfs the driver fills from the snapshot before
+            // each command (the project and HOME are made empty here so `--chdir`
+            // finds them).
+            let dir = self.scratch.join(format!("w{worker}"));
+            c.arg("--tmpfs")
+                .arg(&self.scratch)
+                .arg("--dir")
+                .arg(&self.root)
+                .arg("--dir")
+                .arg(&self.home)
+                .arg("--ro-bind")
+                .arg(dir.join("world"))
+                .arg(WORLD_SNAPSHOT)
+                .arg("--bind")
+                .arg(dir.join("out"))
+                .arg(OUTPUT_DIR);
+            for disk in DISKS {
+                c.arg("--ro-bind").arg(self.scratch.join("disk")).arg(disk);
+            }
         } else {
             c.arg("--dir").arg(&self.root).arg("--dir").arg(&self.home);
         }
@@ -652,7 +699,9 @@ impl Sandbox {
                 Layout::Producers => "syntax",
                 Layout::ParseOnly => "parse",
                 Layout::Programs => "capture",
+                Layout::Edits => "edit",
             })
+            .arg(&self.scratch)
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::null());
@@ -693,7 +742,7 @@ impl Sandbox {
         let full = super::trace::observe_full(&text, commands.len(), &Self::path_dirs());
         let mut runs: Vec<Run> = Vec::with_capacity(full.len());
         for (i, (observed, extra)) in full.into_iter().enumerate() {
-            let output = if layout == Layout::Programs {
+            let output = if matches!(layout, Layout::Programs | Layout::Edits) {
                 let file = dir.join("out").join(i.to_string());
                 let bytes = std::fs::read(&file).unwrap_or_default();
                 let _ = std::fs::remove_file(&file);
@@ -749,6 +798,23 @@ impl Sandbox {
             });
         }
         self.run_in(Layout::Programs, commands, progress)
+    }
+
+    /// `run_programs` over a writable world (`Layout::Edits`): each command starts
+    /// from a fresh copy of the hostile world, and what it creates, changes or removes
+    /// shows in the trace (`trace::Extra::changes`).
+    pub fn run_edits(
+        &self,
+        commands: &[String],
+        progress: &(dyn Fn(usize) + Sync),
+    ) -> Result<Vec<Run>, SandboxError> {
+        if !self.programs {
+            return Err(SandboxError::Probe {
+                message: "the programs' layout was not set up (`Sandbox::new_programs`)"
+                    .to_string(),
+            });
+        }
+        self.run_in(Layout::Edits, commands, progress)
     }
 
     /// `run` in the layout that also holds the evaluator's pure producers

@@ -9,6 +9,8 @@
 
 use std::collections::{BTreeMap, HashMap};
 
+use serde::Serialize;
+
 use super::{Exec, ExecVia, Observed, RunStatus};
 
 /// The not-found handler hands the command's argv to this (absent) path.
@@ -27,10 +29,12 @@ enum Event {
         path: String,
         argv: Vec<String>,
     },
-    /// `openat`/`open`/`creat` with a write flag; `dirfd` is `None` for `AT_FDCWD`.
+    /// `openat`/`open`/`creat` with a write flag; `dirfd` is `None` for `AT_FDCWD`;
+    /// `opened` the file a descriptor returned names (`-y`).
     OpenWrite {
         dirfd: Option<String>,
         path: String,
+        opened: Option<String>,
     },
     /// `openat`/`open` without a write flag that succeeded (the program oracle's secret
     /// reads); `dirfd` as in `OpenWrite`.
@@ -51,8 +55,21 @@ enum Event {
     Chdir {
         path: String,
     },
-    /// `fchdir`: the new cwd cannot be known from the trace.
-    Fchdir,
+    /// `fchdir`: the new cwd, where `-y` shows the descriptor's directory (the
+    /// programs' layout); `None` cannot be known from the trace.
+    Fchdir {
+        path: Option<String>,
+    },
+    /// A call that creates, changes or removes a name other than by `open` (`mkdir`,
+    /// `unlink`, `rename`, `symlink`, `link`, `chmod`, `truncate`, `utimensat`), where
+    /// it succeeded or was refused (`EROFS`, `EACCES`, `EPERM`: the attempt is the
+    /// fact); one that found nothing to act on (`ENOENT`, `EEXIST`) changed nothing.
+    /// Each target is a directory (`None`: the cwd; as in `OpenWrite`) and a path; a
+    /// rename has two, the old name first.
+    Change {
+        op: Op,
+        targets: Vec<(Option<String>, String)>,
+    },
     /// A `newfstatat`/`stat` probe that failed (a PATH lookup leaves one per entry).
     StatMissing {
         path: String,
@@ -66,6 +83,64 @@ enum Event {
     Exited {
         code: Option<i32>,
     },
+}
+
+/// What a call does to the path it names (`Change`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Op {
+    /// Opened for writing (`open`/`openat`/`creat` with a write flag).
+    Open,
+    Mkdir,
+    /// `unlink`, `unlinkat` (also `AT_REMOVEDIR`), `rmdir`.
+    Remove,
+    /// The old name of a rename (it disappears).
+    RenameFrom,
+    /// The new name of a rename (it appears or is replaced).
+    RenameTo,
+    Symlink,
+    /// The new name of a hard link.
+    Link,
+    Chmod,
+    Truncate,
+    /// `utimensat` (`touch`, `cp -p`).
+    Times,
+}
+
+impl Op {
+    /// Whether the call follows a symlink at the last component (the file changed is
+    /// the link's target) rather than acting on the name itself.
+    pub fn follows(self) -> bool {
+        matches!(self, Op::Open | Op::Chmod | Op::Truncate | Op::Times)
+    }
+
+    pub fn verb(self) -> &'static str {
+        match self {
+            Op::Open => "wrote",
+            Op::Mkdir => "made directory",
+            Op::Remove => "removed",
+            Op::RenameFrom => "renamed away",
+            Op::RenameTo => "renamed onto",
+            Op::Symlink => "made symlink",
+            Op::Link => "made hard link",
+            Op::Chmod => "changed the mode of",
+            Op::Truncate => "truncated",
+            Op::Times => "set the times of",
+        }
+    }
+}
+
+/// One change a command's process made to a name (the program oracle's edits).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Change {
+    pub op: Op,
+    /// The path as the program named it, joined onto its cwd or directory descriptor
+    /// and cleaned lexically (`?/`, `?fdN/` when that is unknown).
+    pub path: String,
+    /// The file the kernel opened, where the trace shows it (`-y` on a returned or
+    /// passed descriptor): a write through a symlink shows where it landed.
+    pub real: Option<String>,
 }
 
 /// One process: a pid and which of its lives in the trace. The kernel reuses pids
@@ -220,6 +295,32 @@ fn opened(call: &str) -> bool {
     return_value(call).is_some_and(|r| r >= 0)
 }
 
+/// Whether a changing call changed something or was refused (see `Event::Change`).
+fn changed(call: &str) -> bool {
+    match return_value(call) {
+        Some(r) if r >= 0 => true,
+        Some(_) => call
+            .rsplit_once(" = ")
+            .map(|(_, ret)| ret)
+            .is_some_and(|ret| ["EROFS", "EACCES", "EPERM"].iter().any(|e| ret.contains(e))),
+        None => false,
+    }
+}
+
+/// A `DIRFD, "path"` pair at the start of `args` (`utimensat(4</f>, NULL, …)` acts on
+/// the descriptor itself: an empty path).
+fn at_target(args: &str) -> Option<(Option<String>, String)> {
+    let comma = args.find(", ")?;
+    let dirfd = args.get(..comma)?;
+    let rest = args.get(comma + 2..)?;
+    let path = if rest.starts_with("NULL") {
+        String::new()
+    } else {
+        take_string(rest)?.0
+    };
+    Some((directory(dirfd), path))
+}
+
 /// Decodes one complete call (`name(args) = ret`), or `None` for what is not of interest.
 fn decode_call(call: &str) -> Option<Event> {
     let open = call.find('(')?;
@@ -240,7 +341,11 @@ fn decode_call(call: &str) -> Option<Event> {
             let flags = flags.split([',', ')']).next().unwrap_or("");
             let dirfd = directory(dirfd);
             if write_flags(flags) {
-                Some(Event::OpenWrite { dirfd, path })
+                Some(Event::OpenWrite {
+                    dirfd,
+                    path,
+                    opened: fd_path(call),
+                })
             } else {
                 opened(call).then(|| Event::OpenRead {
                     dirfd,
@@ -254,7 +359,11 @@ fn decode_call(call: &str) -> Option<Event> {
             let flags = rest.trim_start_matches([',', ' ']);
             let flags = flags.split([',', ')']).next().unwrap_or("");
             if write_flags(flags) {
-                Some(Event::OpenWrite { dirfd: None, path })
+                Some(Event::OpenWrite {
+                    dirfd: None,
+                    path,
+                    opened: fd_path(call),
+                })
             } else {
                 opened(call).then(|| Event::OpenRead {
                     dirfd: None,
@@ -287,13 +396,88 @@ fn decode_call(call: &str) -> Option<Event> {
         }
         "creat" => {
             let (path, _) = take_string(args)?;
-            Some(Event::OpenWrite { dirfd: None, path })
+            Some(Event::OpenWrite {
+                dirfd: None,
+                path,
+                opened: fd_path(call),
+            })
         }
         "chdir" => {
             let (path, _) = take_string(args)?;
             (return_value(call) == Some(0)).then_some(Event::Chdir { path })
         }
-        "fchdir" => (return_value(call) == Some(0)).then_some(Event::Fchdir),
+        "fchdir" => (return_value(call) == Some(0)).then(|| Event::Fchdir {
+            path: directory(args.split(')').next().unwrap_or("")).filter(|d| d.starts_with('/')),
+        }),
+        "mkdir" | "rmdir" | "unlink" | "chmod" | "truncate" => {
+            let (path, _) = take_string(args)?;
+            let op = match name {
+                "mkdir" => Op::Mkdir,
+                "chmod" => Op::Chmod,
+                "truncate" => Op::Truncate,
+                _ => Op::Remove,
+            };
+            changed(call).then(|| Event::Change {
+                op,
+                targets: vec![(None, path)],
+            })
+        }
+        "mkdirat" | "unlinkat" | "fchmodat" | "fchmodat2" | "utimensat" => {
+            let op = match name {
+                "mkdirat" => Op::Mkdir,
+                "unlinkat" => Op::Remove,
+                "utimensat" => Op::Times,
+                _ => Op::Chmod,
+            };
+            changed(call).then(|| {
+                at_target(args).map(|t| Event::Change {
+                    op,
+                    targets: vec![t],
+                })
+            })?
+        }
+        "fchmod" | "ftruncate" => {
+            let fd = args.split([',', ')']).next().unwrap_or("");
+            let dir = directory(fd).filter(|d| d.starts_with('/'))?;
+            let op = if name == "fchmod" {
+                Op::Chmod
+            } else {
+                Op::Truncate
+            };
+            changed(call).then(|| Event::Change {
+                op,
+                targets: vec![(Some(dir), String::new())],
+            })
+        }
+        "rename" | "link" | "symlink" => {
+            let (first, rest) = take_string(args)?;
+            let (second, _) = take_string(rest.trim_start_matches([',', ' ']))?;
+            let (op, targets) = match name {
+                "rename" => (Op::RenameFrom, vec![(None, first), (None, second)]),
+                "link" => (Op::Link, vec![(None, second)]),
+                _ => (Op::Symlink, vec![(None, second)]),
+            };
+            changed(call).then_some(Event::Change { op, targets })
+        }
+        "renameat" | "renameat2" | "linkat" => {
+            let from = at_target(args)?;
+            let comma = take_string(args.get(args.find(", ")? + 2..)?)?.1;
+            let to = at_target(comma.trim_start_matches([',', ' ']))?;
+            let (op, targets) = if name == "linkat" {
+                (Op::Link, vec![to])
+            } else {
+                (Op::RenameFrom, vec![from, to])
+            };
+            changed(call).then_some(Event::Change { op, targets })
+        }
+        "symlinkat" => {
+            let (_, rest) = take_string(args)?;
+            let to = at_target(rest.trim_start_matches([',', ' ']))?;
+            changed(call).then(|| Event::Change {
+                op: Op::Symlink,
+                targets: vec![to],
+            })
+        }
         "newfstatat" | "stat" | "statx" => {
             let s = if name == "stat" {
                 args
@@ -456,6 +640,27 @@ pub struct Extra {
     pub reads: Vec<String>,
     /// `socket DOMAIN` and `connect ADDRESS`, as the trace shows them.
     pub sockets: Vec<String>,
+    /// Every name the command's processes created, changed or removed (opens for
+    /// writing that opened, and the calls of `Event::Change`), in trace order per
+    /// process; the exemptions of `writes` applied to opens.
+    pub changes: Vec<Change>,
+}
+
+/// A path named relative to a directory descriptor (`-y`'s path, `None` for the cwd),
+/// joined and cleaned like a write (`resolve`); an unknown directory keeps `?fdN/`.
+fn joined(dir: Option<&str>, path: &str, cwd: Option<&str>) -> String {
+    match dir {
+        None => resolve(cwd, path),
+        Some(_) if path.starts_with('/') => resolve(None, path),
+        Some(d) if d.starts_with('/') => {
+            if path.is_empty() {
+                resolve(None, d)
+            } else {
+                resolve(Some(d), path)
+            }
+        }
+        Some(fd) => format!("?fd{fd}/{path}"),
+    }
 }
 
 /// `observe`, and each command's `Extra`.
@@ -540,7 +745,32 @@ pub fn observe_full(text: &str, count: usize, path_dirs: &[String]) -> Vec<(Obse
         for (seq, e) in evs {
             match e {
                 Event::Chdir { path } => cwd = Some(resolve(cwd.as_deref(), path)),
-                Event::Fchdir => cwd = None,
+                Event::Fchdir { path } => cwd = path.clone(),
+                Event::Change { op, targets } => {
+                    let Some(x) = cmd.and_then(|i| extra.get_mut(i)) else {
+                        continue;
+                    };
+                    for (k, (dir, path)) in targets.iter().enumerate() {
+                        let joined = joined(dir.as_deref(), path, cwd.as_deref());
+                        let op = if *op == Op::RenameFrom && k > 0 {
+                            Op::RenameTo
+                        } else {
+                            *op
+                        };
+                        // A call on a descriptor (`fchmod`, `utimensat(fd, NULL)`)
+                        // names the file the kernel has open.
+                        let real =
+                            (path.is_empty() && joined.starts_with('/')).then(|| joined.clone());
+                        let c = Change {
+                            op,
+                            path: joined,
+                            real,
+                        };
+                        if !exempt_write(&c.path) && !x.changes.contains(&c) {
+                            x.changes.push(c);
+                        }
+                    }
+                }
                 Event::Exited { .. } => {}
                 Event::OpenRead {
                     dirfd,
@@ -594,10 +824,28 @@ pub fn observe_full(text: &str, count: usize, path_dirs: &[String]) -> Vec<(Obse
                         list.push((*seq, exec));
                     }
                 }
-                Event::OpenWrite { dirfd, path } => {
+                Event::OpenWrite {
+                    dirfd,
+                    path,
+                    opened,
+                } => {
                     let Some(o) = cmd.and_then(|i| out.get_mut(i)) else {
                         continue;
                     };
+                    if let Some(x) = cmd.and_then(|i| extra.get_mut(i))
+                        && let Some(real) = opened
+                    {
+                        // Only an open that succeeded wrote something (the programs'
+                        // layout shows where); a refused one is in `writes` as before.
+                        let c = Change {
+                            op: Op::Open,
+                            path: joined(dirfd.as_deref(), path, cwd.as_deref()),
+                            real: Some(real.clone()),
+                        };
+                        if !exempt_write(&c.path) && !x.changes.contains(&c) {
+                            x.changes.push(c);
+                        }
+                    }
                     let resolved = match dirfd {
                         None => resolve(cwd.as_deref(), path),
                         Some(fd) if path.starts_with('/') => {
@@ -766,6 +1014,65 @@ mod tests {
             vec![
                 "socket AF_INET".to_string(),
                 "connect AF_UNIX /run/nscd/socket".to_string()
+            ]
+        );
+    }
+
+    #[test]
+    fn name_changes_are_resolved_like_opens() {
+        // `-y` shows each directory descriptor; `ln -sf` makes a temporary link and
+        // renames it, `mkdir -p` meets an existing parent (EEXIST: nothing changed),
+        // `touch` sets the times of the descriptor it opened, a refused call counts.
+        let marker = hex("__khaelor_oracle__:0");
+        let bash = hex("/bin/bash");
+        let cwd = format!("AT_FDCWD<{}>", hex("/p"));
+        let trace = [
+            format!("12 chdir(\"{}\") = 0", hex("/p")),
+            format!("12 execve(\"{bash}\", [\"{marker}\", \"-c\"], 0x1 /* 1 vars */) = 0"),
+            format!(
+                "12 mkdir(\"{}\", 0777) = -1 EEXIST (File exists)",
+                hex("src")
+            ),
+            format!("12 chdir(\"{}\") = 0", hex("src")),
+            format!("12 mkdir(\"{}\", 0777) = 0", hex("x")),
+            format!(
+                "12 symlinkat(\"{}\", {cwd}, \"{}\") = 0",
+                hex("a.txt"),
+                hex("/p/Cu12")
+            ),
+            format!(
+                "12 renameat({cwd}, \"{}\", {cwd}, \"{}\") = 0",
+                hex("/p/Cu12"),
+                hex("/p/l")
+            ),
+            format!("12 utimensat(0<{}>, NULL, NULL, 0) = 0", hex("/p/src/t")),
+            format!(
+                "12 unlinkat(3<{}>, \"{}\", AT_REMOVEDIR) = -1 EROFS (Read-only file system)",
+                hex("/p/d"),
+                hex("e")
+            ),
+            format!(
+                "12 fchmodat({cwd}, \"{}\", 0755) = -1 ENOENT (No such file or directory)",
+                hex("gone")
+            ),
+        ]
+        .join("\n");
+        let full = observe_full(&trace, 1, &[]);
+        let got: Vec<(Op, &str)> = full[0]
+            .1
+            .changes
+            .iter()
+            .map(|c| (c.op, c.path.as_str()))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                (Op::Mkdir, "/p/src/x"),
+                (Op::Symlink, "/p/Cu12"),
+                (Op::RenameFrom, "/p/Cu12"),
+                (Op::RenameTo, "/p/l"),
+                (Op::Times, "/p/src/t"),
+                (Op::Remove, "/p/d/e"),
             ]
         );
     }

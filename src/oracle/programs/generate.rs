@@ -20,6 +20,8 @@ use super::world::OPERANDS;
 /// One generated command.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Generated {
+    /// Runs over a writable copy of the world (an edit), not the read-only one.
+    pub writable: bool,
     /// The program the command runs (the table's name, `git` for git's forms).
     pub program: String,
     /// The table entry (`grep/egrep/fgrep`, `git log`, `find`).
@@ -822,6 +824,7 @@ fn command(
         }
     }
     Generated {
+        writable: false,
         program: name.to_string(),
         entry: e.label.clone(),
         command: words.join(" "),
@@ -902,6 +905,7 @@ pub fn generate(seed: u64, n: usize) -> Vec<Generated> {
                     for _ in 0..AWK_PROGRAMS.len() / names.len().max(1) + k {
                         let (command, options) = awk_command(&mut rng, nm);
                         out.push(Generated {
+                            writable: false,
                             program: (*nm).to_string(),
                             entry: e.label.clone(),
                             command,
@@ -915,6 +919,7 @@ pub fn generate(seed: u64, n: usize) -> Vec<Generated> {
                 for _ in 0..NODE_FORMS.len() * 3 {
                     let (command, options) = node_command(&mut rng);
                     out.push(Generated {
+                        writable: false,
                         program: "node".to_string(),
                         entry: e.label.clone(),
                         command,
@@ -932,6 +937,7 @@ pub fn generate(seed: u64, n: usize) -> Vec<Generated> {
                         xxd_command(&mut rng, chunk)
                     };
                     out.push(Generated {
+                        writable: false,
                         program: e.label.clone(),
                         entry: e.label.clone(),
                         command,
@@ -997,6 +1003,7 @@ pub fn generate(seed: u64, n: usize) -> Vec<Generated> {
             ];
             for command in forms {
                 out.push(Generated {
+                    writable: false,
                     program: "find".to_string(),
                     entry: "find".to_string(),
                     command,
@@ -1028,6 +1035,7 @@ pub fn generate(seed: u64, n: usize) -> Vec<Generated> {
                     _ => format!("find {follow}{root} -name {pat} -type f -exec {reader} {{}} +"),
                 };
                 out.push(Generated {
+                    writable: false,
                     program: "find".to_string(),
                     entry: "find".to_string(),
                     command,
@@ -1047,6 +1055,7 @@ pub fn generate(seed: u64, n: usize) -> Vec<Generated> {
             Kind::Awk => {
                 let (command, options) = awk_command(&mut rng, nm);
                 out.push(Generated {
+                    writable: false,
                     program: nm.to_string(),
                     entry: e.label.clone(),
                     command,
@@ -1057,6 +1066,7 @@ pub fn generate(seed: u64, n: usize) -> Vec<Generated> {
             Kind::Node => {
                 let (command, options) = node_command(&mut rng);
                 out.push(Generated {
+                    writable: false,
                     program: "node".to_string(),
                     entry: e.label.clone(),
                     command,
@@ -1074,6 +1084,7 @@ pub fn generate(seed: u64, n: usize) -> Vec<Generated> {
                     xxd_command(&mut rng, &picked)
                 };
                 out.push(Generated {
+                    writable: false,
                     program: e.label.clone(),
                     entry: e.label.clone(),
                     command,

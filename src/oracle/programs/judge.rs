@@ -1,7 +1,10 @@
 //! The program oracle's judge: what a verified program did, from the trace of its real
 //! run, against what "verified read-only" promises: it ran nothing but itself (and its
 //! own documented helpers), opened nothing for writing, read no secret, opened no
-//! network socket.
+//! network socket. A verified in-project edit (`judge_edit`) promises the same, except
+//! that it writes: every name it creates, changes, removes, renames or chmods is inside
+//! the project, not protected (`policy::protected`), not secret-shaped, and one its
+//! write requests named.
 //!
 //! Owns the property and its exemptions, as pure functions of the observed facts
 //! (`Facts`), so tests can feed it facts directly. Knows nothing of the analysis or
@@ -11,8 +14,11 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
+use crate::model::vocab::Capability;
 use crate::oracle::Exec;
 use crate::oracle::sandbox::OUTPUT_DIR;
+use crate::oracle::trace::{Change, Op};
+use crate::policy::rules::{Action, RuleSet};
 
 /// The kind of a hard violation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -27,6 +33,9 @@ pub enum Class {
     SecretRead,
     /// Made a network socket or connected anywhere but the name service.
     Socket,
+    /// An edit changed a name inside the project, neither protected nor secret-shaped,
+    /// that none of its write requests named: the analysis did not say it would.
+    UnpredictedWrite,
 }
 
 impl Class {
@@ -36,6 +45,7 @@ impl Class {
             Class::Write => "write",
             Class::SecretRead => "secret read",
             Class::Socket => "socket",
+            Class::UnpredictedWrite => "unpredicted write",
         }
     }
 }
@@ -46,6 +56,10 @@ impl Class {
 pub struct Violation {
     pub class: Class,
     pub did: String,
+    /// The file concerned (a read or written path; empty for a program or a socket),
+    /// which an ask may have reported (`Reported::covers`).
+    #[serde(skip)]
+    pub path: String,
 }
 
 /// What one command's processes did.
@@ -56,6 +70,9 @@ pub struct Facts<'a> {
     pub executed: &'a [Exec],
     /// Files opened for writing (`trace`'s exemptions already applied).
     pub writes: &'a [String],
+    /// Every name created, changed or removed (`trace::Extra::changes`): successful
+    /// opens for writing with the file the kernel opened, and the other calls.
+    pub changes: &'a [Change],
     /// Files opened for reading, as the kernel resolved them.
     pub reads: &'a [String],
     pub sockets: &'a [String],
@@ -134,23 +151,48 @@ fn name_service(event: &str) -> bool {
     })
 }
 
-/// The hard violations of one command (empty: it kept the promise).
+fn push(out: &mut Vec<Violation>, class: Class, did: String, path: &str) {
+    let v = Violation {
+        class,
+        did,
+        path: path.to_string(),
+    };
+    if !out.contains(&v) {
+        out.push(v);
+    }
+}
+
+/// The hard violations of one command held to the read-only promise (empty: it kept
+/// it). Any name created, changed or removed is a write.
 pub fn judge(facts: &Facts<'_>, secrets: &Secrets) -> Vec<Violation> {
     let mut out: Vec<Violation> = Vec::new();
-    let mut push = |class: Class, did: String| {
-        let v = Violation { class, did };
-        if !out.contains(&v) {
-            out.push(v);
-        }
-    };
-    for e in facts.executed {
-        if !own_exec(facts.program, e) {
-            push(Class::Exec, crate::oracle::compare::show_argv(&e.argv));
-        }
-    }
+    judge_common(facts, secrets, &mut out);
     for w in facts.writes {
         if !exempt_write(facts.program, w) {
-            push(Class::Write, w.clone());
+            push(&mut out, Class::Write, w.clone(), w);
+        }
+    }
+    // Setting a file's times back (`file -p` restores the access time its read moved)
+    // changes no content and no name; every other change is a write.
+    for c in facts.changes {
+        if !matches!(c.op, Op::Open | Op::Times) && !exempt_write(facts.program, &c.path) {
+            push(&mut out, Class::Write, c.path.clone(), &c.path);
+        }
+    }
+    out.sort_by_key(|v| v.class);
+    out
+}
+
+/// The classes both promises share: programs run, secrets read, sockets.
+fn judge_common(facts: &Facts<'_>, secrets: &Secrets, out: &mut Vec<Violation>) {
+    for e in facts.executed {
+        if !own_exec(facts.program, e) {
+            push(
+                out,
+                Class::Exec,
+                crate::oracle::compare::show_argv(&e.argv),
+                "",
+            );
         }
     }
     for r in facts.reads {
@@ -159,23 +201,159 @@ pub fn judge(facts: &Facts<'_>, secrets: &Secrets) -> Vec<Violation> {
             .iter()
             .find(|(p, _)| Path::new(r) == p.as_path())
         {
-            push(Class::SecretRead, format!("opened {}", path.display()));
+            let shown = path.display().to_string();
+            push(out, Class::SecretRead, format!("opened {shown}"), &shown);
         }
     }
     let output = String::from_utf8_lossy(facts.output);
     for (path, canary) in &secrets.files {
         if output.contains(canary.as_str()) {
+            let shown = path.display().to_string();
             push(
+                out,
                 Class::SecretRead,
-                format!("printed the content of {}", path.display()),
+                format!("printed the content of {shown}"),
+                &shown,
             );
         }
     }
     for s in facts.sockets {
         if !name_service(s) {
-            push(Class::Socket, s.clone());
+            push(out, Class::Socket, s.clone(), "");
         }
     }
+}
+
+/// Where an edit may write: the project, and the rules that make a path secret-shaped
+/// (the default `file.read` rules that do not allow it: `*.env`, `*/.ssh/*`, the
+/// credential stores).
+#[derive(Debug)]
+pub struct Place {
+    pub root: PathBuf,
+    reads: RuleSet,
+}
+
+impl Place {
+    pub fn new(root: &Path) -> Place {
+        Place {
+            root: root.to_path_buf(),
+            reads: RuleSet::new(crate::policy::rules::default_rules()),
+        }
+    }
+
+    fn inside(&self, path: &str) -> bool {
+        Path::new(path).starts_with(&self.root) && Path::new(path) != self.root
+    }
+
+    fn secret_shaped(&self, path: &str) -> bool {
+        self.reads.evaluate(Capability::FileRead, path).action != Action::Allow
+    }
+}
+
+/// Where a change landed, as the kernel resolved it: the file a descriptor named,
+/// else the path with its symlinks resolved on the host (the world is at the same
+/// paths there): the whole path for a call that follows a last symlink, its directory
+/// for one that acts on the name itself (`unlink`, `rename`, `mkdir`, `symlink`).
+pub fn landed(c: &Change) -> String {
+    if let Some(real) = &c.real {
+        return real.clone();
+    }
+    if c.op.follows() {
+        return resolved(&c.path);
+    }
+    let p = Path::new(&c.path);
+    match (p.parent().map(std::fs::canonicalize), p.file_name()) {
+        (Some(Ok(dir)), Some(name)) => dir.join(name).display().to_string(),
+        _ => c.path.clone(),
+    }
+}
+
+/// Whether `path` is a scratch name: the program made it (opened it for writing, or
+/// made it a link or a directory) and renamed it onto another name, which is judged
+/// as itself (`sed -i`'s `sedXXXXXX`, `ln -sf`'s temporary link).
+pub fn scratch(path: &str, changes: &[Change]) -> bool {
+    changes
+        .iter()
+        .any(|c| c.op == Op::RenameFrom && c.path == path)
+        && changes
+            .iter()
+            .any(|c| c.path == path && matches!(c.op, Op::Open | Op::Symlink | Op::Mkdir))
+}
+
+/// Whether a write request's subject covers `path`: the same path, or below a request
+/// that covers a tree (`DIR/**`, `DIR/*`).
+fn requested(expected: &[String], path: &str) -> bool {
+    expected.iter().any(|e| {
+        e == path
+            || e.strip_suffix("/**")
+                .or_else(|| e.strip_suffix("/*"))
+                .is_some_and(|d| path.strip_prefix(d).is_some_and(|r| r.starts_with('/')))
+    })
+}
+
+/// The hard violations of one command held to the promise of a verified in-project
+/// edit, whose analysis made the write requests `expected` (their subjects). Programs
+/// run, secrets read (a copy of `.env` opens it) and sockets are judged as for a
+/// reader; then every name it created, changed, removed, renamed or chmodded, both as
+/// named and as the kernel resolved it, must be inside the project, not protected,
+/// not secret-shaped (each a `Write`), and requested (else `UnpredictedWrite`). A
+/// scratch file the program made and renamed onto a requested name (`sed -i`'s
+/// `sedXXXXXX`, `ln -sf`'s temporary link) is held to all but the last. The
+/// harness' and the programs' own scratch writes keep the read-only exemptions.
+pub fn judge_edit(
+    facts: &Facts<'_>,
+    secrets: &Secrets,
+    expected: &[String],
+    place: &Place,
+) -> Vec<Violation> {
+    let mut out: Vec<Violation> = Vec::new();
+    judge_common(facts, secrets, &mut out);
+    let mut changes: Vec<Change> = facts.changes.to_vec();
+    // Opens refused (no descriptor, so not among the changes) are attempts all the same.
+    for w in facts.writes {
+        if !changes.iter().any(|c| c.op == Op::Open && c.path == *w) {
+            changes.push(Change {
+                op: Op::Open,
+                path: w.clone(),
+                real: None,
+            });
+        }
+    }
+    let scratch = |path: &str| scratch(path, &changes);
+    for c in &changes {
+        if exempt_write(facts.program, &c.path) {
+            continue;
+        }
+        let real = landed(c);
+        let shown = if real == c.path {
+            format!("{} {}", c.op.verb(), c.path)
+        } else {
+            format!("{} {} (landed at {real})", c.op.verb(), c.path)
+        };
+        let why = if !place.inside(&c.path) || !place.inside(&real) {
+            Some("outside the project".to_string())
+        } else if let Some(hit) = crate::policy::protected::protected_write(Path::new(&real), &[])
+            .or_else(|| crate::policy::protected::protected_write(Path::new(&c.path), &[]))
+        {
+            Some(format!("protected: {}", hit.pattern))
+        } else if place.secret_shaped(&real) || place.secret_shaped(&c.path) {
+            Some("secret-shaped".to_string())
+        } else {
+            None
+        };
+        if let Some(why) = why {
+            push(&mut out, Class::Write, format!("{shown}: {why}"), &real);
+        } else if !requested(expected, &c.path) && !requested(expected, &real) && !scratch(&c.path)
+        {
+            push(
+                &mut out,
+                Class::UnpredictedWrite,
+                format!("{shown}: no write request names it"),
+                &real,
+            );
+        }
+    }
+    out.sort_by_key(|v| v.class);
     out
 }
 
@@ -186,6 +364,9 @@ pub struct Reported {
     pub reads: Vec<String>,
     pub writes: Vec<String>,
     pub named: Vec<String>,
+    /// The git directories a `git.modify` request of the ask stands for (the project's
+    /// `.git`): `git add` writes its objects and index, which is what the user approves.
+    pub git_dirs: Vec<String>,
 }
 
 /// A path with its symlinks resolved on the host (the world is at the same paths
@@ -204,15 +385,12 @@ pub fn resolved(path: &str) -> String {
 impl Reported {
     /// Whether a violation is something the ask reported: a secret read whose file a
     /// read request names (or lies under, for a recursive read `DIR/**`), a write a
-    /// write request names (symlinks resolved), or a secret the asked command names
-    /// itself. A program run or a socket is never reported (a verified program's call
+    /// write request names (symlinks resolved) or lands in, when the request names a
+    /// directory (`cp a.txt docs/sshdir` asks for `~/.ssh`, where `a.txt` lands), or
+    /// a secret the asked command names itself. A program run or a socket is never reported (a verified program's call
     /// has no such request).
     pub fn covers(&self, v: &Violation) -> bool {
-        let path = v
-            .did
-            .strip_prefix("opened ")
-            .or_else(|| v.did.strip_prefix("printed the content of "))
-            .unwrap_or(&v.did);
+        let path = v.path.as_str();
         let real = resolved(path);
         let under = |subject: &String| {
             let s = subject.trim_end_matches("/**").trim_end_matches("/*");
@@ -224,7 +402,20 @@ impl Reported {
         match v.class {
             Class::SecretRead => named || self.reads.iter().any(under),
             // A file named as an operand was shown as read, not as written.
-            Class::Write => self.writes.iter().any(|w| *w == real || w == path),
+            Class::Write | Class::UnpredictedWrite => {
+                self.writes.iter().any(|w| {
+                    *w == real
+                        || w == path
+                        || (Path::new(w).is_dir()
+                            && [path, real.as_str()].iter().any(|p| {
+                                p.strip_prefix(w.as_str())
+                                    .is_some_and(|r| r.starts_with('/'))
+                            }))
+                }) || self.git_dirs.iter().any(|d| {
+                    real.strip_prefix(d.as_str())
+                        .is_some_and(|r| r.is_empty() || r.starts_with('/'))
+                })
+            }
             Class::Exec | Class::Socket => false,
         }
     }
@@ -275,6 +466,7 @@ mod tests {
             program: "git",
             executed: &executed,
             writes: &writes,
+            changes: &[],
             reads: &reads,
             sockets: &sockets,
             output: b"x CANARY_AWS y CANARY_HISTORY",
@@ -295,10 +487,123 @@ mod tests {
             program: "egrep",
             executed: &[exec(&["egrep", "x"]), exec(&["grep", "-E", "x"])],
             writes: &[],
+            changes: &[],
             reads: &["/p/README.md".to_string()],
             sockets: &[],
             output: b"README.md: hello",
         };
         assert!(judge(&clean, &secrets()).is_empty());
+    }
+
+    fn change(op: Op, path: &str, real: Option<&str>) -> Change {
+        Change {
+            op,
+            path: path.to_string(),
+            real: real.map(str::to_string),
+        }
+    }
+
+    fn edit_classes(program: &str, changes: &[Change], expected: &[&str]) -> Vec<Class> {
+        let f = Facts {
+            program,
+            executed: &[],
+            writes: &[],
+            changes,
+            reads: &[],
+            sockets: &[],
+            output: b"",
+        };
+        let expected: Vec<String> = expected.iter().map(|s| s.to_string()).collect();
+        let mut c: Vec<Class> = judge_edit(&f, &secrets(), &expected, &Place::new(Path::new("/p")))
+            .iter()
+            .map(|v| v.class)
+            .collect();
+        c.dedup();
+        c
+    }
+
+    #[test]
+    fn the_edit_judge_holds_every_change_to_the_requests() {
+        // Good: the requested names, a scratch file renamed onto one (`sed -i`), a tree
+        // request covering what lies below it.
+        let sed = [
+            change(Op::Open, "/p/sedAb12Cd", Some("/p/sedAb12Cd")),
+            change(Op::Chmod, "/p/sedAb12Cd", Some("/p/sedAb12Cd")),
+            change(Op::RenameFrom, "/p/sedAb12Cd", None),
+            change(Op::RenameTo, "/p/a.txt", None),
+        ];
+        assert!(edit_classes("sed", &sed, &["/p/a.txt"]).is_empty());
+        let tree = [
+            change(Op::Mkdir, "/p/d", None),
+            change(Op::Open, "/p/d/x/y", Some("/p/d/x/y")),
+        ];
+        assert!(edit_classes("cp", &tree, &["/p/d", "/p/d/**"]).is_empty());
+        // Bad: outside, through a link out, protected, secret-shaped, unrequested.
+        let cases: &[(&[Change], &[&str], Class)] = &[
+            (
+                &[change(Op::Open, "/q/outside", None)],
+                &["/q/outside"],
+                Class::Write,
+            ),
+            (
+                &[change(Op::Open, "/p/a", Some("/h/.bashrc"))],
+                &["/p/a"],
+                Class::Write,
+            ),
+            (
+                &[change(Op::Mkdir, "/p/.git/hooks/x", None)],
+                &["/p/.git/hooks/x"],
+                Class::Write,
+            ),
+            (
+                &[change(Op::Open, "/p/.github/workflows/x.yml", None)],
+                &["/p/.github/workflows/x.yml"],
+                Class::Write,
+            ),
+            (
+                &[change(Op::Open, "/p/.env", None)],
+                &["/p/.env"],
+                Class::Write,
+            ),
+            (
+                &[change(Op::Symlink, "/p/x/.ssh/id_rsa", None)],
+                &["/p/x/.ssh/id_rsa"],
+                Class::Write,
+            ),
+            (
+                &[change(Op::Remove, "/p/b.txt", None)],
+                &["/p/a.txt"],
+                Class::UnpredictedWrite,
+            ),
+            // A rename's old name is a change too.
+            (
+                &[
+                    change(Op::RenameFrom, "/p/a.txt", None),
+                    change(Op::RenameTo, "/p/b.txt", None),
+                ],
+                &["/p/b.txt"],
+                Class::UnpredictedWrite,
+            ),
+            // The project root itself is not a name an edit may change.
+            (&[change(Op::Chmod, "/p", None)], &[], Class::Write),
+        ];
+        for (changes, expected, want) in cases {
+            assert_eq!(
+                edit_classes("cp", changes, expected),
+                vec![*want],
+                "{changes:?} against {expected:?}"
+            );
+        }
+        // The read-only promise counts any change as a write.
+        let f = Facts {
+            program: "ls",
+            executed: &[],
+            writes: &[],
+            changes: &[change(Op::Remove, "/p/a.txt", None)],
+            reads: &[],
+            sockets: &[],
+            output: b"",
+        };
+        assert_eq!(judge(&f, &secrets())[0].class, Class::Write);
     }
 }

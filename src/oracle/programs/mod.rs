@@ -4,13 +4,19 @@
 //! decided by the analysis under the default policy (`recommended`). Each command the
 //! policy allows, or offers an always pattern for, is held to the promise of a
 //! verified read-only program (`judge`): it ran nothing else, wrote nothing, read no
-//! secret, opened no socket. Commands asked or denied are counted, not judged.
+//! secret, opened no socket. The edit commands (`generate_edits`) run over a writable
+//! copy of the world, fresh for each command (`Sandbox::run_edits`); a judged command
+//! whose analysis made `file.write.project` requests is held to the promise of an
+//! in-project edit instead (`judge::judge_edit`): every name it changed is inside the
+//! project, not protected, not secret-shaped and requested. Commands asked or denied
+//! are counted, not judged.
 //!
 //! Owns the run, the counts (per program, per verdict, violations by class, option
 //! coverage) and their rendering as text, markdown and JSON. Uses only the public
 //! analysis API, like the bash oracle, and never changes an analysis.
 
 pub mod generate;
+pub mod generate_edits;
 pub mod judge;
 pub mod world;
 
@@ -26,7 +32,7 @@ use crate::policy::config::Policy;
 use crate::policy::decide::decide;
 use crate::policy::rules::Action;
 use generate::Generated;
-use judge::{Class, Facts, Secrets, Violation};
+use judge::{Class, Facts, Place, Secrets, Violation};
 
 /// Commands run and judged at a time.
 const CHUNK: usize = 2_000;
@@ -87,6 +93,8 @@ pub struct EntryCoverage {
 pub struct Report {
     pub seed: u64,
     pub commands: usize,
+    /// Of `commands`, the edit commands (run over a writable world).
+    pub edit_commands: usize,
     pub ran: usize,
     pub timed_out: usize,
     pub not_run: usize,
@@ -94,6 +102,9 @@ pub struct Report {
     pub verdicts: BTreeMap<String, usize>,
     /// Commands judged (allowed or offered an always pattern).
     pub judged: usize,
+    /// Of `judged`, those held to the edit promise (their analysis made
+    /// `file.write.project` requests).
+    pub judged_edits: usize,
     /// Commands with at least one hard violation.
     pub hard: usize,
     pub by_class: BTreeMap<Class, ClassStats>,
@@ -106,6 +117,9 @@ pub struct Report {
     /// Programs of the table not installed here (not run; `tests/setup/oracle.sh`).
     pub missing_programs: Vec<String>,
     pub seconds: f64,
+    /// Of `seconds`, the time the edit commands ran in the sandbox (their world
+    /// restored before each one included).
+    pub edit_seconds: f64,
     /// Commands per second, the whole run.
     pub rate: f64,
 }
@@ -128,8 +142,16 @@ impl Report {
     pub fn text(&self) -> String {
         let mut s = String::new();
         s.push_str(&format!(
-            "program oracle (seed {}): {} commands, {} ran, {} timed out, {} not run; {:.1} s, {:.1} commands/s\n",
-            self.seed, self.commands, self.ran, self.timed_out, self.not_run, self.seconds, self.rate
+            "program oracle (seed {}): {} commands ({} edits), {} ran, {} timed out, {} not run; {:.1} s ({:.1} s of edits), {:.1} commands/s\n",
+            self.seed,
+            self.commands,
+            self.edit_commands,
+            self.ran,
+            self.timed_out,
+            self.not_run,
+            self.seconds,
+            self.edit_seconds,
+            self.rate
         ));
         let verdicts: Vec<String> = self
             .verdicts
@@ -137,9 +159,10 @@ impl Report {
             .map(|(k, v)| format!("{k} {v}"))
             .collect();
         s.push_str(&format!(
-            "decisions (recommended): {}; judged {}; HARD violations: {}\n",
+            "decisions (recommended): {}; judged {} ({} as edits); HARD violations: {}\n",
             verdicts.join(", "),
             self.judged,
+            self.judged_edits,
             self.hard
         ));
         for (class, st) in &self.by_class {
@@ -201,8 +224,15 @@ impl Report {
     pub fn markdown(&self) -> String {
         let mut s = String::new();
         s.push_str(&format!(
-            "| seed | commands | ran | judged | hard | commands/s |\n|---|---|---|---|---|---|\n| {} | {} | {} | {} | {} | {:.1} |\n\n",
-            self.seed, self.commands, self.ran, self.judged, self.hard, self.rate
+            "| seed | commands | edits | ran | judged | judged as edits | hard | commands/s |\n|---|---|---|---|---|---|---|---|\n| {} | {} | {} | {} | {} | {} | {} | {:.1} |\n\n",
+            self.seed,
+            self.commands,
+            self.edit_commands,
+            self.ran,
+            self.judged,
+            self.judged_edits,
+            self.hard,
+            self.rate
         ));
         s.push_str("| class | commands | example | did |\n|---|---|---|---|\n");
         for (class, st) in &self.by_class {
@@ -268,11 +298,41 @@ pub fn sandbox(limits: Limits) -> Result<Sandbox, SandboxError> {
         let wrote = tree
             .iter()
             .any(|v| v.class == Class::Write && v.did == "/dev/sda");
-        if read && printed && wrote {
+        if !(read && printed && wrote) {
+            return Err(format!(
+                "the programs' layout did not show a secret read, its output and a raw-disk write (cat: {cat:?}, tree: {tree:?}, runs: {runs:?})"
+            ));
+        }
+        // The edits' layout: a write succeeds and shows, a write through a link shows
+        // where it landed, and the next command starts from the world as it was.
+        let probes = vec![
+            "mkdir -p src/probe && echo x > src/probe/f && echo y > docs/sshdir/probe".to_string(),
+            "cat src/probe/f ~/.ssh/probe; ls src".to_string(),
+        ];
+        let runs = sb.run_edits(&probes, &|_| {}).map_err(|e| e.to_string())?;
+        let root = sb.root().display().to_string();
+        let home = sb.home().display().to_string();
+        let first = runs.first().ok_or("an edit probe did not run")?;
+        let made = first
+            .extra
+            .changes
+            .iter()
+            .any(|c| c.path == format!("{root}/src/probe"));
+        let through = first.extra.changes.iter().any(|c| {
+            c.path == format!("{root}/docs/sshdir/probe")
+                && c.real.as_deref() == Some(format!("{home}/.ssh/probe").as_str())
+        });
+        let second = runs.get(1).ok_or("an edit probe did not run")?;
+        // Nothing of the first command's is left: no file to open, no name to list.
+        let fresh = !String::from_utf8_lossy(&second.output)
+            .lines()
+            .any(|l| l == "probe")
+            && second.extra.reads.iter().all(|r| !r.contains("probe"));
+        if made && through && fresh {
             Ok(())
         } else {
             Err(format!(
-                "the programs' layout did not show a secret read, its output and a raw-disk write (cat: {cat:?}, tree: {tree:?}, runs: {runs:?})"
+                "the edits' layout did not show a write, a write through a link, or a fresh world for the next command (runs: {runs:?})"
             ))
         }
     })
@@ -284,6 +344,7 @@ pub fn facts_of<'a>(program: &'a str, r: &'a Run) -> Facts<'a> {
         program,
         executed: &r.observed.executed,
         writes: &r.observed.writes,
+        changes: &r.extra.changes,
         reads: &r.extra.reads,
         sockets: &r.extra.sockets,
         output: &r.output,
@@ -308,6 +369,8 @@ pub struct Decided {
     /// The subjects of the call's file requests (reads and writes): what the analysis
     /// reported, so the user saw it in the ask.
     pub reported: judge::Reported,
+    /// The subjects of its `file.write.project` requests: what an edit may write.
+    pub project_writes: Vec<String>,
 }
 
 pub fn decision(command: &str, ctx: &AnalysisContext, policy: &Policy) -> Decided {
@@ -315,11 +378,21 @@ pub fn decision(command: &str, ctx: &AnalysisContext, policy: &Policy) -> Decide
     let call = crate::tools::bash_call(command, analysis, ctx, false);
     let d = decide(policy, &[], &call, ctx, true);
     let mut reported = judge::Reported::default();
+    let mut project_writes = Vec::new();
     for r in &call.requests {
+        if r.capability == Capability::FileWriteProject {
+            project_writes.push(r.subject.clone());
+        }
         match r.capability {
             Capability::FileRead => reported.reads.push(r.subject.clone()),
             Capability::FileWriteProject | Capability::FileWriteOutsideProject => {
                 reported.writes.push(r.subject.clone());
+            }
+            Capability::GitModify => {
+                let git = ctx.root().join(".git").display().to_string();
+                if !reported.git_dirs.contains(&git) {
+                    reported.git_dirs.push(git);
+                }
             }
             _ => {}
         }
@@ -339,10 +412,27 @@ pub fn decision(command: &str, ctx: &AnalysisContext, policy: &Policy) -> Decide
         action: d.decision,
         always: !d.always_patterns.is_empty(),
         reported,
+        project_writes,
     }
 }
 
-/// Generates `n` commands (`generate::generate`), runs them and judges them.
+/// Read-only commands per edit command of a run (`commands`): an edit costs about four
+/// read-only commands (its world is restored first), so one in sixteen keeps a run
+/// within a quarter of the read-only run's time.
+pub const EDIT_SHARE: usize = 16;
+
+/// The commands of a run: `n` read-only commands (`generate::generate`) and, unless
+/// `edits` is false, `n / EDIT_SHARE` edit commands after them
+/// (`generate_edits::generate`, whose systematic pass is never cut).
+pub fn commands(seed: u64, n: usize, edits: bool) -> Vec<Generated> {
+    let mut out = generate::generate(seed, n);
+    if edits {
+        out.extend(generate_edits::generate(seed, n / EDIT_SHARE));
+    }
+    out
+}
+
+/// Runs generated commands (`commands`) and judges them.
 pub fn run(
     sandbox: &Sandbox,
     seed: u64,
@@ -363,15 +453,28 @@ pub fn run(
         commands: commands.len(),
         ..Report::default()
     };
+    let place = Place::new(sandbox.root());
+    report.edit_commands = commands.iter().filter(|g| g.writable).count();
     let mut exercised: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
     let mut before = 0usize;
     // In chunks, so that the outputs and the read lists of a long run are dropped as
-    // soon as they are judged.
+    // soon as they are judged. Each chunk's edits run over the writable world.
     for chunk in commands.chunks(CHUNK) {
-        let texts: Vec<String> = chunk.iter().map(|g| g.command.clone()).collect();
-        let runs = sandbox.run_programs(&texts, &|done| progress(before + done, total))?;
-        before += chunk.len();
-        for (g, r) in chunk.iter().zip(&runs) {
+        let (edits, reads): (Vec<&Generated>, Vec<&Generated>) =
+            chunk.iter().partition(|g| g.writable);
+        let texts: Vec<String> = reads.iter().map(|g| g.command.clone()).collect();
+        let read_runs = sandbox.run_programs(&texts, &|done| progress(before + done, total))?;
+        before += texts.len();
+        let texts: Vec<String> = edits.iter().map(|g| g.command.clone()).collect();
+        let started = Instant::now();
+        let edit_runs = sandbox.run_edits(&texts, &|done| progress(before + done, total))?;
+        report.edit_seconds += started.elapsed().as_secs_f64();
+        before += texts.len();
+        let pairs = reads
+            .into_iter()
+            .zip(&read_runs)
+            .chain(edits.into_iter().zip(&edit_runs));
+        for (g, r) in pairs {
             match r.observed.status {
                 RunStatus::Unrunnable => {
                     report.not_run += 1;
@@ -387,7 +490,9 @@ pub fn run(
             let decided = decision(&g.command, &ctx, &policy);
             let (act, always) = (decided.action, decided.always);
             *report.verdicts.entry(action(act).to_string()).or_default() += 1;
-            let st = report.by_program.entry(g.program.clone()).or_default();
+            // An edit counts under its entry (`edit cp`), apart from the readers.
+            let key = if g.writable { &g.entry } else { &g.program };
+            let st = report.by_program.entry(key.clone()).or_default();
             st.commands += 1;
             match act {
                 Action::Allow => st.allowed += 1,
@@ -414,10 +519,25 @@ pub fn run(
                 decision: label.to_string(),
                 did,
             };
-            let mut found = judge::judge(&facts_of(&g.program, r), &secrets);
+            let mut found = if decided.project_writes.is_empty() {
+                judge::judge(&facts_of(&g.program, r), &secrets)
+            } else {
+                report.judged_edits += 1;
+                judge::judge_edit(
+                    &facts_of(&g.program, r),
+                    &secrets,
+                    &decided.project_writes,
+                    &place,
+                )
+            };
             if act != Action::Allow {
-                // An ask shows its requests: what it reported the user saw.
-                found.retain(|v| !decided.reported.covers(v));
+                // An ask shows its requests: what it reported the user saw. A scratch
+                // name renamed onto another is judged as that other name.
+                found.retain(|v| {
+                    !(decided.reported.covers(v)
+                        || (matches!(v.class, Class::Write | Class::UnpredictedWrite)
+                            && judge::scratch(&v.path, &r.extra.changes)))
+                });
             }
             if judge::prints_history(&r.output, &secrets) {
                 report.history.commands += 1;
@@ -432,7 +552,7 @@ pub fn run(
                 continue;
             }
             report.hard += 1;
-            if let Some(st) = report.by_program.get_mut(&g.program) {
+            if let Some(st) = report.by_program.get_mut(key) {
                 st.hard += 1;
             }
             let classes: BTreeSet<Class> = found.iter().map(|v| v.class).collect();
@@ -484,6 +604,29 @@ pub fn run(
                 missing,
             },
         );
+    }
+    if report.edit_commands > 0 {
+        for e in generate_edits::ENTRIES {
+            if !generate::installed(e.program) {
+                report.missing_programs.push(e.program.to_string());
+                continue;
+            }
+            let seen = exercised.get(e.label);
+            let missing: Vec<String> = e
+                .options
+                .iter()
+                .filter(|k| !seen.is_some_and(|s| s.contains(**k)))
+                .map(|k| (*k).to_string())
+                .collect();
+            report.coverage.insert(
+                e.label.to_string(),
+                EntryCoverage {
+                    options: e.options.len(),
+                    exercised: e.options.len() - missing.len(),
+                    missing,
+                },
+            );
+        }
     }
     report.missing_programs.sort();
     report.missing_programs.dedup();
