@@ -49,7 +49,7 @@ pub fn edit(words: &[&str], cwd: &Path, ctx: &AnalysisContext) -> Option<Edit> {
     }
     let (name, rest) = words.split_first()?;
     match *name {
-        "mkdir" => plain(rest, "pv", &["--parents", "--verbose"], cwd, ctx),
+        "mkdir" => mkdir(rest, cwd, ctx),
         "touch" => plain(rest, "acm", &["--no-create"], cwd, ctx),
         "tee" => plain(rest, "aip", &["--append", "--ignore-interrupts"], cwd, ctx),
         "cp" => copy(
@@ -142,6 +142,43 @@ fn anywhere(word: &str, cwd: &Path, ctx: &AnalysisContext) -> Option<PathBuf> {
         return None;
     }
     paths::resolve_word(word, Some(cwd), ctx.home()).filter(|p| p.parent().is_some())
+}
+
+/// `mkdir [-p] [-v] DIR…`: every operand is written, and with `-p` every directory
+/// above it that does not exist yet (`mkdir -p .env/x` makes `.env`; the program
+/// oracle saw `mkdir -p src/x/y` create `src/x`), each judged where it resolves. An
+/// operand with a `..` is left unproven: `a/b/../c` makes `a/b` too, which its cleaned
+/// path no longer names.
+fn mkdir(rest: &[&str], cwd: &Path, ctx: &AnalysisContext) -> Option<Edit> {
+    let mut edit = plain(rest, "pv", &["--parents", "--verbose"], cwd, ctx)?;
+    let p = parse(rest, "pv", &["--parents", "--verbose"])?;
+    if !p.letters.contains('p') && !p.long.contains(&"--parents") {
+        return Some(edit);
+    }
+    for w in &p.operands {
+        let written = paths::expand_home(w, ctx.home())?;
+        if written
+            .components()
+            .any(|c| c == std::path::Component::ParentDir)
+        {
+            return None;
+        }
+        let full = cwd.join(written);
+        for above in full.ancestors().skip(1) {
+            if above.exists() || !paths::is_inside(above, ctx.root()) || above == ctx.root() {
+                break;
+            }
+            let resolved =
+                paths::resolve_word(&above.display().to_string(), Some(cwd), ctx.home())?;
+            if !paths::is_inside(&resolved, ctx.root()) {
+                return None;
+            }
+            if !edit.writes.contains(&resolved) {
+                edit.writes.push(resolved);
+            }
+        }
+    }
+    Some(edit)
 }
 
 /// `mkdir`, `touch`, `tee`: every operand is written.
@@ -902,6 +939,25 @@ mod tests {
         ] {
             assert_eq!(edit(&words, cwd, &ctx), None, "{words:?}");
         }
+    }
+
+    #[test]
+    fn mkdir_parents_writes_every_directory_it_makes() {
+        let tmp = tempfile::tempdir().unwrap();
+        let base = std::fs::canonicalize(tmp.path()).unwrap();
+        let root = base.join("p");
+        let home = base.join("h");
+        std::fs::create_dir_all(root.join("src")).unwrap();
+        std::fs::create_dir_all(&home).unwrap();
+        let ctx = AnalysisContext::new(&root, None, &home).unwrap();
+        let e = edit(&["mkdir", "-p", "src/x/y"], &root, &ctx).unwrap();
+        assert_eq!(e.writes, vec![root.join("src/x/y"), root.join("src/x")]);
+        let e = edit(&["mkdir", "-p", ".env/x"], &root, &ctx).unwrap();
+        assert_eq!(e.writes, vec![root.join(".env/x"), root.join(".env")]);
+        // Without -p, mkdir makes only the operand (and fails without its parent).
+        let e = edit(&["mkdir", "src/x/y"], &root, &ctx).unwrap();
+        assert_eq!(e.writes, vec![root.join("src/x/y")]);
+        assert_eq!(edit(&["mkdir", "-p", "a/b/../c"], &root, &ctx), None);
     }
 
     #[test]

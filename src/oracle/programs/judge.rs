@@ -234,6 +234,17 @@ pub struct Place {
 }
 
 impl Place {
+    /// Whether `path` is git's bookkeeping of the project's own repository: its index
+    /// (and the lock git renames over it) or a path under its object store.
+    pub fn git_bookkeeping(&self, path: &str) -> bool {
+        let git = self.root.join(".git");
+        let p = Path::new(path);
+        p == git.join("index")
+            || p == git.join("index.lock")
+            || p.strip_prefix(git.join("objects"))
+                .is_ok_and(|r| !r.as_os_str().is_empty() && !r.starts_with("info"))
+    }
+
     pub fn new(root: &Path) -> Place {
         Place {
             root: root.to_path_buf(),
@@ -325,6 +336,13 @@ pub fn judge_edit(
             continue;
         }
         let real = landed(c);
+        // `git add` stores into the project's own repository: its index and new
+        // objects, written by git itself, are the bookkeeping the analysis vouches for
+        // (`programs::edits::git_add`); anything else git writes in `.git/` is judged.
+        if facts.program == "git" && place.git_bookkeeping(&c.path) && place.git_bookkeeping(&real)
+        {
+            continue;
+        }
         let shown = if real == c.path {
             format!("{} {}", c.op.verb(), c.path)
         } else {
@@ -538,6 +556,33 @@ mod tests {
             change(Op::Open, "/p/d/x/y", Some("/p/d/x/y")),
         ];
         assert!(edit_classes("cp", &tree, &["/p/d", "/p/d/**"]).is_empty());
+        // `git add`: git's own index and objects, by git alone; its hooks or config
+        // are still protected, and another program writing the index is judged.
+        let add = [
+            change(Op::Mkdir, "/p/.git/objects/ab", None),
+            change(
+                Op::Open,
+                "/p/.git/objects/ab/tmp_obj_x",
+                Some("/p/.git/objects/ab/tmp_obj_x"),
+            ),
+            change(Op::RenameFrom, "/p/.git/objects/ab/tmp_obj_x", None),
+            change(Op::RenameTo, "/p/.git/objects/ab/cdef", None),
+            change(Op::Open, "/p/.git/index.lock", Some("/p/.git/index.lock")),
+            change(Op::RenameTo, "/p/.git/index", None),
+        ];
+        assert!(edit_classes("git", &add, &[]).is_empty());
+        for (program, path) in [
+            ("git", "/p/.git/hooks/pre-commit"),
+            ("git", "/p/.git/objects/info/alternates"),
+            ("cp", "/p/.git/index"),
+        ] {
+            let c = [change(Op::Open, path, Some(path))];
+            assert_eq!(
+                edit_classes(program, &c, &[]),
+                vec![Class::Write],
+                "{program} {path}"
+            );
+        }
         // Bad: outside, through a link out, protected, secret-shaped, unrequested.
         let cases: &[(&[Change], &[&str], Class)] = &[
             (

@@ -371,6 +371,9 @@ pub struct Decided {
     pub reported: judge::Reported,
     /// The subjects of its `file.write.project` requests: what an edit may write.
     pub project_writes: Vec<String>,
+    /// The analysis read a command of it as an in-project edit (verdict `projectWrite`),
+    /// with or without write requests (`git add` has only reads): judged as an edit.
+    pub edit: bool,
 }
 
 pub fn decision(command: &str, ctx: &AnalysisContext, policy: &Policy) -> Decided {
@@ -379,6 +382,10 @@ pub fn decision(command: &str, ctx: &AnalysisContext, policy: &Policy) -> Decide
     let d = decide(policy, &[], &call, ctx, true);
     let mut reported = judge::Reported::default();
     let mut project_writes = Vec::new();
+    let edit = call.requests.iter().any(|r| {
+        r.capability == Capability::ProcessExecute
+            && r.verdict == Some(crate::model::vocab::Verdict::ProjectWrite)
+    });
     for r in &call.requests {
         if r.capability == Capability::FileWriteProject {
             project_writes.push(r.subject.clone());
@@ -413,6 +420,7 @@ pub fn decision(command: &str, ctx: &AnalysisContext, policy: &Policy) -> Decide
         always: !d.always_patterns.is_empty(),
         reported,
         project_writes,
+        edit,
     }
 }
 
@@ -519,7 +527,7 @@ pub fn run(
                 decision: label.to_string(),
                 did,
             };
-            let mut found = if decided.project_writes.is_empty() {
+            let mut found = if decided.project_writes.is_empty() && !decided.edit {
                 judge::judge(&facts_of(&g.program, r), &secrets)
             } else {
                 report.judged_edits += 1;
