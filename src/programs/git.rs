@@ -783,9 +783,9 @@ pub fn git_repo_options(words: &[String]) -> (Option<&str>, Option<&str>) {
 /// Whether a git command modifies the repository (seed §3.4, `git.modify`). Read-only
 /// forms of the listed subcommands (`branch` listing, `tag -l`, `config --get`,
 /// `stash list`, `fetch --dry-run`, `apply --check`) stay plain `process.execute`.
-/// `add` is not in the seed's list and is not here: staging changes neither history nor
-/// refs (`git restore --staged` undoes it), and what it stores is judged as reads
-/// (`edits`); an unverified form asks as any unverified program does.
+/// `add` is not in the seed's list but is here: it writes the repository's index and
+/// objects. A `git add` the analysis proves an in-project edit (`edits::git_add`) is
+/// decided as that edit instead, without this request.
 pub fn is_git_modify(words: &[String]) -> bool {
     let Some((i, sub)) = git_subcommand(words) else {
         return false;
@@ -796,8 +796,8 @@ pub fn is_git_modify(words: &[String]) -> bool {
     match sub {
         "commit" | "push" | "reset" | "rebase" | "merge" | "revert" | "cherry-pick"
         | "checkout" | "switch" | "restore" | "clean" | "am" | "filter-branch" | "gc" | "rm"
-        | "mv" | "pull" | "init" | "update-ref" | "prune" | "repack" | "bisect" | "filter-repo"
-        | "replace" | "update-index" | "sparse-checkout" => true,
+        | "mv" | "pull" | "add" | "init" | "update-ref" | "prune" | "repack" | "bisect"
+        | "filter-repo" | "replace" | "update-index" | "sparse-checkout" => true,
         "stash" => !matches!(args.first(), Some(&"list") | Some(&"show")),
         "tag" => {
             !(args.is_empty() || has(&["-l", "--list", "-n", "--contains", "--points-at"]))
@@ -897,7 +897,7 @@ mod tests {
         assert_eq!(git_dir_options(&w("git -C/x status")), vec!["/x"]);
         assert!(is_git_modify(&w("git -c x=y commit -m hi")));
         assert!(!is_git_modify(&w("git branch")));
-        assert!(!is_git_modify(&w("git add -A")));
+        assert!(is_git_modify(&w("git add -A")));
         assert!(is_git_modify(&w("git branch -D old")));
         assert!(!is_git_modify(&w("git config --get user.name")));
     }

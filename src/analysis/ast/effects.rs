@@ -225,6 +225,35 @@ const OPERANDS_INERT: &[&str] = &[
     "[[", "[", "test", "echo", "printf", "true", "false", ":", "cd", "exit", "return", "shift",
 ];
 
+/// The directories `mkdir -p` (or `--parents`) would make above its operands: each
+/// ancestor of an operand, below the first one that exists now, as an absolute path.
+fn mkdir_parents(words: &[String], cwd: &Cwd, ctx: &AnalysisContext) -> Vec<String> {
+    let parents = words.iter().skip(1).any(|w| {
+        w == "--parents" || (w.starts_with('-') && !w.starts_with("--") && w.contains('p'))
+    });
+    let Some(dir) = cwd.path() else {
+        return Vec::new();
+    };
+    if !parents {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    for op in programs::operands(words, &["-m", "--mode", "--context"]) {
+        let Some(written) = paths::expand_home(&op, ctx.home()) else {
+            continue;
+        };
+        // As written, not cleaned: `a/b/../c` makes `a/b` too.
+        let full = dir.join(written);
+        for above in full.ancestors().skip(1) {
+            if above.exists() {
+                break;
+            }
+            out.push(above.display().to_string());
+        }
+    }
+    out
+}
+
 /// The words bash passes: each operand written as a plain brace expression
 /// (`mkdir -p src/{a,b}`) expanded as bash expands it (`Word::braces`); the command
 /// name, and a word that would build too many, as written.
@@ -1595,6 +1624,13 @@ fn inner_effects(
     if table::FS_VERBS.contains(&name) {
         for w in fs_writes(name, words) {
             write_request(&w, cwd, ctx, fx);
+        }
+        // `mkdir -p` also makes every missing directory above its operands (the program
+        // oracle saw `mkdir -m 700 -p src/x/y` make `src/x`, unreported).
+        if name == "mkdir" {
+            for w in mkdir_parents(words, cwd, ctx) {
+                write_request(&w, cwd, ctx, fx);
+            }
         }
         // What is copied, moved or hard-linked is read: its content is then reachable
         // under the new name, which no secret rule names (`mv .env notes.txt`). A

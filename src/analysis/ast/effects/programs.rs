@@ -410,7 +410,14 @@ pub(super) fn git_effects(
     ctx: &AnalysisContext,
     fx: &mut Effects,
 ) {
-    if is_git_modify(words) {
+    // A `git add` proven an in-project edit (every command of this text) is decided as
+    // that edit: what it stores is judged as reads, its index and objects are git's.
+    let proven_edit = git_subcommand(words).is_some_and(|(_, sub)| sub == "add") && {
+        let mut same = fx.verdicts.iter().filter(|(t, _)| t == text).peekable();
+        same.peek().is_some()
+            && same.all(|(_, v)| *v == Some(crate::model::vocab::Verdict::ProjectWrite))
+    };
+    if is_git_modify(words) && !proven_edit {
         fx.push(CapabilityRequest::new(
             Capability::GitModify,
             text,
