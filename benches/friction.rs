@@ -160,15 +160,15 @@ fn agent_checks(rows: &[friction_set::Row], tallies: &[friction_set::AgentTally]
     }
     // (preset, kind, allowed at least, allowed or contained at least)
     let floors: &[(&str, &str, usize, usize)] = &[
-        ("strict", "read", 147, 147),
+        ("strict", "read", 148, 148),
         ("strict", "edit", 0, 0),
         ("strict", "build", 0, 0),
-        ("recommended", "read", 434, 435),
-        ("recommended", "edit", 133, 133),
-        ("recommended", "build", 0, 270),
-        ("autonomous", "read", 434, 455),
-        ("autonomous", "edit", 133, 134),
-        ("autonomous", "build", 67, 299),
+        ("recommended", "read", 438, 439),
+        ("recommended", "edit", 159, 159),
+        ("recommended", "build", 0, 277),
+        ("autonomous", "read", 438, 459),
+        ("autonomous", "edit", 159, 160),
+        ("autonomous", "build", 68, 306),
     ];
     for (preset, kind, allowed, unprompted) in floors {
         let Some(t) = tallies.iter().find(|t| t.name == *preset) else {
