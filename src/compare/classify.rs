@@ -695,15 +695,7 @@ fn accounts(r: Reason, e: &Element, f: &Facts<'_>) -> bool {
                 let home = f.comparer.context().home().display().to_string();
                 let lexer = collapse_whitespace(&s.replace("$HOME", &home));
                 f.ast().analysis.requests.iter().any(|r| {
-                    r.capability == Capability::ProcessExecute
-                        && matches!(
-                            r.verdict,
-                            Some(
-                                crate::model::vocab::Verdict::ReadOnly
-                                    | crate::model::vocab::Verdict::ProjectWrite
-                            )
-                        )
-                        && pwd_filled(&lexer, &collapse_whitespace(&r.subject))
+                    read_only_or_edit(r) && pwd_filled(&lexer, &collapse_whitespace(&r.subject))
                 })
             }
             _ => false,
@@ -748,23 +740,17 @@ fn accounts(r: Reason, e: &Element, f: &Facts<'_>) -> bool {
                 E::Decision => {
                     let lexer = f.lexer();
                     let mut any = false;
-                    let either = |r: &crate::model::vocab::CapabilityRequest| {
-                        r.capability == Capability::ProcessExecute
-                            && matches!(
-                                r.verdict,
-                                Some(
-                                    crate::model::vocab::Verdict::ReadOnly
-                                        | crate::model::vocab::Verdict::ProjectWrite
-                                )
-                            )
-                    };
                     let all = requests
                         .iter()
                         .filter(|r| r.capability == Capability::ProcessExecute)
                         .filter(|r| lexer.has_request_not_allowed(r.capability, &r.subject))
                         .all(|r| {
                             any |= verified(r);
-                            if edit { either(r) } else { verified(r) }
+                            if edit {
+                                read_only_or_edit(r)
+                            } else {
+                                verified(r)
+                            }
                         });
                     all && any
                 }
@@ -930,6 +916,17 @@ pub fn classify(c: &Comparison, comparer: &Comparer) -> Verdict {
         attributions,
         decision_reasons,
     }
+}
+
+/// A `process.execute` request the AST verified read-only or proved an in-project edit.
+fn read_only_or_edit(r: &crate::model::vocab::CapabilityRequest) -> bool {
+    r.capability == Capability::ProcessExecute
+        && matches!(
+            r.verdict,
+            Some(
+                crate::model::vocab::Verdict::ReadOnly | crate::model::vocab::Verdict::ProjectWrite
+            )
+        )
 }
 
 /// Whether `ast` is `lexer` with each `$PWD` in it filled by an absolute path (a

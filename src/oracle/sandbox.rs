@@ -784,6 +784,16 @@ impl Sandbox {
         )?))
     }
 
+    /// The programs' layouts need a sandbox from `new_programs`.
+    fn programs_layout(&self) -> Result<(), SandboxError> {
+        if self.programs {
+            return Ok(());
+        }
+        Err(SandboxError::Probe {
+            message: "the programs' layout was not set up (`Sandbox::new_programs`)".to_string(),
+        })
+    }
+
     /// `run` in the programs' layout (a sandbox from `new_programs`): the host's
     /// programs over the hostile world; each run with its reads, sockets and output.
     pub fn run_programs(
@@ -791,12 +801,7 @@ impl Sandbox {
         commands: &[String],
         progress: &(dyn Fn(usize) + Sync),
     ) -> Result<Vec<Run>, SandboxError> {
-        if !self.programs {
-            return Err(SandboxError::Probe {
-                message: "the programs' layout was not set up (`Sandbox::new_programs`)"
-                    .to_string(),
-            });
-        }
+        self.programs_layout()?;
         self.run_in(Layout::Programs, commands, progress)
     }
 
@@ -808,12 +813,7 @@ impl Sandbox {
         commands: &[String],
         progress: &(dyn Fn(usize) + Sync),
     ) -> Result<Vec<Run>, SandboxError> {
-        if !self.programs {
-            return Err(SandboxError::Probe {
-                message: "the programs' layout was not set up (`Sandbox::new_programs`)"
-                    .to_string(),
-            });
-        }
+        self.programs_layout()?;
         self.run_in(Layout::Edits, commands, progress)
     }
 

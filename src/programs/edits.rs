@@ -163,14 +163,10 @@ fn mkdir(rest: &[&str], cwd: &Path, ctx: &AnalysisContext) -> Option<Edit> {
         {
             return None;
         }
-        let full = cwd.join(written);
-        for above in full.ancestors().skip(1) {
-            if above.exists() || !paths::is_inside(above, ctx.root()) || above == ctx.root() {
-                break;
-            }
+        for above in missing_parents(&cwd.join(written)) {
             let resolved =
                 paths::resolve_word(&above.display().to_string(), Some(cwd), ctx.home())?;
-            if !paths::is_inside(&resolved, ctx.root()) {
+            if !paths::is_inside(&resolved, ctx.root()) || resolved == ctx.root() {
                 return None;
             }
             if !edit.writes.contains(&resolved) {
@@ -179,6 +175,16 @@ fn mkdir(rest: &[&str], cwd: &Path, ctx: &AnalysisContext) -> Option<Edit> {
         }
     }
     Some(edit)
+}
+
+/// The directories `mkdir -p` makes above `dir` (absolute, as written: not cleaned, so
+/// `a/b/../c` counts `a/b`): each ancestor below the first one that exists now.
+pub fn missing_parents(dir: &Path) -> Vec<PathBuf> {
+    dir.ancestors()
+        .skip(1)
+        .take_while(|a| !a.exists())
+        .map(Path::to_path_buf)
+        .collect()
 }
 
 /// `mkdir`, `touch`, `tee`: every operand is written.

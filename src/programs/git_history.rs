@@ -420,7 +420,10 @@ pub fn stageable(
     let out = run_git_in(work_tree, git_dir, &args)?;
     let mut files = std::collections::BTreeSet::new();
     for token in out.split(|b| *b == 0).filter(|t| !t.is_empty()) {
-        files.insert(work_tree.join(String::from_utf8_lossy(token).as_ref()));
+        // A name that is not text cannot be judged as written: the caller walks instead.
+        let name = std::str::from_utf8(token)
+            .map_err(|_| "git lists a file whose name is not text".to_string())?;
+        files.insert(work_tree.join(name));
         if files.len() > MAX_PATHS {
             return Err("git lists too many files to judge".to_string());
         }

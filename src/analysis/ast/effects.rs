@@ -242,14 +242,11 @@ fn mkdir_parents(words: &[String], cwd: &Cwd, ctx: &AnalysisContext) -> Vec<Stri
         let Some(written) = paths::expand_home(&op, ctx.home()) else {
             continue;
         };
-        // As written, not cleaned: `a/b/../c` makes `a/b` too.
-        let full = dir.join(written);
-        for above in full.ancestors().skip(1) {
-            if above.exists() {
-                break;
-            }
-            out.push(above.display().to_string());
-        }
+        out.extend(
+            table::edits::missing_parents(&dir.join(written))
+                .iter()
+                .map(|p| p.display().to_string()),
+        );
     }
     out
 }

@@ -1015,7 +1015,9 @@ impl<'s> Walker<'s, '_> {
         };
         self.word_into(node, depth, in_subst, stack, &mut out, false);
         let raw = self.text(node);
-        out.braces = !out.dynamic
+        // Every word passes here: the cheap test first.
+        out.braces = raw.contains('{')
+            && !out.dynamic
             && raw == out.text
             && !raw.contains(['\\', '\'', '"', '$', '`'])
             && crate::shell::braces::count(raw) > 1;

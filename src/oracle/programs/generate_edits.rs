@@ -329,6 +329,21 @@ fn quote(w: &str) -> String {
 }
 
 /// A written operand: mostly plain (files, new names), one in three hostile.
+/// The written place, else (in `pct`% of draws) a name of `pool`, else a hostile
+/// target; quoted.
+fn named_or(rng: &mut Rng, place: Option<&str>, pct: usize, pool: &[&str]) -> String {
+    place.map_or_else(
+        || {
+            quote(if rng.chance(pct) {
+                rng.pick(pool)
+            } else {
+                target(rng)
+            })
+        },
+        quote,
+    )
+}
+
 fn target(rng: &mut Rng) -> &'static str {
     match rng.below(6) {
         0 | 1 => rng.pick(FILES),
@@ -389,16 +404,7 @@ fn command(rng: &mut Rng, entry: &EditEntry, opts: &[&str], place: Option<&str>)
                 *m = "-m 700".to_string();
             }
             let mut words = vec!["mkdir".to_string(), f.join(" ")];
-            words.push(place.map_or_else(
-                || {
-                    quote(if rng.chance(50) {
-                        rng.pick(NEW)
-                    } else {
-                        target(rng)
-                    })
-                },
-                quote,
-            ));
+            words.push(named_or(rng, place, 50, NEW));
             if rng.chance(15) {
                 words.push(quote(rng.pick(NEW)));
             }
@@ -449,16 +455,7 @@ fn command(rng: &mut Rng, entry: &EditEntry, opts: &[&str], place: Option<&str>)
             {
                 f.insert(0, "-s".to_string());
             }
-            let link = place.map_or_else(
-                || {
-                    quote(if rng.chance(50) {
-                        rng.pick(NEW)
-                    } else {
-                        target(rng)
-                    })
-                },
-                quote,
-            );
+            let link = named_or(rng, place, 50, NEW);
             let mut text = join(&[
                 "ln".to_string(),
                 f.join(" "),
@@ -484,16 +481,7 @@ fn command(rng: &mut Rng, entry: &EditEntry, opts: &[&str], place: Option<&str>)
             if !f.iter().any(|o| o.starts_with("-i") || o == "--in-place") {
                 f.insert(0, "-i".to_string());
             }
-            let file = place.map_or_else(
-                || {
-                    quote(if rng.chance(70) {
-                        rng.pick(FILES)
-                    } else {
-                        target(rng)
-                    })
-                },
-                quote,
-            );
+            let file = named_or(rng, place, 70, FILES);
             if let Some(i) = f.iter().position(|o| o == "-e" || o == "--expression") {
                 f.insert(i + 1, quote(script));
                 join(&["sed".to_string(), f.join(" "), file])
