@@ -225,6 +225,17 @@ const OPERANDS_INERT: &[&str] = &[
     "[[", "[", "test", "echo", "printf", "true", "false", ":", "cd", "exit", "return", "shift",
 ];
 
+/// Whether `cp`/`mv`/`ln`/`install` words ask for a backup of what they replace: `-b`
+/// or `-S` in a cluster of short options, `--backup[=…]`, `--suffix[=…]` (read loosely:
+/// a letter inside another option's value only makes it ask).
+fn makes_backup(words: &[String]) -> bool {
+    words.iter().skip(1).take_while(|w| *w != "--").any(|w| {
+        w.starts_with("--backup")
+            || w.starts_with("--suffix")
+            || (w.starts_with('-') && !w.starts_with("--") && w.contains(['b', 'S']))
+    })
+}
+
 /// The directories `mkdir -p` (or `--parents`) would make above its operands: each
 /// ancestor of an operand, below the first one that exists now, as an absolute path.
 fn mkdir_parents(words: &[String], cwd: &Cwd, ctx: &AnalysisContext) -> Vec<String> {
@@ -1621,6 +1632,18 @@ fn inner_effects(
     if table::FS_VERBS.contains(&name) {
         for w in fs_writes(name, words) {
             write_request(&w, cwd, ctx, fx);
+        }
+        // A backup (`-b`, `--backup`, `-S SUFFIX`) is one more file, named by a suffix
+        // the environment may choose (`SIMPLE_BACKUP_SUFFIX`, `VERSION_CONTROL`): the
+        // program oracle saw `mv -b src/main.rs data.json` make `data.json~`. Its place
+        // is only known when it runs.
+        if matches!(name, "cp" | "mv" | "ln" | "install") && makes_backup(words) {
+            unresolved_request(
+                Capability::FileWriteOutsideProject,
+                "Write",
+                &format!("a backup made by `{}`", join(words)),
+                fx,
+            );
         }
         // `mkdir -p` also makes every missing directory above its operands (the program
         // oracle saw `mkdir -m 700 -p src/x/y` make `src/x`, unreported).
