@@ -34,6 +34,9 @@ pub struct Edit {
     /// Directories of which exactly these files are read (what `git add DIR` stores,
     /// as git lists it): each file judged as a read, the directory as the subject.
     pub listed: Vec<(PathBuf, Vec<PathBuf>)>,
+    /// Directories removed whole (`rm -r`), found recoverable from git as they are
+    /// now: the proof holds only if nothing else the command runs writes.
+    pub removed_trees: Vec<PathBuf>,
 }
 
 /// Most names below one copied or moved directory before the command is left
@@ -286,19 +289,28 @@ fn copy(
     Some(edit)
 }
 
-/// `rm [-f] [-d] [-v] PATH…`: each operand is removed (`-d`: an empty directory too).
-/// The name the operand is known by is a write besides the place it resolves to: rm
-/// removes a symlink itself, and a protected name that is a link (`.claude -> src/x`)
+/// `rm [-f] [-d] [-v] [-r] PATH…`: each operand is removed (`-d`: an empty directory
+/// too). The name the operand is known by is a write besides the place it resolves to:
+/// rm removes a symlink itself, and a protected name that is a link (`.claude -> src/x`)
 /// is judged as that name; an operand that resolves outside the project (`link/`, which
 /// rm follows: traced, it empties the link's target) is not an edit. A recursive
-/// removal (`-r`, `-R`) is not an edit: it can take a whole tree of the project in one
-/// call (`rm -rf src package.json`), which the write tool never does. No
+/// removal (`-r`, `-R`) of a directory takes every name below it, each judged as its
+/// own name (rm never follows a link it meets), and is an edit only when it loses
+/// nothing git cannot give back: every name below is a file the project's own
+/// repository tracks, unchanged from its index (an untracked or ignored file, new work
+/// or a `node_modules/`, asks, as does a tree past `MAX_TREE_ENTRIES`, or a name that
+/// does not exist now). No
 /// `-i`/`-I`/`--interactive` (they read answers), no `--no-preserve-root`.
 fn remove(rest: &[&str], cwd: &Path, ctx: &AnalysisContext) -> Option<Edit> {
-    let p = parse(rest, "fdv", &["--force", "--dir", "--verbose"])?;
+    let p = parse(
+        rest,
+        "fdvrR",
+        &["--force", "--dir", "--verbose", "--recursive"],
+    )?;
     if p.operands.is_empty() {
         return None;
     }
+    let recursive = p.letters.contains(['r', 'R']) || p.long.contains(&"--recursive");
     let mut edit = Edit::default();
     for w in &p.operands {
         let resolved = inside(w, cwd, ctx)?;
@@ -306,12 +318,46 @@ fn remove(rest: &[&str], cwd: &Path, ctx: &AnalysisContext) -> Option<Edit> {
         if !paths::is_inside(&unresolved, ctx.root()) || unresolved == ctx.root() {
             return None;
         }
+        if recursive {
+            // A name that does not exist yet may be a directory when rm runs.
+            let link = std::fs::symlink_metadata(&unresolved).ok()?.is_symlink();
+            if link && w.ends_with('/') {
+                // `rm -r link/` empties the directory the link names.
+                return None;
+            }
+            if !link && std::fs::symlink_metadata(&resolved).is_ok_and(|m| m.is_dir()) {
+                edit.names
+                    .extend(tree(&resolved)?.into_iter().map(|r| resolved.join(r)));
+                edit.removed_trees.push(resolved.clone());
+            }
+        }
         if unresolved != resolved {
             edit.names.push(unresolved);
         }
         edit.writes.push(resolved);
     }
+    if !edit.removed_trees.is_empty() {
+        let repo = own_repo(cwd, ctx)?;
+        if !git_history::recoverable(&repo.git_dir, ctx.root(), &edit.removed_trees).ok()? {
+            return None;
+        }
+    }
     Some(edit)
+}
+
+/// The repository git finds from `cwd` when it is the project's own (`<root>/.git`,
+/// the root its work tree) and its configuration is protected, so that running git
+/// there runs nothing an agent could have written.
+fn own_repo(cwd: &Path, ctx: &AnalysisContext) -> Option<git_discovery::Repository> {
+    let Discovery::Found(repo) = git_discovery::discover(cwd, None, None) else {
+        return None;
+    };
+    let own = ctx.root().join(".git");
+    (repo.git_dir.starts_with(&own)
+        && repo.common_dir.starts_with(&own)
+        && repo.work_tree.as_deref() == Some(ctx.root())
+        && git_discovery::unprotected(&repo, ctx.root(), ctx.home()).is_none())
+    .then_some(repo)
 }
 
 /// `git add [OPTS] [--] PATH…` (or `-A`/`-u` alone: the whole work tree) in the
@@ -346,17 +392,7 @@ fn git_add(rest: &[&str], cwd: &Path, ctx: &AnalysisContext) -> Option<Edit> {
             "--no-ignore-removal",
         ],
     )?;
-    let Discovery::Found(repo) = git_discovery::discover(cwd, None, None) else {
-        return None;
-    };
-    let own = ctx.root().join(".git");
-    if !repo.git_dir.starts_with(&own)
-        || !repo.common_dir.starts_with(&own)
-        || repo.work_tree.as_deref() != Some(ctx.root())
-        || git_discovery::unprotected(&repo, ctx.root(), ctx.home()).is_some()
-    {
-        return None;
-    }
+    let repo = own_repo(cwd, ctx)?;
     let whole =
         p.letters.contains(['A', 'u']) || p.long.iter().any(|l| matches!(*l, "--all" | "--update"));
     let tracked_only = p.letters.contains('u') || p.long.contains(&"--update");
@@ -869,6 +905,72 @@ mod tests {
     }
 
     #[test]
+    fn recursive_removal_is_an_edit_only_of_what_git_can_give_back() {
+        let tmp = tempfile::tempdir().unwrap();
+        let base = std::fs::canonicalize(tmp.path()).unwrap();
+        let root = base.join("p");
+        let home = base.join("h");
+        std::fs::create_dir_all(root.join("d/sub")).unwrap();
+        std::fs::create_dir_all(&home).unwrap();
+        std::fs::write(root.join("d/a.txt"), "a").unwrap();
+        std::fs::write(root.join("d/sub/b.txt"), "b").unwrap();
+        std::fs::write(root.join(".gitignore"), "*.log\n").unwrap();
+        let git = |args: &[&str]| {
+            let ok = std::process::Command::new("git")
+                .args(["-c", "user.name=t", "-c", "user.email=t@t"])
+                .args(args)
+                .current_dir(&root)
+                .env("HOME", &home)
+                .status()
+                .unwrap()
+                .success();
+            assert!(ok, "git {args:?}");
+        };
+        git(&["init", "-q"]);
+        git(&["add", "-A"]);
+        git(&["commit", "-q", "-m", "x"]);
+        let ctx = AnalysisContext::new(&root, None, &home).unwrap();
+        // Every name below a tracked, unchanged tree is a write of its own name.
+        let e = edit(&["rm", "-rf", "d"], &root, &ctx).unwrap();
+        assert_eq!(e.writes, vec![root.join("d")]);
+        let mut names = e.names.clone();
+        names.sort();
+        assert_eq!(
+            names,
+            vec![
+                root.join("d/a.txt"),
+                root.join("d/sub"),
+                root.join("d/sub/b.txt")
+            ]
+        );
+        assert!(edit(&["rm", "-r", "--verbose", "d/sub/"], &root, &ctx).is_some());
+        // A file is itself; a name that does not exist may be a directory when rm runs.
+        assert!(edit(&["rm", "-rf", "d/a.txt"], &root, &ctx).is_some());
+        assert_eq!(edit(&["rm", "-rf", "gone", "d/a.txt"], &root, &ctx), None);
+        // Anything git cannot give back asks: a change, an untracked or ignored file.
+        std::fs::write(root.join("d/a.txt"), "changed").unwrap();
+        assert_eq!(edit(&["rm", "-rf", "d"], &root, &ctx), None);
+        git(&["checkout", "-q", "--", "d"]);
+        assert!(edit(&["rm", "-rf", "d"], &root, &ctx).is_some());
+        for (name, body) in [("d/sub/new.rs", "new"), ("d/x.log", "log")] {
+            std::fs::write(root.join(name), body).unwrap();
+            assert_eq!(edit(&["rm", "-R", "d"], &root, &ctx), None, "{name}");
+            std::fs::remove_file(root.join(name)).unwrap();
+        }
+        // A link is removed itself; `link/` would empty what it names.
+        std::os::unix::fs::symlink(root.join("d"), root.join("l")).unwrap();
+        let e = edit(&["rm", "-r", "l"], &root, &ctx).unwrap();
+        assert_eq!(e.names, vec![root.join("l")]);
+        assert_eq!(edit(&["rm", "-r", "l/"], &root, &ctx), None);
+        // Outside a repository of the project's own, nothing is known to come back.
+        let bare = base.join("q");
+        std::fs::create_dir_all(bare.join("d")).unwrap();
+        std::fs::write(bare.join("d/a.txt"), "a").unwrap();
+        let ctx = AnalysisContext::new(&bare, None, &home).unwrap();
+        assert_eq!(edit(&["rm", "-rf", "d"], &bare, &ctx), None);
+    }
+
+    #[test]
     fn git_add_reads_what_it_stores_in_the_projects_own_repository() {
         let tmp = tempfile::tempdir().unwrap();
         let base = std::fs::canonicalize(tmp.path()).unwrap();
@@ -978,7 +1080,7 @@ mod tests {
         std::fs::write(root.join("a.txt"), "x").unwrap();
         std::os::unix::fs::symlink(root.join("a.txt"), root.join(".claude")).unwrap();
         let ctx = AnalysisContext::new(&root, None, &home).unwrap();
-        // Only the operand; a recursive removal is not an edit.
+        // Only the operand; a recursive removal outside a repository is not an edit.
         assert_eq!(edit(&["rm", "-rf", "d"], &root, &ctx), None);
         assert_eq!(edit(&["rm", "-R", "d"], &root, &ctx), None);
         let e = edit(&["rm", "-f", "d"], &root, &ctx).unwrap();

@@ -388,19 +388,7 @@ pub fn stageable(
     dirs: &[PathBuf],
     tracked_only: bool,
 ) -> Result<Vec<PathBuf>, String> {
-    let rel: Vec<String> = dirs
-        .iter()
-        .map(|d| {
-            let r = d
-                .strip_prefix(work_tree)
-                .map_err(|_| format!("`{}` is outside the work tree", d.display()))?;
-            Ok(if r.as_os_str().is_empty() {
-                ".".to_string()
-            } else {
-                r.display().to_string()
-            })
-        })
-        .collect::<Result<_, String>>()?;
+    let rel = relative_to(work_tree, dirs)?;
     let mut args = vec![
         "--literal-pathspecs",
         "--work-tree",
@@ -429,6 +417,56 @@ pub fn stageable(
         }
     }
     Ok(files.into_iter().collect())
+}
+
+/// Whether every name git knows below the directories `dirs` (absolute, inside
+/// `work_tree`) is a tracked file whose work-tree copy is the one the index holds, so
+/// that removing the directories loses nothing git cannot give back (`git checkout --
+/// DIR`): no untracked name (an ignored one included), no modified or deleted file, no
+/// file git was told to stop looking at (`--assume-unchanged`, `--skip-worktree`), no
+/// unmerged one. `Err` when git cannot say (a deadline, too many names).
+pub fn recoverable(git_dir: &Path, work_tree: &Path, dirs: &[PathBuf]) -> Result<bool, String> {
+    let rel = relative_to(work_tree, dirs)?;
+    let mut args = vec![
+        "--literal-pathspecs",
+        "--work-tree",
+        work_tree
+            .to_str()
+            .ok_or("the work tree's path is not text")?,
+        "ls-files",
+        "-z",
+        "-v",
+        "--cached",
+        "--others",
+        "--modified",
+        "--deleted",
+        "--",
+    ];
+    args.extend(rel.iter().map(String::as_str));
+    let out = run_git_in(work_tree, git_dir, &args)?;
+    // Each entry is a tag, a space and a name: `H` a tracked file as it is cached; `?`
+    // untracked, `C` modified, `R` deleted, `M` unmerged, `S` skip-worktree, a lower
+    // case letter assume-unchanged.
+    Ok(out
+        .split(|b| *b == 0)
+        .filter(|t| !t.is_empty())
+        .all(|t| t.starts_with(b"H ")))
+}
+
+/// Each directory relative to `work_tree` as git takes a pathspec (`.` for the top).
+fn relative_to(work_tree: &Path, dirs: &[PathBuf]) -> Result<Vec<String>, String> {
+    dirs.iter()
+        .map(|d| {
+            let r = d
+                .strip_prefix(work_tree)
+                .map_err(|_| format!("`{}` is outside the work tree", d.display()))?;
+            Ok(if r.as_os_str().is_empty() {
+                ".".to_string()
+            } else {
+                r.display().to_string()
+            })
+        })
+        .collect()
 }
 
 /// The paths of `reach` (relative to the work tree `base`) that the pathspecs select,

@@ -72,6 +72,10 @@ pub(crate) struct Effects {
     /// Words of the command being read that hold glob characters only inside quotes
     /// (`cat '/tmp/a*'`): literal names, whose location is known.
     pub literal: Vec<String>,
+    /// The commands (by `process.execute` subject) that remove whole directories git
+    /// can give back: their verdict holds only when nothing else in the plan writes,
+    /// which could first move new work into the tree (`mv notes src/ && rm -rf src`).
+    removals: Vec<String>,
     /// Glob operands of the command being read that were expanded against the file
     /// system for its verdict: each match is a read of its own, so the pattern itself
     /// is not read again as an unknown path.
@@ -460,6 +464,7 @@ fn command_verdict(
     // as the program really reads them. A lone `[` or `]` is no glob (an unterminated bracket is literal to bash).
     let mut expanded: Vec<String> = Vec::new();
     let mut globbed: Vec<String> = Vec::new();
+    let mut unmatched = false;
     for (i, w) in cmd.words.iter().enumerate() {
         if w.braces && i > 0 {
             // Brace expansion depends on the text alone; what it makes is read as
@@ -486,6 +491,7 @@ fn command_verdict(
         if !matches.is_empty() && !matches.contains(&w.text) {
             globbed.push(w.text.clone());
         }
+        unmatched |= matches.is_empty();
         if matches.is_empty() {
             // No match: bash passes the word as it is.
             expanded.push(w.text.clone());
@@ -665,10 +671,16 @@ fn command_verdict(
     // `mv a b`, `sed -i 's/a/b/' f`): every path it writes, copies from or moves is a
     // request, judged by the write, protected and secret rules.
     if !writes_file
-        && !patterned
+        && (!patterned || (!unmatched && edits_through_patterns(cmd, &words, ctx)))
         && let Some(cwd) = cmd.cwd.path()
         && let Some(edit) = table::edits::edit(&words, cwd, ctx)
     {
+        // Each match is written (and, copied or moved, read) on its own: the pattern
+        // itself is not judged again as an unknown path.
+        fx.globbed = globbed;
+        if !edit.removed_trees.is_empty() {
+            fx.removals.push(cmd.text.clone());
+        }
         for w in &edit.writes {
             write_request(&w.display().to_string(), &cmd.cwd, ctx, fx);
         }
@@ -856,6 +868,35 @@ fn git_config_reads(
         read_request(&f.display().to_string(), cwd, ctx, fx);
     }
     true
+}
+
+/// Whether an edit whose operands include patterns (`rm -f build/*.o`, `chmod +x
+/// scripts/*.sh`, `mv charts/* web/charts/`) is read through the names they match now.
+/// The matches are a superset of what bash passes (`expand_glob`: hidden names and any
+/// case), so each program must do to each operand what it does to any other, whatever
+/// their number: `rm`, `chmod` and `touch` act on each; `cp` and `mv` only into a
+/// written destination that is a directory now (else one source renames and several
+/// land inside), never with `-t` or `-T`. Other edits keep asking (`ln`'s forms, `sed
+/// -i`'s script, `git add`'s own pathspecs).
+fn edits_through_patterns(cmd: &SimpleCommand, words: &[&str], ctx: &AnalysisContext) -> bool {
+    match words.first() {
+        Some(&("rm" | "chmod" | "touch")) => true,
+        Some(&("cp" | "mv")) => {
+            let Some(last) = cmd.words.last() else {
+                return false;
+            };
+            let directed = words.iter().skip(1).take_while(|w| **w != "--").any(|w| {
+                w.starts_with("--target-directory")
+                    || w.starts_with("--no-target-directory")
+                    || (w.starts_with('-') && !w.starts_with("--") && w.contains(['t', 'T']))
+            });
+            !last.pattern
+                && !last.braces
+                && !directed
+                && resolve(&last.text, &cmd.cwd, ctx).is_some_and(|d| d.is_dir())
+        }
+        _ => false,
+    }
 }
 
 /// Largest checksum list read to learn the files `md5sum -c LIST` reads.
@@ -1115,8 +1156,17 @@ impl Effects {
     /// Marks each `process.execute` request whose every command was verified (all
     /// commands with that text agree) with its verdict.
     pub(crate) fn mark_verified(&mut self) {
+        use crate::model::vocab::Verdict;
+        // A removal of a tree is proven on the tree as it is now: only with every other
+        // command of the plan read-only.
+        let others_write = self
+            .verdicts
+            .iter()
+            .any(|(s, v)| !self.removals.contains(s) && *v != Some(Verdict::ReadOnly));
         for r in &mut self.requests {
-            if r.capability != Capability::ProcessExecute {
+            if r.capability != Capability::ProcessExecute
+                || (others_write && self.removals.contains(&r.subject))
+            {
                 continue;
             }
             let mut found = self.verdicts.iter().filter(|(s, _)| *s == r.subject);
@@ -1300,6 +1350,10 @@ fn has_braces(word: &str) -> bool {
 
 /// A write of `word`: project or outside by resolved path; unknown counts as outside.
 fn write_request(word: &str, cwd: &Cwd, ctx: &AnalysisContext, fx: &mut Effects) {
+    if fx.globbed.iter().any(|g| g == word) {
+        // Its matches were written one by one (see `verdict`).
+        return;
+    }
     match resolve_operand(word, cwd, ctx, fx) {
         Some(p) if paths::is_inside(&p, ctx.root()) => {
             let s = p.display().to_string();

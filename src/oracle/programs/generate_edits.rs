@@ -1,11 +1,12 @@
 //! The program oracle's edit commands: the in-project edits the analysis may allow
 //! silently (`mkdir`, `touch`, `tee`, `cp`, `mv`, `ln -s`, `rm`, `chmod`, `sed -i`,
 //! redirections of verified programs into project files) and `git add`, each option
-//! the analysis accepts and the look-alikes that must ask (`rm -r`, `chmod u+s`,
-//! `chmod -R`, `sed -i` scripts that write, read or run, text commands), over the
-//! hostile world's operands: plain files and new names, secrets, the links into HOME
-//! and paths through them, protected paths, nested git directories, `../outside`,
-//! `~/x`, `/tmp/x`.
+//! the analysis accepts and the look-alikes that must ask (`chmod u+s`, `chmod -R`,
+//! `sed -i` scripts that write, read or run, text commands), over the hostile world's
+//! operands: plain files and new names, secrets, the links into HOME and paths through
+//! them, protected paths, nested git directories, `../outside`, `~/x`, `/tmp/x`, and
+//! unquoted patterns; `rm -r` of the tracked `src` and of `docs`, whose links git does
+//! not track.
 //!
 //! Owns the options (as data, read from `programs::edits` and the GNU programs'
 //! `--help`; nothing private is imported), the operand pools and the shapes: first a
@@ -253,6 +254,12 @@ const HOSTILE_SOURCES: &[&str] = &[
     ".git/config",
 ];
 
+/// Patterns, written unquoted: bash passes the names they match (the hidden ones
+/// only under `dotglob`), or the word itself when none does.
+const PATTERNS: &[&str] = &[
+    "*.txt", "src/*", "docs/*", "*", "notes/*", ".e*", "old/*", "*.md", "src/*.rs", "nomatch*",
+];
+
 /// `ln -s` targets.
 const LINK_TARGETS: &[&str] = &[
     "a.txt",
@@ -429,7 +436,11 @@ fn command(rng: &mut Rng, entry: &EditEntry, opts: &[&str], place: Option<&str>)
             if let Some(i) = t {
                 f.remove(i);
             }
-            let mut src = vec![quote(source(rng))];
+            let mut src = vec![if rng.chance(15) {
+                rng.pick(PATTERNS).to_string()
+            } else {
+                quote(source(rng))
+            }];
             if rng.chance(15) {
                 src.push(quote(rng.pick(FILES)));
             }
@@ -468,12 +479,27 @@ fn command(rng: &mut Rng, entry: &EditEntry, opts: &[&str], place: Option<&str>)
             }
             text
         }
-        "rm" => join(&["rm".to_string(), flags.join(" "), at(rng)]),
+        "rm" => {
+            // A recursive removal mostly of a directory (the tracked `src`, the
+            // untracked links of `docs`); now and then a pattern.
+            let recursive = flags.iter().any(|f| f.contains(['r', 'R']));
+            let what = match place {
+                Some(p) => quote(p),
+                None if rng.chance(20) => rng.pick(PATTERNS).to_string(),
+                None if recursive && rng.chance(50) => quote(rng.pick(DIRS)),
+                None => quote(target(rng)),
+            };
+            join(&["rm".to_string(), flags.join(" "), what])
+        }
         "chmod" => join(&[
             "chmod".to_string(),
             flags.join(" "),
             quote(rng.pick(MODES)),
-            at(rng),
+            if place.is_none() && rng.chance(20) {
+                rng.pick(PATTERNS).to_string()
+            } else {
+                at(rng)
+            },
         ]),
         "sed" => {
             let script = rng.pick(SED_SCRIPTS);
@@ -585,6 +611,17 @@ pub fn generate(seed: u64, n: usize) -> Vec<Generated> {
         ("echo", "echo x > notes.md"),
         ("cp", "cp -r src newdir"),
         ("mv", "mv src newdir"),
+        ("rm", "rm -rf src"),
+        ("rm", "rm -rf docs"),
+        ("rm", "rm -r src/"),
+        ("rm", "rm -rf src/*"),
+        ("rm", "rm -f *.txt"),
+        ("rm", "mv notes.txt src/ && rm -rf src"),
+        ("chmod", "chmod +x src/*"),
+        ("mv", "mv src/* docs/"),
+        ("mv", "mv src/* newdir"),
+        ("cp", "cp src/* notes/"),
+        ("cp", "cp -r docs/* src/"),
     ] {
         out.push(edit(
             "edit examples",
