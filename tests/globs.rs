@@ -25,6 +25,8 @@ struct Case {
     decision: String,
     #[serde(default)]
     reads: Option<Vec<String>>,
+    #[serde(default)]
+    writes: Option<Vec<String>>,
 }
 
 fn world() -> (tempfile::TempDir, PathBuf, PathBuf) {
@@ -89,17 +91,22 @@ fn glob_operands_are_read_as_bash_passes_them() {
             failures.push(format!("line {}: {}: {v}", i + 1, case.command));
             continue;
         }
-        if let Some(want) = &case.reads {
+        for (want, what) in [(&case.reads, "read"), (&case.writes, "write")] {
+            let Some(want) = want else { continue };
             let mut got: Vec<String> = v["requests"]
                 .as_array()
                 .unwrap()
                 .iter()
-                .filter(|r| r["capability"] == "file.read")
+                .filter(|r| {
+                    r["capability"]
+                        .as_str()
+                        .is_some_and(|c| c.starts_with(&format!("file.{what}")))
+                })
                 .map(|r| relative(r["subject"].as_str().unwrap(), &root, &home))
                 .collect();
             got.sort();
             if &got != want {
-                failures.push(format!("line {}: {}: reads {got:?}", i + 1, case.command));
+                failures.push(format!("line {}: {}: {what}s {got:?}", i + 1, case.command));
             }
         }
     }

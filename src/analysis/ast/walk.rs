@@ -1015,6 +1015,16 @@ impl<'s> Walker<'s, '_> {
         };
         self.word_into(node, depth, in_subst, stack, &mut out, false);
         let raw = self.text(node);
+        // A `~` bash did not expand (quoted or escaped: `'~/x'`, `\~/x`) or a `$HOME`
+        // it took as text (`'$HOME/x'`) names a file below the cwd, while the paths
+        // code reads both as the home: the word's place is left unknown (it asks).
+        if !out.dynamic
+            && ((out.text.starts_with('~') && !raw.starts_with('~'))
+                || out.text.starts_with("$HOME")
+                || out.text.starts_with("${HOME}"))
+        {
+            out.dynamic = true;
+        }
         // Every word passes here: the cheap test first.
         out.braces = raw.contains('{')
             && !out.dynamic
