@@ -515,8 +515,8 @@ fn tree(dir: &Path) -> Option<Vec<PathBuf>> {
 
 /// `ln -s TARGET LINK`: a new symbolic link inside the project to a place inside the
 /// project (a relative target is read from the link's directory, as the kernel reads
-/// it). A LINK that exists as a directory or a link (where `ln` would put the link
-/// inside it) is left unproven.
+/// it), both judged as written. A LINK that exists as a directory or a link (where `ln`
+/// would put the link inside it), or at all with `-f`, is left unproven.
 fn symlink(rest: &[&str], cwd: &Path, ctx: &AnalysisContext) -> Option<Edit> {
     let p = parse(
         rest,
@@ -536,7 +536,16 @@ fn symlink(rest: &[&str], cwd: &Path, ctx: &AnalysisContext) -> Option<Edit> {
         return None;
     };
     let unresolved = paths::clean(&cwd.join(paths::expand_home(link, ctx.home())?));
-    if std::fs::symlink_metadata(&unresolved).is_ok_and(|m| m.is_dir() || m.is_symlink()) {
+    let existing = std::fs::symlink_metadata(&unresolved);
+    if existing
+        .as_ref()
+        .is_ok_and(|m| m.is_dir() || m.is_symlink())
+    {
+        return None;
+    }
+    // Over an existing name, `ln -f` makes the link under a temporary name beside it and
+    // renames it over (the program oracle saw the name): a write nothing can name now.
+    if existing.is_ok() && (p.letters.contains('f') || p.long.contains(&"--force")) {
         return None;
     }
     let link_path = inside(link, cwd, ctx)?;
@@ -548,8 +557,11 @@ fn symlink(rest: &[&str], cwd: &Path, ctx: &AnalysisContext) -> Option<Edit> {
     if !paths::is_inside(&t, ctx.root()) {
         return None;
     }
+    // What is later written through the link lands on its target (the program oracle
+    // saw `ln -s .env new.txt && echo x > new.txt` rewrite `.env`): the target is
+    // judged as written too, so a secret or protected one asks.
     Some(Edit {
-        writes: vec![link_path],
+        writes: vec![link_path, t],
         ..Edit::default()
     })
 }

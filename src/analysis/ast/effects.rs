@@ -240,6 +240,24 @@ fn makes_backup(words: &[String]) -> bool {
     })
 }
 
+/// Whether `ln` words force (`-f`, `--force`) a link onto a name that may exist: the
+/// destination operand exists now (a directory then holds the name), or it is given by
+/// `-t`/`--target-directory`, or it is unknown.
+fn forces_over_existing(words: &[String], cwd: &Cwd, ctx: &AnalysisContext) -> bool {
+    let opts = || words.iter().skip(1).take_while(|w| *w != "--");
+    let short = |w: &String| w.starts_with('-') && !w.starts_with("--");
+    if !opts().any(|w| w == "--force" || (short(w) && w.contains('f'))) {
+        return false;
+    }
+    if opts().any(|w| w.starts_with("--target-directory") || (short(w) && w.contains('t'))) {
+        return true;
+    }
+    let Some(dest) = words.iter().skip(1).rev().find(|w| !w.starts_with('-')) else {
+        return true;
+    };
+    resolve(dest, cwd, ctx).is_none_or(|p| std::fs::symlink_metadata(p).is_ok())
+}
+
 /// The directories `mkdir -p` (or `--parents`) would make above its operands: each
 /// ancestor of an operand, below the first one that exists now, as an absolute path.
 fn mkdir_parents(words: &[String], cwd: &Cwd, ctx: &AnalysisContext) -> Vec<String> {
@@ -1696,6 +1714,16 @@ fn inner_effects(
                 Capability::FileWriteOutsideProject,
                 "Write",
                 &format!("a backup made by `{}`", join(words)),
+                fx,
+            );
+        }
+        // `ln -f` over an existing name links under a temporary name beside it, then
+        // renames it over (the program oracle saw `ln --force .env b.txt` make one).
+        if name == "ln" && forces_over_existing(words, cwd, ctx) {
+            unresolved_request(
+                Capability::FileWriteOutsideProject,
+                "Write",
+                &format!("a temporary name made by `{}`", join(words)),
                 fx,
             );
         }
