@@ -145,6 +145,8 @@ const ENTRIES: &[Entry] = &[
     e(&["cd"], "L P e @", Chdir).style(Style::Builtin),
     e(&["pushd"], "n", Chdir).style(Style::Builtin),
     e(&["dirs"], "c l p v", Text).style(Style::Builtin),
+    // The shell's own job table; never `-x` (it runs a command).
+    e(&["jobs"], "l n p r s", Text).style(Style::Builtin),
     e(
         &["ls"],
         "a:all A:almost-all b:escape B:ignore-backups c C d:directory D:dired f F :classify? :file-type :format= :full-time g G:no-group h:human-readable :si H:dereference-command-line :dereference-command-line-symlink-to-dir :hide= :hyperlink? :indicator-style= i:inode I:ignore= k:kibibytes l L:dereference m n:numeric-uid-gid N:literal o p q:hide-control-chars :show-control-chars Q:quote-name :quoting-style= r:reverse R:recursive s:size S :sort= t :time= :time-style= T:tabsize= u U v w:width= x X Z:context :zero 1 :color? :group-directories-first :author :block-size= :help :version",

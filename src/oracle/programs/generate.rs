@@ -80,7 +80,7 @@ pub fn key(opt: &Opt) -> String {
 }
 
 /// Programs that are bash builtins (no file on PATH).
-const BUILTINS: &[&str] = &["cd", "pushd", "dirs", "type", "hash", "pwd"];
+const BUILTINS: &[&str] = &["cd", "pushd", "dirs", "type", "hash", "pwd", "jobs"];
 
 /// Whether a program can run in the sandbox: a builtin, or a file on the host PATH.
 pub fn installed(name: &str) -> bool {
@@ -95,9 +95,8 @@ fn kind_of(name: &str) -> Kind {
         "grep" | "egrep" | "fgrep" | "rg" | "fd" | "fdfind" | "jq" | "sed" => Kind::Pattern,
         "cd" | "pushd" => Kind::Dir,
         "whoami" | "id" | "uname" | "seq" | "date" | "basename" | "dirname" | "which"
-        | "whereis" | "type" | "hash" | "dirs" | "pwd" | "tr" | "sleep" | "ps" | "pgrep" => {
-            Kind::Text
-        }
+        | "whereis" | "type" | "hash" | "dirs" | "jobs" | "pwd" | "tr" | "sleep" | "ps"
+        | "pgrep" => Kind::Text,
         _ => Kind::Files,
     }
 }
