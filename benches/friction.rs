@@ -163,12 +163,12 @@ fn agent_checks(rows: &[friction_set::Row], tallies: &[friction_set::AgentTally]
         ("strict", "read", 148, 148),
         ("strict", "edit", 0, 0),
         ("strict", "build", 0, 0),
-        ("recommended", "read", 438, 439),
+        ("recommended", "read", 439, 440),
         ("recommended", "edit", 159, 159),
-        ("recommended", "build", 0, 277),
-        ("autonomous", "read", 438, 459),
+        ("recommended", "build", 0, 278),
+        ("autonomous", "read", 439, 459),
         ("autonomous", "edit", 159, 160),
-        ("autonomous", "build", 68, 306),
+        ("autonomous", "build", 68, 307),
     ];
     for (preset, kind, allowed, unprompted) in floors {
         let Some(t) = tallies.iter().find(|t| t.name == *preset) else {
