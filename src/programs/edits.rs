@@ -299,8 +299,8 @@ fn copy(
 /// nothing git cannot give back: every name below is a file the project's own
 /// repository tracks, unchanged from its index (an untracked or ignored file, new work
 /// or a `node_modules/`, asks, as does a tree past `MAX_TREE_ENTRIES`, or a name that
-/// does not exist now). No
-/// `-i`/`-I`/`--interactive` (they read answers), no `--no-preserve-root`.
+/// does not exist now). No `-i`/`-I`/`--interactive` (they read answers), no
+/// `--no-preserve-root`.
 fn remove(rest: &[&str], cwd: &Path, ctx: &AnalysisContext) -> Option<Edit> {
     let p = parse(
         rest,

@@ -80,6 +80,9 @@ pub(crate) struct Effects {
     /// system for its verdict: each match is a read of its own, so the pattern itself
     /// is not read again as an unknown path.
     pub globbed: Vec<String>,
+    /// Glob operands of an in-project edit expanded for its verdict: each match is a
+    /// write of its own, so the pattern itself is not written again as an unknown path.
+    globbed_writes: Vec<String>,
     /// The repositories git commands of this plan use, by `--git-dir`, `--work-tree`
     /// and cwd: found once for the verdict and the effects.
     git_repos: Vec<GitRepoKey>,
@@ -321,6 +324,7 @@ pub(crate) fn command_effects(cmd: &SimpleCommand, ctx: &AnalysisContext, fx: &m
         }
     }
     fx.globbed.clear();
+    fx.globbed_writes.clear();
     fx.literal = cmd
         .words
         .iter()
@@ -695,6 +699,7 @@ fn command_verdict(
     {
         // Each match is written (and, copied or moved, read) on its own: the pattern
         // itself is not judged again as an unknown path.
+        fx.globbed_writes.clone_from(&globbed);
         fx.globbed = globbed;
         if !edit.removed_trees.is_empty() {
             fx.removals.push(cmd.text.clone());
@@ -1368,7 +1373,7 @@ fn has_braces(word: &str) -> bool {
 
 /// A write of `word`: project or outside by resolved path; unknown counts as outside.
 fn write_request(word: &str, cwd: &Cwd, ctx: &AnalysisContext, fx: &mut Effects) {
-    if fx.globbed.iter().any(|g| g == word) {
+    if fx.globbed_writes.iter().any(|g| g == word) {
         // Its matches were written one by one (see `verdict`).
         return;
     }
