@@ -86,6 +86,18 @@ const COMMAND: &[Opt] = &[s('p', N, NO), s('v', N, Does::Ends), s('V', N, Does::
 
 const EXEC: &[Opt] = &[s('a', V, NO), s('c', N, NO), s('l', N, NO)];
 
+/// bash's `jobs`: `-x COMMAND ARGS` runs the command (job specs in ARGS replaced by
+/// process group ids); any other operand is a job spec, read here as the command it is
+/// not, so `jobs %1` asks.
+const JOBS: &[Opt] = &[
+    s('l', N, NO),
+    s('n', N, NO),
+    s('p', N, NO),
+    s('r', N, NO),
+    s('s', N, NO),
+    s('x', N, NO),
+];
+
 const HELP_VERSION: &[Opt] = &[l("help", N, Does::Ends), l("version", N, Does::Ends)];
 
 const NICE: &[Opt] = &[
@@ -1637,6 +1649,16 @@ pub const PROGRAMS: &[Program] = &[
         X,
         0,
         &[Example::new("builtin cd x").inner("cd x")],
+    ),
+    wrapper(
+        &["jobs"],
+        JOBS,
+        X,
+        0,
+        &[
+            Example::new("jobs -x rm a.txt").inner("rm a.txt"),
+            Example::new("jobs -l"),
+        ],
     ),
     wrapper(
         &["exec"],
