@@ -339,6 +339,22 @@ impl Parsed {
     }
 }
 
+/// A value attached to its option (`--file=~/x`, `-f~/x`): bash expands a `~` only at
+/// the start of a word (or after the `=` of an assignment), so here it is text, a name
+/// below the cwd, which `./` makes the paths code read as such (not as the home) for
+/// an option whose value is a place.
+fn attached_value(opt: &Opt, v: &str) -> String {
+    let place = matches!(
+        opt.does,
+        Does::Reads | Does::ReadsList | Does::Writes | Does::Chdir
+    );
+    if place && v.starts_with('~') {
+        format!("./{v}")
+    } else {
+        v.to_string()
+    }
+}
+
 /// Parses `words` from index `start` (the program name is before it) by `g`.
 pub fn parse(g: &Grammar, words: &[&str], start: usize) -> Parsed {
     let mut p = Parsed {
@@ -417,7 +433,7 @@ fn parse_long(g: &Grammar, words: &[&str], i: usize, long: &str, p: &mut Parsed)
                 return i + 1;
             }
             (Arg::No, None) | (Arg::Optional, None) => (None, None, 0),
-            (_, Some(v)) => (Some(v.to_string()), Some((i, name.len() + 3)), 0),
+            (_, Some(v)) => (Some(attached_value(opt, v)), Some((i, name.len() + 3)), 0),
             (Arg::Required, None) => match words.get(i + 1) {
                 Some(v) => (Some((*v).to_string()), Some((i + 1, 0)), 1),
                 None => {
@@ -464,7 +480,7 @@ fn parse_short(g: &Grammar, words: &[&str], i: usize, p: &mut Parsed) -> usize {
                 value_at: None,
             }),
             Arg::Optional => {
-                let value = (!rest.is_empty()).then(|| rest.to_string());
+                let value = (!rest.is_empty()).then(|| attached_value(opt, rest));
                 p.found.push(Found {
                     opt,
                     value_at: value.as_ref().map(|_| (i, rest_at)),
@@ -482,7 +498,7 @@ fn parse_short(g: &Grammar, words: &[&str], i: usize, p: &mut Parsed) -> usize {
                     };
                     p.found.push(Found {
                         opt,
-                        value: Some(rest.to_string()),
+                        value: Some(attached_value(opt, rest)),
                         at: i,
                         value_at: Some((i, rest_at)),
                     });
@@ -600,6 +616,18 @@ mod tests {
         assert_eq!(p.values("only"), vec!["VAL", "c"]);
         assert_eq!(p.values("output"), vec!["b"]);
         assert_eq!(p.operands, vec![2, 6]);
+    }
+
+    #[test]
+    fn an_attached_tilde_is_a_name_below_the_cwd_for_a_place() {
+        let g = Grammar::new(RM, Abbrev::Unique);
+        // bash leaves `~` in `--out=~/x` as it is: the program opens `./~/x`.
+        let p = parse(&g, &w("rm --out=~/x -o~/y"), 1);
+        assert_eq!(p.values("output"), vec!["./~/x"]);
+        assert_eq!(p.values("only"), vec!["~/y"]);
+        // A separate word is bash's to expand, and the paths code reads it as the home.
+        let p = parse(&g, &w("rm --out ~/x"), 1);
+        assert_eq!(p.values("output"), vec!["~/x"]);
     }
 
     #[test]
