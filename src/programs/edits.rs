@@ -916,14 +916,21 @@ mod tests {
         }
     }
 
-    #[test]
-    fn recursive_removal_is_an_edit_only_of_what_git_can_give_back() {
+    /// A project `p` holding `d/sub/` and a home `h`, both under a fresh directory
+    /// (returned as `base`), kept while the guard lives.
+    fn project_with_d_sub() -> (tempfile::TempDir, PathBuf, PathBuf, PathBuf) {
         let tmp = tempfile::tempdir().unwrap();
         let base = std::fs::canonicalize(tmp.path()).unwrap();
         let root = base.join("p");
         let home = base.join("h");
         std::fs::create_dir_all(root.join("d/sub")).unwrap();
         std::fs::create_dir_all(&home).unwrap();
+        (tmp, base, root, home)
+    }
+
+    #[test]
+    fn recursive_removal_is_an_edit_only_of_what_git_can_give_back() {
+        let (_tmp, base, root, home) = project_with_d_sub();
         std::fs::write(root.join("d/a.txt"), "a").unwrap();
         std::fs::write(root.join("d/sub/b.txt"), "b").unwrap();
         std::fs::write(root.join(".gitignore"), "*.log\n").unwrap();
@@ -1082,12 +1089,7 @@ mod tests {
 
     #[test]
     fn removals_are_writes_of_each_name() {
-        let tmp = tempfile::tempdir().unwrap();
-        let base = std::fs::canonicalize(tmp.path()).unwrap();
-        let root = base.join("p");
-        let home = base.join("h");
-        std::fs::create_dir_all(root.join("d/sub")).unwrap();
-        std::fs::create_dir_all(&home).unwrap();
+        let (_tmp, _, root, home) = project_with_d_sub();
         std::fs::write(root.join("d/sub/.env"), "x").unwrap();
         std::fs::write(root.join("a.txt"), "x").unwrap();
         std::os::unix::fs::symlink(root.join("a.txt"), root.join(".claude")).unwrap();

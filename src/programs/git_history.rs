@@ -388,24 +388,11 @@ pub fn stageable(
     dirs: &[PathBuf],
     tracked_only: bool,
 ) -> Result<Vec<PathBuf>, String> {
-    let rel = relative_to(work_tree, dirs)?;
-    let mut args = vec![
-        "--literal-pathspecs",
-        "--work-tree",
-        work_tree
-            .to_str()
-            .ok_or("the work tree's path is not text")?,
-        "ls-files",
-        "-z",
-        "--cached",
-        "--full-name",
-    ];
+    let mut flags = vec!["--cached", "--full-name"];
     if !tracked_only {
-        args.extend(["--others", "--exclude-standard"]);
+        flags.extend(["--others", "--exclude-standard"]);
     }
-    args.push("--");
-    args.extend(rel.iter().map(String::as_str));
-    let out = run_git_in(work_tree, git_dir, &args)?;
+    let out = ls_files(git_dir, work_tree, dirs, &flags)?;
     let mut files = std::collections::BTreeSet::new();
     for token in out.split(|b| *b == 0).filter(|t| !t.is_empty()) {
         // A name that is not text cannot be judged as written: the caller walks instead.
@@ -426,24 +413,12 @@ pub fn stageable(
 /// file git was told to stop looking at (`--assume-unchanged`, `--skip-worktree`), no
 /// unmerged one. `Err` when git cannot say (a deadline, too many names).
 pub fn recoverable(git_dir: &Path, work_tree: &Path, dirs: &[PathBuf]) -> Result<bool, String> {
-    let rel = relative_to(work_tree, dirs)?;
-    let mut args = vec![
-        "--literal-pathspecs",
-        "--work-tree",
-        work_tree
-            .to_str()
-            .ok_or("the work tree's path is not text")?,
-        "ls-files",
-        "-z",
-        "-v",
-        "--cached",
-        "--others",
-        "--modified",
-        "--deleted",
-        "--",
-    ];
-    args.extend(rel.iter().map(String::as_str));
-    let out = run_git_in(work_tree, git_dir, &args)?;
+    let out = ls_files(
+        git_dir,
+        work_tree,
+        dirs,
+        &["-v", "--cached", "--others", "--modified", "--deleted"],
+    )?;
     // Each entry is a tag, a space and a name: `H` a tracked file as it is cached; `?`
     // untracked, `C` modified, `R` deleted, `M` unmerged, `S` skip-worktree, a lower
     // case letter assume-unchanged.
@@ -453,9 +428,16 @@ pub fn recoverable(git_dir: &Path, work_tree: &Path, dirs: &[PathBuf]) -> Result
         .all(|t| t.starts_with(b"H ")))
 }
 
-/// Each directory relative to `work_tree` as git takes a pathspec (`.` for the top).
-fn relative_to(work_tree: &Path, dirs: &[PathBuf]) -> Result<Vec<String>, String> {
-    dirs.iter()
+/// `git ls-files -z FLAGS -- DIRS…` over `work_tree`, each directory a literal
+/// pathspec relative to it (`.` for the top).
+fn ls_files(
+    git_dir: &Path,
+    work_tree: &Path,
+    dirs: &[PathBuf],
+    flags: &[&str],
+) -> Result<Vec<u8>, String> {
+    let rel: Vec<String> = dirs
+        .iter()
         .map(|d| {
             let r = d
                 .strip_prefix(work_tree)
@@ -466,7 +448,15 @@ fn relative_to(work_tree: &Path, dirs: &[PathBuf]) -> Result<Vec<String>, String
                 r.display().to_string()
             })
         })
-        .collect()
+        .collect::<Result<_, String>>()?;
+    let tree = work_tree
+        .to_str()
+        .ok_or("the work tree's path is not text")?;
+    let mut args = vec!["--literal-pathspecs", "--work-tree", tree, "ls-files", "-z"];
+    args.extend(flags);
+    args.push("--");
+    args.extend(rel.iter().map(String::as_str));
+    run_git_in(work_tree, git_dir, &args)
 }
 
 /// The paths of `reach` (relative to the work tree `base`) that the pathspecs select,
