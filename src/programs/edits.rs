@@ -326,8 +326,14 @@ fn remove(rest: &[&str], cwd: &Path, ctx: &AnalysisContext) -> Option<Edit> {
                 return None;
             }
             if !link && std::fs::symlink_metadata(&resolved).is_ok_and(|m| m.is_dir()) {
+                let below = tree(&resolved)?;
+                // A repository inside (a submodule's work tree, an embedded clone) keeps
+                // its changes where the project's git does not look.
+                if below.iter().any(|r| r.file_name() == Some(".git".as_ref())) {
+                    return None;
+                }
                 edit.names
-                    .extend(tree(&resolved)?.into_iter().map(|r| resolved.join(r)));
+                    .extend(below.into_iter().map(|r| resolved.join(r)));
                 edit.removed_trees.push(resolved.clone());
             }
         }
@@ -976,6 +982,34 @@ mod tests {
             assert_eq!(edit(&["rm", "-R", "d"], &root, &ctx), None, "{name}");
             std::fs::remove_file(root.join(name)).unwrap();
         }
+        // A repository inside, tracked as a commit of its own: its changes are not
+        // the project's git's to give back.
+        let inner = root.join("d/sub/inner");
+        std::fs::create_dir_all(&inner).unwrap();
+        std::fs::write(inner.join("i.txt"), "i").unwrap();
+        for args in [
+            &["init", "-q"][..],
+            &["add", "-A"],
+            &["commit", "-q", "-m", "i"],
+        ] {
+            let ok = std::process::Command::new("git")
+                .args(["-c", "user.name=t", "-c", "user.email=t@t"])
+                .args(args)
+                .current_dir(&inner)
+                .env("HOME", &home)
+                .status()
+                .unwrap()
+                .success();
+            assert!(ok);
+        }
+        git(&["add", "d"]);
+        git(&["commit", "-q", "-m", "inner"]);
+        std::fs::write(inner.join("i.txt"), "changed").unwrap();
+        assert_eq!(edit(&["rm", "-rf", "d"], &root, &ctx), None);
+        git(&["rm", "-q", "--cached", "d/sub/inner"]);
+        git(&["commit", "-q", "-m", "out"]);
+        std::fs::remove_dir_all(&inner).unwrap();
+        assert!(edit(&["rm", "-rf", "d"], &root, &ctx).is_some());
         // A link is removed itself; `link/` would empty what it names.
         std::os::unix::fs::symlink(root.join("d"), root.join("l")).unwrap();
         let e = edit(&["rm", "-r", "l"], &root, &ctx).unwrap();
