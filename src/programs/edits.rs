@@ -940,17 +940,18 @@ mod tests {
         std::fs::write(root.join("d/a.txt"), "a").unwrap();
         std::fs::write(root.join("d/sub/b.txt"), "b").unwrap();
         std::fs::write(root.join(".gitignore"), "*.log\n").unwrap();
-        let git = |args: &[&str]| {
+        let git_in = |dir: &Path, args: &[&str]| {
             let ok = std::process::Command::new("git")
                 .args(["-c", "user.name=t", "-c", "user.email=t@t"])
                 .args(args)
-                .current_dir(&root)
+                .current_dir(dir)
                 .env("HOME", &home)
                 .status()
                 .unwrap()
                 .success();
-            assert!(ok, "git {args:?}");
+            assert!(ok, "git {args:?} in {}", dir.display());
         };
+        let git = |args: &[&str]| git_in(&root, args);
         git(&["init", "-q"]);
         git(&["add", "-A"]);
         git(&["commit", "-q", "-m", "x"]);
@@ -992,15 +993,7 @@ mod tests {
             &["add", "-A"],
             &["commit", "-q", "-m", "i"],
         ] {
-            let ok = std::process::Command::new("git")
-                .args(["-c", "user.name=t", "-c", "user.email=t@t"])
-                .args(args)
-                .current_dir(&inner)
-                .env("HOME", &home)
-                .status()
-                .unwrap()
-                .success();
-            assert!(ok);
+            git_in(&inner, args);
         }
         git(&["add", "d"]);
         git(&["commit", "-q", "-m", "inner"]);

@@ -1182,10 +1182,11 @@ impl Effects {
         use crate::model::vocab::Verdict;
         // A removal of a tree is proven on the tree as it is now: only with every other
         // command of the plan read-only.
-        let others_write = self
-            .verdicts
-            .iter()
-            .any(|(s, v)| !self.removals.contains(s) && *v != Some(Verdict::ReadOnly));
+        let others_write = !self.removals.is_empty()
+            && self
+                .verdicts
+                .iter()
+                .any(|(s, v)| !self.removals.contains(s) && *v != Some(Verdict::ReadOnly));
         for r in &mut self.requests {
             if r.capability != Capability::ProcessExecute
                 || (others_write && self.removals.contains(&r.subject))
