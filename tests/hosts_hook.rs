@@ -401,6 +401,33 @@ fn a_repeated_call_id_is_a_new_call() {
     assert_ne!(ids[1], "same");
 }
 
+/// A long session's hook calls read the log's index checkpoint and the lines after it,
+/// not every earlier call: what they read still holds. An id from the first calls,
+/// sent again after many more, is still known, and numbers run on without a gap.
+#[test]
+fn a_long_session_reads_from_its_index_checkpoint() {
+    let scene = Scene::new();
+    let call = |id: &str| {
+        let stdin = scene.stdin("claude", "long", id, "Bash", &json!({"command": "git status"}));
+        scene.hook("claude", &[], stdin.to_string().as_bytes());
+    };
+    for i in 0..40 {
+        call(&format!("call-{i}"));
+    }
+    let index = scene.state.join("sessions").join("long.index");
+    assert!(index.exists(), "a checkpoint beside the log");
+    call("call-0");
+    let events = scene.events("long");
+    let seqs: Vec<u64> = events.iter().map(|e| e["seq"].as_u64().unwrap()).collect();
+    assert_eq!(seqs, (1..=82).collect::<Vec<_>>());
+    let last = events
+        .iter()
+        .rev()
+        .find(|e| e["type"] == "ToolRequested")
+        .unwrap();
+    assert_ne!(last["callId"], "call-0", "a known id gets a fresh one");
+}
+
 fn write_token(dir: &Path) -> (PathBuf, String) {
     let token = "hook-test-token-1234567890";
     let p = dir.join("token");

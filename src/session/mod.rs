@@ -9,6 +9,7 @@
 //! named `blocking_*`.
 
 pub mod audit;
+mod checkpoint;
 pub mod flow;
 pub mod grants;
 pub mod outbox;
@@ -28,6 +29,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::session::checkpoint::Folded;
 use crate::session::grants::PersistedRule;
 
 /// Events a session's log may hold before it is compacted, and past which (compacted)
@@ -749,6 +751,9 @@ impl Session {
             buf.push(b'\n');
         }
         replace_atomically(&self.path, &buf)?;
+        // The hook's checkpoint describes the old file; its inode and last bytes would
+        // tell it apart anyway, but a rewritten log owes no one a stale cache.
+        checkpoint::forget(&checkpoint::path(&dir, &self.id));
         let mut fresh = Session::empty(&self.id, self.path.clone(), next_seq);
         for (ev, offset) in kept.into_iter().zip(offsets) {
             fresh.apply(ev, offset);
@@ -1083,16 +1088,10 @@ pub struct SessionIndex {
     dir: PathBuf,
     id: String,
     path: PathBuf,
-    /// Events in the log (as `Session` counts them, for the event budget).
-    events: usize,
-    /// Call id -> its project root.
-    calls: HashMap<String, String>,
-    /// Calls whose last event asked (`PermissionRequested`), in log order: what a host's
-    /// post-call event resolves.
-    pending: Vec<String>,
-    session_rules: Vec<(Option<String>, PersistedRule)>,
-    next_seq: u64,
+    folded: Folded,
     needs_newline: bool,
+    /// Where this read of the log started: past the part a checkpoint folded, or 0.
+    read_from: u64,
 }
 
 /// One log line, as much as `SessionIndex` reads of it.
@@ -1116,7 +1115,9 @@ struct IndexLine {
 
 impl SessionIndex {
     /// Reads the index of session `id` under `dir` (empty when there is no log). A line
-    /// that does not read is skipped, as `Session::blocking_open` skips it.
+    /// that does not read is skipped, as `Session::blocking_open` skips it. The part of
+    /// the log a checkpoint already folded is not read again (`checkpoint`); a read
+    /// that folds more than `checkpoint::REFRESH_BYTES` of new lines leaves a new one.
     pub fn blocking_open(dir: &Path, id: &str) -> Result<SessionIndex, SessionError> {
         if !valid_id(id) {
             return Err(SessionError::InvalidId(id.to_string()));
@@ -1125,18 +1126,24 @@ impl SessionIndex {
             dir: dir.to_path_buf(),
             id: id.to_string(),
             path: dir.join(format!("{id}.jsonl")),
-            events: 0,
-            calls: HashMap::new(),
-            pending: Vec::new(),
-            session_rules: Vec::new(),
-            next_seq: 1,
+            folded: Folded::default(),
             needs_newline: false,
+            read_from: 0,
         };
-        let bytes = match fs::read(&ix.path) {
-            Ok(b) => b,
+        let mut log = match File::open(&ix.path) {
+            Ok(f) => f,
             Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(ix),
-            Err(e) => return Err(io_err("read", &ix.path, e)),
+            Err(e) => return Err(io_err("open", &ix.path, e)),
         };
+        let at = checkpoint::path(dir, id);
+        if let Some((len, folded)) = checkpoint::load(&at, &log) {
+            ix.folded = folded;
+            ix.read_from = len;
+        }
+        let mut bytes = Vec::new();
+        log.seek(SeekFrom::Start(ix.read_from))
+            .and_then(|_| log.read_to_end(&mut bytes))
+            .map_err(|e| io_err("read", &ix.path, e))?;
         ix.needs_newline = bytes.last().is_some_and(|b| *b != b'\n');
         for line in bytes.split(|b| *b == b'\n') {
             if line.iter().all(u8::is_ascii_whitespace) {
@@ -1152,27 +1159,34 @@ impl SessionIndex {
             }
             ix.apply(l);
         }
+        // The lines read end at the last newline: a torn fragment after it is read
+        // again next time, as it would be without a checkpoint.
+        let whole = bytes.iter().rposition(|b| *b == b'\n').map_or(0, |i| i + 1) as u64;
+        if whole > checkpoint::REFRESH_BYTES {
+            checkpoint::store(&at, &log, ix.read_from + whole, &ix.folded);
+        }
         Ok(ix)
     }
 
     fn apply(&mut self, l: IndexLine) {
-        self.events += 1;
-        self.next_seq = self.next_seq.max(l.seq + 1);
+        self.folded.events += 1;
+        self.folded.next_seq = self.folded.next_seq.max(l.seq + 1);
         let Some(call_id) = l.call_id else { return };
         self.track_pending(&l.kind, &call_id);
         match l.kind.as_str() {
             "ToolRequested" => {
-                self.calls
+                self.folded
+                    .calls
                     .insert(call_id, l.project_root.unwrap_or_default());
             }
             // As `Session::apply`: an "always" grant that did not reach the config
             // holds for this session, on the root of the call it was granted on.
             "PermissionGranted" if l.scope == Some(GrantScope::Always) && !l.persisted => {
-                let root = self.calls.get(&call_id).cloned();
+                let root = self.folded.calls.get(&call_id).cloned();
                 for r in l.persisted_rules {
                     let entry = (root.clone(), r);
-                    if !self.session_rules.contains(&entry) {
-                        self.session_rules.push(entry);
+                    if !self.folded.session_rules.contains(&entry) {
+                        self.folded.session_rules.push(entry);
                     }
                 }
             }
@@ -1188,7 +1202,7 @@ impl SessionIndex {
         max_events: usize,
         incoming: usize,
     ) -> Result<Option<CompactReport>, SessionError> {
-        if self.events + incoming <= max_events {
+        if self.folded.events + incoming <= max_events {
             return Ok(None);
         }
         let mut full = Session::blocking_open(&self.dir, &self.id)?;
@@ -1199,16 +1213,16 @@ impl SessionIndex {
 
     /// Whether the log holds a call with this id.
     pub fn has_call(&self, call_id: &str) -> bool {
-        self.calls.contains_key(call_id)
+        self.folded.calls.contains_key(call_id)
     }
 
     fn track_pending(&mut self, kind: &str, call_id: &str) {
         match kind {
-            "PermissionRequested" if !self.pending.iter().any(|c| c == call_id) => {
-                self.pending.push(call_id.to_string());
+            "PermissionRequested" if !self.folded.pending.iter().any(|c| c == call_id) => {
+                self.folded.pending.push(call_id.to_string());
             }
             "ToolApproved" | "PermissionDenied" | "ToolFailed" => {
-                self.pending.retain(|c| c != call_id);
+                self.folded.pending.retain(|c| c != call_id);
             }
             _ => {}
         }
@@ -1216,17 +1230,17 @@ impl SessionIndex {
 
     /// Whether the call's last event asked and nothing resolved it yet.
     pub fn is_pending(&self, call_id: &str) -> bool {
-        self.pending.iter().any(|c| c == call_id)
+        self.folded.pending.iter().any(|c| c == call_id)
     }
 
     /// The calls still waiting for an answer, in log order.
     pub fn pending_calls(&self) -> &[String] {
-        &self.pending
+        &self.folded.pending
     }
 
     /// As `Session::session_rules_for`.
     pub fn session_rules_for(&self, root: &Path) -> Vec<PersistedRule> {
-        session_rules_on(&self.session_rules, root)
+        session_rules_on(&self.folded.session_rules, root)
     }
 
     /// Appends `kinds` as events (see `blocking_write_events`).
@@ -1237,14 +1251,14 @@ impl SessionIndex {
     ) -> Result<Vec<Event>, SessionError> {
         let (events, _) = blocking_write_events(
             &self.path,
-            self.next_seq,
+            self.folded.next_seq,
             self.needs_newline,
             kinds,
             durability,
         )?;
         self.needs_newline = false;
-        self.next_seq += events.len() as u64;
-        self.events += events.len();
+        self.folded.next_seq += events.len() as u64;
+        self.folded.events += events.len();
         for ev in &events {
             if let EventKind::ToolRequested {
                 call_id,
@@ -1252,7 +1266,9 @@ impl SessionIndex {
                 ..
             } = &ev.kind
             {
-                self.calls.insert(call_id.clone(), project_root.clone());
+                self.folded
+                    .calls
+                    .insert(call_id.clone(), project_root.clone());
             }
             let kind = match &ev.kind {
                 EventKind::PermissionRequested { .. } => "PermissionRequested",
@@ -1320,8 +1336,8 @@ pub struct SweepReport {
     pub temp_files: usize,
 }
 
-/// Sweeps `dir` at start-up: removes session logs not written for `retain` (when
-/// set) and temp files (`*.tmp`, `.*.tmp.*`) no running writer can own, since the
+/// Sweeps `dir` at start-up: removes session logs (and their index checkpoints) not
+/// written for `retain` (when set) and temp files (`*.tmp`, `.*.tmp.*`) no running writer can own, since the
 /// server that wrote them is gone. Anything else is left alone; failures are logged
 /// and skipped.
 pub fn blocking_sweep(dir: &Path, retain: Option<std::time::Duration>) -> SweepReport {
@@ -1340,7 +1356,9 @@ pub fn blocking_sweep(dir: &Path, retain: Option<std::time::Duration>) -> SweepR
             continue;
         }
         let temp = name.ends_with(".tmp") || (name.starts_with('.') && name.contains(".tmp."));
-        let expired = name.ends_with(".jsonl")
+        // A log's index checkpoint ages with it (an expired one beside no log would
+        // never be read again).
+        let expired = (name.ends_with(".jsonl") || name.ends_with(".index"))
             && retain.is_some_and(|keep| {
                 meta.modified()
                     .ok()
@@ -1352,6 +1370,7 @@ pub fn blocking_sweep(dir: &Path, retain: Option<std::time::Duration>) -> SweepR
         }
         match fs::remove_file(&path) {
             Ok(()) if temp => report.temp_files += 1,
+            Ok(()) if name.ends_with(".index") => {}
             Ok(()) => report.expired += 1,
             Err(e) => tracing::warn!(file = %path.display(), error = %e, "could not remove"),
         }
@@ -1526,6 +1545,176 @@ mod tests {
         assert!(again.call("c3").is_some());
     }
 
+    /// A session long enough that opening its index leaves a checkpoint: `n` calls,
+    /// each requested and approved, the first one granted "always" for the session.
+    fn long_session(dir: &Path, id: &str, n: usize) {
+        let mut s = Session::blocking_open(dir, id).unwrap();
+        for i in 0..n {
+            let call = format!("c{i}");
+            let mut kinds = vec![requested(&call, None)];
+            if i == 0 {
+                kinds.push(
+                    serde_json::from_value(json!({
+                        "type": "PermissionGranted", "callId": call, "scope": "always",
+                        "persistedRules": [{"capability": "process.execute", "pattern": "npm test", "action": "allow"}],
+                        "persisted": false
+                    }))
+                    .unwrap(),
+                );
+            }
+            kinds.push(EventKind::ToolApproved {
+                call_id: call.clone(),
+                by: ApprovedBy::Policy,
+                decisions: json!([]),
+                resolved_by: None,
+                contained: None,
+            });
+            s.blocking_append(kinds).unwrap();
+        }
+    }
+
+    /// The index as a read of the whole log gives it: the checkpoint set aside first.
+    fn index_without_checkpoint(dir: &Path, id: &str) -> SessionIndex {
+        let at = checkpoint::path(dir, id);
+        let aside = dir.join("aside");
+        let had = std::fs::rename(&at, &aside).is_ok();
+        let ix = SessionIndex::blocking_open(dir, id).unwrap();
+        assert_eq!(ix.read_from, 0);
+        if had {
+            std::fs::rename(&aside, &at).unwrap();
+        }
+        ix
+    }
+
+    /// A long session's index is read from its checkpoint and the lines after it, and
+    /// folds what a read of the whole log folds: calls, grants, pending calls, the next
+    /// number, a torn last line. Lines another writer appended count too.
+    #[test]
+    fn the_index_resumes_from_its_checkpoint() {
+        let dir = tempfile::tempdir().unwrap();
+        long_session(dir.path(), "lg", 80);
+        let first = SessionIndex::blocking_open(dir.path(), "lg").unwrap();
+        assert_eq!(first.read_from, 0, "no checkpoint yet");
+        assert!(checkpoint::path(dir.path(), "lg").exists());
+
+        let mut ix = SessionIndex::blocking_open(dir.path(), "lg").unwrap();
+        assert!(ix.read_from > 0, "read from the checkpoint");
+        ix.blocking_append_with(
+            vec![
+                requested("p1", None),
+                EventKind::PermissionRequested {
+                    call_id: "p1".into(),
+                    decision: json!({"decision": "ask"}),
+                },
+            ],
+            Durability::Flushed,
+        )
+        .unwrap();
+        let mut other = Session::blocking_open(dir.path(), "lg").unwrap();
+        other
+            .blocking_append(vec![
+                requested("c999", None),
+                serde_json::from_value(json!({
+                    "type": "PermissionGranted", "callId": "c999", "scope": "always",
+                    "persistedRules": [{"capability": "process.execute", "pattern": "make", "action": "allow"}],
+                    "persisted": false
+                }))
+                .unwrap(),
+            ])
+            .unwrap();
+        let mut f = OpenOptions::new()
+            .append(true)
+            .open(dir.path().join("lg.jsonl"))
+            .unwrap();
+        f.write_all(b"{\"seq\":9999,\"at\":\"x\",\"type\":\"Tool")
+            .unwrap();
+        drop(f);
+
+        let resumed = SessionIndex::blocking_open(dir.path(), "lg").unwrap();
+        assert!(resumed.read_from > 0);
+        let whole = index_without_checkpoint(dir.path(), "lg");
+        assert_eq!(resumed.folded, whole.folded);
+        assert!(resumed.needs_newline && whole.needs_newline);
+        assert!(resumed.has_call("c0") && resumed.has_call("c999"));
+        assert_eq!(resumed.pending_calls(), ["p1".to_string()]);
+        assert_eq!(resumed.session_rules_for(Path::new("/p")).len(), 2);
+        let full = Session::blocking_open(dir.path(), "lg").unwrap();
+        assert_eq!(resumed.folded.events, full.event_count);
+        assert_eq!(resumed.folded.next_seq, full.next_seq);
+    }
+
+    /// A checkpoint counts only for the log it was taken of, as it is: one of a log
+    /// rewritten in place, replaced by a copy, cut shorter or compacted, and one that
+    /// does not parse, are not read, and the whole log is.
+    #[test]
+    fn a_checkpoint_of_another_log_is_not_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let log = dir.path().join("cp.jsonl");
+        let at = checkpoint::path(dir.path(), "cp");
+        long_session(dir.path(), "cp", 80);
+        let taken = || {
+            std::fs::remove_file(&at).ok();
+            SessionIndex::blocking_open(dir.path(), "cp").unwrap();
+            assert!(
+                SessionIndex::blocking_open(dir.path(), "cp")
+                    .unwrap()
+                    .read_from
+                    > 0
+            );
+        };
+
+        // The same file, the same length, a byte changed in the last line it folded.
+        taken();
+        let mut bytes = std::fs::read(&log).unwrap();
+        let at_byte = bytes.len() - 10;
+        bytes[at_byte] = if bytes[at_byte] == b'1' { b'2' } else { b'1' };
+        let f = OpenOptions::new().write(true).open(&log).unwrap();
+        std::os::unix::fs::FileExt::write_all_at(&f, &bytes, 0).unwrap();
+        drop(f);
+        assert_eq!(
+            SessionIndex::blocking_open(dir.path(), "cp")
+                .unwrap()
+                .read_from,
+            0
+        );
+
+        // A copy of the log in its place (another inode), byte for byte.
+        taken();
+        let copy = dir.path().join("copy");
+        std::fs::copy(&log, &copy).unwrap();
+        std::fs::rename(&copy, &log).unwrap();
+        assert_eq!(
+            SessionIndex::blocking_open(dir.path(), "cp")
+                .unwrap()
+                .read_from,
+            0
+        );
+
+        // Cut shorter than the checkpoint.
+        taken();
+        let f = OpenOptions::new().write(true).open(&log).unwrap();
+        f.set_len(100).unwrap();
+        drop(f);
+        let cut = SessionIndex::blocking_open(dir.path(), "cp").unwrap();
+        assert_eq!(cut.read_from, 0);
+        assert_eq!(cut.folded.events, 0, "the one line left is torn");
+
+        // Compacted: the checkpoint goes with the old file.
+        long_session(dir.path(), "cp", 80);
+        taken();
+        let mut s = Session::blocking_open(dir.path(), "cp").unwrap();
+        s.blocking_compact(LogLock::Take).unwrap();
+        assert!(!at.exists());
+
+        // Not a checkpoint at all.
+        long_session(dir.path(), "cp", 80);
+        taken();
+        std::fs::write(&at, b"{\"version\":1,").unwrap();
+        let ix = SessionIndex::blocking_open(dir.path(), "cp").unwrap();
+        assert_eq!(ix.read_from, 0);
+        assert_eq!(ix.folded, index_without_checkpoint(dir.path(), "cp").folded);
+    }
+
     /// The hook's index compacts through the full session when a call would take the
     /// log over the budget, and keeps counting after it.
     #[test]
@@ -1554,7 +1743,11 @@ mod tests {
             report.is_some(),
             "10 events + 2 over a budget of 8 compacts"
         );
-        assert!(ix.events + 2 <= 8, "{} events left", ix.events);
+        assert!(
+            ix.folded.events + 2 <= 8,
+            "{} events left",
+            ix.folded.events
+        );
         // Finished calls are forgotten; the next append is numbered after the log.
         assert!(!ix.has_call("c0"));
         let evs = ix
