@@ -408,7 +408,13 @@ fn a_repeated_call_id_is_a_new_call() {
 fn a_long_session_reads_from_its_index_checkpoint() {
     let scene = Scene::new();
     let call = |id: &str| {
-        let stdin = scene.stdin("claude", "long", id, "Bash", &json!({"command": "git status"}));
+        let stdin = scene.stdin(
+            "claude",
+            "long",
+            id,
+            "Bash",
+            &json!({"command": "git status"}),
+        );
         scene.hook("claude", &[], stdin.to_string().as_bytes());
     };
     for i in 0..40 {
