@@ -2,8 +2,8 @@
 //! each tried for real from inside: writes outside the project, into each protected
 //! path, into HOME; reads of each masked secret (a file, a directory, through a symlink
 //! in the project, through `/proc/self/root`, through a descriptor passed in); a
-//! connection to a loopback port opened outside; setuid programs; tracing a process
-//! outside; children left behind. Each must fail, and where the command fails because
+//! connection to a loopback port or a unix socket opened outside; setuid programs;
+//! tracing a process outside; children left behind. Each must fail, and where the command fails because
 //! of the sandbox, the model must get the message naming the policy.
 //!
 //! The worlds live under Cargo's target tmp dir, not `/tmp`: the sandbox's `/tmp` is
@@ -315,6 +315,46 @@ fn a_loopback_port_opened_outside_is_unreachable() {
         "python3 -c 'import socket; s=socket.socket(); s.bind((\"127.0.0.1\",0)); s.listen(); c=socket.create_connection(s.getsockname()); print(\"own loopback ok\")'",
     );
     assert_eq!(text(&o.stdout), "own loopback ok\n", "{}", text(&o.stderr));
+}
+
+/// A unix socket a process outside listens on, anywhere the sandbox sees the file
+/// system (a read-only mount does not stop `connect`): in HOME where Docker Desktop
+/// keeps its socket, elsewhere on the machine, in the project. Each is covered; a
+/// socket the command binds itself still works.
+#[test]
+fn a_unix_socket_bound_outside_is_unreachable() {
+    let w = world();
+    let places = [
+        w.home.join(".docker/desktop/docker.sock"),
+        w.outside.join("db.sock"),
+        w.root.join("lsp.sock"),
+    ];
+    for path in &places {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        let listener = std::os::unix::net::UnixListener::bind(path).unwrap();
+        listener.set_nonblocking(true).unwrap();
+        let o = contained(
+            &w,
+            &format!(
+                "python3 -c 'import socket,sys; s=socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); s.send(b\"x\"); print(\"connected\")' {}",
+                path.display()
+            ),
+        );
+        assert!(!text(&o.stdout).contains("connected"), "{}", path.display());
+        assert_ne!(o.status.code(), Some(0));
+        assert!(
+            listener.accept().is_err(),
+            "the listener at {} got a connection",
+            path.display()
+        );
+        assert_message(&o, "unix socket outside");
+    }
+    // A socket of the command's own, in the project, connects.
+    let o = contained(
+        &w,
+        "python3 -c 'import socket; s=socket.socket(socket.AF_UNIX); s.bind(\"own.sock\"); s.listen(); c=socket.socket(socket.AF_UNIX); c.connect(\"own.sock\"); print(\"own socket ok\")'",
+    );
+    assert_eq!(text(&o.stdout), "own socket ok\n", "{}", text(&o.stderr));
 }
 
 #[test]

@@ -17,6 +17,7 @@
 pub mod cache;
 pub mod profile;
 pub mod run;
+mod sockets;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};

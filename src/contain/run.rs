@@ -7,7 +7,8 @@
 //! The layout: the whole file system read-only (`--ro-bind / /`), the project bound
 //! read-write, the protected paths in it bound read-only again over it, each secret
 //! covered (an empty tmpfs over a directory, `/dev/null` over a file), `/tmp` and
-//! `/run` private tmpfs (no sockets of the host's services), `/dev` (with its `shm`)
+//! `/run` private tmpfs (no sockets of the host's services; one bound anywhere else is
+//! covered too, `sockets`), `/dev` (with its `shm`)
 //! and `/proc` the sandbox's own, every namespace unshared (user, pid, ipc, uts, cgroup; the network
 //! unless the profile keeps it), all capabilities dropped, no new privileges (setuid
 //! programs do not raise anything), a new session (no `TIOCSTI` into the terminal),
@@ -112,6 +113,11 @@ pub fn bwrap_args(
             Ok(_) => push(&["--ro-bind", "/dev/null", p]),
             Err(_) => {}
         }
+    }
+    // The host's sockets bound where the sandbox still sees them: a read-only mount
+    // does not stop a connection.
+    for p in super::sockets::reachable(Path::new(&profile.root)) {
+        push(&["--ro-bind", "/dev/null", &p]);
     }
     push(&["--cap-drop", "ALL", "--chdir"]);
     a.push(cwd.display().to_string());
