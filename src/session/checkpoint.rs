@@ -13,7 +13,7 @@
 //! next call a longer read.
 
 use std::collections::HashMap;
-use std::fs::{self, File};
+use std::fs::{self, File, OpenOptions};
 use std::io::Write;
 use std::os::unix::fs::{FileExt, MetadataExt};
 use std::path::{Path, PathBuf};
@@ -115,8 +115,11 @@ pub fn store(at: &Path, log: &File, len: u64, folded: &Folded) {
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
         // Named as the start-up sweep names temp files, so one left by a crash goes.
+        // Created afresh, never opened through whatever is at that name (a link).
         let tmp = dir.join(format!(".{name}.tmp.{}", std::process::id()));
-        let result = File::create(&tmp)
+        let create = || OpenOptions::new().write(true).create_new(true).open(&tmp);
+        let result = create()
+            .or_else(|_| fs::remove_file(&tmp).and_then(|()| create()))
             .and_then(|mut f| f.write_all(&serde_json::to_vec(&cp)?))
             .and_then(|()| fs::rename(&tmp, at));
         if result.is_err() {
@@ -144,4 +147,37 @@ fn tail_of(log: &File, len: u64) -> Option<String> {
     let mut buf = vec![0u8; usize::try_from(n).ok()?];
     log.read_exact_at(&mut buf, len - n).ok()?;
     Some(buf.iter().map(|b| format!("{b:02x}")).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+
+    use super::*;
+
+    /// A link at the temp file's name is replaced, never written through; the
+    /// checkpoint lands and reads back.
+    #[test]
+    fn a_link_at_the_temp_name_is_not_followed() {
+        let dir = tempfile::tempdir().unwrap();
+        let log_path = dir.path().join("s.jsonl");
+        std::fs::write(&log_path, b"{\"seq\":1}\n").unwrap();
+        let victim = dir.path().join("victim");
+        std::fs::write(&victim, b"keep").unwrap();
+        let at = path(dir.path(), "s");
+        let tmp = dir
+            .path()
+            .join(format!(".s.index.tmp.{}", std::process::id()));
+        std::os::unix::fs::symlink(&victim, &tmp).unwrap();
+        let log = File::open(&log_path).unwrap();
+        let folded = Folded {
+            events: 1,
+            next_seq: 2,
+            ..Folded::default()
+        };
+        store(&at, &log, 10, &folded);
+        assert_eq!(std::fs::read(&victim).unwrap(), b"keep");
+        assert!(!tmp.exists());
+        assert_eq!(load(&at, &log), Some((10, folded)));
+    }
 }
