@@ -326,20 +326,28 @@ fn a_unix_socket_bound_outside_is_unreachable() {
     let w = world();
     let places = [
         w.home.join(".docker/desktop/docker.sock"),
+        // Inside a secret directory the sandbox covers whole (ssh's control sockets).
+        w.home.join(".ssh/cm-git@host:22"),
         w.outside.join("db.sock"),
         w.root.join("lsp.sock"),
     ];
+    // As a client reports a failed connection: the path and the reason.
+    std::fs::write(
+        w.root.join("connect.py"),
+        "import socket, sys\n\
+         p = sys.argv[1]\n\
+         s = socket.socket(socket.AF_UNIX)\n\
+         try:\n    s.connect(p)\n\
+         except OSError as e:\n    sys.exit(p + ': ' + e.strerror)\n\
+         s.send(b'x')\n\
+         print('connected')\n",
+    )
+    .unwrap();
     for path in &places {
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         let listener = std::os::unix::net::UnixListener::bind(path).unwrap();
         listener.set_nonblocking(true).unwrap();
-        let o = contained(
-            &w,
-            &format!(
-                "python3 -c 'import socket,sys; s=socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); s.send(b\"x\"); print(\"connected\")' {}",
-                path.display()
-            ),
-        );
+        let o = contained(&w, &format!("python3 connect.py '{}'", path.display()));
         assert!(!text(&o.stdout).contains("connected"), "{}", path.display());
         assert_ne!(o.status.code(), Some(0));
         assert!(
@@ -349,6 +357,15 @@ fn a_unix_socket_bound_outside_is_unreachable() {
         );
         assert_message(&o, "unix socket outside");
     }
+    // The client connects where nothing stands between it and the socket.
+    let probe = w.outside.join("probe.sock");
+    let _listener = std::os::unix::net::UnixListener::bind(&probe).unwrap();
+    let o = Command::new("python3")
+        .arg(w.root.join("connect.py"))
+        .arg(&probe)
+        .output()
+        .unwrap();
+    assert_eq!(text(&o.stdout), "connected\n", "{}", text(&o.stderr));
     // A socket of the command's own, in the project, connects.
     let o = contained(
         &w,

@@ -116,8 +116,12 @@ pub fn bwrap_args(
     }
     // The host's sockets bound where the sandbox still sees them: a read-only mount
     // does not stop a connection.
+    // One inside a covered secret is gone with it, and a file could not be bound
+    // there (ssh's control sockets in `~/.ssh`).
     for p in super::sockets::reachable(Path::new(&profile.root)) {
-        push(&["--ro-bind", "/dev/null", &p]);
+        if !masked.iter().any(|m| Path::new(&p).starts_with(m)) {
+            push(&["--ro-bind", "/dev/null", &p]);
+        }
     }
     push(&["--cap-drop", "ALL", "--chdir"]);
     a.push(cwd.display().to_string());
