@@ -357,6 +357,67 @@ fn a_unix_socket_bound_outside_is_unreachable() {
         );
         assert_message(&o, "unix socket outside");
     }
+    // A named pipe a process outside reads from, and a socket bound by a path relative
+    // to its process's directory (the kernel's list cannot place it): both in HOME.
+    let fifo = w.home.join(".config/app/control.fifo");
+    std::fs::create_dir_all(fifo.parent().unwrap()).unwrap();
+    assert!(
+        Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    let reader = Command::new("timeout")
+        .args(["10", "cat"])
+        .arg(&fifo)
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut relative = Command::new("python3")
+        .args([
+            "-c",
+            "import socket, sys, time; s = socket.socket(socket.AF_UNIX); s.bind('rel.sock'); s.listen(); print('ready', flush=True); s.settimeout(8)\ntry:\n    s.accept(); print('accepted', flush=True)\nexcept OSError:\n    pass",
+        ])
+        .current_dir(w.home.join(".config/app"))
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut ready = [0u8; 6];
+    let mut relative_out = relative.stdout.take().unwrap();
+    relative_out.read_exact(&mut ready).unwrap();
+    let o = contained(
+        &w,
+        &format!(
+            "echo injected > '{}'; python3 connect.py '{}'",
+            fifo.display(),
+            w.home.join(".config/app/rel.sock").display()
+        ),
+    );
+    assert!(
+        !text(&o.stdout).contains("connected"),
+        "{}",
+        text(&o.stderr)
+    );
+    assert_ne!(o.status.code(), Some(0));
+    // Whoever holds the pipe open to write ends its reader; nobody did.
+    let mut writer = std::fs::OpenOptions::new().write(true).open(&fifo).unwrap();
+    std::io::Write::write_all(&mut writer, b"outside\n").unwrap();
+    drop(writer);
+    let read = reader.wait_with_output().unwrap();
+    assert_eq!(
+        text(&read.stdout),
+        "outside\n",
+        "the pipe got the sandbox's write"
+    );
+    relative.kill().unwrap();
+    relative.wait().unwrap();
+    let mut rest = String::new();
+    relative_out.read_to_string(&mut rest).unwrap();
+    assert!(
+        !rest.contains("accepted"),
+        "the relative socket got a connection"
+    );
     // The client connects where nothing stands between it and the socket.
     let probe = w.outside.join("probe.sock");
     let _listener = std::os::unix::net::UnixListener::bind(&probe).unwrap();

@@ -234,6 +234,15 @@ fn secret(policy: &Policy, path: &Path, dir: bool) -> bool {
     policy.evaluate(None, Capability::FileRead, &s).action != Action::Allow
 }
 
+/// A socket or a named pipe: a way to a process outside, since a read-only mount stops
+/// neither `connect` nor a write into a pipe. Covered like a secret. The sockets the
+/// kernel lists with their paths are covered for every run (`sockets`); this finds
+/// the pipes, and the sockets bound by a path relative to their process's directory.
+fn special(ft: &std::fs::FileType) -> bool {
+    use std::os::unix::fs::FileTypeExt;
+    ft.is_socket() || ft.is_fifo()
+}
+
 /// Reads the project: protected rows (read-only, not entered), secrets (masked), and
 /// symlinks whose targets are secrets (the target masked, wherever it is).
 fn walk_project(
@@ -285,7 +294,7 @@ fn walk_project(
                 read_only.push(path);
                 continue;
             }
-            if secret(policy, &path, ft.is_dir()) {
+            if special(&ft) || secret(policy, &path, ft.is_dir()) {
                 masked.push(path);
                 continue;
             }
@@ -298,8 +307,8 @@ fn walk_project(
     Ok(())
 }
 
-/// Reads HOME (not the project, walked already) to `HOME_DEPTH`: credential stores and
-/// secret-shaped files are masked.
+/// Reads HOME (not the project, walked already) to `HOME_DEPTH`: credential stores,
+/// secret-shaped files, sockets and named pipes are masked.
 fn walk_home(
     home: &Path,
     root: &Path,
@@ -342,7 +351,7 @@ fn walk_home(
                 }
                 continue;
             }
-            if secret(policy, &path, ft.is_dir()) {
+            if special(&ft) || secret(policy, &path, ft.is_dir()) {
                 masked.push(path);
                 continue;
             }
