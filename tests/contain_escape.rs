@@ -435,6 +435,72 @@ fn a_unix_socket_bound_outside_is_unreachable() {
     assert_eq!(text(&o.stdout), "own socket ok\n", "{}", text(&o.stderr));
 }
 
+/// Under the profile with the network, the sandbox shares the host's network namespace
+/// and so its abstract unix sockets (the X server's, containerd's), which no mount
+/// hides: Landlock's scope keeps the command from those made outside. Its own still
+/// work.
+#[test]
+fn a_host_abstract_socket_is_unreachable_with_the_network() {
+    let w = world();
+    let name = format!("khaelor-escape-{}", std::process::id());
+    use std::os::linux::net::SocketAddrExt;
+    let addr = std::os::unix::net::SocketAddr::from_abstract_name(name.as_bytes()).unwrap();
+    let listener = std::os::unix::net::UnixListener::bind_addr(&addr).unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let script = format!(
+        "import socket, sys\n\
+         s = socket.socket(socket.AF_UNIX)\n\
+         try:\n    s.connect('\\0{name}')\n\
+         except OSError as e:\n    sys.exit('@{name}: ' + e.strerror)\n\
+         print('connected')\n"
+    );
+    std::fs::write(w.root.join("abstract.py"), script).unwrap();
+    let run = |code: &str| {
+        Command::new(env!("CARGO_BIN_EXE_khaelor-perm"))
+            .args([
+                "exec",
+                "--contain",
+                "--profile",
+                "project-network",
+                "--root",
+            ])
+            .arg(&w.root)
+            .args(["--", "python3", "-c", code])
+            .current_dir(&w.root)
+            .env("HOME", &w.home)
+            .output()
+            .unwrap()
+    };
+    let o = run("exec(open('abstract.py').read())");
+    assert!(
+        !text(&o.stdout).contains("connected"),
+        "{}",
+        text(&o.stderr)
+    );
+    assert_ne!(o.status.code(), Some(0));
+    assert!(
+        listener.accept().is_err(),
+        "the listener outside got a connection"
+    );
+    assert_message(&o, "abstract socket outside");
+    // The same client reaches it from outside.
+    let outside = Command::new("python3")
+        .arg(w.root.join("abstract.py"))
+        .output()
+        .unwrap();
+    assert_eq!(
+        text(&outside.stdout),
+        "connected\n",
+        "{}",
+        text(&outside.stderr)
+    );
+    // An abstract socket of the command's own connects.
+    let o = run(
+        "import socket; s = socket.socket(socket.AF_UNIX); s.bind('\\0own-abstract'); s.listen(); c = socket.socket(socket.AF_UNIX); c.connect('\\0own-abstract'); print('own abstract ok')",
+    );
+    assert_eq!(text(&o.stdout), "own abstract ok\n", "{}", text(&o.stderr));
+}
+
 #[test]
 fn setuid_programs_gain_nothing() {
     let w = world();

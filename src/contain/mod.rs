@@ -17,6 +17,7 @@
 pub mod cache;
 pub mod profile;
 pub mod run;
+mod scope;
 mod sockets;
 
 use std::path::{Path, PathBuf};
@@ -158,6 +159,9 @@ impl crate::policy::decide::Sandbox for Bubblewrap {
         available().map_err(|e| NotContained::Unavailable {
             detail: e.to_string(),
         })?;
+        if name == ProfileName::ProjectNetwork {
+            scope::available().map_err(|detail| NotContained::Unavailable { detail })?;
+        }
         let command = call.command.as_deref().ok_or(NotContained::NotACommand)?;
         let cache = cache::dir(ctx.home(), ctx.root());
         let (profile, _) = cache::build(ctx.root(), ctx.home(), policy, name, cache.as_deref())

@@ -238,6 +238,9 @@ pub fn run(
     argv: &[String],
 ) -> std::io::Result<Outcome> {
     let args = bwrap_args(profile, cwd, argv, &inherited_fds());
+    if profile.network {
+        super::scope::keep_from_host_abstract_sockets().map_err(std::io::Error::other)?;
+    }
     let mut child = Command::new(bwrap)
         .args(&args)
         .stdin(Stdio::inherit())
