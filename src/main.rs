@@ -106,10 +106,37 @@ enum HookCommand {
     Hook(cli::hook::Args),
 }
 
+/// The command line of `khaelor-perm exec …` alone, for the same reason as `HookCli`:
+/// every contained call is a fresh `exec` process, and building the other nineteen
+/// subcommands' definitions is paid before the sandbox starts. Same name, about line,
+/// version and arguments as in `Cli` (the tests compare them).
+#[derive(Parser)]
+#[command(
+    name = "khaelor-perm",
+    version = VERSION,
+    about = "Decides allow / ask / deny before an AI coding agent runs a tool"
+)]
+struct ExecCli {
+    #[command(subcommand)]
+    command: ExecCommand,
+}
+
+#[derive(Subcommand)]
+enum ExecCommand {
+    /// Run a command inside the sandbox (`--contain`): the project writable, protected
+    /// paths read-only, secrets masked, no network.
+    Exec(cli::exec::Args),
+}
+
 fn main() -> ExitCode {
-    if std::env::args_os().nth(1).as_deref() == Some(OsStr::new("hook")) {
+    let first = std::env::args_os().nth(1);
+    if first.as_deref() == Some(OsStr::new("hook")) {
         let HookCommand::Hook(args) = HookCli::parse().command;
         return cli::hook::run(args);
+    }
+    if first.as_deref() == Some(OsStr::new("exec")) {
+        let ExecCommand::Exec(args) = ExecCli::parse().command;
+        return cli::exec::run(args);
     }
     match Cli::parse().command {
         Command::Analyze(args) => cli::analyze::run(args),
@@ -194,6 +221,104 @@ mod tests {
                 args.join(" ")
             );
         }
+    }
+
+    #[test]
+    fn the_exec_command_line_reads_as_in_the_whole_cli() {
+        let cases: &[&[&str]] = &[
+            &["khaelor-perm", "exec", "--help"],
+            &["khaelor-perm", "exec", "-h"],
+            &["khaelor-perm", "exec", "--version"],
+            &["khaelor-perm", "exec"],
+            &["khaelor-perm", "exec", "--", "true"],
+            &["khaelor-perm", "exec", "--contain"],
+            &["khaelor-perm", "exec", "--contain", "true"],
+            &["khaelor-perm", "exec", "--contain", "--", "true"],
+            &[
+                "khaelor-perm",
+                "exec",
+                "--contain",
+                "--nosuchflag",
+                "--",
+                "true",
+            ],
+            &[
+                "khaelor-perm",
+                "exec",
+                "--contain",
+                "--profile",
+                "x",
+                "--",
+                "true",
+            ],
+            &[
+                "khaelor-perm",
+                "exec",
+                "--contain",
+                "--profile",
+                "read-only",
+                "--root",
+                "/p",
+                "--",
+                "bash",
+                "-c",
+                "make test",
+            ],
+            &[
+                "khaelor-perm",
+                "exec",
+                "--contain",
+                "--managed-config",
+                "/m.json",
+                "--managed-url",
+                "https://x/b",
+                "--",
+                "true",
+            ],
+        ];
+        for args in cases {
+            assert_eq!(
+                outcome::<ExecCli>(args),
+                outcome::<Cli>(args),
+                "`{}` reads differently",
+                args.join(" ")
+            );
+        }
+    }
+
+    #[test]
+    fn the_exec_arguments_are_the_same_as_in_the_whole_cli() {
+        let args = [
+            "khaelor-perm",
+            "exec",
+            "--contain",
+            "--profile",
+            "project-network",
+            "--root",
+            "/p",
+            "--home",
+            "/h",
+            "--state-dir",
+            "/s",
+            "--",
+            "npm",
+            "test",
+            "--",
+            "-x",
+        ];
+        let Ok(ExecCli {
+            command: ExecCommand::Exec(fast),
+        }) = ExecCli::try_parse_from(args)
+        else {
+            panic!("exec's own parser refused {args:?}");
+        };
+        let Ok(Cli {
+            command: Command::Exec(whole),
+        }) = Cli::try_parse_from(args)
+        else {
+            panic!("the whole CLI refused {args:?}");
+        };
+        assert_eq!(format!("{fast:?}"), format!("{whole:?}"));
     }
 
     #[test]

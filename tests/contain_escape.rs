@@ -199,6 +199,48 @@ fn writes_into_each_protected_path_fail() {
     assert!(err.contains("removed") && err.contains(".claude"), "{err}");
 }
 
+/// Under the `read-only` profile the protected paths get no binds of their own: the
+/// project's read-only bind holds them. Each still refuses a write, a move and a
+/// replacement, and so does a protected name that is a link leading out.
+#[test]
+fn protected_paths_hold_under_the_read_only_profile() {
+    let w = world();
+    std::os::unix::fs::symlink(w.outside.join("notes.txt"), w.root.join(".envrc")).unwrap();
+    let run = |script: &str| {
+        Command::new(env!("CARGO_BIN_EXE_khaelor-perm"))
+            .args(["exec", "--contain", "--profile", "read-only", "--root"])
+            .args([w.root.to_str().unwrap(), "--", "bash", "-c", script])
+            .current_dir(&w.root)
+            .env("HOME", &w.home)
+            .output()
+            .unwrap()
+    };
+    for rel in [
+        ".git/hooks/pre-commit",
+        ".git/config",
+        ".git/HEAD",
+        ".husky/pre-commit",
+        ".khaelor/config.json",
+        ".gemini/settings.json",
+        ".envrc",
+    ] {
+        let target = w.root.join(rel);
+        let before = std::fs::read(&target).ok();
+        let o = run(&format!("echo pwned >> '{rel}'"));
+        assert_ne!(o.status.code(), Some(0), "{rel}");
+        assert_eq!(std::fs::read(&target).ok(), before, "{rel} changed");
+        let o = run(&format!(
+            "mv '{rel}' moved; rm -rf '{rel}'; echo pwned > '{rel}'"
+        ));
+        assert_ne!(o.status.code(), Some(0), "mv {rel}");
+        assert_eq!(std::fs::read(&target).ok(), before, "{rel} replaced");
+    }
+    assert_eq!(
+        std::fs::read_to_string(w.outside.join("notes.txt")).unwrap(),
+        "plain\n"
+    );
+}
+
 #[test]
 fn masked_secrets_cannot_be_read() {
     let w = world();

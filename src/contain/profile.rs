@@ -152,19 +152,54 @@ impl Trace {
                 .dirs
                 .iter()
                 .all(|(p, s)| Stamp::of(Path::new(p)).as_ref() == Some(s))
-            && self.links.iter().all(|(l, t)| {
-                let now = std::fs::canonicalize(l).ok();
-                match (now, t) {
+            && self
+                .links
+                .iter()
+                .all(|(l, t)| match (resolve(Path::new(l)), t) {
                     (None, None) => true,
-                    (Some(n), Some((t, d))) => n.as_path() == Path::new(t) && n.is_dir() == *d,
+                    (Some((n, dir)), Some((t, d))) => n.as_path() == Path::new(t) && dir == *d,
                     _ => false,
-                }
-            })
+                })
             && self
                 .probes
                 .iter()
                 .all(|(p, found)| std::fs::metadata(p).ok().map(|m| m.is_dir()) == *found)
     }
+}
+
+/// Where `link` leads now, as `std::fs::canonicalize` names it, and whether that is a
+/// directory; `None` when it leads nowhere. The kernel follows the whole path in one
+/// `open` (`O_PATH`: nothing is read, a FIFO or a device is not opened) and
+/// `/proc/self/fd` names what it reached, which is the path `canonicalize` gives for
+/// the same state: it reads each component as a link in turn, and a trace holds tens
+/// of links (HOME's dotfiles), each checked on every contained call. Whatever this
+/// cannot name plainly (no `/proc`, a path that failed to open, one deleted meanwhile)
+/// is left to `canonicalize` itself.
+fn resolve(link: &Path) -> Option<(PathBuf, bool)> {
+    let slow = || {
+        std::fs::canonicalize(link).ok().map(|t| {
+            let dir = t.is_dir();
+            (t, dir)
+        })
+    };
+    let quick = || -> Option<(PathBuf, bool)> {
+        use std::os::fd::AsRawFd;
+        use std::os::unix::fs::OpenOptionsExt;
+        let f = std::fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_PATH)
+            .open(link)
+            .ok()?;
+        let named = std::fs::read_link(format!("/proc/self/fd/{}", f.as_raw_fd())).ok()?;
+        let plain = named.is_absolute()
+            && !named
+                .as_os_str()
+                .as_encoded_bytes()
+                .ends_with(b" (deleted)");
+        let dir = f.metadata().ok()?.is_dir();
+        plain.then_some((named, dir))
+    };
+    quick().or_else(slow)
 }
 
 /// The profile for a command in `root`, with `home` as HOME, under `policy`'s read
@@ -466,5 +501,94 @@ fn absolute_rules(
                 masked.push(path);
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::symlink;
+
+    /// What `canonicalize` says of `p`, as `resolve` answers.
+    fn canonical(p: &Path) -> Option<(PathBuf, bool)> {
+        std::fs::canonicalize(p).ok().map(|t| {
+            let dir = t.is_dir();
+            (t, dir)
+        })
+    }
+
+    #[test]
+    fn resolve_names_what_canonicalize_names() {
+        let tmp = tempfile::tempdir().unwrap();
+        let t = tmp.path();
+        std::fs::create_dir_all(t.join("real/sub")).unwrap();
+        std::fs::write(t.join("real/sub/f"), "x").unwrap();
+        std::fs::write(t.join("real/name with spaces (deleted)"), "x").unwrap();
+        symlink("real", t.join("dirlink")).unwrap();
+        symlink("dirlink/sub/f", t.join("through")).unwrap();
+        symlink(t.join("real/sub"), t.join("abs")).unwrap();
+        symlink("through", t.join("chain")).unwrap();
+        symlink("../real/sub/../sub/f", t.join("real/dots")).unwrap();
+        symlink("real/name with spaces (deleted)", t.join("odd")).unwrap();
+        symlink("nowhere", t.join("dangling")).unwrap();
+        symlink("loop2", t.join("loop1")).unwrap();
+        symlink("loop1", t.join("loop2")).unwrap();
+        symlink("real/sub/f/under", t.join("notdir")).unwrap();
+        std::process::Command::new("mkfifo")
+            .arg(t.join("fifo"))
+            .status()
+            .unwrap();
+        symlink("fifo", t.join("tofifo")).unwrap();
+        for name in [
+            "real",
+            "real/sub/f",
+            "dirlink",
+            "through",
+            "abs",
+            "chain",
+            "real/dots",
+            "odd",
+            "dangling",
+            "loop1",
+            "notdir",
+            "tofifo",
+        ] {
+            let p = t.join(name);
+            assert_eq!(resolve(&p), canonical(&p), "{name}");
+        }
+        assert!(resolve(&t.join("dangling")).is_none());
+        assert_eq!(
+            resolve(&t.join("chain")),
+            Some((std::fs::canonicalize(t).unwrap().join("real/sub/f"), false))
+        );
+        assert!(resolve(&t.join("abs")).is_some_and(|(_, dir)| dir));
+    }
+
+    #[test]
+    fn a_link_retargeted_further_along_its_path_breaks_the_trace() {
+        let tmp = tempfile::tempdir().unwrap();
+        let t = std::fs::canonicalize(tmp.path()).unwrap();
+        std::fs::create_dir_all(t.join("a")).unwrap();
+        std::fs::create_dir_all(t.join("b")).unwrap();
+        std::fs::write(t.join("a/f"), "x").unwrap();
+        std::fs::write(t.join("b/f"), "x").unwrap();
+        // `hop` lies outside every directory the trace lists: only the link's own
+        // check can see it change.
+        symlink(t.join("a"), t.join("hop")).unwrap();
+        let link = t.join("link");
+        symlink(t.join("hop/f"), &link).unwrap();
+        let mut trace = Trace::default();
+        trace.link(&link, std::fs::canonicalize(&link).ok().as_deref());
+        assert!(trace.holds());
+        std::fs::remove_file(t.join("hop")).unwrap();
+        symlink(t.join("b"), t.join("hop")).unwrap();
+        assert!(!trace.holds(), "a link now leading elsewhere was trusted");
+        std::fs::remove_file(t.join("hop")).unwrap();
+        assert!(!trace.holds(), "a link now leading nowhere was trusted");
+        symlink(t.join("a"), t.join("hop")).unwrap();
+        assert!(trace.holds());
+        std::fs::remove_file(t.join("a/f")).unwrap();
+        std::fs::create_dir(t.join("a/f")).unwrap();
+        assert!(!trace.holds(), "a file turned directory was trusted");
     }
 }

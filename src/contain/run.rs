@@ -94,8 +94,14 @@ pub fn bwrap_args(
         "--ro-bind"
     };
     push(&[bind, &profile.root, &profile.root]);
-    for p in &profile.read_only {
-        push(&["--ro-bind", p, p]);
+    // Under a read-only project the protected paths in it are read-only already: the
+    // project's bind is, with every mount below it, and whatever a protected link
+    // leads to outside it lies in the read-only root or a private tmpfs. Binding each
+    // again would change nothing but cost bubblewrap a mount apiece.
+    if bind == "--bind" {
+        for p in &profile.read_only {
+            push(&["--ro-bind", p, p]);
+        }
     }
     let masked = outermost(&profile.masked);
     for p in &masked {
