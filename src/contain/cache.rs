@@ -24,7 +24,7 @@ use crate::model::contain::{ProfileName, SandboxProfile};
 use crate::policy::config::Policy;
 
 /// Bumped whenever what a profile holds or how it is found changes.
-const FORMAT: u32 = 1;
+const FORMAT: u32 = 2;
 
 #[derive(Debug, serde::Serialize, serde::Deserialize)]
 struct Entry {
