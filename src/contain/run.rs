@@ -65,12 +65,14 @@ pub(super) const ISOLATION: &[&str] = &[
 /// The bubblewrap arguments (without the program) that run `argv` in `cwd` under
 /// `profile`. `close_fds`: descriptors above 2 that this process inherited, which the
 /// sandbox must not inherit (a descriptor opened on a secret outside is a way in):
-/// a shell inside closes them before the command starts.
+/// a shell inside closes them before the command starts. `sockets`: the host's unix
+/// sockets the sandbox would still see (`sockets::reachable`), each covered.
 pub fn bwrap_args(
     profile: &SandboxProfile,
     cwd: &Path,
     argv: &[String],
     close_fds: &[u32],
+    sockets: &[String],
 ) -> Vec<String> {
     let mut a: Vec<String> = Vec::new();
     let mut push = |xs: &[&str]| a.extend(xs.iter().map(|s| s.to_string()));
@@ -124,9 +126,9 @@ pub fn bwrap_args(
     // does not stop a connection.
     // One inside a covered secret is gone with it, and a file could not be bound
     // there (ssh's control sockets in `~/.ssh`).
-    for p in super::sockets::reachable(Path::new(&profile.root)) {
+    for p in sockets {
         if !masked.iter().any(|m| Path::new(&p).starts_with(m)) {
-            push(&["--ro-bind", "/dev/null", &p]);
+            push(&["--ro-bind", "/dev/null", p]);
         }
     }
     push(&["--cap-drop", "ALL", "--chdir"]);
@@ -243,7 +245,9 @@ pub fn run(
     cwd: &Path,
     argv: &[String],
 ) -> std::io::Result<Outcome> {
-    let args = bwrap_args(profile, cwd, argv, &inherited_fds());
+    let sockets =
+        super::sockets::reachable(Path::new(&profile.root)).map_err(std::io::Error::other)?;
+    let args = bwrap_args(profile, cwd, argv, &inherited_fds(), &sockets);
     if profile.network {
         super::scope::keep_from_host_abstract_sockets().map_err(std::io::Error::other)?;
     }

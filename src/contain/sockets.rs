@@ -21,11 +21,12 @@ const PRIVATE: &[&str] = &["/tmp", "/run", "/var/run", "/dev", "/proc"];
 
 /// The paths of the sockets bound on the host that a command contained under `root`
 /// would see: each a socket now, canonical, outside the sandbox's private mounts (or
-/// inside the project, which is bound over them where it lives there).
-pub fn reachable(root: &Path) -> Vec<String> {
-    let Ok(table) = std::fs::read_to_string("/proc/net/unix") else {
-        return Vec::new();
-    };
+/// inside the project, which is bound over them where it lives there). An error when
+/// the kernel's list cannot be read: then they cannot be covered, and nothing runs.
+pub fn reachable(root: &Path) -> Result<Vec<String>, String> {
+    let table = std::fs::read_to_string("/proc/net/unix").map_err(|e| {
+        format!("cannot read /proc/net/unix, so the host's unix sockets cannot be covered: {e}")
+    })?;
     let mut out: Vec<String> = bound_paths(&table)
         .into_iter()
         .filter_map(|p| {
@@ -37,7 +38,7 @@ pub fn reachable(root: &Path) -> Vec<String> {
         .collect();
     out.sort();
     out.dedup();
-    out
+    Ok(out)
 }
 
 /// The absolute paths in a `/proc/net/unix` table: its eighth column, when there is
@@ -91,14 +92,19 @@ mod tests {
         let base = std::fs::canonicalize(dir.path()).unwrap();
         let path = base.join("s.sock");
         let _listener = std::os::unix::net::UnixListener::bind(&path).unwrap();
-        let found = reachable(Path::new("/nonexistent-root"));
+        let found = reachable(Path::new("/nonexistent-root")).unwrap();
         assert!(found.contains(&path.display().to_string()), "{found:?}");
         // Under the private /tmp it is not the sandbox's, unless the project is there.
         let tmp = tempfile::tempdir_in("/tmp").unwrap();
         let in_tmp = std::fs::canonicalize(tmp.path()).unwrap().join("t.sock");
         let _other = std::os::unix::net::UnixListener::bind(&in_tmp).unwrap();
         let shown = in_tmp.display().to_string();
-        assert!(!reachable(Path::new("/nonexistent-root")).contains(&shown));
-        assert!(reachable(&std::fs::canonicalize(tmp.path()).unwrap()).contains(&shown));
+        assert!(
+            !reachable(Path::new("/nonexistent-root"))
+                .unwrap()
+                .contains(&shown)
+        );
+        let root = std::fs::canonicalize(tmp.path()).unwrap();
+        assert!(reachable(&root).unwrap().contains(&shown));
     }
 }
