@@ -359,6 +359,8 @@ pub enum ReasonSchema {
     ProtectedWrite { reason: String },
     /// Writes a path the read rules do not let be read silently (a secret).
     SecretWrite,
+    /// Reads a git configuration (`path`) that holds a credential: as secret as `.netrc`.
+    GitCredential { path: String },
     /// A configuration file is broken: every allow is capped at ask.
     BrokenConfig,
     /// The hardline floor; `rule` is the floor entry.

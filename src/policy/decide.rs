@@ -418,6 +418,33 @@ pub fn decide_with(
                 offer_always = false;
                 push_reason(&mut req, &mut reasons, Reason::DirectoryRead { path });
             }
+            if action == Action::Allow
+                && let Some(path) = reach
+                    .iter()
+                    .find(|p| crate::programs::git_discovery::credential_config(p, ctx.home()))
+            {
+                action = Action::Ask;
+                rule = builtin_ask(&req);
+                offer_always = false;
+                let path = path.display().to_string();
+                push_reason(&mut req, &mut reasons, Reason::GitCredential { path });
+            }
+        }
+        if req.capability == Capability::FileRead
+            && req.directory_read.is_none()
+            && action == Action::Allow
+            && crate::programs::git_discovery::credential_config(
+                Path::new(&req.subject),
+                ctx.home(),
+            )
+        {
+            // A git configuration with a token in a remote's URL or an Authorization
+            // header is as secret as `.netrc`, whatever reader prints it.
+            action = Action::Ask;
+            rule = builtin_ask(&req);
+            offer_always = false;
+            let path = req.subject.clone();
+            push_reason(&mut req, &mut reasons, Reason::GitCredential { path });
         }
         // A process alias (`/proc/self/…`, `/dev/fd/N`) names the tool's own view, which
         // this process cannot see: as unknown as a variable.

@@ -297,6 +297,82 @@ pub fn global_config_files(home: &Path) -> Vec<PathBuf> {
     ]
 }
 
+/// Whether git reads its configuration from `path` by its place: a repository's
+/// `config` or `config.worktree` (in `.git/`, `.git/worktrees/*/`, `.git/modules/…/`),
+/// or one of the system and user files (`global_config_files`).
+pub fn is_config_file(path: &Path, home: &Path) -> bool {
+    if global_config_files(home).iter().any(|f| f == path) {
+        return true;
+    }
+    let name = path.file_name().and_then(|n| n.to_str());
+    matches!(name, Some("config" | "config.worktree"))
+        && path.parent().is_some_and(|dir| {
+            dir.components()
+                .any(|c| c.as_os_str() == std::ffi::OsStr::new(".git"))
+        })
+}
+
+/// Whether a configuration's text holds a credential, which git prints with the rest
+/// of it (`git config --list`, `git remote -v`, `cat .git/config`): a URL over http
+/// with a user part (`https://user:token@host`, `https://TOKEN@host`) or any URL with
+/// a password, in a value or in a section's name (`[url "https://t@host/"]`); an
+/// `http.extraHeader` (an `Authorization` header: actions/checkout writes one into
+/// `.git/config`); a key named like a password or a token (`sendemail.smtpPass`,
+/// `github.token`). Text this reader does not read as git does counts as holding one.
+pub fn holds_credential(text: &str) -> bool {
+    let Some(entries) = entries(text) else {
+        return true;
+    };
+    entries.iter().any(|(name, value)| {
+        let key = name.rsplit('.').next().unwrap_or_default();
+        let secret_key = [
+            "password", "passwd", "token", "secret", "apikey", "api-key", "api_key",
+        ]
+        .iter()
+        .any(|w| key.contains(w))
+            || key.ends_with("pass");
+        (secret_key && !value.is_empty())
+            || (name.starts_with("http.") && key == "extraheader")
+            || url_with_credential(name)
+            || url_with_credential(value)
+    })
+}
+
+/// Whether `text` holds a URL whose user part is a credential: any with a password
+/// (`scheme://user:pass@`), and over http any user part at all (a token passed as the
+/// user name). An ssh user name (`ssh://git@host`) is not one.
+fn url_with_credential(text: &str) -> bool {
+    let mut rest = text;
+    while let Some(at) = rest.find("://") {
+        let scheme = rest
+            .get(..at)
+            .unwrap_or_default()
+            .rsplit(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '+' | '-')))
+            .next()
+            .unwrap_or_default()
+            .to_ascii_lowercase();
+        let after = rest.get(at + 3..).unwrap_or_default();
+        let authority = after
+            .split(|c: char| matches!(c, '/' | '?' | '#') || c.is_whitespace())
+            .next()
+            .unwrap_or_default();
+        if let Some((user, _)) = authority.rsplit_once('@')
+            && (user.contains(':') || scheme.starts_with("http") || scheme.starts_with("ftp"))
+        {
+            return true;
+        }
+        rest = after;
+    }
+    false
+}
+
+/// Whether `path` is a git configuration (by its place, `is_config_file`) that holds a
+/// credential. One that cannot be read holds none that a reader could print.
+pub fn credential_config(path: &Path, home: &Path) -> bool {
+    is_config_file(path, home)
+        && std::fs::read(path).is_ok_and(|b| holds_credential(&String::from_utf8_lossy(&b)))
+}
+
 /// `files` and, after each, what it includes (depth first, as git reads them).
 /// On an include this reading cannot follow, the files read up to it (the one that
 /// stopped it included: git opens it too) and why it stopped.
@@ -652,6 +728,60 @@ fn program_paths(value: &str) -> Vec<&str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Credentials as they sit in real configurations, and what is not one.
+    #[test]
+    fn credentials_in_a_configuration() {
+        for held in [
+            "[remote \"origin\"]\n\turl = https://x-access-token:ghs_abc@github.com/o/r.git\n",
+            "[remote \"origin\"]\n\turl = https://ghp_abc@github.com/o/r.git\n",
+            "[remote \"origin\"]\n\tpushurl = ssh://deploy:hunter2@host/r.git\n",
+            "[http \"https://github.com/\"]\n\textraheader = AUTHORIZATION: basic eC1hY2Nlc3M=\n",
+            "[http]\n\textraHeader = Authorization: Bearer abc\n",
+            "[url \"https://tok@github.com/\"]\n\tinsteadOf = https://github.com/\n",
+            "[sendemail]\n\tsmtpPass = hunter2\n",
+            "[github]\n\ttoken = abc\n",
+            "[http]\n\tproxy = http://me:pw@proxy:3128\n",
+            // Not read as git reads it: counted as holding one.
+            "[remote \"origin\"\n\turl = x\n",
+        ] {
+            assert!(holds_credential(held), "{held:?}");
+        }
+        for none in [
+            "[remote \"origin\"]\n\turl = https://github.com/o/r.git\n\tfetch = +refs/heads/*:refs/remotes/origin/*\n",
+            "[remote \"origin\"]\n\turl = git@github.com:o/r.git\n",
+            "[remote \"origin\"]\n\turl = ssh://git@github.com/o/r.git\n",
+            "[user]\n\temail = a@b.example\n\tsigningkey = ABCD\n",
+            "[credential]\n\thelper = store\n",
+            "[core]\n\tbare = false\n",
+        ] {
+            assert!(!holds_credential(none), "{none:?}");
+        }
+    }
+
+    #[test]
+    fn configuration_files_by_place() {
+        let home = Path::new("/home/u");
+        for yes in [
+            "/p/.git/config",
+            "/p/.git/config.worktree",
+            "/p/.git/worktrees/w/config.worktree",
+            "/p/.git/modules/sub/config",
+            "/home/u/.gitconfig",
+            "/home/u/.config/git/config",
+            "/etc/gitconfig",
+        ] {
+            assert!(is_config_file(Path::new(yes), home), "{yes}");
+        }
+        for no in [
+            "/p/config",
+            "/p/src/config",
+            "/p/.gitconfig",
+            "/p/.git/HEAD",
+        ] {
+            assert!(!is_config_file(Path::new(no), home), "{no}");
+        }
+    }
 
     #[test]
     fn include_paths_follow_git_syntax() {

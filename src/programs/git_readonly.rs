@@ -377,6 +377,20 @@ pub fn config_read(words: &[&str]) -> Option<(ConfigScope, bool)> {
     Some((scope, includes))
 }
 
+/// Whether a verified `git remote` form prints the remotes' URLs (`remote -v`,
+/// `remote get-url`, `remote show -n`), which it takes from every configuration file
+/// git reads, includes followed: as `config --list` does.
+pub fn remote_prints_urls(words: &[&str]) -> bool {
+    let Some(sub_at) = globals(words) else {
+        return false;
+    };
+    if words.get(sub_at) != Some(&"remote") {
+        return false;
+    }
+    let args = words.get(sub_at + 1..).unwrap_or_default();
+    !args.is_empty() && verify(words).is_some()
+}
+
 /// Whether a git command (`words`, git first) prints file contents from the object
 /// database or the index, and what it reaches (`git_history::content_read`). Forms the
 /// grammar does not know (`git log -p --unknown`, allowed by name by the seed's

@@ -815,10 +815,11 @@ fn redirects_edit_project(cmd: &SimpleCommand, ctx: &AnalysisContext) -> bool {
     })
 }
 
-/// The configuration files a verified `git config` reading form prints, each a read
-/// that goes through the read rules: the files of its scope and, where git follows
-/// them, what they include (`[include] path = ~/.pypirc` prints the PyPI token).
-/// `false`: a file it reads cannot be known (the command is not verified).
+/// The configuration files a verified `git config` reading form prints (and `git
+/// remote -v`, which prints the URLs they hold), each a read that goes through the read
+/// rules: the files of its scope and, where git follows them, what they include
+/// (`[include] path = ~/.pypirc` prints the PyPI token). `false`: a file it reads
+/// cannot be known, or holds a credential (the command is not verified).
 fn git_config_reads(
     words: &[&str],
     repo: Option<&crate::programs::git_discovery::Repository>,
@@ -827,8 +828,10 @@ fn git_config_reads(
     fx: &mut Effects,
 ) -> bool {
     use crate::programs::git_discovery as gd;
-    use crate::programs::git_readonly::{ConfigScope, config_read};
-    let Some((scope, includes)) = config_read(words) else {
+    use crate::programs::git_readonly::{ConfigScope, config_read, remote_prints_urls};
+    let read = config_read(words)
+        .or_else(|| remote_prints_urls(words).then_some((ConfigScope::All, true)));
+    let Some((scope, includes)) = read else {
         return true;
     };
     let repo_config = || repo.map(|r| r.common_dir.join("config"));
@@ -887,8 +890,20 @@ fn git_config_reads(
     } else {
         base
     };
-    for f in files {
+    for f in &files {
         read_request(&f.display().to_string(), cwd, ctx, fx);
+    }
+    // A file it prints that holds a credential (a token in a remote's URL, an
+    // Authorization header), wherever an include put it: the command prints it.
+    if let Some(f) = files.iter().find(|f| {
+        std::fs::read(f).is_ok_and(|b| gd::holds_credential(&String::from_utf8_lossy(&b)))
+    }) {
+        fx.note(format!(
+            "`{}` prints {}, which holds a credential (a token in a URL, an Authorization header)",
+            words.join(" "),
+            f.display()
+        ));
+        return false;
     }
     true
 }
