@@ -867,6 +867,50 @@ pub const SECRET_RULES: &[(&str, &str)] = &[
     ),
     ("secret: Vault token", "*/.vault-token"),
     ("secret: PostgreSQL passwords", "*/.pgpass"),
+    // The agent hosts' own logins: an agent that reads them holds the person's account.
+    ("secret: Claude Code login", "*/.claude/.credentials.json"),
+    ("secret: Codex CLI login and API key", "*/.codex/auth.json"),
+    ("secret: Gemini CLI login", "*/.gemini/oauth_creds.json"),
+    ("secret: Qwen Code login", "*/.qwen/oauth_creds.json"),
+    (
+        "secret: OpenCode provider keys",
+        "*/.local/share/opencode/auth.json",
+    ),
+    (
+        "secret: GitHub Copilot tokens",
+        "*/.config/github-copilot/*",
+    ),
+    ("secret: hub's GitHub token", "*/.config/hub"),
+    ("secret: Hugging Face token", "*/.cache/huggingface/token"),
+    ("secret: Hugging Face token", "*/.huggingface/token"),
+    ("secret: s3cmd keys", "*/.s3cfg"),
+    ("secret: boto credentials", "*/.boto"),
+    (
+        "secret: rclone remotes' tokens",
+        "*/.config/rclone/rclone.conf",
+    ),
+    (
+        "secret: container registry logins",
+        "*/.config/containers/auth.json",
+    ),
+    ("secret: Terraform CLI credentials", "*/.terraformrc"),
+    ("secret: Composer tokens", "*/.config/composer/auth.json"),
+    ("secret: Composer tokens", "*/.composer/auth.json"),
+    (
+        "secret: Gradle publishing and signing passwords",
+        "*/.gradle/gradle.properties",
+    ),
+    ("secret: Maven server passwords", "*/.m2/settings.xml"),
+    ("secret: Databricks tokens", "*/.databrickscfg"),
+    ("secret: Stripe CLI keys", "*/.config/stripe/config.toml"),
+    ("secret: Fly.io token", "*/.fly/config.yml"),
+    (
+        "secret: Cloudflare Wrangler login",
+        "*/.wrangler/config/default.toml",
+    ),
+    ("secret: age private keys", "*/.config/sops/age/keys.txt"),
+    ("secret: pip index credentials", "*/.config/pip/pip.conf"),
+    ("secret: pip index credentials", "*/.pip/pip.conf"),
     // The service's panel token answers permission prompts; in the state directory,
     // which the sandbox masks, wherever `--state-dir` puts it.
     (
@@ -885,6 +929,11 @@ pub const SECRET_RULES: &[(&str, &str)] = &[
     ("secret: PKCS#12 bundle", "*.pfx"),
     ("secret: shell history", "*/.bash_history"),
     ("secret: shell history", "*/.zsh_history"),
+    ("secret: shell history", "*/fish_history"),
+    // Clients that keep what was typed, passwords in `ALTER USER`, `AUTH`, `SET PASSWORD`.
+    ("secret: database client history", "*/.psql_history"),
+    ("secret: database client history", "*/.mysql_history"),
+    ("secret: database client history", "*/.rediscli_history"),
     ("secret: system password hashes", "/etc/shadow*"),
     ("secret: system password hashes", "/etc/gshadow*"),
     ("secret: a process's environment", "/proc/*/environ"),
