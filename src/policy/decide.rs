@@ -419,6 +419,7 @@ pub fn decide_with(
                 push_reason(&mut req, &mut reasons, Reason::DirectoryRead { path });
             }
             if action == Action::Allow
+                && by_defaults(rule.as_ref())
                 && let Some(path) = reach
                     .iter()
                     .find(|p| crate::programs::git_discovery::credential_config(p, ctx.home()))
@@ -433,6 +434,7 @@ pub fn decide_with(
         if req.capability == Capability::FileRead
             && req.directory_read.is_none()
             && action == Action::Allow
+            && by_defaults(rule.as_ref())
             && crate::programs::git_discovery::credential_config(
                 Path::new(&req.subject),
                 ctx.home(),
@@ -718,6 +720,13 @@ fn contain_call(
         Some(s) => s.contain(call, ctx, policy, profile),
         None => Err(NotContained::NoRunner),
     }
+}
+
+/// Whether an allow came from the defaults or the preset alone, not from a rule a
+/// person or a project wrote: a git configuration holding a credential asks as a
+/// secret rule would, and a rule written for it can allow it as it can a secret.
+fn by_defaults(rule: Option<&PermissionRule>) -> bool {
+    rule.is_none_or(|r| matches!(r.source, RuleSource::Default | RuleSource::Preset))
 }
 
 /// Records a reason and its note on the request.

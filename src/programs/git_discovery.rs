@@ -301,10 +301,16 @@ pub fn global_config_files(home: &Path) -> Vec<PathBuf> {
 /// `config` or `config.worktree` (in `.git/`, `.git/worktrees/*/`, `.git/modules/…/`),
 /// or one of the system and user files (`global_config_files`).
 pub fn is_config_file(path: &Path, home: &Path) -> bool {
+    let name = path.file_name().and_then(|n| n.to_str());
+    if !matches!(
+        name,
+        Some("config" | "config.worktree" | ".gitconfig" | "gitconfig")
+    ) {
+        return false;
+    }
     if global_config_files(home).iter().any(|f| f == path) {
         return true;
     }
-    let name = path.file_name().and_then(|n| n.to_str());
     matches!(name, Some("config" | "config.worktree"))
         && path.parent().is_some_and(|dir| {
             dir.components()
