@@ -543,6 +543,49 @@ fn a_host_abstract_socket_is_unreachable_with_the_network() {
     assert_eq!(text(&o.stdout), "own abstract ok\n", "{}", text(&o.stderr));
 }
 
+/// Files whose text holds a credential, which no secret rule names by place: a key a
+/// shell startup file writes out, a token in the repository's configuration. Covered
+/// inside, found afresh for each run (an edit in place changes no directory); git
+/// still works on the covered configuration.
+#[test]
+fn a_credential_in_a_startup_file_or_git_configuration_is_covered() {
+    let w = world();
+    std::fs::write(
+        w.home.join(".zshrc"),
+        format!("export EDITOR=vim\nexport OPENAI_API_KEY={SECRET}\n"),
+    )
+    .unwrap();
+    let o = contained(&w, "cat ~/.zshrc; echo done");
+    assert!(!text(&o.stdout).contains(SECRET), "{}", text(&o.stdout));
+    assert!(text(&o.stdout).contains("done"));
+    // A key written into the repository's configuration in place, after a run.
+    let config = w.root.join(".git/config");
+    let before = std::fs::read_to_string(&config).unwrap();
+    let o = contained(&w, "git status --short >/dev/null && echo git-ok");
+    assert_eq!(text(&o.stdout), "git-ok\n", "{}", text(&o.stderr));
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&config)
+        .unwrap();
+    std::io::Write::write_all(
+        &mut f,
+        format!(
+            "[remote \"origin\"]\n\turl = https://x-access-token:{SECRET}@github.com/o/r.git\n"
+        )
+        .as_bytes(),
+    )
+    .unwrap();
+    drop(f);
+    let o = contained(
+        &w,
+        "cat .git/config; git remote -v; git status --short >/dev/null && echo git-ok",
+    );
+    let out = text(&o.stdout) + &text(&o.stderr);
+    assert!(!out.contains(SECRET), "{out}");
+    assert!(text(&o.stdout).contains("git-ok"), "{out}");
+    std::fs::write(&config, before).unwrap();
+}
+
 #[test]
 fn setuid_programs_gain_nothing() {
     let w = world();

@@ -117,7 +117,7 @@ pub fn run(args: Args) -> ExitCode {
             Ok(p) => p,
             Err(e) => return fail(&e.to_string()),
         };
-    let outcome = match contain::run::run(&bwrap, &profile, &trace, &cwd, &args.command) {
+    let outcome = match contain::run::run(&bwrap, &profile, &trace, &home, &cwd, &args.command) {
         Ok(o) => o,
         Err(e) => return fail(&format!("cannot start bubblewrap: {e}")),
     };

@@ -15,6 +15,7 @@
 //! probe says why and a contained call asks (`NotContained::Unavailable`).
 
 pub mod cache;
+mod held;
 pub mod profile;
 pub mod run;
 mod scope;

@@ -30,19 +30,7 @@ fn secret_env(name: &str) -> bool {
     let up = name.to_ascii_uppercase();
     up == "SSH_AUTH_SOCK"
         || up == "GPG_AGENT_INFO"
-        || up.starts_with("AWS_")
-        || [
-            "TOKEN",
-            "SECRET",
-            "PASSWORD",
-            "PASSWD",
-            "CREDENTIAL",
-            "API_KEY",
-            "APIKEY",
-            "PRIVATE_KEY",
-        ]
-        .iter()
-        .any(|w| up.contains(w))
+        || crate::programs::environment::credential_variable(name)
 }
 
 /// Finds bubblewrap.
@@ -65,14 +53,16 @@ pub(super) const ISOLATION: &[&str] = &[
 /// The bubblewrap arguments (without the program) that run `argv` in `cwd` under
 /// `profile`. `close_fds`: descriptors above 2 that this process inherited, which the
 /// sandbox must not inherit (a descriptor opened on a secret outside is a way in):
-/// a shell inside closes them before the command starts. `sockets`: the host's unix
-/// sockets the sandbox would still see (`sockets::reachable`), each covered.
+/// a shell inside closes them before the command starts. `covered`: what is bound
+/// over which path for this run, found afresh each time: `/dev/null` over the host's
+/// unix sockets the sandbox would still see (`sockets::reachable`), and over files
+/// whose text holds a credential or a copy of one without it (`held::covered`).
 pub fn bwrap_args(
     profile: &SandboxProfile,
     cwd: &Path,
     argv: &[String],
     close_fds: &[u32],
-    sockets: &[String],
+    covered: &[(String, String)],
 ) -> Vec<String> {
     let mut a: Vec<String> = Vec::new();
     let mut push = |xs: &[&str]| a.extend(xs.iter().map(|s| s.to_string()));
@@ -122,13 +112,13 @@ pub fn bwrap_args(
             Err(_) => {}
         }
     }
-    // The host's sockets bound where the sandbox still sees them: a read-only mount
-    // does not stop a connection.
-    // One inside a covered secret is gone with it, and a file could not be bound
-    // there (ssh's control sockets in `~/.ssh`).
-    for p in sockets {
-        if !masked.iter().any(|m| Path::new(&p).starts_with(m)) {
-            push(&["--ro-bind", "/dev/null", p]);
+    // The host's sockets bound where the sandbox still sees them (a read-only mount
+    // does not stop a connection), and files holding a credential. One inside a
+    // covered secret is gone with it, and a file could not be bound there (ssh's
+    // control sockets in `~/.ssh`).
+    for (with, p) in covered {
+        if !masked.iter().any(|m| Path::new(p).starts_with(m)) {
+            push(&["--ro-bind", with, p]);
         }
     }
     push(&["--cap-drop", "ALL", "--chdir"]);
@@ -242,12 +232,20 @@ pub fn run(
     bwrap: &Path,
     profile: &SandboxProfile,
     trace: &Trace,
+    home: &Path,
     cwd: &Path,
     argv: &[String],
 ) -> std::io::Result<Outcome> {
     let sockets =
         super::sockets::reachable(Path::new(&profile.root)).map_err(std::io::Error::other)?;
-    let args = bwrap_args(profile, cwd, argv, &inherited_fds(), &sockets);
+    // Kept until the command ends: its copies are what the sandbox binds.
+    let held = super::held::covered(Path::new(&profile.root), home);
+    let mut covered: Vec<(String, String)> = sockets
+        .into_iter()
+        .map(|p| ("/dev/null".to_string(), p))
+        .collect();
+    covered.extend(held.covers.iter().cloned());
+    let args = bwrap_args(profile, cwd, argv, &inherited_fds(), &covered);
     if profile.network {
         super::scope::keep_from_host_abstract_sockets().map_err(std::io::Error::other)?;
     }

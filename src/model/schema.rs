@@ -359,8 +359,9 @@ pub enum ReasonSchema {
     ProtectedWrite { reason: String },
     /// Writes a path the read rules do not let be read silently (a secret).
     SecretWrite,
-    /// Reads a git configuration (`path`) that holds a credential: as secret as `.netrc`.
-    GitCredential { path: String },
+    /// Reads a file (`path`) whose text holds a credential (a git configuration with a
+    /// token, a shell startup file writing a key out): as secret as `.netrc`.
+    CredentialInside { path: String },
     /// A configuration file is broken: every allow is capped at ask.
     BrokenConfig,
     /// The hardline floor; `rule` is the floor entry.

@@ -357,9 +357,11 @@ pub enum Reason {
     /// Writes a path the read rules keep from being read silently (`.env`, `*.pem`,
     /// `~/.ssh/`): overwriting, truncating or planting a secret asks as reading it does.
     SecretWrite,
-    /// Reads a git configuration that holds a credential (a token in a remote's URL,
-    /// an `Authorization` header): as secret as `.netrc`, whatever prints it.
-    GitCredential { path: String },
+    /// Reads a file whose text holds a credential: a git configuration with a token in
+    /// a remote's URL or an `Authorization` header, a shell's startup file that writes
+    /// a key out (`export OPENAI_API_KEY=sk-…`). As secret as `.netrc`, whatever prints
+    /// it.
+    CredentialInside { path: String },
     /// A configuration file is broken: every allow is capped at ask.
     BrokenConfig,
     /// The hardline floor (seed §4.2): no rule can lift it.

@@ -422,31 +422,29 @@ pub fn decide_with(
                 && by_defaults(rule.as_ref())
                 && let Some(path) = reach
                     .iter()
-                    .find(|p| crate::programs::git_discovery::credential_config(p, ctx.home()))
+                    .find(|p| crate::programs::holds_credential(p, ctx.home()))
             {
                 action = Action::Ask;
                 rule = builtin_ask(&req);
                 offer_always = false;
                 let path = path.display().to_string();
-                push_reason(&mut req, &mut reasons, Reason::GitCredential { path });
+                push_reason(&mut req, &mut reasons, Reason::CredentialInside { path });
             }
         }
         if req.capability == Capability::FileRead
             && req.directory_read.is_none()
             && action == Action::Allow
             && by_defaults(rule.as_ref())
-            && crate::programs::git_discovery::credential_config(
-                Path::new(&req.subject),
-                ctx.home(),
-            )
+            && crate::programs::holds_credential(Path::new(&req.subject), ctx.home())
         {
             // A git configuration with a token in a remote's URL or an Authorization
-            // header is as secret as `.netrc`, whatever reader prints it.
+            // header, a startup file writing a key out: as secret as `.netrc`, whatever
+            // reader prints it.
             action = Action::Ask;
             rule = builtin_ask(&req);
             offer_always = false;
             let path = req.subject.clone();
-            push_reason(&mut req, &mut reasons, Reason::GitCredential { path });
+            push_reason(&mut req, &mut reasons, Reason::CredentialInside { path });
         }
         // A process alias (`/proc/self/…`, `/dev/fd/N`) names the tool's own view, which
         // this process cannot see: as unknown as a variable.
@@ -723,8 +721,8 @@ fn contain_call(
 }
 
 /// Whether an allow came from the defaults or the preset alone, not from a rule a
-/// person or a project wrote: a git configuration holding a credential asks as a
-/// secret rule would, and a rule written for it can allow it as it can a secret.
+/// person or a project wrote: a file holding a credential asks as a secret rule would,
+/// and a rule written for it can allow it as it can a secret.
 fn by_defaults(rule: Option<&PermissionRule>) -> bool {
     rule.is_none_or(|r| matches!(r.source, RuleSource::Default | RuleSource::Preset))
 }

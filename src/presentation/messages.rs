@@ -79,10 +79,10 @@ pub fn protected_write_note(reason: &str) -> String {
 /// Risk note for a write to a path the read rules keep from being read silently.
 pub const SECRET_WRITE_NOTE: &str = "Writes a file shaped like a secret (a key, a token, an .env): overwriting or planting one asks, as reading it does.";
 
-/// A git configuration holding a credential, which the command would print.
-pub fn git_credential_note(path: &str) -> String {
+/// A file whose text holds a credential, which the command would print.
+pub fn credential_inside_note(path: &str) -> String {
     format!(
-        "Prints {path}, a git configuration that holds a credential (a token in a URL, an Authorization header): it asks as reading .netrc does."
+        "Prints {path}, which holds a credential (a token in a git URL or header, a key a shell startup file writes out): it asks as reading .netrc does."
     )
 }
 
@@ -475,7 +475,7 @@ pub fn reason_note(reason: &Reason, subject: &str) -> String {
         Reason::ApprovalChannel { named } => approval_channel_note(named),
         Reason::ProtectedWrite { reason } => protected_write_note(reason),
         Reason::SecretWrite => SECRET_WRITE_NOTE.to_string(),
-        Reason::GitCredential { path } => git_credential_note(path),
+        Reason::CredentialInside { path } => credential_inside_note(path),
         Reason::BrokenConfig => BROKEN_CONFIG_NOTE.to_string(),
         Reason::Hardline { .. } => HARDLINE_NOTE.to_string(),
         Reason::NonInteractive => NON_INTERACTIVE_MESSAGE.to_string(),

@@ -8,6 +8,27 @@
 
 use super::options::Value;
 
+/// Whether a variable is named like a credential: `AWS_*`, or holding `TOKEN`,
+/// `SECRET`, `PASSWORD`, `PASSWD`, `CREDENTIAL`, `API_KEY`, `APIKEY` or `PRIVATE_KEY`
+/// in any case. The sandbox does not pass such variables on; a startup file that writes
+/// one out is a secret (`startup`).
+pub fn credential_variable(name: &str) -> bool {
+    let up = name.to_ascii_uppercase();
+    up.starts_with("AWS_")
+        || [
+            "TOKEN",
+            "SECRET",
+            "PASSWORD",
+            "PASSWD",
+            "CREDENTIAL",
+            "API_KEY",
+            "APIKEY",
+            "PRIVATE_KEY",
+        ]
+        .iter()
+        .any(|w| up.contains(w))
+}
+
 /// Exact names, with why each changes what runs.
 const NAMES: &[(&str, &str)] = &[
     ("PATH", "decides which program each command name runs"),

@@ -372,6 +372,62 @@ fn url_with_credential(text: &str) -> bool {
     false
 }
 
+/// A configuration's text with its credentials taken out, for a reader that must not
+/// see them but needs the rest (git inside the sandbox): the user part of every URL
+/// dropped (`https://tok@host/` becomes `https://host/`), and every line of a key named
+/// like a password or token or of an `extraHeader` turned into a comment. `None` when
+/// what is left still holds one as `holds_credential` reads it.
+pub fn without_credentials(text: &str) -> Option<String> {
+    let mut out = String::with_capacity(text.len());
+    for line in text.lines() {
+        let trimmed = line.trim_start();
+        let key = trimmed
+            .split(['=', ' ', '\t'])
+            .next()
+            .unwrap_or_default()
+            .to_ascii_lowercase();
+        let secret_key = !trimmed.starts_with('[')
+            && !trimmed.starts_with('#')
+            && !trimmed.starts_with(';')
+            && (key == "extraheader"
+                || [
+                    "password", "passwd", "token", "secret", "apikey", "api-key", "api_key",
+                ]
+                .iter()
+                .any(|w| key.contains(w))
+                || key.ends_with("pass"));
+        if secret_key {
+            out.push_str("# (a credential was here)\n");
+            continue;
+        }
+        out.push_str(&strip_user_parts(line));
+        out.push('\n');
+    }
+    (!holds_credential(&out)).then_some(out)
+}
+
+/// `text` with the user part of every URL in it dropped.
+fn strip_user_parts(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find("://") {
+        let (head, after) = rest.split_at(at + 3);
+        out.push_str(head);
+        let end = after
+            .find(|c: char| matches!(c, '/' | '?' | '#' | '"') || c.is_whitespace())
+            .unwrap_or(after.len());
+        let (authority, tail) = after.split_at(end);
+        out.push_str(
+            authority
+                .rsplit_once('@')
+                .map_or(authority, |(_, host)| host),
+        );
+        rest = tail;
+    }
+    out.push_str(rest);
+    out
+}
+
 /// Whether `path` is a git configuration (by its place, `is_config_file`) that holds a
 /// credential. One that cannot be read holds none that a reader could print.
 pub fn credential_config(path: &Path, home: &Path) -> bool {
@@ -763,6 +819,21 @@ mod tests {
         ] {
             assert!(!holds_credential(none), "{none:?}");
         }
+    }
+
+    /// What git inside the sandbox reads instead: the same configuration, no credential.
+    #[test]
+    fn credentials_taken_out() {
+        let text = "[core]\n\tbare = false\n[remote \"origin\"]\n\turl = https://x-access-token:ghs_abc@github.com/o/r.git\n\tfetch = +refs/heads/*:refs/remotes/origin/*\n[http \"https://github.com/\"]\n\textraheader = AUTHORIZATION: basic eA==\n[url \"https://tok@host/\"]\n\tinsteadOf = https://host/\n[github]\n\ttoken = abc\n";
+        let clean = without_credentials(text).unwrap();
+        assert!(!holds_credential(&clean), "{clean}");
+        assert!(
+            clean.contains("url = https://github.com/o/r.git"),
+            "{clean}"
+        );
+        assert!(clean.contains("[url \"https://host/\"]"), "{clean}");
+        assert!(clean.contains("bare = false"), "{clean}");
+        assert!(!clean.contains("ghs_abc") && !clean.contains("eA==") && !clean.contains("= abc"));
     }
 
     #[test]

@@ -25,6 +25,7 @@ pub mod packs;
 pub mod readonly;
 pub mod sed_script;
 pub mod shells;
+pub mod startup;
 pub mod tools;
 pub mod unwrap;
 pub mod verified;
@@ -216,6 +217,13 @@ pub static WRAPPERS: std::sync::LazyLock<Vec<&'static str>> = std::sync::LazyLoc
         .flat_map(|p| p.names.iter().copied())
         .collect()
 });
+
+/// Whether a file holds a credential in its text that a reader of it would print: a
+/// git configuration with a token (`git_discovery::credential_config`), a shell's
+/// startup file that writes a key out (`startup::assigns_credential`).
+pub fn holds_credential(path: &std::path::Path, home: &std::path::Path) -> bool {
+    git_discovery::credential_config(path, home) || startup::assigns_credential(path)
+}
 
 /// The last path component of a command word, so `/usr/bin/curl` is recognized as
 /// `curl` where that only adds scrutiny (network, git, wrappers, the floor). Allow
