@@ -1763,8 +1763,26 @@ fn inner_effects(
                 w == "--symbolic" || (w.starts_with('-') && !w.starts_with("--") && w.contains('s'))
             });
         if matches!(name, "cp" | "install" | "mv" | "ln") && !symbolic {
+            // A directory moved, or copied whole, takes everything below it along:
+            // each file is read, through the links `cp -L` follows (the program oracle
+            // saw `mv notes /tmp/x` carry a link to `~/.cargo/credentials.toml` out,
+            // and `cp -rL` copies what it names).
+            let tree = crate::model::vocab::DirectoryRead {
+                recursive: true,
+                follow: name == "cp"
+                    && words.iter().skip(1).any(|w| {
+                        w == "--dereference"
+                            || (w.starts_with('-') && !w.starts_with("--") && w.contains('L'))
+                    }),
+                ..Default::default()
+            };
+            let whole = name == "mv" || (name == "cp" && copies_recursively(words));
             for r in cp_sources(words) {
-                read_request(&r, cwd, ctx, fx);
+                if whole {
+                    recursive_read_request(&r, &tree, cwd, ctx, fx);
+                } else {
+                    read_request(&r, cwd, ctx, fx);
+                }
             }
         }
     }
@@ -1810,6 +1828,17 @@ fn inner_effects(
             fx,
         );
     }
+}
+
+/// Whether a `cp` copies directories whole (`-r`, `-R`, `-a`, `--recursive`,
+/// `--archive`, in a cluster too).
+fn copies_recursively(words: &[String]) -> bool {
+    words.iter().skip(1).take_while(|w| *w != "--").any(|w| {
+        matches!(w.as_str(), "--recursive" | "--archive")
+            || (w.starts_with('-')
+                && !w.starts_with("--")
+                && w.chars().skip(1).any(|c| matches!(c, 'r' | 'R' | 'a')))
+    })
 }
 
 /// `find DIR… -exec CMD {} ;`: the command runs (with `{}` standing for what was found
