@@ -175,6 +175,19 @@ mod tests {
         }
     }
 
+    /// Each command line reads the same (parsed, or the same error and text) with a
+    /// subcommand's own parser `P` as with the whole CLI.
+    fn reads_as_whole<P: Parser>(cases: &[&[&str]]) {
+        for args in cases {
+            assert_eq!(
+                outcome::<P>(args),
+                outcome::<Cli>(args),
+                "`{}` reads differently",
+                args.join(" ")
+            );
+        }
+    }
+
     #[test]
     fn the_hook_command_line_reads_as_in_the_whole_cli() {
         let cases: &[&[&str]] = &[
@@ -213,14 +226,7 @@ mod tests {
                 "/p",
             ],
         ];
-        for args in cases {
-            assert_eq!(
-                outcome::<HookCli>(args),
-                outcome::<Cli>(args),
-                "`{}` reads differently",
-                args.join(" ")
-            );
-        }
+        reads_as_whole::<HookCli>(cases);
     }
 
     #[test]
@@ -276,14 +282,7 @@ mod tests {
                 "true",
             ],
         ];
-        for args in cases {
-            assert_eq!(
-                outcome::<ExecCli>(args),
-                outcome::<Cli>(args),
-                "`{}` reads differently",
-                args.join(" ")
-            );
-        }
+        reads_as_whole::<ExecCli>(cases);
     }
 
     #[test]
