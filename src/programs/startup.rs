@@ -42,37 +42,39 @@ pub fn assigns_credential(path: &Path) -> bool {
 }
 
 /// Whether a startup file's text assigns a credential-named variable a written-out
-/// value: `NAME=v`, `export NAME=v`, `declare -x NAME=v`, csh's `setenv NAME v`, fish's
-/// `set -gx NAME v`.
+/// value: `NAME=v`, `export A=1 NAME=v` (any word of the line), `declare -x NAME=v`,
+/// csh's `setenv NAME v`, fish's `set -gx NAME v`.
 fn text_assigns_credential(text: &str) -> bool {
     text.lines().any(|line| {
         let line = line.trim();
-        let line = ["export ", "declare -x ", "typeset -x ", "readonly "]
-            .iter()
-            .find_map(|p| line.strip_prefix(p))
-            .unwrap_or(line)
-            .trim_start();
-        let (name, value) = if let Some(rest) = line.strip_prefix("setenv ") {
-            split_blank(rest)
-        } else if let Some(rest) = line.strip_prefix("set ") {
+        if let Some(rest) = line.strip_prefix("setenv ") {
+            return written_out(split_blank(rest));
+        }
+        if let Some(rest) = line.strip_prefix("set ") {
             // fish: `set [-gxU…] NAME VALUE…`
             let rest = rest.trim_start();
             let rest = rest
                 .split_once(' ')
                 .filter(|(flags, _)| flags.starts_with('-'))
                 .map_or(rest, |(_, r)| r);
-            split_blank(rest)
-        } else {
-            line.split_once('=').unwrap_or_default()
-        };
-        let literal = value.trim().trim_matches(|c| c == '"' || c == '\'');
-        !name.is_empty()
-            && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-            && super::environment::credential_variable(name)
-            && !literal.is_empty()
-            && !literal.starts_with('$')
-            && !literal.starts_with('`')
+            return written_out(split_blank(rest));
+        }
+        line.split_whitespace()
+            .take_while(|w| !w.starts_with('#'))
+            .filter_map(|w| w.split_once('='))
+            .any(written_out)
     })
+}
+
+/// A credential-named variable given a written-out value (not `$X`, `$(…)`, `` `…` ``).
+fn written_out((name, value): (&str, &str)) -> bool {
+    let literal = value.trim().trim_matches(|c| c == '"' || c == '\'');
+    !name.is_empty()
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        && super::environment::credential_variable(name)
+        && !literal.is_empty()
+        && !literal.starts_with('$')
+        && !literal.starts_with('`')
 }
 
 fn split_blank(s: &str) -> (&str, &str) {
@@ -94,6 +96,7 @@ mod tests {
             "declare -x ANTHROPIC_API_KEY=sk-ant-1\n",
             "setenv DB_PASSWORD hunter2\n",
             "set -gx HF_TOKEN hf_abc\n",
+            "export EDITOR=vim GITHUB_TOKEN=ghp_abc\n",
         ] {
             assert!(text_assigns_credential(held), "{held:?}");
         }
