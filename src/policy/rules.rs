@@ -183,6 +183,14 @@ fn star_match(pat: &[Tok], text: &[Tok]) -> bool {
 /// The set of capabilities a capability pattern names, as a bit mask over
 /// `Capability::ALL` (the set is closed, so this is decided once at compile time).
 pub fn capability_mask(pattern: &str) -> u8 {
+    // Most rules name one capability exactly: no matcher to build for those (every hook
+    // process compiles the whole rule set once).
+    if !pattern.contains('*') {
+        return Capability::ALL
+            .iter()
+            .position(|c| c.as_str() == pattern)
+            .map_or(0, |i| 1u8 << i);
+    }
     let w = Wildcard::new(pattern);
     Capability::ALL
         .iter()

@@ -144,7 +144,10 @@ pub fn lookup(word: &str) -> Option<&'static Program> {
 /// and the table has hundreds of entries.
 static BY_NAME: std::sync::LazyLock<std::collections::HashMap<&'static str, &'static Program>> =
     std::sync::LazyLock::new(|| {
-        let mut map = std::collections::HashMap::new();
+        // Sized up front: growing it rehashes every name several times, which a hook
+        // process (one command, one lookup table) pays on each call.
+        let names = all().map(|p| p.names.len()).sum();
+        let mut map = std::collections::HashMap::with_capacity(names);
         for p in all() {
             for name in p.names {
                 map.entry(*name).or_insert(p);
@@ -191,9 +194,8 @@ pub fn runs_other_programs(words: &[&str]) -> bool {
 
 /// Whether `name` (a basename) is a shell.
 pub fn is_shell(name: &str) -> bool {
-    shells::PROGRAMS
-        .iter()
-        .any(|p| p.names.contains(&basename(name)))
+    let name = basename(name);
+    shells::PROGRAMS.iter().any(|p| p.names.contains(&name))
 }
 
 /// Whether a command word is a wrapper (it runs the command formed by its operands).
