@@ -270,13 +270,14 @@ fn write_flags(flags: &str) -> bool {
 
 /// An `openat` directory argument: `None` for the cwd (`AT_FDCWD`, also as `-y` prints
 /// it, `AT_FDCWD</dir>`), the directory's path where `-y` shows it (`4</dir>`), else
-/// the descriptor number.
+/// the descriptor number. The path ends at the first `>` (under `-xx` a `>` of the
+/// name is escaped): a file already removed shows as `3<…>(deleted)>`.
 fn directory(dirfd: &str) -> Option<String> {
     if dirfd.starts_with("AT_FDCWD") {
         return None;
     }
     match dirfd.split_once('<') {
-        Some((_, rest)) => Some(decode_string(rest.strip_suffix('>').unwrap_or(rest))),
+        Some((_, rest)) => Some(decode_string(rest.split('>').next().unwrap_or(rest))),
         None => Some(dirfd.to_string()),
     }
 }
@@ -1055,6 +1056,8 @@ mod tests {
                 "12 fchmodat({cwd}, \"{}\", 0755) = -1 ENOENT (No such file or directory)",
                 hex("gone")
             ),
+            // A descriptor of a file already removed (tac's scratch copy).
+            format!("12 ftruncate(3<{}>(deleted), 0) = 0", hex("/tmp/tacAbC123")),
         ]
         .join("\n");
         let full = observe_full(&trace, 1, &[]);
@@ -1073,6 +1076,7 @@ mod tests {
                 (Op::RenameTo, "/p/l"),
                 (Op::Times, "/p/src/t"),
                 (Op::Remove, "/p/d/e"),
+                (Op::Truncate, "/tmp/tacAbC123"),
             ]
         );
     }
