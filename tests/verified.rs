@@ -17,7 +17,8 @@
 //! starting `~/` is under HOME, any other under the project; parents are made),
 //! `dirs` (made empty), `links` (path -> symlink target, written as given except a
 //! leading `~/`, which becomes HOME), `commit` (after the files: `git add -A` and a
-//! commit, so tracked and historical paths exist).
+//! commit, so tracked and historical paths exist), `path` (the `PATH` the command's
+//! shell searches; without it, names are the system's programs).
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -52,6 +53,9 @@ struct WorldSpec {
     links: BTreeMap<String, String>,
     #[serde(default)]
     commit: bool,
+    /// The `PATH` the command's shell searches: `/…` as is, `.`, `./…` and the empty
+    /// entry relative as written, anything else a directory of the project.
+    path: Option<Vec<String>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -173,6 +177,18 @@ fn expected(case: &Case, setting: Setting) -> Option<Action> {
     }
 }
 
+/// The world's `PATH`, as the environment would hold it.
+fn search_path(spec: &WorldSpec, root: &Path) -> Option<std::ffi::OsString> {
+    let entries = spec.path.as_ref()?.iter().map(|e| {
+        if e.starts_with('/') || e.is_empty() || e == "." || e.starts_with("./") {
+            PathBuf::from(e)
+        } else {
+            root.join(e)
+        }
+    });
+    Some(std::env::join_paths(entries).unwrap())
+}
+
 fn check(setting: Setting) {
     let table: Vec<(usize, Case)> = common::load_table("verified.jsonl");
     assert!(!table.is_empty());
@@ -189,7 +205,9 @@ fn check(setting: Setting) {
             Setting::AllowAll => common::load_trusted_policy(&w.root, &w.home, None),
         };
         assert!(policy.errors().is_empty(), "{:?}", policy.errors());
-        let ctx = AnalysisContext::new(&w.root, None, &w.home).unwrap();
+        let ctx = AnalysisContext::new(&w.root, None, &w.home)
+            .unwrap()
+            .with_search_path(search_path(&case.world, &w.root).as_deref());
         let (tool, input) = match (&case.command, &case.tool, &case.input) {
             (Some(c), None, None) => ("bash".to_string(), serde_json::json!({ "command": c })),
             (None, Some(t), Some(i)) => (t.clone(), i.clone()),

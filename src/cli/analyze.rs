@@ -65,7 +65,9 @@ pub fn context_from_flags(
             .map(PathBuf::from)
             .unwrap_or_else(|| PathBuf::from("/")),
     };
-    AnalysisContext::new(&root, cwd.map(PathBuf::as_path), &home).map_err(|e| e.to_string())
+    AnalysisContext::new(&root, cwd.map(PathBuf::as_path), &home)
+        .map(|c| c.with_search_path(std::env::var_os("PATH").as_deref()))
+        .map_err(|e| e.to_string())
 }
 
 pub fn run(args: Args) -> ExitCode {

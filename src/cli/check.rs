@@ -124,7 +124,11 @@ pub fn context(
             .map(PathBuf::from)
             .ok_or_else(|| CliError::new("badHome", "`HOME` is not set; pass `--home DIR`"))?,
     };
-    AnalysisContext::new(&root, cwd, &home).map_err(|e| CliError::new("badContext", e.to_string()))
+    // The command would run with this process's environment: its `PATH` says which
+    // file each program name is (`programs::search_path`).
+    AnalysisContext::new(&root, cwd, &home)
+        .map(|c| c.with_search_path(std::env::var_os("PATH").as_deref()))
+        .map_err(|e| CliError::new("badContext", e.to_string()))
 }
 
 pub fn exit_for(a: Action) -> ExitCode {

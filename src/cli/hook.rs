@@ -244,7 +244,10 @@ fn answer(args: &Args) -> Result<Rendered, String> {
         return Ok(rendered);
     }
     let home = home(args)?;
+    // The host runs the command with the environment it gave this hook: its `PATH`
+    // says which file each program name is (`programs::search_path`).
     let ctx = AnalysisContext::new(&root, call.cwd.as_deref().map(Path::new), &home)
+        .map(|c| c.with_search_path(std::env::var_os("PATH").as_deref()))
         .map_err(|e| e.to_string())?;
     let state = super::state_dir(args.state_dir.as_deref())?;
     let policy = local_policy(args, &ctx, &state)?;
@@ -312,6 +315,7 @@ fn blocking_write_returned_grant(
 ) -> Result<PathBuf, String> {
     let home = home(args)?;
     let ctx = AnalysisContext::new(root, call.cwd.as_deref().map(Path::new), &home)
+        .map(|c| c.with_search_path(std::env::var_os("PATH").as_deref()))
         .map_err(|e| e.to_string())?;
     let state = super::state_dir(args.state_dir.as_deref())?;
     let policy = local_policy(args, &ctx, &state)?;

@@ -456,12 +456,17 @@ pub struct Analysis {
 }
 
 /// Where a command runs: the canonical project root, the starting cwd, the home used
-/// for `~` and `$HOME`.
+/// for `~` and `$HOME`, and, when the caller knows it, the `PATH` the command's shell
+/// searches for program names.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AnalysisContext {
     root: PathBuf,
     cwd: PathBuf,
     home: PathBuf,
+    search_path: Option<std::sync::Arc<[PathBuf]>>,
+    /// Whether an entry of `search_path` is relative or a directory of the project:
+    /// without one, no name can find a file of the project.
+    search_path_reaches_project: bool,
 }
 
 /// A context that cannot be used.
@@ -508,6 +513,8 @@ impl AnalysisContext {
             root: canon,
             cwd,
             home: crate::model::paths::clean(home),
+            search_path: None,
+            search_path_reaches_project: false,
         })
     }
 
@@ -518,7 +525,56 @@ impl AnalysisContext {
             root: self.root.clone(),
             cwd,
             home: self.home.clone(),
+            search_path: self.search_path.clone(),
+            search_path_reaches_project: self.search_path_reaches_project,
         }
+    }
+
+    /// The same context with the `PATH` the command's shell will search (its value as
+    /// the environment holds it: entries split on `:`, an empty entry meaning the
+    /// working directory, as bash reads it). Without one, program names are taken to
+    /// be the programs of the system (`model::paths::project_program`).
+    pub fn with_search_path(mut self, path: Option<&std::ffi::OsStr>) -> Self {
+        self.search_path = path.map(|p| {
+            std::env::split_paths(p)
+                .map(|d| {
+                    if d.as_os_str().is_empty() {
+                        PathBuf::from(".")
+                    } else {
+                        d
+                    }
+                })
+                .collect()
+        });
+        let root = &self.root;
+        self.search_path_reaches_project = self.search_path.as_deref().is_some_and(|entries| {
+            entries.iter().any(|e| {
+                e.is_relative()
+                    || crate::model::paths::is_inside(
+                        &crate::model::paths::resolve_existing_prefix(e),
+                        root,
+                    )
+            })
+        });
+        self
+    }
+
+    /// This context with the search path of `other` (a context rebuilt for another
+    /// working directory keeps what the caller's `PATH` was).
+    pub fn with_search_path_of(mut self, other: &AnalysisContext) -> Self {
+        self.search_path = other.search_path.clone();
+        self.search_path_reaches_project = other.search_path_reaches_project;
+        self
+    }
+
+    /// Whether an entry of the known `PATH` is relative or a directory of the project.
+    pub fn search_path_reaches_project(&self) -> bool {
+        self.search_path_reaches_project
+    }
+
+    /// The `PATH` entries, in order, when known (relative ones as written).
+    pub fn search_path(&self) -> Option<&[PathBuf]> {
+        self.search_path.as_deref()
     }
 
     /// The canonical project root.

@@ -23,6 +23,7 @@ pub mod languages;
 pub mod options;
 pub mod packs;
 pub mod readonly;
+pub mod search_path;
 pub mod sed_script;
 pub mod shells;
 pub mod startup;

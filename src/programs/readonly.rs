@@ -1093,6 +1093,19 @@ fn brackets_plain(p: &str) -> bool {
     true
 }
 
+/// Programs a verified program may itself run (the program oracle holds each to this
+/// list): Debian's `egrep`/`fgrep` are scripts that run `grep`; Debian's `yq` is a
+/// Python wrapper that runs `jq`; git runs git. Interpreters named by a script's `#!`
+/// line do not show: the kernel runs them inside the same `execve`.
+pub fn helpers(program: &str) -> &'static [&'static str] {
+    match program {
+        "egrep" | "fgrep" => &["grep"],
+        "yq" => &["jq"],
+        "git" => &["git"],
+        _ => &[],
+    }
+}
+
 /// Programs a `find -exec` command may be: those the verified table reads, except the
 /// ones whose reading needs more than words (git finds a repository and its
 /// configuration), builtins `find` cannot run, and `find` itself.

@@ -613,10 +613,12 @@ fn with_cwd(
             cwd: cwd.to_string(),
         });
     }
-    AnalysisContext::new(ctx.root(), Some(&resolved), ctx.home()).map_err(|e| ToolError::BadCwd {
-        cwd: cwd.to_string(),
-        message: e.to_string(),
-    })
+    AnalysisContext::new(ctx.root(), Some(&resolved), ctx.home())
+        .map(|c| c.with_search_path_of(ctx))
+        .map_err(|e| ToolError::BadCwd {
+            cwd: cwd.to_string(),
+            message: e.to_string(),
+        })
 }
 
 /// A tool's path argument to the absolute path the kernel would touch: `~` expands to

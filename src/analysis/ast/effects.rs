@@ -7,7 +7,7 @@
 //! reads of read-only commands, `find -exec`. Code strings go back to the engine to be
 //! parsed again. Works on words only.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 mod programs;
 
@@ -308,6 +308,85 @@ fn join(words: &[String]) -> String {
     words.join(" ")
 }
 
+/// A verdict for a command whose name bash may find as a file of the project on the
+/// caller's `PATH` (`programs::search_path`): the table's verdicts are the system
+/// program's, so what runs is the project's own code, contained like a script of it
+/// and never allowed outright. Code on the command line stays contained as it was.
+fn on_search_path(
+    v: crate::model::vocab::Verdict,
+    name: Option<&String>,
+    cwd: Option<&Path>,
+    ctx: &AnalysisContext,
+) -> crate::model::vocab::Verdict {
+    use crate::model::vocab::Verdict;
+    match v {
+        // The programs a verified one runs itself are looked up on the same PATH.
+        Verdict::ReadOnly | Verdict::ProjectBuild | Verdict::ProjectWrite
+            if name.is_some_and(|n| {
+                std::iter::once(n.as_str())
+                    .chain(table::readonly::helpers(basename(n)).iter().copied())
+                    .any(|p| crate::programs::search_path::project_program(p, cwd, ctx).is_some())
+            }) =>
+        {
+            Verdict::ProjectScript
+        }
+        v => v,
+    }
+}
+
+/// A command whose name bash finds as a file of the project runs that file: a
+/// request of its own names the file, so no rule that allows the system's program by
+/// its name (the defaults' `cat *`, `git status`) covers it. It is contained like a
+/// script of the project where the presets contain those, and asks elsewhere.
+fn project_program_request(
+    words: &[String],
+    cwd: Option<&Path>,
+    ctx: &AnalysisContext,
+    fx: &mut Effects,
+) {
+    let Some(file) = words
+        .first()
+        .and_then(|n| crate::programs::search_path::project_program(n, cwd, ctx))
+    else {
+        return;
+    };
+    let mut subject = file.display().to_string();
+    for w in words.iter().skip(1) {
+        subject.push(' ');
+        subject.push_str(w);
+    }
+    fx.note(format!(
+        "`{}` is `{}` on this PATH, a file of the project",
+        words.first().map(String::as_str).unwrap_or_default(),
+        file.display()
+    ));
+    fx.push_at(CapabilityRequest::new(
+        Capability::ProcessExecute,
+        subject.clone(),
+        format!("Run {subject}"),
+    ));
+    fx.verdicts
+        .push((subject, Some(crate::model::vocab::Verdict::ProjectScript)));
+}
+
+/// Whether a write of this command lands where the caller's `PATH` finds programs in
+/// the project (`programs::search_path::plants_program`): a name after it may then run
+/// the file written, so no part of the command keeps its verdict.
+pub(crate) fn plants_program(requests: &[CapabilityRequest], ctx: &AnalysisContext) -> bool {
+    use crate::programs::search_path;
+    if !ctx.search_path_reaches_project() {
+        return false;
+    }
+    let entries = search_path::project_entries(ctx);
+    if entries.dirs.is_empty() && !entries.relative {
+        return false;
+    }
+    requests.iter().any(|r| {
+        r.capability == Capability::FileWriteProject
+            && search_path::plants_program(Path::new(&r.subject), &entries, ctx)
+    })
+}
+
 /// Adds everything one simple command does.
 pub(crate) fn command_effects(cmd: &SimpleCommand, ctx: &AnalysisContext, fx: &mut Effects) {
     let words = brace_expanded(cmd);
@@ -382,6 +461,7 @@ pub(crate) fn command_effects(cmd: &SimpleCommand, ctx: &AnalysisContext, fx: &m
     let before = fx.stage.take();
     let verdict = if fx.verifying && !cmd.text.is_empty() {
         verdict(cmd, ctx, fx, before.as_ref())
+            .map(|v| on_search_path(v, words.first(), cwd.path(), ctx))
     } else {
         None
     };
@@ -393,6 +473,7 @@ pub(crate) fn command_effects(cmd: &SimpleCommand, ctx: &AnalysisContext, fx: &m
     if !cmd.text.is_empty() {
         fx.verdicts.push((cmd.text.clone(), verdict));
     }
+    project_program_request(&words, cwd.path(), ctx, fx);
     // Code read from the input (`python3 - <<'EOF'`) is held like code on the command
     // line: the program read is the one the verdict contains.
     if verdict == Some(crate::model::vocab::Verdict::InlineCode)
@@ -1594,13 +1675,20 @@ fn run_words(words: Vec<String>, cwd: Cwd, ctx: &AnalysisContext, fx: &mut Effec
         // A build run through `timeout` (`timeout 60 pytest`): verdicted as the build;
         // the wrapper's own request carries the same verdict only when the whole
         // command is one (`programs::builds`), so this one never decides alone.
+        project_program_request(&inner, cwd.path(), ctx, fx);
         if let Some(v) = crate::programs::builds::wrapped_verdict(&name, &inner, cwd.path(), ctx) {
+            let v = on_search_path(v, inner.first(), cwd.path(), ctx);
             fx.verdicts.push((text.clone(), Some(v)));
         }
         if fx.composed && layers == 1 && name == "xargs" {
             // The reader a verified `… | xargs -0 PROG` runs: verified with it.
-            fx.verdicts
-                .push((text.clone(), Some(crate::model::vocab::Verdict::ReadOnly)));
+            let v = on_search_path(
+                crate::model::vocab::Verdict::ReadOnly,
+                inner.first(),
+                cwd.path(),
+                ctx,
+            );
+            fx.verdicts.push((text.clone(), Some(v)));
         }
         // The floor resolves the inner command's paths where it runs (`env -C / rm -rf .`).
         let moved = cwd.path().map(|p| ctx.with_cwd(p.to_path_buf()));

@@ -1230,7 +1230,7 @@ fn analyze_ast(command: &str, ctx: &AnalysisContext) -> Result<Analysis, AstErro
     } else {
         always_patterns(class, &top, &fx, ctx)
     };
-    if class == CommandClass::Obfuscated {
+    if class == CommandClass::Obfuscated || effects::plants_program(&fx.requests, ctx) {
         fx.verdicts.clear();
     }
     fx.mark_verified();

@@ -87,19 +87,6 @@ pub struct Secrets {
     pub history: String,
 }
 
-/// Programs a verified program may itself run: Debian's `egrep`/`fgrep` are scripts
-/// that run `grep`; Debian's `yq` is a Python wrapper that runs `jq`; git runs git.
-/// Interpreters named by a script's `#!` line do not show: the kernel runs them
-/// inside the same `execve`.
-pub fn helpers(program: &str) -> &'static [&'static str] {
-    match program {
-        "egrep" | "fgrep" => &["grep"],
-        "yq" => &["jq"],
-        "git" => &["git"],
-        _ => &[],
-    }
-}
-
 /// Unix sockets of the name service glibc asks for user and group names (`ls -l`,
 /// `id`, `stat`): the only connections a read-only program may try.
 const NAME_SERVICE: &[&str] = &[
@@ -119,7 +106,7 @@ fn basename(p: &str) -> &str {
 fn own_exec(program: &str, e: &Exec) -> bool {
     let name = e.argv.first().map_or("", |a| basename(a));
     name == program
-        || helpers(program).contains(&name)
+        || crate::programs::readonly::helpers(program).contains(&name)
         || (program == "find" && (name == "xargs" || crate::programs::readonly::exec_program(name)))
 }
 

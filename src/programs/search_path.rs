@@ -1,0 +1,286 @@
+//! Which file a program name runs: bash looks a name without a `/` up in `PATH`, entry
+//! by entry, and runs the first file it finds. When an entry is a directory of the
+//! project (an activated `.venv/bin`, a `node_modules/.bin` or `./bin` someone put on
+//! `PATH`) or a relative one (`.`, an empty entry, `bin`: looked up from wherever the
+//! command runs), a file the agent may write without a prompt decides what `ls`, `cat`
+//! or `git` is. The verdicts of the program table hold for the system's programs, so a
+//! name that finds a file of the project there, or that a command of the same call
+//! could plant there, is no verified program: it is the project's own code.
+//!
+//! The `PATH` is the one the caller saw (`AnalysisContext::with_search_path`); without
+//! one, names are the system's programs, as before.
+
+use std::path::{Path, PathBuf};
+
+use crate::model::paths;
+use crate::model::vocab::AnalysisContext;
+
+/// Bash's builtins and keywords (bash 5.2, `enable -a` and `compgen -k`): bash runs
+/// them without looking at `PATH`.
+const BUILTINS: &[&str] = &[
+    ".",
+    ":",
+    "[",
+    "alias",
+    "bg",
+    "bind",
+    "break",
+    "builtin",
+    "caller",
+    "cd",
+    "command",
+    "compgen",
+    "complete",
+    "compopt",
+    "continue",
+    "declare",
+    "dirs",
+    "disown",
+    "echo",
+    "enable",
+    "eval",
+    "exec",
+    "exit",
+    "export",
+    "false",
+    "fc",
+    "fg",
+    "getopts",
+    "hash",
+    "help",
+    "history",
+    "jobs",
+    "kill",
+    "let",
+    "local",
+    "logout",
+    "mapfile",
+    "popd",
+    "printf",
+    "pushd",
+    "pwd",
+    "read",
+    "readarray",
+    "readonly",
+    "return",
+    "set",
+    "shift",
+    "shopt",
+    "source",
+    "suspend",
+    "test",
+    "times",
+    "trap",
+    "true",
+    "type",
+    "typeset",
+    "ulimit",
+    "umask",
+    "unalias",
+    "unset",
+    "wait",
+    "[[",
+    "]]",
+    "if",
+    "then",
+    "else",
+    "elif",
+    "fi",
+    "case",
+    "esac",
+    "for",
+    "select",
+    "while",
+    "until",
+    "do",
+    "done",
+    "in",
+    "function",
+    "time",
+    "{",
+    "}",
+    "!",
+    "coproc",
+];
+
+/// The directories of the search path that the project holds, and whether an entry is
+/// relative (found from the working directory of each command).
+#[derive(Debug, Default)]
+pub struct ProjectEntries {
+    pub dirs: Vec<PathBuf>,
+    pub relative: bool,
+}
+
+/// The entries of the caller's `PATH` that lie in the project (resolved as the kernel
+/// would, so a symlink into the project counts), and whether any is relative.
+pub fn project_entries(ctx: &AnalysisContext) -> ProjectEntries {
+    let mut out = ProjectEntries::default();
+    for entry in ctx.search_path().unwrap_or_default() {
+        if entry.is_relative() {
+            out.relative = true;
+        } else {
+            let resolved = paths::resolve_existing_prefix(entry);
+            if paths::is_inside(&resolved, ctx.root()) {
+                out.dirs.push(resolved);
+            }
+        }
+    }
+    out
+}
+
+/// The file of the project a command name may run, as bash finds it on the caller's
+/// `PATH` from `cwd`: the first entry holding a file of that name is a directory of the
+/// project or a relative entry, or a relative entry comes first while the working
+/// directory is unknown (then the file as the entry spells it). Builtins, names with a
+/// `/` (no lookup) and a context without a `PATH` never have one.
+pub fn project_program(name: &str, cwd: Option<&Path>, ctx: &AnalysisContext) -> Option<PathBuf> {
+    let entries = ctx.search_path()?;
+    if !ctx.search_path_reaches_project()
+        || name.is_empty()
+        || name.contains('/')
+        || BUILTINS.contains(&name)
+    {
+        return None;
+    }
+    for entry in entries {
+        let dir = if entry.is_relative() {
+            match cwd {
+                Some(c) => c.join(entry),
+                None => return Some(entry.join(name)),
+            }
+        } else {
+            entry.clone()
+        };
+        // Any file of that name stops the search here (bash skips one it cannot run;
+        // taking it as found only ever makes the answer more careful).
+        let file = dir.join(name);
+        if std::fs::metadata(&file).is_ok_and(|m| !m.is_dir()) {
+            let dir = paths::resolve_existing_prefix(&dir);
+            let ours = entry.is_relative() || paths::is_inside(&dir, ctx.root());
+            return ours.then(|| dir.join(name));
+        }
+    }
+    None
+}
+
+/// Whether a written path lands in a directory of the search path that the project
+/// holds, or replaces one with all it holds (a relative entry may be any directory of
+/// the project): a program planted there runs for a name later in the same command.
+pub fn plants_program(written: &Path, entries: &ProjectEntries, ctx: &AnalysisContext) -> bool {
+    let written = paths::resolve_existing_prefix(written);
+    let parent = written.parent().unwrap_or(&written);
+    (entries.relative && paths::is_inside(parent, ctx.root()))
+        || entries
+            .dirs
+            .iter()
+            .any(|d| paths::is_inside(parent, d) || paths::is_inside(d, &written))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::ffi::OsString;
+
+    fn world() -> (tempfile::TempDir, PathBuf, PathBuf) {
+        let tmp = tempfile::tempdir().unwrap();
+        let base = std::fs::canonicalize(tmp.path()).unwrap();
+        let root = base.join("proj");
+        let sys = base.join("sys");
+        std::fs::create_dir_all(root.join(".venv/bin")).unwrap();
+        std::fs::create_dir_all(&sys).unwrap();
+        for f in ["ls", "cat", "python"] {
+            std::fs::write(sys.join(f), "").unwrap();
+        }
+        std::fs::write(root.join(".venv/bin/python"), "").unwrap();
+        (tmp, root, sys)
+    }
+
+    fn ctx(root: &Path, path: &str) -> AnalysisContext {
+        AnalysisContext::new(root, None, Path::new("/home/u"))
+            .unwrap()
+            .with_search_path(Some(&OsString::from(path)))
+    }
+
+    #[test]
+    fn a_name_found_first_in_a_project_directory_is_the_projects() {
+        let (_t, root, sys) = world();
+        let c = ctx(
+            &root,
+            &format!("{}:{}", root.join(".venv/bin").display(), sys.display()),
+        );
+        assert_eq!(
+            project_program("python", Some(&root), &c),
+            Some(root.join(".venv/bin/python"))
+        );
+        assert!(
+            project_program("ls", Some(&root), &c).is_none(),
+            "found in the system's dir"
+        );
+        assert!(
+            project_program("echo", Some(&root), &c).is_none(),
+            "a builtin"
+        );
+        assert!(
+            project_program("./python", Some(&root), &c).is_none(),
+            "no lookup"
+        );
+        // The system's directory first: its python runs.
+        let c = ctx(
+            &root,
+            &format!("{}:{}", sys.display(), root.join(".venv/bin").display()),
+        );
+        assert!(project_program("python", Some(&root), &c).is_none());
+    }
+
+    #[test]
+    fn relative_entries_are_looked_up_where_the_command_runs() {
+        let (_t, root, sys) = world();
+        std::fs::write(root.join("ls"), "").unwrap();
+        for path in [
+            format!(".:{}", sys.display()),
+            format!(":{}", sys.display()),
+        ] {
+            let c = ctx(&root, &path);
+            assert_eq!(
+                project_program("ls", Some(&root), &c),
+                Some(root.join("ls")),
+                "{path}"
+            );
+            assert!(project_program("cat", Some(&root), &c).is_none(), "{path}");
+            assert!(
+                project_program("cat", None, &c).is_some(),
+                "{path}: unknown cwd"
+            );
+        }
+    }
+
+    #[test]
+    fn no_search_path_means_the_systems_programs() {
+        let (_t, root, _sys) = world();
+        let c = AnalysisContext::new(&root, None, Path::new("/home/u")).unwrap();
+        assert!(project_program("python", Some(&root), &c).is_none());
+        assert!(project_entries(&c).dirs.is_empty());
+    }
+
+    #[test]
+    fn writes_into_a_project_entry_plant_programs() {
+        let (_t, root, sys) = world();
+        let c = ctx(
+            &root,
+            &format!("{}:{}", root.join(".venv/bin").display(), sys.display()),
+        );
+        let e = project_entries(&c);
+        assert!(plants_program(&root.join(".venv/bin/ls"), &e, &c));
+        assert!(!plants_program(&root.join("src/ls"), &e, &c));
+        assert!(
+            plants_program(&root.join(".venv"), &e, &c),
+            "the entry replaced"
+        );
+        let c = ctx(&root, &format!(".:{}", sys.display()));
+        assert!(plants_program(
+            &root.join("src/ls"),
+            &project_entries(&c),
+            &c
+        ));
+    }
+}

@@ -1,0 +1,101 @@
+//! A project directory on the agent's `PATH`, through the real hook: the agent writes a
+//! program into the project's `.venv/bin` (a write the defaults allow), and the next
+//! `cat` runs that file, not the system's. The hook reads the `PATH` the host gave it,
+//! so the verified reader's allow is gone once the file is there; before it is, the
+//! same command stays allowed.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
+
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+use serde_json::{Value, json};
+
+const BIN: &str = env!("CARGO_BIN_EXE_khaelor-perm");
+
+/// Runs `hook claude` for one Bash command with `path` as the environment's `PATH`;
+/// returns Claude's `hookSpecificOutput`.
+fn bash_call(root: &Path, home: &Path, state: &Path, path: &str, command: &str) -> Value {
+    let input = json!({ "session_id": "s1", "cwd": root, "hook_event_name": "PreToolUse",
+        "permission_mode": "default", "tool_name": "Bash",
+        "tool_input": { "command": command }, "tool_use_id": format!("t-{command}") });
+    let mut child = Command::new(BIN)
+        .args(["hook", "claude", "--state-dir"])
+        .arg(state)
+        .env("HOME", home)
+        .env("PATH", path)
+        .env_remove("CLAUDE_PROJECT_DIR")
+        .env_remove("KHAELOR_PERM_URL")
+        .env_remove("KHAELOR_PERM_STATE_DIR")
+        .env_remove("KHAELOR_PERM_MANAGED_CONFIG")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.to_string().as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let v: Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("not JSON ({e}): {}", String::from_utf8_lossy(&out.stdout)));
+    v["hookSpecificOutput"].clone()
+}
+
+#[test]
+fn a_program_planted_on_the_agents_path_is_not_the_verified_one() {
+    let tmp = tempfile::tempdir().unwrap();
+    let base = std::fs::canonicalize(tmp.path()).unwrap();
+    let (root, home, state) = (base.join("proj"), base.join("home"), base.join("state"));
+    for d in [root.join(".venv/bin"), home.clone(), state.clone()] {
+        std::fs::create_dir_all(d).unwrap();
+    }
+    std::fs::write(root.join("notes.txt"), "hello\n").unwrap();
+    let venv_first = format!("{}:/usr/bin:/bin", root.join(".venv/bin").display());
+    let venv_last = format!("/usr/bin:/bin:{}", root.join(".venv/bin").display());
+
+    let o = bash_call(&root, &home, &state, &venv_first, "cat notes.txt");
+    assert_eq!(o["permissionDecision"], "allow", "nothing planted yet: {o}");
+
+    // Planting it in the same command is caught before anything runs.
+    let o = bash_call(
+        &root,
+        &home,
+        &state,
+        &venv_first,
+        "printf '#!/bin/sh\\nid\\n' > .venv/bin/cat && chmod +x .venv/bin/cat && cat notes.txt",
+    );
+    assert_ne!(o["permissionDecision"], "allow", "{o}");
+    assert!(o.get("updatedInput").is_none(), "not contained either: {o}");
+
+    // Planted by an earlier call (the write tool's allow is not this test's subject).
+    std::fs::write(root.join(".venv/bin/cat"), "#!/bin/sh\nid\n").unwrap();
+    let o = bash_call(&root, &home, &state, &venv_first, "cat notes.txt");
+    let reason = o["permissionDecisionReason"].as_str().unwrap_or_default();
+    let contained = o
+        .get("updatedInput")
+        .and_then(|i| i["command"].as_str())
+        .is_some_and(|c| c.contains("exec") && c.contains("--contain"));
+    assert!(
+        o["permissionDecision"] != "allow" || contained,
+        "the project's `cat` must not run outside the sandbox: {o}"
+    );
+    assert!(
+        contained || reason.contains(".venv/bin/cat"),
+        "the answer names the file that would run: {o}"
+    );
+
+    // The system's directories first: their `cat` runs, as before.
+    let o = bash_call(&root, &home, &state, &venv_last, "cat notes.txt");
+    assert_eq!(o["permissionDecision"], "allow", "{o}");
+    assert!(o.get("updatedInput").is_none(), "{o}");
+}
