@@ -78,7 +78,25 @@ fn a_program_planted_on_the_agents_path_is_not_the_verified_one() {
     assert!(o.get("updatedInput").is_none(), "not contained either: {o}");
 
     // Planted by an earlier call (the write tool's allow is not this test's subject).
-    std::fs::write(root.join(".venv/bin/cat"), "#!/bin/sh\nid\n").unwrap();
+    let planted = root.join(".venv/bin/cat");
+    std::fs::write(&planted, "#!/bin/sh\necho planted\n").unwrap();
+    std::fs::set_permissions(
+        &planted,
+        std::os::unix::fs::PermissionsExt::from_mode(0o755),
+    )
+    .unwrap();
+    // bash is the judge of what the name runs.
+    let ran = |path: &str| {
+        let out = Command::new("bash")
+            .args(["-c", "cat notes.txt"])
+            .current_dir(&root)
+            .env("PATH", path)
+            .output()
+            .unwrap();
+        String::from_utf8(out.stdout).unwrap()
+    };
+    assert_eq!(ran(&venv_first), "planted\n");
+    assert_eq!(ran(&venv_last), "hello\n");
     let o = bash_call(&root, &home, &state, &venv_first, "cat notes.txt");
     let reason = o["permissionDecisionReason"].as_str().unwrap_or_default();
     let contained = o
