@@ -10,6 +10,8 @@
     clippy::indexing_slicing
 )]
 
+mod http_support;
+
 use std::io::Write;
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -21,12 +23,24 @@ const BIN: &str = env!("CARGO_BIN_EXE_khaelor-perm");
 /// Runs `hook claude` for one Bash command with `path` as the environment's `PATH`;
 /// returns Claude's `hookSpecificOutput`.
 fn bash_call(root: &Path, home: &Path, state: &Path, path: &str, command: &str) -> Value {
+    bash_call_with(root, home, state, path, command, &[])
+}
+
+fn bash_call_with(
+    root: &Path,
+    home: &Path,
+    state: &Path,
+    path: &str,
+    command: &str,
+    flags: &[&str],
+) -> Value {
     let input = json!({ "session_id": "s1", "cwd": root, "hook_event_name": "PreToolUse",
         "permission_mode": "default", "tool_name": "Bash",
         "tool_input": { "command": command }, "tool_use_id": format!("t-{command}") });
     let mut child = Command::new(BIN)
         .args(["hook", "claude", "--state-dir"])
         .arg(state)
+        .args(flags)
         .env("HOME", home)
         .env("PATH", path)
         .env_remove("CLAUDE_PROJECT_DIR")
@@ -116,4 +130,52 @@ fn a_program_planted_on_the_agents_path_is_not_the_verified_one() {
     let o = bash_call(&root, &home, &state, &venv_last, "cat notes.txt");
     assert_eq!(o["permissionDecision"], "allow", "{o}");
     assert!(o.get("updatedInput").is_none(), "{o}");
+}
+
+/// Through the service (`hook --url`): the hook sends its PATH, the service reads the
+/// name on it as the hook would, and records it with the call.
+#[test]
+fn the_service_reads_names_on_the_hooks_path() {
+    let tmp = tempfile::tempdir().unwrap();
+    let base = std::fs::canonicalize(tmp.path()).unwrap();
+    let (root, home, state) = (base.join("proj"), base.join("home"), base.join("state"));
+    for d in [root.join(".venv/bin"), home.clone(), state.clone()] {
+        std::fs::create_dir_all(d).unwrap();
+    }
+    std::fs::write(root.join("notes.txt"), "hello\n").unwrap();
+    std::fs::write(root.join(".venv/bin/cat"), "#!/bin/sh\necho planted\n").unwrap();
+    let token_file = home.join("token");
+    std::fs::write(&token_file, "search-path-token-1234567890\n").unwrap();
+    let tf = token_file.to_str().unwrap();
+    let server = http_support::Server::start(&state, &home, &["--token-file", tf])
+        .with_token("search-path-token-1234567890");
+    let venv_first = format!("{}:/usr/bin:/bin", root.join(".venv/bin").display());
+    let venv_last = format!("/usr/bin:/bin:{}", root.join(".venv/bin").display());
+    let flags = ["--url", server.base.as_str(), "--token-file", tf];
+
+    let o = bash_call_with(&root, &home, &state, &venv_last, "cat notes.txt", &flags);
+    assert_eq!(o["permissionDecision"], "allow", "{o}");
+    assert!(o.get("updatedInput").is_none(), "{o}");
+    let o = bash_call_with(&root, &home, &state, &venv_first, "cat notes.txt", &flags);
+    let contained = o
+        .get("updatedInput")
+        .and_then(|i| i["command"].as_str())
+        .is_some_and(|c| c.contains("--contain"));
+    assert!(o["permissionDecision"] != "allow" || contained, "{o}");
+
+    let ev = server.client().get("/v1/sessions/s1/events");
+    assert_eq!(ev.status, 200, "{}", ev.text);
+    let paths: Vec<&str> = ev.body["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["type"] == "ToolRequested")
+        .filter_map(|e| e["searchPath"].as_str())
+        .collect();
+    assert_eq!(
+        paths,
+        [venv_last.as_str(), venv_first.as_str()],
+        "{}",
+        ev.text
+    );
 }

@@ -602,6 +602,14 @@ fn ask_service(
     if args.no_host_rules {
         query.push_str("&hostRules=false");
     }
+    // The host runs the command with this process's PATH: the service reads program
+    // names on it as this hook would (`programs::search_path`).
+    if let Some(path) = std::env::var_os("PATH") {
+        query.push_str(&format!(
+            "&searchPath={}",
+            percent_encode(&path.to_string_lossy())
+        ));
+    }
     if let Some(w) = wait {
         query.push_str(&format!("&wait={w}"));
         if root.is_some() {

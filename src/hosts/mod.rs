@@ -463,6 +463,7 @@ pub fn events(
         host: Some(call.host.as_str().to_string()),
         requests,
         grant_back: false,
+        search_path: ctx.search_path_text(),
     }];
     out.extend(flow::decided(&call.call_id, d)?.0);
     Ok(out)

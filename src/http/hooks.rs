@@ -9,7 +9,8 @@
 //! 200 carrying the host's deny: hosts read a non-2xx answer as "run the tool".
 //! Query: `interactive=true|false` (default: the host's), `projectRoot=` (default: the
 //! root or cwd the host sends), `hostRules=false` (leave the host's rules out; a
-//! client can only turn them off), `wait=SECS` (below).
+//! client can only turn them off), `searchPath=` (the PATH the command runs with),
+//! `wait=SECS` (below).
 //!
 //! **Hooks that wait.** With `wait=SECS` (1 to `MAX_WAIT_SECS`; a person answers, so
 //! it implies `interactive=true`), a call decided `ask` stays pending and the request
@@ -144,6 +145,7 @@ pub(crate) fn percent_decode(s: &str) -> String {
         ("interactive" = Option<bool>, Query, description = "Whether a human answers prompts (default: true, false for gemini, droid and cline)"),
         ("projectRoot" = Option<String>, Query, description = "Absolute project root (default: the root or cwd in the hook input)"),
         ("hostRules" = Option<bool>, Query, description = "`false` leaves the host's own permission rules out of this decision (default: true; the service's `--no-host-rules` turns them off for every call)"),
+        ("searchPath" = Option<String>, Query, description = "The `PATH` the host runs the command with, as the environment holds it (`hook --url` sends its own): a program name that finds a file of the project there is read as the project's code, not as the system's program. Without it, names are the system's programs"),
         ("grantBack" = Option<bool>, Query, description = "With `wait`: the caller (`hook --url --wait`) writes a person's \"always\" grant of this call into the project config on its own machine. The call is marked so; the replica that takes the grant writes no file and hands the rules back; and the answer is a `HookAnswer` (the host's answer in `hookAnswer`, the grant in `grant`) instead of the host's answer alone. Failures stay the host's deny form"),
         ("wait" = Option<u64>, Query, description = "Seconds (1 to 3600) to wait for a person's answer when the decision is ask: the call stays pending until the panel (or the grant and deny routes, with the panel token) answers; approved → the host's allow, denied → its deny with the person's reason, nobody → Claude Code's own ask, any other host a deny recorded as `PermissionDenied` by `timeout`. Implies `interactive=true`; the request timeout is extended by it"),
     ),
@@ -224,6 +226,9 @@ async fn answer(
         Some(other) => return Err(format!("`hostRules={other}` is not true or false")),
     };
     let query_root = query_param(query, "projectRoot");
+    // The PATH the hook was started with (`hook --url` sends it): program names are the
+    // files it finds, as a hook deciding alone reads them.
+    let search_path = query_param(query, "searchPath");
     // Parsing, path resolution and the workdir check touch the disk: blocking pool.
     let st = state.clone();
     let read = state
@@ -238,7 +243,8 @@ async fn answer(
                 .ok_or("the hook input names no project root or cwd")?;
             let ctx = st
                 .context(&root, call.cwd.as_deref(), None)
-                .map_err(|e| e.message)?;
+                .map_err(|e| e.message)?
+                .with_search_path(search_path.as_deref().map(std::ffi::OsStr::new));
             if let hosts::Mapped::Tool { tool, input } = &call.mapped {
                 st.confine_workdir(tool, input, &ctx)
                     .map_err(|e| e.message)?;

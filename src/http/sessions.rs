@@ -587,6 +587,7 @@ pub async fn record_call(
         host: None,
         requests: to_value(&call.requests)?,
         grant_back: false,
+        search_path: ctx.search_path_text(),
     }];
     if recovering {
         events.clear();
@@ -873,6 +874,8 @@ async fn auto_resolve(
                 let Ok(ctx) = st.context(&c.project_root, Some(&c.cwd), Some(&c.home)) else {
                     continue;
                 };
+                // Program names are read on the PATH the call was decided with.
+                let ctx = ctx.with_search_path(c.search_path.as_deref().map(std::ffi::OsStr::new));
                 let Ok(call) = map_call(&st, &c.tool, &c.input, &ctx) else {
                     continue;
                 };
@@ -1053,6 +1056,7 @@ mod tests {
             host: None,
             requests: serde_json::json!([]),
             grant_back: false,
+            search_path: None,
         }];
         events.push(if pending {
             EventKind::PermissionRequested {
@@ -1149,6 +1153,7 @@ mod tests {
                 host: Some("codex".into()),
                 requests: serde_json::to_value(&call.requests).unwrap(),
                 grant_back,
+                search_path: None,
             },
             EventKind::PermissionRequested {
                 call_id: "c1".into(),

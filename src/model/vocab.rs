@@ -572,6 +572,15 @@ impl AnalysisContext {
         self.search_path_reaches_project
     }
 
+    /// The known `PATH` as the environment would hold it (entries joined with `:`),
+    /// for a record that must decide the call again as it was decided.
+    pub fn search_path_text(&self) -> Option<String> {
+        let entries = self.search_path.as_deref()?;
+        std::env::join_paths(entries)
+            .ok()
+            .map(|p| p.to_string_lossy().into_owned())
+    }
+
     /// The `PATH` entries, in order, when known (relative ones as written).
     pub fn search_path(&self) -> Option<&[PathBuf]> {
         self.search_path.as_deref()

@@ -860,6 +860,7 @@ mod tests {
             host: Some("claude".to_string()),
             requests: json!([{"capability": "network.access", "subject": "x", "display": "x"}]),
             grant_back: false,
+            search_path: None,
         }
     }
 

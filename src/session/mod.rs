@@ -123,6 +123,10 @@ pub enum EventKind {
         /// writing a config file itself.
         #[serde(default, skip_serializing_if = "std::ops::Not::not")]
         grant_back: bool,
+        /// The `PATH` the call's command runs with, when the hook gave one: deciding
+        /// the call again (after an "always" grant) reads program names as it did.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        search_path: Option<String>,
     },
     #[serde(rename_all = "camelCase")]
     PermissionRequested {
@@ -258,6 +262,8 @@ pub struct CallRecord {
     /// An "always" grant of this call travels back to its waiting hook (`ToolRequested`'s
     /// `grantBack`).
     pub grant_back: bool,
+    /// The `PATH` its command runs with, when known (`ToolRequested`'s `searchPath`).
+    pub search_path: Option<String>,
     pub requested_at: String,
     /// The decision recorded with `PermissionRequested` (or the approval's decisions),
     /// once read from the log (`blocking_read_decisions`); `None` in a resident session.
@@ -572,6 +578,7 @@ impl Session {
                 host,
                 requests: _,
                 grant_back,
+                search_path,
             } => {
                 if !self.calls.contains_key(&call_id) {
                     self.order.push(call_id.clone());
@@ -588,6 +595,7 @@ impl Session {
                     interactive,
                     host,
                     grant_back,
+                    search_path,
                     requested_at: ev.at,
                     decision: None,
                     decision_at: None,
@@ -845,6 +853,7 @@ fn record_bytes(c: &CallRecord) -> usize {
         + text(&c.requested_at)
         + c.message.as_deref().map_or(0, text)
         + c.host.as_deref().map_or(0, text)
+        + c.search_path.as_deref().map_or(0, text)
 }
 
 /// An estimate of the bytes one session rule holds in memory.
@@ -1470,6 +1479,7 @@ mod tests {
             host: None,
             requests: json!([]),
             grant_back: false,
+            search_path: None,
         }
     }
 
