@@ -547,15 +547,17 @@ impl AnalysisContext {
                 .collect()
         });
         let root = &self.root;
-        self.search_path_reaches_project = self.search_path.as_deref().is_some_and(|entries| {
-            entries.iter().any(|e| {
-                e.is_relative()
-                    || crate::model::paths::is_inside(
-                        &crate::model::paths::resolve_existing_prefix(e),
-                        root,
-                    )
-            })
-        });
+        // One `realpath` per entry that exists (a hook pays this on every call); the
+        // walk that also follows a missing tail only for the rest.
+        let inside = |e: &Path| {
+            let resolved = std::fs::canonicalize(e)
+                .unwrap_or_else(|_| crate::model::paths::resolve_existing_prefix(e));
+            crate::model::paths::is_inside(&resolved, root)
+        };
+        self.search_path_reaches_project = self
+            .search_path
+            .as_deref()
+            .is_some_and(|entries| entries.iter().any(|e| e.is_relative() || inside(e)));
         self
     }
 
