@@ -34,9 +34,23 @@ fn bash_call_with(
     command: &str,
     flags: &[&str],
 ) -> Value {
-    let input = json!({ "session_id": "s1", "cwd": root, "hook_event_name": "PreToolUse",
+    let id = format!("t{}", command.len());
+    call_as(root, home, state, path, ("s1", &id), command, flags)
+}
+
+/// As `bash_call_with`, in session `ids.0` under call id `ids.1`.
+fn call_as(
+    root: &Path,
+    home: &Path,
+    state: &Path,
+    path: &str,
+    ids: (&str, &str),
+    command: &str,
+    flags: &[&str],
+) -> Value {
+    let input = json!({ "session_id": ids.0, "cwd": root, "hook_event_name": "PreToolUse",
         "permission_mode": "default", "tool_name": "Bash",
-        "tool_input": { "command": command }, "tool_use_id": format!("t-{command}") });
+        "tool_input": { "command": command }, "tool_use_id": ids.1 });
     let mut child = Command::new(BIN)
         .args(["hook", "claude", "--state-dir"])
         .arg(state)
@@ -178,4 +192,44 @@ fn the_service_reads_names_on_the_hooks_path() {
         "{}",
         ev.text
     );
+}
+
+/// Under `strict` the defaults allow `cat *` by name: only the request naming the
+/// planted file asks, and it is an explicit ask with no "always", never left to Claude
+/// Code's own dialog, which takes `cat` for a reader and would run it unasked.
+#[test]
+fn under_strict_the_planted_program_is_an_explicit_ask() {
+    let tmp = tempfile::tempdir().unwrap();
+    let base = std::fs::canonicalize(tmp.path()).unwrap();
+    let (root, home, state) = (base.join("proj"), base.join("home"), base.join("state"));
+    for d in [root.join(".venv/bin"), home.clone(), state.clone()] {
+        std::fs::create_dir_all(d).unwrap();
+    }
+    std::fs::write(root.join("notes.txt"), "hello\n").unwrap();
+    std::fs::write(root.join(".venv/bin/cat"), "#!/bin/sh\necho planted\n").unwrap();
+    let venv_first = format!("{}:/usr/bin:/bin", root.join(".venv/bin").display());
+    let venv_last = format!("/usr/bin:/bin:{}", root.join(".venv/bin").display());
+    let strict = ["--preset", "strict"];
+    let o = call_as(
+        &root,
+        &home,
+        &state,
+        &venv_first,
+        ("st", "a"),
+        "cat notes.txt",
+        &strict,
+    );
+    assert_eq!(o["permissionDecision"], "ask", "{o}");
+    let reason = o["permissionDecisionReason"].as_str().unwrap_or_default();
+    assert!(reason.contains(".venv/bin/cat"), "{o}");
+    let o = call_as(
+        &root,
+        &home,
+        &state,
+        &venv_last,
+        ("st", "b"),
+        "cat notes.txt",
+        &strict,
+    );
+    assert_eq!(o["permissionDecision"], "allow", "{o}");
 }

@@ -874,8 +874,6 @@ async fn auto_resolve(
                 let Ok(ctx) = st.context(&c.project_root, Some(&c.cwd), Some(&c.home)) else {
                     continue;
                 };
-                // Program names are read on the PATH the call was decided with.
-                let ctx = ctx.with_search_path(c.search_path.as_deref().map(std::ffi::OsStr::new));
                 let Ok(call) = map_call(&st, &c.tool, &c.input, &ctx) else {
                     continue;
                 };

@@ -123,8 +123,8 @@ pub enum EventKind {
         /// writing a config file itself.
         #[serde(default, skip_serializing_if = "std::ops::Not::not")]
         grant_back: bool,
-        /// The `PATH` the call's command runs with, when the hook gave one: deciding
-        /// the call again (after an "always" grant) reads program names as it did.
+        /// The `PATH` the call's command runs with, when the hook gave one: the one
+        /// its program names were read on (`programs::search_path`).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         search_path: Option<String>,
     },
@@ -262,8 +262,6 @@ pub struct CallRecord {
     /// An "always" grant of this call travels back to its waiting hook (`ToolRequested`'s
     /// `grantBack`).
     pub grant_back: bool,
-    /// The `PATH` its command runs with, when known (`ToolRequested`'s `searchPath`).
-    pub search_path: Option<String>,
     pub requested_at: String,
     /// The decision recorded with `PermissionRequested` (or the approval's decisions),
     /// once read from the log (`blocking_read_decisions`); `None` in a resident session.
@@ -578,7 +576,7 @@ impl Session {
                 host,
                 requests: _,
                 grant_back,
-                search_path,
+                search_path: _,
             } => {
                 if !self.calls.contains_key(&call_id) {
                     self.order.push(call_id.clone());
@@ -595,7 +593,6 @@ impl Session {
                     interactive,
                     host,
                     grant_back,
-                    search_path,
                     requested_at: ev.at,
                     decision: None,
                     decision_at: None,
@@ -853,7 +850,6 @@ fn record_bytes(c: &CallRecord) -> usize {
         + text(&c.requested_at)
         + c.message.as_deref().map_or(0, text)
         + c.host.as_deref().map_or(0, text)
-        + c.search_path.as_deref().map_or(0, text)
 }
 
 /// An estimate of the bytes one session rule holds in memory.

@@ -25,6 +25,9 @@ use programs::{
 /// What the commands of one analysis add up to.
 #[derive(Debug, Default)]
 pub(crate) struct Effects {
+    /// A command name found a file of the project on the caller's PATH
+    /// (`project_program_request`): the command earns no "always".
+    pub path_programs: bool,
     pub parts: Vec<Part>,
     pub requests: Vec<CapabilityRequest>,
     pub notes: Vec<String>,
@@ -337,7 +340,9 @@ fn on_search_path(
 /// A command whose name bash finds as a file of the project runs that file: a
 /// request of its own names the file, so no rule that allows the system's program by
 /// its name (the defaults' `cat *`, `git status`) covers it. It is contained like a
-/// script of the project where the presets contain those, and asks elsewhere.
+/// script of the project where the presets contain those, and asks elsewhere, with no
+/// "always": an approval of the name must not stand for the file (and a host's own
+/// dialog, which may take `cat` for a reader, is not left to answer it).
 fn project_program_request(
     words: &[String],
     cwd: Option<&Path>,
@@ -367,6 +372,7 @@ fn project_program_request(
     ));
     fx.verdicts
         .push((subject, Some(crate::model::vocab::Verdict::ProjectScript)));
+    fx.path_programs = true;
 }
 
 /// Whether a write of this command lands where the caller's `PATH` finds programs in

@@ -1225,7 +1225,7 @@ fn analyze_ast(command: &str, ctx: &AnalysisContext) -> Result<Analysis, AstErro
     }
     notes.extend(fx.notes.iter().cloned());
 
-    let always = if lexer_doubts {
+    let always = if lexer_doubts || fx.path_programs {
         Vec::new()
     } else {
         always_patterns(class, &top, &fx, ctx)
