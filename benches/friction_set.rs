@@ -586,7 +586,19 @@ impl AgentTally {
 pub fn run_agent_set() -> Option<(Vec<Row>, Vec<AgentTally>)> {
     let rows = agent_rows()?;
     let w = agent_world();
-    let ctx = AnalysisContext::new(&w.root, None, &w.home).unwrap();
+    let mut ctx = AnalysisContext::new(&w.root, None, &w.home).unwrap();
+    // `KHAELOR_AGENT_VENV=1`: the agent runs in an activated virtual environment of the
+    // project (its `.venv/bin` first on `PATH`, holding what a venv holds), to measure
+    // what reading names on `PATH` costs.
+    if std::env::var_os("KHAELOR_AGENT_VENV").is_some() {
+        let bin = w.root.join(".venv/bin");
+        std::fs::create_dir_all(&bin).unwrap();
+        for f in ["python", "python3", "pip", "pip3", "pytest", "activate"] {
+            std::fs::write(bin.join(f), "#!/bin/sh\n").unwrap();
+        }
+        let path = format!("{}:/usr/local/bin:/usr/bin:/bin", bin.display());
+        ctx = ctx.with_search_path(Some(std::ffi::OsStr::new(&path)));
+    }
     let commands: Vec<String> = rows.iter().map(|r| in_world(r, &w.root)).collect();
     let mut out = Vec::new();
     for (name, policy) in policies(&w) {
