@@ -362,7 +362,7 @@ const ENTRIES: &[Entry] = &[
 /// The compiled grammar the verified table reads `name` with.
 pub(super) fn grammar_of(name: &str) -> Option<&'static Grammar> {
     let idx = ENTRIES.iter().position(|e| e.names.contains(&name))?;
-    grammars().get(idx)
+    grammar_at(idx)
 }
 
 /// Programs that read a pattern, filter or program text first (not a file).
@@ -370,25 +370,26 @@ fn entry(name: &str) -> Option<&'static Entry> {
     ENTRIES.iter().find(|e| e.names.contains(&name))
 }
 
-/// The compiled grammars, one per entry, built once.
-fn grammars() -> &'static [Grammar] {
-    static G: OnceLock<Vec<Grammar>> = OnceLock::new();
-    G.get_or_init(|| {
-        ENTRIES
-            .iter()
-            .map(|e| {
-                let opts: &'static [Opt] = Box::leak(spec_opts(e.spec).into_boxed_slice());
-                let g = Grammar::new(opts, Abbrev::None);
-                let g = if e.numeric { g.numeric() } else { g };
-                match e.style {
-                    Style::Getopt => g,
-                    Style::Builtin => g.no_permute(),
-                    Style::Tree => g.tree(),
-                    Style::Clap => g.short_eq(),
-                }
-            })
-            .collect()
-    })
+/// The compiled grammar of entry `idx`, built the first time a command needs it: a hook
+/// process reads one command, and compiling every entry's options cost it 600,000
+/// instructions where `ls` needs one entry's.
+fn grammar_at(idx: usize) -> Option<&'static Grammar> {
+    static G: OnceLock<Vec<OnceLock<Grammar>>> = OnceLock::new();
+    let slot = G
+        .get_or_init(|| ENTRIES.iter().map(|_| OnceLock::new()).collect())
+        .get(idx)?;
+    let e = ENTRIES.get(idx)?;
+    Some(slot.get_or_init(|| {
+        let opts: &'static [Opt] = Box::leak(spec_opts(e.spec).into_boxed_slice());
+        let g = Grammar::new(opts, Abbrev::None);
+        let g = if e.numeric { g.numeric() } else { g };
+        match e.style {
+            Style::Getopt => g,
+            Style::Builtin => g.no_permute(),
+            Style::Tree => g.tree(),
+            Style::Clap => g.short_eq(),
+        }
+    }))
 }
 
 /// Whether `words` name a reader the verified table describes (a program of its
@@ -528,7 +529,7 @@ pub fn verify(words: &[&str]) -> Option<Verified> {
     }
     let idx = ENTRIES.iter().position(|e| e.names.contains(&name))?;
     let e = ENTRIES.get(idx)?;
-    let g = grammars().get(idx)?;
+    let g = grammar_at(idx)?;
     let parsed = parse(g, words, 1);
     if !parsed.unknown.is_empty() || parsed.missing_value {
         return None;
