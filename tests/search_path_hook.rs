@@ -79,8 +79,18 @@ fn call_as(
     v["hookSpecificOutput"].clone()
 }
 
-#[test]
-fn a_program_planted_on_the_agents_path_is_not_the_verified_one() {
+/// A project with `notes.txt` and an empty `.venv/bin`, a home and a state directory;
+/// the `PATH`s with the venv's `bin` first and last.
+struct Scene {
+    _tmp: tempfile::TempDir,
+    root: std::path::PathBuf,
+    home: std::path::PathBuf,
+    state: std::path::PathBuf,
+    venv_first: String,
+    venv_last: String,
+}
+
+fn scene() -> Scene {
     let tmp = tempfile::tempdir().unwrap();
     let base = std::fs::canonicalize(tmp.path()).unwrap();
     let (root, home, state) = (base.join("proj"), base.join("home"), base.join("state"));
@@ -88,8 +98,27 @@ fn a_program_planted_on_the_agents_path_is_not_the_verified_one() {
         std::fs::create_dir_all(d).unwrap();
     }
     std::fs::write(root.join("notes.txt"), "hello\n").unwrap();
-    let venv_first = format!("{}:/usr/bin:/bin", root.join(".venv/bin").display());
-    let venv_last = format!("/usr/bin:/bin:{}", root.join(".venv/bin").display());
+    let bin = root.join(".venv/bin");
+    Scene {
+        venv_first: format!("{}:/usr/bin:/bin", bin.display()),
+        venv_last: format!("/usr/bin:/bin:{}", bin.display()),
+        _tmp: tmp,
+        root,
+        home,
+        state,
+    }
+}
+
+#[test]
+fn a_program_planted_on_the_agents_path_is_not_the_verified_one() {
+    let Scene {
+        _tmp,
+        root,
+        home,
+        state,
+        venv_first,
+        venv_last,
+    } = scene();
 
     let o = bash_call(&root, &home, &state, &venv_first, "cat notes.txt");
     assert_eq!(o["permissionDecision"], "allow", "nothing planted yet: {o}");
@@ -150,21 +179,20 @@ fn a_program_planted_on_the_agents_path_is_not_the_verified_one() {
 /// name on it as the hook would, and records it with the call.
 #[test]
 fn the_service_reads_names_on_the_hooks_path() {
-    let tmp = tempfile::tempdir().unwrap();
-    let base = std::fs::canonicalize(tmp.path()).unwrap();
-    let (root, home, state) = (base.join("proj"), base.join("home"), base.join("state"));
-    for d in [root.join(".venv/bin"), home.clone(), state.clone()] {
-        std::fs::create_dir_all(d).unwrap();
-    }
-    std::fs::write(root.join("notes.txt"), "hello\n").unwrap();
+    let Scene {
+        _tmp,
+        root,
+        home,
+        state,
+        venv_first,
+        venv_last,
+    } = scene();
     std::fs::write(root.join(".venv/bin/cat"), "#!/bin/sh\necho planted\n").unwrap();
     let token_file = home.join("token");
     std::fs::write(&token_file, "search-path-token-1234567890\n").unwrap();
     let tf = token_file.to_str().unwrap();
     let server = http_support::Server::start(&state, &home, &["--token-file", tf])
         .with_token("search-path-token-1234567890");
-    let venv_first = format!("{}:/usr/bin:/bin", root.join(".venv/bin").display());
-    let venv_last = format!("/usr/bin:/bin:{}", root.join(".venv/bin").display());
     let flags = ["--url", server.base.as_str(), "--token-file", tf];
 
     let o = bash_call_with(&root, &home, &state, &venv_last, "cat notes.txt", &flags);
@@ -199,16 +227,15 @@ fn the_service_reads_names_on_the_hooks_path() {
 /// Code's own dialog, which takes `cat` for a reader and would run it unasked.
 #[test]
 fn under_strict_the_planted_program_is_an_explicit_ask() {
-    let tmp = tempfile::tempdir().unwrap();
-    let base = std::fs::canonicalize(tmp.path()).unwrap();
-    let (root, home, state) = (base.join("proj"), base.join("home"), base.join("state"));
-    for d in [root.join(".venv/bin"), home.clone(), state.clone()] {
-        std::fs::create_dir_all(d).unwrap();
-    }
-    std::fs::write(root.join("notes.txt"), "hello\n").unwrap();
+    let Scene {
+        _tmp,
+        root,
+        home,
+        state,
+        venv_first,
+        venv_last,
+    } = scene();
     std::fs::write(root.join(".venv/bin/cat"), "#!/bin/sh\necho planted\n").unwrap();
-    let venv_first = format!("{}:/usr/bin:/bin", root.join(".venv/bin").display());
-    let venv_last = format!("/usr/bin:/bin:{}", root.join(".venv/bin").display());
     let strict = ["--preset", "strict"];
     let o = call_as(
         &root,

@@ -289,94 +289,6 @@ pub fn judge(
     }
 }
 
-/// Bash's builtins and keywords (bash 5.2, `compgen -b -k`): they never reach `execve`,
-/// so the strict check expects no executed argv for them.
-const BUILTINS: &[&str] = &[
-    ".",
-    ":",
-    "[",
-    "[[",
-    "]]",
-    "alias",
-    "bg",
-    "bind",
-    "break",
-    "builtin",
-    "caller",
-    "case",
-    "cd",
-    "command",
-    "compgen",
-    "complete",
-    "compopt",
-    "continue",
-    "coproc",
-    "declare",
-    "dirs",
-    "disown",
-    "do",
-    "done",
-    "echo",
-    "elif",
-    "else",
-    "enable",
-    "esac",
-    "eval",
-    "exec",
-    "exit",
-    "export",
-    "false",
-    "fc",
-    "fg",
-    "fi",
-    "for",
-    "function",
-    "getopts",
-    "hash",
-    "help",
-    "history",
-    "if",
-    "in",
-    "jobs",
-    "kill",
-    "let",
-    "local",
-    "logout",
-    "mapfile",
-    "popd",
-    "printf",
-    "pushd",
-    "pwd",
-    "read",
-    "readarray",
-    "readonly",
-    "return",
-    "select",
-    "set",
-    "shift",
-    "shopt",
-    "source",
-    "suspend",
-    "test",
-    "then",
-    "time",
-    "times",
-    "trap",
-    "true",
-    "type",
-    "typeset",
-    "ulimit",
-    "umask",
-    "unalias",
-    "unset",
-    "until",
-    "wait",
-    "while",
-    "{",
-    "}",
-    "!",
-];
-
 /// Why bash's run and the evaluator's code disagree (the strict check).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -491,7 +403,7 @@ fn external<'a>(c: &'a EvaluatedCommand, defines: &[String]) -> Option<&'a str> 
     let (words, literal) = run_words(c);
     let w0 = words.first()?;
     if !literal.first().copied().unwrap_or(false)
-        || BUILTINS.contains(&w0.as_str())
+        || crate::programs::builtins::NAMES.contains(&w0.as_str())
         || defines.iter().any(|d| d == w0)
     {
         return None;

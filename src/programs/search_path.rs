@@ -15,94 +15,6 @@ use std::path::{Path, PathBuf};
 use crate::model::paths;
 use crate::model::vocab::AnalysisContext;
 
-/// Bash's builtins and keywords (bash 5.2, `enable -a` and `compgen -k`): bash runs
-/// them without looking at `PATH`.
-const BUILTINS: &[&str] = &[
-    ".",
-    ":",
-    "[",
-    "alias",
-    "bg",
-    "bind",
-    "break",
-    "builtin",
-    "caller",
-    "cd",
-    "command",
-    "compgen",
-    "complete",
-    "compopt",
-    "continue",
-    "declare",
-    "dirs",
-    "disown",
-    "echo",
-    "enable",
-    "eval",
-    "exec",
-    "exit",
-    "export",
-    "false",
-    "fc",
-    "fg",
-    "getopts",
-    "hash",
-    "help",
-    "history",
-    "jobs",
-    "kill",
-    "let",
-    "local",
-    "logout",
-    "mapfile",
-    "popd",
-    "printf",
-    "pushd",
-    "pwd",
-    "read",
-    "readarray",
-    "readonly",
-    "return",
-    "set",
-    "shift",
-    "shopt",
-    "source",
-    "suspend",
-    "test",
-    "times",
-    "trap",
-    "true",
-    "type",
-    "typeset",
-    "ulimit",
-    "umask",
-    "unalias",
-    "unset",
-    "wait",
-    "[[",
-    "]]",
-    "if",
-    "then",
-    "else",
-    "elif",
-    "fi",
-    "case",
-    "esac",
-    "for",
-    "select",
-    "while",
-    "until",
-    "do",
-    "done",
-    "in",
-    "function",
-    "time",
-    "{",
-    "}",
-    "!",
-    "coproc",
-];
-
 /// The directories of the search path that the project holds, and whether an entry is
 /// relative (found from the working directory of each command).
 #[derive(Debug, Default)]
@@ -138,7 +50,7 @@ pub fn project_program(name: &str, cwd: Option<&Path>, ctx: &AnalysisContext) ->
     if !ctx.search_path_reaches_project()
         || name.is_empty()
         || name.contains('/')
-        || BUILTINS.contains(&name)
+        || super::builtins::NAMES.contains(&name)
     {
         return None;
     }
