@@ -533,7 +533,7 @@ impl AnalysisContext {
     /// The same context with the `PATH` the command's shell will search (its value as
     /// the environment holds it: entries split on `:`, an empty entry meaning the
     /// working directory, as bash reads it). Without one, program names are taken to
-    /// be the programs of the system (`model::paths::project_program`).
+    /// be the programs of the system (`programs::search_path`).
     pub fn with_search_path(mut self, path: Option<&std::ffi::OsStr>) -> Self {
         self.search_path = path.map(|p| {
             std::env::split_paths(p)
@@ -575,7 +575,7 @@ impl AnalysisContext {
     }
 
     /// The known `PATH` as the environment would hold it (entries joined with `:`),
-    /// for a record that must decide the call again as it was decided.
+    /// for the record of the call it was decided with.
     pub fn search_path_text(&self) -> Option<String> {
         let entries = self.search_path.as_deref()?;
         std::env::join_paths(entries)
