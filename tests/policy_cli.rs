@@ -279,6 +279,36 @@ fn rules_lists_in_order_and_reports_problems() {
 }
 
 #[test]
+fn rules_names_project_directories_on_path() {
+    let w = world();
+    let venv = w.root.join(".venv/bin");
+    std::fs::create_dir_all(&venv).unwrap();
+    let with_path = |path: &str| {
+        let out = Command::new(env!("CARGO_BIN_EXE_khaelor-perm"))
+            .args(["rules", "--root"])
+            .arg(&w.root)
+            .arg("--home")
+            .arg(&w.home)
+            .env("KHAELOR_PERM_STATE_DIR", w.root.with_file_name("state"))
+            .env("PATH", path)
+            .output()
+            .unwrap();
+        stdout(&out)
+    };
+    let text = with_path(&format!("{}:/usr/bin:/bin", venv.display()));
+    let line = text
+        .lines()
+        .find(|l| l.starts_with("PATH: "))
+        .unwrap_or_default();
+    assert!(line.contains(&format!("`{}`", venv.display())), "{text}");
+    assert!(!line.contains("relative"), "{text}");
+    let text = with_path(".:/usr/bin:/bin");
+    assert!(text.contains("PATH: relative entries"), "{text}");
+    let text = with_path("/usr/bin:/bin");
+    assert!(!text.contains("PATH: "), "nothing to say: {text}");
+}
+
+#[test]
 fn rules_marks_rules_that_expire_and_check_skips_the_expired() {
     let w = world();
     std::fs::write(

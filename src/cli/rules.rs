@@ -163,6 +163,7 @@ pub fn run(args: Args) -> ExitCode {
             ));
         }
         text.push_str(&contain_line());
+        text.push_str(&search_path_line(&ctx));
         print_out(&terminal_safe(&text));
     }
     ExitCode::from(if problems { EXIT_PROBLEMS } else { 0 })
@@ -285,6 +286,27 @@ fn contain_line() -> String {
         ),
         Err(e) => format!("contain: unavailable ({e}); commands the rules contain ask instead\n"),
     }
+}
+
+/// The entries of this process's `PATH` that lie in the project or are relative, when
+/// there are any: a program name found there is read as the project's own code.
+fn search_path_line(ctx: &crate::model::vocab::AnalysisContext) -> String {
+    let entries = crate::programs::search_path::project_entries(ctx);
+    if entries.dirs.is_empty() && !entries.relative {
+        return String::new();
+    }
+    let mut places: Vec<String> = entries
+        .dirs
+        .iter()
+        .map(|d| format!("`{}`", d.display()))
+        .collect();
+    if entries.relative {
+        places.push("relative entries (found from where each command runs)".to_string());
+    }
+    format!(
+        "PATH: {} hold programs the project may write; a command name found there runs the project's own code: contained or asked, never verified\n",
+        places.join(", ")
+    )
 }
 
 /// How `rules` names a preset rule's condition.
