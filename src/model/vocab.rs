@@ -535,13 +535,20 @@ impl AnalysisContext {
     /// working directory, as bash reads it). Without one, program names are taken to
     /// be the programs of the system (`programs::search_path`).
     pub fn with_search_path(mut self, path: Option<&std::ffi::OsStr>) -> Self {
+        let home = &self.home;
         self.search_path = path.map(|p| {
             std::env::split_paths(p)
-                .map(|d| {
+                .filter_map(|d| {
                     if d.as_os_str().is_empty() {
-                        PathBuf::from(".")
-                    } else {
-                        d
+                        return Some(PathBuf::from("."));
+                    }
+                    // bash expands a leading `~` of an entry when it searches (outside
+                    // POSIX mode): `~/bin` is the home's. `~user/bin` is another user's
+                    // home, never the project's: left out rather than looked up.
+                    match d.strip_prefix("~") {
+                        Ok(rest) => Some(home.join(rest)),
+                        Err(_) if d.to_string_lossy().starts_with('~') => None,
+                        Err(_) => Some(d),
                     }
                 })
                 .collect()

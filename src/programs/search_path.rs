@@ -167,6 +167,36 @@ mod tests {
     }
 
     #[test]
+    fn a_tilde_entry_is_the_homes_as_bash_expands_it() {
+        let (_t, root, sys) = world();
+        // `~/bin` is not relative: no write in the project plants a program there.
+        let c = AnalysisContext::new(&root, None, &root.join("..").join("home"))
+            .unwrap()
+            .with_search_path(Some(&OsString::from(format!(
+                "~/bin:~other/bin:{}",
+                sys.display()
+            ))));
+        assert!(!c.search_path_reaches_project());
+        assert!(!plants_program(
+            &root.join("src/ls"),
+            &project_entries(&c),
+            &c
+        ));
+        // A home inside the project (a project at `~`) reaches it.
+        let c = AnalysisContext::new(&root, None, &root)
+            .unwrap()
+            .with_search_path(Some(&OsString::from(format!(
+                "~/.venv/bin:{}",
+                sys.display()
+            ))));
+        assert!(c.search_path_reaches_project());
+        assert_eq!(
+            project_program("python", Some(&root), &c),
+            Some(root.join(".venv/bin/python"))
+        );
+    }
+
+    #[test]
     fn no_search_path_means_the_systems_programs() {
         let (_t, root, _sys) = world();
         let c = AnalysisContext::new(&root, None, Path::new("/home/u")).unwrap();
