@@ -292,7 +292,7 @@ fn contain_line() -> String {
 /// there are any: a program name found there is read as the project's own code.
 fn search_path_line(ctx: &crate::model::vocab::AnalysisContext) -> String {
     let entries = crate::programs::search_path::project_entries(ctx);
-    if entries.dirs.is_empty() && !entries.relative {
+    if entries.dirs.is_empty() && entries.relative.is_empty() {
         return String::new();
     }
     let mut places: Vec<String> = entries
@@ -300,7 +300,7 @@ fn search_path_line(ctx: &crate::model::vocab::AnalysisContext) -> String {
         .iter()
         .map(|d| format!("`{}`", d.display()))
         .collect();
-    if entries.relative {
+    if !entries.relative.is_empty() {
         places.push("relative entries (found from where each command runs)".to_string());
     }
     format!(

@@ -538,17 +538,18 @@ impl AnalysisContext {
         let home = &self.home;
         self.search_path = path.map(|p| {
             std::env::split_paths(p)
-                .filter_map(|d| {
+                .flat_map(|d| {
                     if d.as_os_str().is_empty() {
-                        return Some(PathBuf::from("."));
+                        return vec![PathBuf::from(".")];
                     }
                     // bash expands a leading `~` of an entry when it searches (outside
-                    // POSIX mode): `~/bin` is the home's. `~user/bin` is another user's
-                    // home, never the project's: left out rather than looked up.
+                    // POSIX mode): `~/bin` is the home's. zsh and dash do not: for them it
+                    // is relative, a directory `~` below the working directory, which the
+                    // agent may make. Both are kept, that one first. `~user/bin` stays as
+                    // written (relative for every shell but bash).
                     match d.strip_prefix("~") {
-                        Ok(rest) => Some(home.join(rest)),
-                        Err(_) if d.to_string_lossy().starts_with('~') => None,
-                        Err(_) => Some(d),
+                        Ok(rest) => vec![d.clone(), home.join(rest)],
+                        Err(_) => vec![d],
                     }
                 })
                 .collect()

@@ -10,26 +10,26 @@
 //! The `PATH` is the one the caller saw (`AnalysisContext::with_search_path`); without
 //! one, names are the system's programs, as before.
 
-use std::path::{Path, PathBuf};
+use std::path::{Component, Path, PathBuf};
 
 use crate::model::paths;
 use crate::model::vocab::AnalysisContext;
 
-/// The directories of the search path that the project holds, and whether an entry is
-/// relative (found from the working directory of each command).
+/// The directories of the search path that the project holds, and its relative
+/// entries (found from the working directory of each command; `.` as an empty path).
 #[derive(Debug, Default)]
 pub struct ProjectEntries {
     pub dirs: Vec<PathBuf>,
-    pub relative: bool,
+    pub relative: Vec<PathBuf>,
 }
 
 /// The entries of the caller's `PATH` that lie in the project (resolved as the kernel
-/// would, so a symlink into the project counts), and whether any is relative.
+/// would, so a symlink into the project counts), and the relative ones.
 pub fn project_entries(ctx: &AnalysisContext) -> ProjectEntries {
     let mut out = ProjectEntries::default();
     for entry in ctx.search_path().unwrap_or_default() {
         if entry.is_relative() {
-            out.relative = true;
+            out.relative.push(paths::clean(entry));
         } else {
             let resolved = paths::resolve_existing_prefix(entry);
             if paths::is_inside(&resolved, ctx.root()) {
@@ -76,12 +76,30 @@ pub fn project_program(name: &str, cwd: Option<&Path>, ctx: &AnalysisContext) ->
 }
 
 /// Whether a written path lands in a directory of the search path that the project
-/// holds, or replaces one with all it holds (a relative entry may be any directory of
-/// the project): a program planted there runs for a name later in the same command.
+/// holds, or replaces one with all it holds: a program planted there runs for a name
+/// later in the same command. A relative entry is such a directory wherever the
+/// command runs in the project: `.` any of them, `bin` any directory named so (or what
+/// makes one: a write of `x/bin`, or of `x/tools` for `tools/bin`).
 pub fn plants_program(written: &Path, entries: &ProjectEntries, ctx: &AnalysisContext) -> bool {
     let written = paths::resolve_existing_prefix(written);
     let parent = written.parent().unwrap_or(&written);
-    (entries.relative && paths::is_inside(parent, ctx.root()))
+    let relative = paths::is_inside(parent, ctx.root())
+        && entries.relative.iter().any(|r| {
+            // `.` is any directory; an entry with `..` is taken as any directory too.
+            if r.components().any(|c| c == Component::ParentDir) {
+                return true;
+            }
+            let parts: Vec<_> = r
+                .components()
+                .filter(|c| matches!(c, Component::Normal(_)))
+                .collect();
+            let entry: PathBuf = parts.iter().collect();
+            parts.is_empty()
+                || parent.ends_with(&entry)
+                || (1..=parts.len())
+                    .any(|k| written.ends_with(parts.iter().take(k).collect::<PathBuf>()))
+        });
+    relative
         || entries
             .dirs
             .iter()
@@ -167,29 +185,35 @@ mod tests {
     }
 
     #[test]
-    fn a_tilde_entry_is_the_homes_as_bash_expands_it() {
+    fn a_tilde_entry_is_the_homes_and_a_directory_named_tilde() {
         let (_t, root, sys) = world();
-        // `~/bin` is not relative: no write in the project plants a program there.
-        let c = AnalysisContext::new(&root, None, &root.join("..").join("home"))
+        let home = root.join("..").join("home");
+        let c = AnalysisContext::new(&root, None, &home)
             .unwrap()
             .with_search_path(Some(&OsString::from(format!(
                 "~/bin:~other/bin:{}",
                 sys.display()
             ))));
-        assert!(!c.search_path_reaches_project());
-        assert!(!plants_program(
-            &root.join("src/ls"),
-            &project_entries(&c),
-            &c
-        ));
-        // A home inside the project (a project at `~`) reaches it.
+        let e = project_entries(&c);
+        // bash's reading: the home's `bin`, outside the project.
+        assert!(e.dirs.is_empty());
+        assert!(project_program("ls", Some(&root), &c).is_none());
+        // zsh's and dash's: a directory `~` where the command runs.
+        assert!(plants_program(&root.join("~/bin/ls"), &e, &c));
+        assert!(!plants_program(&root.join("src/ls"), &e, &c));
+        std::fs::create_dir_all(root.join("~/bin")).unwrap();
+        std::fs::write(root.join("~/bin/ls"), "").unwrap();
+        assert_eq!(
+            project_program("ls", Some(&root), &c),
+            Some(root.join("~/bin/ls"))
+        );
+        // A home inside the project (a project at `~`) reaches it through bash's reading.
         let c = AnalysisContext::new(&root, None, &root)
             .unwrap()
             .with_search_path(Some(&OsString::from(format!(
                 "~/.venv/bin:{}",
                 sys.display()
             ))));
-        assert!(c.search_path_reaches_project());
         assert_eq!(
             project_program("python", Some(&root), &c),
             Some(root.join(".venv/bin/python"))
@@ -224,5 +248,20 @@ mod tests {
             &project_entries(&c),
             &c
         ));
+        // A named relative entry: only a directory of that name, or what makes one.
+        let c = ctx(&root, &format!("tools/bin:{}", sys.display()));
+        let e = project_entries(&c);
+        assert!(plants_program(&root.join("a/tools/bin/ls"), &e, &c));
+        assert!(
+            plants_program(&root.join("a/tools/bin"), &e, &c),
+            "the entry made"
+        );
+        assert!(
+            plants_program(&root.join("a/tools"), &e, &c),
+            "its parent made"
+        );
+        assert!(!plants_program(&root.join("src/ls"), &e, &c));
+        assert!(!plants_program(&root.join("bin/ls"), &e, &c));
+        assert!(!plants_program(&root.join("notes.md"), &e, &c));
     }
 }

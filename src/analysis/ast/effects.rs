@@ -384,7 +384,7 @@ pub(crate) fn plants_program(requests: &[CapabilityRequest], ctx: &AnalysisConte
         return false;
     }
     let entries = search_path::project_entries(ctx);
-    if entries.dirs.is_empty() && !entries.relative {
+    if entries.dirs.is_empty() && entries.relative.is_empty() {
         return false;
     }
     requests.iter().any(|r| {
