@@ -62,7 +62,8 @@ pub fn covered(root: &Path, home: &Path) -> Held {
 /// A temp file holding `config` without its credentials; `None` when they cannot be
 /// taken out (then `/dev/null` covers it).
 fn clean_copy(config: &Path) -> Option<tempfile::NamedTempFile> {
-    let text = std::fs::read(config).ok()?;
+    let text =
+        crate::model::paths::read_small_file(config, crate::programs::MAX_CHECKED_TEXT).ok()??;
     let clean =
         crate::programs::git_discovery::without_credentials(&String::from_utf8_lossy(&text))?;
     let mut f = tempfile::Builder::new()

@@ -429,10 +429,9 @@ fn strip_user_parts(text: &str) -> String {
 }
 
 /// Whether `path` is a git configuration (by its place, `is_config_file`) that holds a
-/// credential. One that cannot be read holds none that a reader could print.
+/// credential (`text_holds`: one that cannot be read whole is taken to hold one).
 pub fn credential_config(path: &Path, home: &Path) -> bool {
-    is_config_file(path, home)
-        && std::fs::read(path).is_ok_and(|b| holds_credential(&String::from_utf8_lossy(&b)))
+    is_config_file(path, home) && super::text_holds(path, holds_credential)
 }
 
 /// `files` and, after each, what it includes (depth first, as git reads them).

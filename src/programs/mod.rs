@@ -228,6 +228,22 @@ pub fn holds_credential(path: &std::path::Path, home: &std::path::Path) -> bool 
     git_discovery::credential_config(path, home) || startup::assigns_credential(path)
 }
 
+/// The most of a file's text a credential check reads (`text_holds`).
+pub const MAX_CHECKED_TEXT: u64 = 1 << 20;
+
+/// Whether the text of the file at `path` satisfies `holds`, read as
+/// `paths::read_small_file` reads (a regular file, at most `MAX_CHECKED_TEXT` bytes, never
+/// a pipe or a device that would stall the decision). Nothing there, or a file the
+/// reader could not read either, holds nothing; anything else that cannot be read whole
+/// (a pipe, a device, a larger file) is taken to hold a credential.
+pub(crate) fn text_holds(path: &std::path::Path, holds: impl Fn(&str) -> bool) -> bool {
+    match crate::model::paths::read_small_file(path, MAX_CHECKED_TEXT) {
+        Ok(Some(bytes)) => holds(&String::from_utf8_lossy(&bytes)),
+        Ok(None) => false,
+        Err(e) => e.kind() != std::io::ErrorKind::PermissionDenied,
+    }
+}
+
 /// The last path component of a command word, so `/usr/bin/curl` is recognized as
 /// `curl` where that only adds scrutiny (network, git, wrappers, the floor). Allow
 /// rules still see the word as written.

@@ -25,8 +25,8 @@ pub const NAMES: &[&str] = &[
 ];
 
 /// Whether `path` is a startup file (by name; `config.fish` under a `fish` directory)
-/// whose text assigns a credential. One that cannot be read assigns none a reader
-/// could print.
+/// whose text assigns a credential (`text_holds`: one that cannot be read whole is
+/// taken to hold one).
 pub fn assigns_credential(path: &Path) -> bool {
     let name = path
         .file_name()
@@ -37,8 +37,7 @@ pub fn assigns_credential(path: &Path) -> bool {
             .parent()
             .and_then(|p| p.file_name())
             .is_some_and(|d| d == "fish");
-    (NAMES.contains(&name) || fish)
-        && std::fs::read(path).is_ok_and(|b| text_assigns_credential(&String::from_utf8_lossy(&b)))
+    (NAMES.contains(&name) || fish) && super::text_holds(path, text_assigns_credential)
 }
 
 /// Whether a startup file's text assigns a credential-named variable a written-out
@@ -86,6 +85,30 @@ fn split_blank(s: &str) -> (&str, &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A startup file that is a pipe or a device is never read to its end (it would
+    /// stall the decision, or never end): it is taken to hold a key.
+    #[test]
+    fn a_file_that_cannot_be_read_whole_holds_one() {
+        let tmp = tempfile::tempdir().unwrap();
+        let zero = tmp.path().join(".envrc");
+        std::os::unix::fs::symlink("/dev/zero", &zero).unwrap();
+        assert!(assigns_credential(&zero));
+        let big = tmp.path().join(".bashrc");
+        std::fs::write(
+            &big,
+            "x".repeat(super::super::MAX_CHECKED_TEXT as usize + 1),
+        )
+        .unwrap();
+        assert!(assigns_credential(&big));
+        let plain = tmp.path().join(".zshrc");
+        std::fs::write(&plain, "export EDITOR=vim\n").unwrap();
+        assert!(!assigns_credential(&plain));
+        assert!(
+            !assigns_credential(&tmp.path().join(".profile")),
+            "nothing there"
+        );
+    }
 
     #[test]
     fn assignments_of_keys_written_out() {
