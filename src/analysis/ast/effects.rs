@@ -1328,16 +1328,36 @@ fn stdin_program(
     let refs: Vec<&str> = words.iter().map(String::as_str).collect();
     // `make -f -`, `awk -f /dev/stdin`: the program file is the input, redirected or not.
     let from_input = table::languages::program_from_input(&refs);
-    if !shell && !INTERPRETERS.contains(&name) && !from_input {
+    let direct = shell || INTERPRETERS.contains(&name) || from_input;
+    // A runner that starts an interpreter or a shell (`uv run python`, `poetry run
+    // python3`, `conda run -n env python`) hands it the same input, which is then its
+    // program. Not a builtin's or a reader's word (`echo python`, `grep python3`).
+    let runner_at = if direct
+        || crate::programs::builtins::NAMES.contains(&name)
+        || table::readonly::describes_reader(&refs)
+    {
+        None
+    } else {
+        refs.iter()
+            .skip(1)
+            .position(|w| {
+                let b = basename(w);
+                INTERPRETERS.contains(&b) || table::is_shell(b)
+            })
+            .map(|i| i + 1)
+    };
+    if !direct && runner_at.is_none() {
         return None;
     }
     // An interpreter given a script of the project (`python3 solution.py < in.txt`,
-    // `python3 solution.py <<EOF`) reads its program from that file: the input is the
-    // script's data, and the script is judged as one (`programs::builds`).
+    // `python3 solution.py <<EOF`, `uv run python x.py <<EOF`) reads its program from
+    // that file: the input is the script's data, and the script is judged as one
+    // (`programs::builds`).
+    let interpreter = refs.get(runner_at.unwrap_or(0)..).unwrap_or_default();
     if !from_input
         && cwd
             .path()
-            .is_some_and(|c| crate::programs::builds::runs_project_script(&refs, c, ctx))
+            .is_some_and(|c| crate::programs::builds::runs_project_script(interpreter, c, ctx))
     {
         return None;
     }
