@@ -18,7 +18,9 @@
 //! `dirs` (made empty), `links` (path -> symlink target, written as given except a
 //! leading `~/`, which becomes HOME), `commit` (after the files: `git add -A` and a
 //! commit, so tracked and historical paths exist), `path` (the `PATH` the command's
-//! shell searches; without it, names are the system's programs).
+//! shell searches, an entry starting `~/` under HOME, any other relative one under the
+//! project unless it is `.`, empty or starts `./`; without it, names are the system's
+//! programs).
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -178,9 +180,11 @@ fn expected(case: &Case, setting: Setting) -> Option<Action> {
 }
 
 /// The world's `PATH`, as the environment would hold it.
-fn search_path(spec: &WorldSpec, root: &Path) -> Option<std::ffi::OsString> {
+fn search_path(spec: &WorldSpec, root: &Path, home: &Path) -> Option<std::ffi::OsString> {
     let entries = spec.path.as_ref()?.iter().map(|e| {
-        if e.starts_with('/') || e.is_empty() || e == "." || e.starts_with("./") {
+        if let Some(rest) = e.strip_prefix("~/") {
+            home.join(rest)
+        } else if e.starts_with('/') || e.is_empty() || e == "." || e.starts_with("./") {
             PathBuf::from(e)
         } else {
             root.join(e)
@@ -207,7 +211,7 @@ fn check(setting: Setting) {
         assert!(policy.errors().is_empty(), "{:?}", policy.errors());
         let ctx = AnalysisContext::new(&w.root, None, &w.home)
             .unwrap()
-            .with_search_path(search_path(&case.world, &w.root).as_deref());
+            .with_search_path(search_path(&case.world, &w.root, &w.home).as_deref());
         let (tool, input) = match (&case.command, &case.tool, &case.input) {
             (Some(c), None, None) => ("bash".to_string(), serde_json::json!({ "command": c })),
             (None, Some(t), Some(i)) => (t.clone(), i.clone()),

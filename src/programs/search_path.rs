@@ -5,7 +5,9 @@
 //! command runs), a file the agent may write without a prompt decides what `ls`, `cat`
 //! or `git` is. The verdicts of the program table hold for the system's programs, so a
 //! name that finds a file of the project there, or that a command of the same call
-//! could plant there, is no verified program: it is the project's own code.
+//! could plant there, is no verified program: it is the project's own code. So is a
+//! name whose file on `PATH` is a link into the project (`bun link`, `npm link`).
+//! Finding that costs one `stat` per entry up to the file, and a `lstat` of it.
 //!
 //! The `PATH` is the one the caller saw (`AnalysisContext::with_search_path`); without
 //! one, names are the system's programs, as before.
@@ -43,22 +45,51 @@ pub fn project_entries(ctx: &AnalysisContext) -> ProjectEntries {
 /// The file of the project a command name may run, as bash finds it on the caller's
 /// `PATH` from `cwd`: the first entry holding a file of that name is a directory of the
 /// project or a relative entry, or a relative entry comes first while the working
-/// directory is unknown (then the file as the entry spells it). Builtins, names with a
-/// `/` (no lookup) and a context without a `PATH` never have one.
+/// directory is unknown (then the file as the entry spells it), or the file found is a
+/// link into the project (then the file it leads to). Builtins, names with a `/` (no
+/// lookup) and a context without a `PATH` never have one.
 pub fn project_program(name: &str, cwd: Option<&Path>, ctx: &AnalysisContext) -> Option<PathBuf> {
+    find(name, cwd, ctx).map(|f| match f {
+        Found::Entry(p) | Found::Link(p) => p,
+    })
+}
+
+/// The file of the project a command name runs when `PATH` finds it as a link from
+/// outside the project (`project_program`'s links only): a command of the project
+/// that someone installed by linking it (`bun link`, `npm link`), not a file of a
+/// directory of the project on `PATH` (a `.venv/bin` holds installers too).
+pub fn linked_project_program(
+    name: &str,
+    cwd: Option<&Path>,
+    ctx: &AnalysisContext,
+) -> Option<PathBuf> {
+    match find(name, cwd, ctx)? {
+        Found::Link(p) => Some(p),
+        Found::Entry(_) => None,
+    }
+}
+
+/// How `find` found a file of the project.
+enum Found {
+    /// In a directory of the project on `PATH`, or a relative entry.
+    Entry(PathBuf),
+    /// As a link from outside that leads into the project: the file it leads to.
+    Link(PathBuf),
+}
+
+fn find(name: &str, cwd: Option<&Path>, ctx: &AnalysisContext) -> Option<Found> {
     let entries = ctx.search_path()?;
-    if !ctx.search_path_reaches_project()
-        || name.is_empty()
-        || name.contains('/')
-        || super::builtins::NAMES.contains(&name)
-    {
+    if name.is_empty() || name.contains('/') || super::builtins::NAMES.contains(&name) {
         return None;
+    }
+    if !ctx.search_path_reaches_project() {
+        return linked_program(name, entries, ctx).map(Found::Link);
     }
     for entry in entries {
         let dir = if entry.is_relative() {
             match cwd {
                 Some(c) => c.join(entry),
-                None => return Some(entry.join(name)),
+                None => return Some(Found::Entry(entry.join(name))),
             }
         } else {
             entry.clone()
@@ -68,11 +99,38 @@ pub fn project_program(name: &str, cwd: Option<&Path>, ctx: &AnalysisContext) ->
         let file = dir.join(name);
         if std::fs::metadata(&file).is_ok_and(|m| !m.is_dir()) {
             let dir = paths::resolve_existing_prefix(&dir);
-            let ours = entry.is_relative() || paths::is_inside(&dir, ctx.root());
-            return ours.then(|| dir.join(name));
+            if entry.is_relative() || paths::is_inside(&dir, ctx.root()) {
+                return Some(Found::Entry(dir.join(name)));
+            }
+            return link_into_project(&file, ctx).map(Found::Link);
         }
     }
     None
+}
+
+/// `find` on a `PATH` of absolute entries outside the project: the first
+/// file of that name, when it is a link that leads into the project (`bun link` puts
+/// `~/.bun/bin/minsky`, a link to the project's `src/cli.ts`, on `PATH`; `npm link`
+/// does the same under its prefix). The agent may rewrite that file without a prompt.
+fn linked_program(name: &str, entries: &[PathBuf], ctx: &AnalysisContext) -> Option<PathBuf> {
+    for entry in entries {
+        let file = entry.join(name);
+        if std::fs::metadata(&file).is_ok_and(|m| !m.is_dir()) {
+            return link_into_project(&file, ctx);
+        }
+    }
+    None
+}
+
+/// The file a link found on `PATH` leads to, when that is inside the project (every
+/// link on the way followed, as the kernel does when it runs it).
+fn link_into_project(file: &Path, ctx: &AnalysisContext) -> Option<PathBuf> {
+    if !std::fs::symlink_metadata(file).is_ok_and(|m| m.is_symlink()) {
+        return None;
+    }
+    std::fs::canonicalize(file)
+        .ok()
+        .filter(|target| paths::is_inside(target, ctx.root()))
 }
 
 /// Whether a written path lands in a directory of the search path that the project
@@ -218,6 +276,47 @@ mod tests {
             project_program("python", Some(&root), &c),
             Some(root.join(".venv/bin/python"))
         );
+    }
+
+    #[test]
+    fn a_link_on_path_into_the_project_is_the_projects() {
+        let (_t, root, sys) = world();
+        let linked = root.join("../links");
+        std::fs::create_dir_all(&linked).unwrap();
+        std::fs::write(root.join("cli.ts"), "").unwrap();
+        std::os::unix::fs::symlink(root.join("cli.ts"), linked.join("minsky")).unwrap();
+        std::os::unix::fs::symlink(sys.join("cat"), linked.join("cat")).unwrap();
+        // Through a linked directory too (`npm link`: a link to the package's root).
+        std::os::unix::fs::symlink(&root, linked.join("pkg")).unwrap();
+        std::os::unix::fs::symlink(linked.join("pkg/cli.ts"), linked.join("tool")).unwrap();
+        let c = ctx(&root, &format!("{}:{}", linked.display(), sys.display()));
+        assert!(!c.search_path_reaches_project());
+        let target = std::fs::canonicalize(root.join("cli.ts")).unwrap();
+        assert_eq!(
+            project_program("minsky", Some(&root), &c),
+            Some(target.clone())
+        );
+        assert_eq!(project_program("tool", None, &c), Some(target));
+        assert!(
+            project_program("cat", Some(&root), &c).is_none(),
+            "a link out"
+        );
+        assert!(project_program("ls", Some(&root), &c).is_none(), "a file");
+        assert!(project_program("nothere", Some(&root), &c).is_none());
+        // The first file found decides: the system's `minsky` before the link.
+        std::fs::write(sys.join("minsky"), "").unwrap();
+        let c = ctx(&root, &format!("{}:{}", sys.display(), linked.display()));
+        assert!(project_program("minsky", Some(&root), &c).is_none());
+        // A PATH that also reaches the project reads links the same way.
+        let c = ctx(
+            &root,
+            &format!("{}:{}", root.join(".venv/bin").display(), linked.display()),
+        );
+        assert!(project_program("tool", Some(&root), &c).is_some());
+        assert!(linked_project_program("tool", Some(&root), &c).is_some());
+        // A file of the project's own directory on `PATH` is no link.
+        assert!(project_program("python", Some(&root), &c).is_some());
+        assert!(linked_project_program("python", Some(&root), &c).is_none());
     }
 
     #[test]
