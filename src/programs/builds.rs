@@ -65,7 +65,13 @@ pub fn autonomous_verdict(
     };
     let plain = |ok: bool| build(ok.then(Vec::new));
     if python_name(name) {
-        return build(python_module(rest, cwd, ctx));
+        if let Some(v) = build(python_module(rest, cwd, ctx)) {
+            return Some(v);
+        }
+        return module_run(rest).then(|| BuildVerdict {
+            verdict: Verdict::ProjectScript,
+            writes: Vec::new(),
+        });
     }
     match name {
         "cargo" => build(cargo(rest, cwd, ctx)),
@@ -133,12 +139,10 @@ fn uv_inner(
     if name != "pytest" && !python_name(name) {
         return None;
     }
+    // Code on the command line or from the input (`uv run python - <<'EOF'`) is a
+    // project script here, not inline code: uv syncs the environment into the project
+    // first, which the read-only profile inline code runs under would refuse.
     let v = autonomous_verdict(inner, Some(cwd), ctx, false, patterned)?;
-    // uv syncs the environment into the project first, which the read-only profile
-    // inline code runs under would refuse.
-    if v.verdict == Verdict::InlineCode {
-        return None;
-    }
     Some(BuildVerdict {
         verdict: Verdict::ProjectScript,
         writes: v.writes,
@@ -849,6 +853,36 @@ fn python_module(rest: &[&str], cwd: &Path, ctx: &AnalysisContext) -> Option<Vec
     }
 }
 
+/// Modules `python -m` runs that stay asked: they reach what the sandbox withholds
+/// (an index to install from, a port the sandbox's own network hides from the agent).
+const MODULES_ASKED: &[&str] = &["pip", "pip3", "ensurepip", "http.server"];
+
+/// `python -m MODULE [ARGS…]` after the interpreter's plain switches, MODULE a dotted
+/// name (`python -m mteb --help`, `python3 -m pylint src`, `python3 -m json.tool`):
+/// Python looks the module up first in the working directory, inside the project,
+/// then in the project's environment, so no stdlib name is safe from a file of the
+/// project (`json/`). Nothing reads what the module does: a project script, contained
+/// under every preset and never allowed outright, like `python x.py`. Not the modules
+/// of `MODULES_ASKED`, nor those `python_module` reads option by option.
+fn module_run(rest: &[&str]) -> bool {
+    let flags = INTERPRETERS.first().map(|(_, f)| *f).unwrap_or_default();
+    let Some(at) = rest.iter().position(|w| !flags.contains(w)) else {
+        return false;
+    };
+    let Some(["-m", module, ..]) = rest.get(at..) else {
+        return false;
+    };
+    // The modules `python_module` reads keep its answer: an option it refuses asks.
+    !matches!(*module, "pytest" | "unittest" | "py_compile")
+        && !MODULES_ASKED.contains(module)
+        && module.split('.').all(|part| {
+            part.chars()
+                .next()
+                .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+                && part.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        })
+}
+
 /// `tox` or `tox -e ENV` with a tox config here.
 fn tox(rest: &[&str], cwd: &Path) -> bool {
     if !["tox.ini", "pyproject.toml", "setup.cfg"]
@@ -895,7 +929,8 @@ const NPX_LOCAL: &[&str] = &["tsx", "ts-node", "jest", "vitest", "mocha"];
 
 /// A script of the project run by its interpreter or by its path: `python
 /// reproduce.py`, `node scripts/x.js`, `bash run.sh`, `./run.sh`,
-/// `./node_modules/.bin/jest`, `npx tsx x.ts` (with `tsx` installed in the project).
+/// `./node_modules/.bin/jest`, `npx tsx x.ts` (with `tsx` installed in the project),
+/// or a name `PATH` finds as a link into the project (`minsky`, linked by `bun link`).
 /// The script must be a file inside the project, or not there yet at a place inside
 /// it (not for a shell's bare name, which it would look for on `PATH`), the
 /// interpreter's flags before it plain switches (no `-c`, `-e`, `-m`: code or a module from elsewhere), and the
@@ -971,11 +1006,15 @@ fn project_script(words: &[&str], cwd: &Path, ctx: &AnalysisContext) -> bool {
             _ => true,
         };
     }
-    false
+    // A command of the project linked onto `PATH` (`bun link`, `npm link`). A name
+    // found in a directory of the project on `PATH` (a `.venv/bin`) is the project's
+    // too, but such a directory holds installers (`pip install` would fail for want of
+    // the network in the sandbox): those keep the ask, and lose any verdict they had.
+    crate::programs::search_path::linked_project_program(name, Some(cwd), ctx).is_some()
 }
 
-/// Code written on the command line, run by Python or Node in the project: `python3 -c
-/// 'import app; print(app.VERSION)'`, `node -e CODE`, `node -p EXPR`, after the
+/// Code written on the command line, run by Python, Node or Perl in the project: `python3 -c
+/// 'import app; print(app.VERSION)'`, `node -e CODE`, `node -p EXPR`, `perl -lpe CODE`, after the
 /// interpreter's plain switches; what follows the code is its `sys.argv` or
 /// `process.argv`. A program read from standard input is the same (`python3 - <<'EOF'`,
 /// `python3 <<EOF`, `… | node -`): an operand `-` or none at all, after the switches.
@@ -1002,6 +1041,8 @@ fn inline_code(words: &[&str]) -> bool {
                 .unwrap_or_default(),
             &["-e", "--eval", "-p", "--print"],
         )
+    } else if *name == "perl" {
+        return perl_code(rest);
     } else {
         return false;
     };
@@ -1014,6 +1055,31 @@ fn inline_code(words: &[&str]) -> bool {
         Some(["-", ..]) => true,
         _ => false,
     }
+}
+
+/// `perl -e CODE`, `perl -lpe CODE [FILE…]`, `perl -ne CODE`: switch clusters of
+/// `l n p a w` alone or ending in `e`/`E`, whose next word is the program (perl reads
+/// no script file then). What follows the code is its input.
+fn perl_code(rest: &[&str]) -> bool {
+    let cluster = |w: &str| {
+        w.strip_prefix('-').is_some_and(|l| {
+            !l.is_empty()
+                && l.chars()
+                    .all(|c| matches!(c, 'l' | 'n' | 'p' | 'a' | 'w' | 'e' | 'E'))
+        })
+    };
+    for (i, w) in rest.iter().enumerate() {
+        if !cluster(w) {
+            return false;
+        }
+        let letters = w.trim_start_matches('-');
+        // `e`/`E` takes the rest of the word as code when more follows it in the
+        // cluster (`-ep…` is code `p…`): only as the last letter is the next word code.
+        if let Some(pos) = letters.find(['e', 'E']) {
+            return pos + 1 == letters.len() && rest.get(i + 1).is_some();
+        }
+    }
+    false
 }
 
 /// Whether an interpreter runs a script of the project named as its operand
@@ -1048,6 +1114,43 @@ fn local_bin(tool: &str, cwd: &Path, ctx: &AnalysisContext) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn module_runs_are_dotted_names_not_installers() {
+        assert!(module_run(&["-m", "mteb", "--help"]));
+        assert!(module_run(&["-u", "-m", "sphinx.cmd.build", "docs", "out"]));
+        assert!(module_run(&["-m", "_private.mod2"]));
+        for no in [
+            &["-m", "pip", "install", "x"][..],
+            &["-m", "http.server"],
+            &["-m", "pytest", "-p", "evil"],
+            &["-m", "../x"],
+            &["-m", "a..b"],
+            &["-m", "2to3"],
+            &["-m"],
+            &["-c", "-m", "x"],
+            &["x.py", "-m", "mod"],
+        ] {
+            assert!(!module_run(no), "{no:?}");
+        }
+    }
+
+    #[test]
+    fn perl_code_is_the_word_after_a_cluster_ending_in_e() {
+        assert!(perl_code(&["-e", "print 1"]));
+        assert!(perl_code(&["-lpe", "s/a/b/", "a.txt"]));
+        assert!(perl_code(&["-n", "-E", "say"]));
+        for no in [
+            &["-ep", "x"][..],
+            &["-i", "-pe", "s/a/b/", "a.txt"],
+            &["-e"],
+            &["script.pl"],
+            &["-Mstrict", "-e", "1"],
+            &["-l0e", "1"],
+        ] {
+            assert!(!perl_code(no), "{no:?}");
+        }
+    }
 
     #[test]
     fn clippy_lints_only() {

@@ -480,9 +480,9 @@ pub(crate) fn command_effects(cmd: &SimpleCommand, ctx: &AnalysisContext, fx: &m
         fx.verdicts.push((cmd.text.clone(), verdict));
     }
     project_program_request(&words, cwd.path(), ctx, fx);
-    // Code read from the input (`python3 - <<'EOF'`) is held like code on the command
-    // line: the program read is the one the verdict contains.
-    if verdict == Some(crate::model::vocab::Verdict::InlineCode)
+    // Code read from the input (`python3 - <<'EOF'`, `uv run python - <<'EOF'`) is held
+    // like code on the command line: the program read is the one the verdict contains.
+    if verdict.is_some_and(contained_only)
         && let Some(subject) = program_input
     {
         for r in fx
@@ -537,7 +537,10 @@ pub(crate) fn verifiable_assignments(cmd: &SimpleCommand, ctx: &AnalysisContext)
 }
 
 /// `verdict`, for a command whose prefix adds places to a module search only when it
-/// is a build or a project script: anything else may load other code from there.
+/// is a build or a project script: anything else may load other code from there. A
+/// project script and code on the command line may carry any literal assignment
+/// (`API_TOKEN_FILE=x python3 repro.py`): their verdicts are only ever contained, and
+/// what a variable makes the code do happens inside the sandbox.
 fn verdict(
     cmd: &SimpleCommand,
     ctx: &AnalysisContext,
@@ -545,12 +548,34 @@ fn verdict(
     before: Option<&(usize, table::composed::Producer, Cwd)>,
 ) -> Option<crate::model::vocab::Verdict> {
     use crate::model::vocab::Verdict;
-    if !verifiable_assignments(cmd, ctx) {
+    if cmd.assignments.iter().any(|a| a.dynamic) {
         return None;
     }
     let v = command_verdict(cmd, ctx, fx, before)?;
-    (harmless_assignments(cmd) || matches!(v, Verdict::ProjectBuild | Verdict::ProjectScript))
-        .then_some(v)
+    if harmless_assignments(cmd) || contained_only(v) {
+        return Some(v);
+    }
+    (v == Verdict::ProjectBuild && verifiable_assignments(cmd, ctx)).then_some(v)
+}
+
+/// Whether a command's assignments are literal words before a program's name (not a
+/// builtin's or a function's, which a shell may keep them for): they last for that
+/// command alone.
+pub(crate) fn program_prefix(cmd: &SimpleCommand, functions: &[String]) -> bool {
+    cmd.assignments.iter().all(|a| !a.dynamic)
+        && cmd.words.first().is_some_and(|w| {
+            !w.dynamic
+                && !crate::programs::builtins::NAMES.contains(&w.text.as_str())
+                && !functions.contains(&w.text)
+        })
+}
+
+/// Verdicts no preset allows outright, only contains: the code they run is unread.
+pub(crate) fn contained_only(v: crate::model::vocab::Verdict) -> bool {
+    matches!(
+        v,
+        crate::model::vocab::Verdict::ProjectScript | crate::model::vocab::Verdict::InlineCode
+    )
 }
 
 /// Whether one simple command is verified read-only or, for the
@@ -827,13 +852,17 @@ fn command_verdict(
         }
         return Some(Verdict::ProjectWrite);
     }
+    // A build or script whose output goes only to files inside the project (`python3
+    // x.py > out.txt 2>&1`): the redirects are judged as any write. Not code on the
+    // command line, whose sandbox keeps the project read-only.
     let build = crate::programs::builds::autonomous_verdict(
         &words,
         cmd.cwd.path(),
         ctx,
-        writes_file,
+        writes_file && !redirect_edit,
         patterned,
-    )?;
+    )
+    .filter(|b| !writes_file || b.verdict != Verdict::InlineCode)?;
     // The files a build's own options name (a harness's `--logfile`, `-coverprofile`)
     // are judged like any write: inside the project, or asked for.
     for w in &build.writes {

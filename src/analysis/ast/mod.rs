@@ -1154,11 +1154,14 @@ fn analyze_ast(command: &str, ctx: &AnalysisContext) -> Result<Analysis, AstErro
     // Commands of the top-level plan may be verified, unless a statement
     // assigns a variable (`PATH=/tmp/x; ls` changes what `ls` is) other than the
     // harmless ones (`CI=true npm test`, `LC_ALL=C sort f`).
-    fx.verifying = top
-        .commands
-        .iter()
-        .all(|c| effects::verifiable_assignments(c, ctx));
+    // A literal prefix of a program's command (`TOKEN_FILE=x python3 repro.py`) sets
+    // the variable for that command alone: that command's verdict weighs it
+    // (`effects::verdict`). Before a builtin or a function it may stay set (`sh` keeps
+    // a special builtin's), so it counts as a statement there.
     fx.functions = top.functions.iter().map(|f| f.name.clone()).collect();
+    fx.verifying = top.commands.iter().all(|c| {
+        effects::verifiable_assignments(c, ctx) || effects::program_prefix(c, &fx.functions)
+    });
     for cmd in &top.commands {
         effects::command_effects(cmd, ctx, &mut fx);
         environment_request(cmd, ctx, &mut fx);
@@ -1445,20 +1448,19 @@ fn environment_request(cmd: &walk::SimpleCommand, ctx: &AnalysisContext, fx: &mu
     }
     // A build or project script whose prefix only adds places inside the project to
     // its module search (`effects::verifiable_assignments`) is judged by its verdict.
-    let built = fx
+    let verdict = fx
         .verdicts
         .iter()
         .rev()
         .find(|(t, _)| *t == cmd.text)
-        .is_some_and(|(_, v)| {
-            matches!(
-                v,
-                Some(
-                    crate::model::vocab::Verdict::ProjectBuild
-                        | crate::model::vocab::Verdict::ProjectScript
-                )
-            )
-        });
+        .and_then(|(_, v)| *v);
+    let built = matches!(
+        verdict,
+        Some(
+            crate::model::vocab::Verdict::ProjectBuild
+                | crate::model::vocab::Verdict::ProjectScript
+        )
+    );
     let changed: Vec<(&str, &str)> = cmd
         .assignments
         .iter()
@@ -1490,6 +1492,11 @@ fn environment_request(cmd: &walk::SimpleCommand, ctx: &AnalysisContext, fx: &mu
             fx.notes.push(note.clone());
         }
         r.risk_notes.push(note);
+    }
+    // A verdict only ever contained keeps any literal prefix (`effects::verdict`): the
+    // variables act inside the sandbox, so the changed command is contained with it.
+    if let Some(v) = verdict.filter(|v| effects::contained_only(*v)) {
+        fx.verdicts.push((text, Some(v)));
     }
     fx.push(r);
 }
