@@ -366,6 +366,7 @@ pub fn agent_world() -> World {
         ("src/utils.ts", "export {};\n"),
         ("src/components/Button.tsx", "export {};\n"),
         ("src/main.rs", "fn main() {}\n"),
+        ("src/cli.ts", "#!/usr/bin/env bun\n"),
         ("src/lib.rs", "\n"),
         ("src/__init__.py", "\n"),
         ("src/core.py", "x = 1\n"),
@@ -440,11 +441,25 @@ pub fn agent_world() -> World {
         std::fs::create_dir_all(p.parent().unwrap()).unwrap();
         std::fs::write(p, "secret\n").unwrap();
     }
+    // The sessions run the project's own CLI by its name (`minsky tasks list`): its
+    // README installs it with `bun link`, which puts a link to the project's
+    // `src/cli.ts` on `PATH` (`~/.bun/bin`, see `search_path`).
+    let bun_bin = home.join(".bun/bin");
+    std::fs::create_dir_all(&bun_bin).unwrap();
+    std::os::unix::fs::symlink(root.join("src/cli.ts"), bun_bin.join("minsky")).unwrap();
     World {
         _tmp: tmp,
         root,
         home,
     }
+}
+
+/// The agent's `PATH` in the agent set's world: bun's links, then the system's.
+pub fn search_path(w: &World) -> String {
+    format!(
+        "{}:/usr/local/bin:/usr/bin:/bin",
+        w.home.join(".bun/bin").display()
+    )
 }
 
 /// A row's command with the session's project directory written as the world's.
@@ -586,7 +601,9 @@ impl AgentTally {
 pub fn run_agent_set() -> Option<(Vec<Row>, Vec<AgentTally>)> {
     let rows = agent_rows()?;
     let w = agent_world();
-    let mut ctx = AnalysisContext::new(&w.root, None, &w.home).unwrap();
+    let mut ctx = AnalysisContext::new(&w.root, None, &w.home)
+        .unwrap()
+        .with_search_path(Some(std::ffi::OsStr::new(&search_path(&w))));
     // `KHAELOR_AGENT_VENV=1`: the agent runs in an activated virtual environment of the
     // project (its `.venv/bin` first on `PATH`, holding what a venv holds), to measure
     // what reading names on `PATH` costs.
@@ -596,7 +613,7 @@ pub fn run_agent_set() -> Option<(Vec<Row>, Vec<AgentTally>)> {
         for f in ["python", "python3", "pip", "pip3", "pytest", "activate"] {
             std::fs::write(bin.join(f), "#!/bin/sh\n").unwrap();
         }
-        let path = format!("{}:/usr/local/bin:/usr/bin:/bin", bin.display());
+        let path = format!("{}:{}", bin.display(), search_path(&w));
         ctx = ctx.with_search_path(Some(std::ffi::OsStr::new(&path)));
     }
     let commands: Vec<String> = rows.iter().map(|r| in_world(r, &w.root)).collect();
