@@ -467,6 +467,50 @@ pub struct AnalysisContext {
     /// Whether an entry of `search_path` is relative or a directory of the project:
     /// without one, no name can find a file of the project.
     search_path_reaches_project: bool,
+    /// What `programs::search_path` found for names on a `PATH` that does not reach
+    /// the project, shared by the copies of this context (`with_cwd`).
+    links: LinkMemo,
+}
+
+/// Names looked up on a `PATH` of entries outside the project, each with the file of
+/// the project its link leads to, if any: one decision looks a name up several times
+/// (its verdict, its own request, its helpers), and a run over many commands (the
+/// oracle, `compare`) meets the same names again. Only outside state decides these
+/// answers (a link outside the project, changed only by a write there), and a context
+/// lives for one decision or one run. Not part of a context's identity.
+#[derive(Debug, Clone, Default)]
+pub struct LinkMemo(std::sync::Arc<std::sync::Mutex<LinkCache>>);
+
+/// What `LinkMemo` holds; `programs::search_path` fills it.
+#[derive(Debug, Default)]
+pub struct LinkCache {
+    /// Each name looked up, with the file of the project it leads to.
+    pub found: std::collections::HashMap<String, Option<PathBuf>>,
+    /// Names looked up one by one so far.
+    pub lookups: usize,
+    /// Once many names were looked up: every name of the `PATH`'s directories, with the
+    /// indices of the entries that hold it, in order (a lookup then reads no directory).
+    pub index: Option<std::collections::HashMap<String, Vec<usize>>>,
+}
+
+impl PartialEq for LinkMemo {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+impl Eq for LinkMemo {}
+
+impl LinkMemo {
+    /// Runs `f` on the cache (a poisoned lock is taken as it is: the cache holds only
+    /// answers, each complete when stored).
+    pub fn with<T>(&self, f: impl FnOnce(&mut LinkCache) -> T) -> T {
+        let mut guard = self
+            .0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        f(&mut guard)
+    }
 }
 
 /// A context that cannot be used.
@@ -515,6 +559,7 @@ impl AnalysisContext {
             home: crate::model::paths::clean(home),
             search_path: None,
             search_path_reaches_project: false,
+            links: LinkMemo::default(),
         })
     }
 
@@ -527,6 +572,7 @@ impl AnalysisContext {
             home: self.home.clone(),
             search_path: self.search_path.clone(),
             search_path_reaches_project: self.search_path_reaches_project,
+            links: self.links.clone(),
         }
     }
 
@@ -566,6 +612,7 @@ impl AnalysisContext {
             .search_path
             .as_deref()
             .is_some_and(|entries| entries.iter().any(|e| e.is_relative() || inside(e)));
+        self.links = LinkMemo::default();
         self
     }
 
@@ -574,7 +621,17 @@ impl AnalysisContext {
     pub fn with_search_path_of(mut self, other: &AnalysisContext) -> Self {
         self.search_path = other.search_path.clone();
         self.search_path_reaches_project = other.search_path_reaches_project;
+        self.links = if self.root == other.root {
+            other.links.clone()
+        } else {
+            LinkMemo::default()
+        };
         self
+    }
+
+    /// The memo of names looked up on a `PATH` that does not reach the project.
+    pub fn links(&self) -> &LinkMemo {
+        &self.links
     }
 
     /// Whether an entry of the known `PATH` is relative or a directory of the project.

@@ -79,11 +79,18 @@ enum Found {
 
 fn find(name: &str, cwd: Option<&Path>, ctx: &AnalysisContext) -> Option<Found> {
     let entries = ctx.search_path()?;
-    if name.is_empty() || name.contains('/') || super::builtins::NAMES.contains(&name) {
-        return None;
-    }
+    let searched = |name: &str| {
+        !name.is_empty() && !name.contains('/') && !super::builtins::NAMES.contains(&name)
+    };
     if !ctx.search_path_reaches_project() {
+        // Remembered first: most commands of a session name the same few programs.
+        if !searched(name) {
+            return None;
+        }
         return linked_program(name, entries, ctx).map(Found::Link);
+    }
+    if !searched(name) {
+        return None;
     }
     for entry in entries {
         let dir = if entry.is_relative() {
@@ -112,14 +119,72 @@ fn find(name: &str, cwd: Option<&Path>, ctx: &AnalysisContext) -> Option<Found> 
 /// file of that name, when it is a link that leads into the project (`bun link` puts
 /// `~/.bun/bin/minsky`, a link to the project's `src/cli.ts`, on `PATH`; `npm link`
 /// does the same under its prefix). The agent may rewrite that file without a prompt.
+/// Answers are remembered in the context; after `INDEX_AFTER` names, the entries'
+/// directories are listed once and a name is looked for only where it is listed.
 fn linked_program(name: &str, entries: &[PathBuf], ctx: &AnalysisContext) -> Option<PathBuf> {
-    for entry in entries {
+    ctx.links().with(|cache| {
+        if let Some(found) = cache.found.get(name) {
+            return found.clone();
+        }
+        cache.lookups += 1;
+        if cache.index.is_none() && cache.lookups > INDEX_AFTER {
+            cache.index = Some(index(entries));
+        }
+        let candidates: Vec<usize> = match &cache.index {
+            Some(index) => index.get(name).cloned().unwrap_or_default(),
+            None => (0..entries.len()).collect(),
+        };
+        let found =
+            first_file(name, entries, &candidates).and_then(|file| link_into_project(&file, ctx));
+        if cache.found.len() < MAX_REMEMBERED {
+            cache.found.insert(name.to_string(), found.clone());
+        }
+        found
+    })
+}
+
+/// Names looked up one by one before the `PATH`'s directories are listed.
+const INDEX_AFTER: usize = 16;
+
+/// Names a context remembers at most.
+const MAX_REMEMBERED: usize = 8192;
+
+/// The first of the candidate entries (indices into `entries`, in order) holding a
+/// file of that name that is not a directory, as bash's search finds it. An entry met
+/// before was searched then (a `PATH` often names one twice).
+fn first_file(name: &str, entries: &[PathBuf], candidates: &[usize]) -> Option<PathBuf> {
+    for &i in candidates {
+        let entry = entries.get(i)?;
+        if entries
+            .get(..i)
+            .is_some_and(|before| before.contains(entry))
+        {
+            continue;
+        }
         let file = entry.join(name);
         if std::fs::metadata(&file).is_ok_and(|m| !m.is_dir()) {
-            return link_into_project(&file, ctx);
+            return Some(file);
         }
     }
     None
+}
+
+/// Every name the entries' directories hold, with the indices of the entries holding
+/// it, in order. A directory that cannot be read holds nothing (bash finds nothing
+/// there either).
+fn index(entries: &[PathBuf]) -> std::collections::HashMap<String, Vec<usize>> {
+    let mut out: std::collections::HashMap<String, Vec<usize>> = std::collections::HashMap::new();
+    for (i, entry) in entries.iter().enumerate() {
+        let Ok(dir) = std::fs::read_dir(entry) else {
+            continue;
+        };
+        for e in dir.flatten() {
+            if let Ok(name) = e.file_name().into_string() {
+                out.entry(name).or_default().push(i);
+            }
+        }
+    }
+    out
 }
 
 /// The file a link found on `PATH` leads to, when that is inside the project (every
@@ -303,6 +368,17 @@ mod tests {
         );
         assert!(project_program("ls", Some(&root), &c).is_none(), "a file");
         assert!(project_program("nothere", Some(&root), &c).is_none());
+        // Past the names looked up one by one, the directories are listed once: the
+        // answers stay the same.
+        let fresh = ctx(&root, &format!("{}:{}", linked.display(), sys.display()));
+        for i in 0..=INDEX_AFTER {
+            assert!(project_program(&format!("absent{i}"), Some(&root), &fresh).is_none());
+        }
+        assert!(fresh.links().with(|cache| cache.index.is_some()));
+        assert!(project_program("tool", Some(&root), &fresh).is_some());
+        assert!(project_program("minsky", Some(&root), &fresh).is_some());
+        assert!(project_program("cat", Some(&root), &fresh).is_none());
+        assert!(project_program("ls", Some(&root), &fresh).is_none());
         // The first file found decides: the system's `minsky` before the link.
         std::fs::write(sys.join("minsky"), "").unwrap();
         let c = ctx(&root, &format!("{}:{}", sys.display(), linked.display()));

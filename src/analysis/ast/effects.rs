@@ -1361,10 +1361,8 @@ fn stdin_program(
     // A runner that starts an interpreter or a shell (`uv run python`, `poetry run
     // python3`, `conda run -n env python`) hands it the same input, which is then its
     // program. Not a builtin's or a reader's word (`echo python`, `grep python3`).
-    let runner_at = if direct
-        || crate::programs::builtins::NAMES.contains(&name)
-        || table::readonly::describes_reader(&refs)
-    {
+    // Only a command whose input is redirected is looked at (the common case has none).
+    let runner_at = if direct || cmd.redirects.is_empty() {
         None
     } else {
         refs.iter()
@@ -1374,6 +1372,10 @@ fn stdin_program(
                 INTERPRETERS.contains(&b) || table::is_shell(b)
             })
             .map(|i| i + 1)
+            .filter(|_| {
+                !crate::programs::builtins::NAMES.contains(&name)
+                    && !table::readonly::describes_reader(&refs)
+            })
     };
     if !direct && runner_at.is_none() {
         return None;
