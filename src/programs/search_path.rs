@@ -7,7 +7,9 @@
 //! name that finds a file of the project there, or that a command of the same call
 //! could plant there, is no verified program: it is the project's own code. So is a
 //! name whose file on `PATH` is a link into the project (`bun link`, `npm link`).
-//! Finding that costs one `stat` per entry up to the file, and a `lstat` of it.
+//! Finding that costs one `stat` per entry up to the file, and a `lstat` of it; the
+//! context remembers each answer (`LinkMemo`), and past `INDEX_AFTER` names lists the
+//! entries' directories once.
 //!
 //! The `PATH` is the one the caller saw (`AnalysisContext::with_search_path`); without
 //! one, names are the system's programs, as before.
