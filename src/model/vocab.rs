@@ -489,8 +489,28 @@ pub struct LinkCache {
     /// Names looked up one by one so far.
     pub lookups: usize,
     /// Once many names were looked up: every name of the `PATH`'s directories, with the
-    /// indices of the entries that hold it, in order (a lookup then reads no directory).
-    pub index: Option<std::collections::HashMap<String, Vec<usize>>>,
+    /// indices of the entries that hold it (a lookup then reads no directory).
+    pub index: Option<PathIndex>,
+}
+
+/// The names of the `PATH`'s directories, listed once (`LinkCache::index`).
+#[derive(Debug, Default)]
+pub struct PathIndex {
+    /// Each name, with the indices of the entries whose listing holds it, in order.
+    pub names: std::collections::HashMap<String, Vec<usize>>,
+    /// Entries whose directory could not be listed whole: searched for every name.
+    pub unlisted: Vec<usize>,
+}
+
+impl PathIndex {
+    /// The entries to search for `name`, in `PATH` order.
+    pub fn candidates(&self, name: &str) -> Vec<usize> {
+        let mut out: Vec<usize> = self.names.get(name).cloned().unwrap_or_default();
+        out.extend(&self.unlisted);
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
 }
 
 impl PartialEq for LinkMemo {

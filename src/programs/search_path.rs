@@ -17,7 +17,7 @@
 use std::path::{Component, Path, PathBuf};
 
 use crate::model::paths;
-use crate::model::vocab::AnalysisContext;
+use crate::model::vocab::{AnalysisContext, PathIndex};
 
 /// The directories of the search path that the project holds, and its relative
 /// entries (found from the working directory of each command; `.` as an empty path).
@@ -81,18 +81,11 @@ enum Found {
 
 fn find(name: &str, cwd: Option<&Path>, ctx: &AnalysisContext) -> Option<Found> {
     let entries = ctx.search_path()?;
-    let searched = |name: &str| {
-        !name.is_empty() && !name.contains('/') && !super::builtins::NAMES.contains(&name)
-    };
-    if !ctx.search_path_reaches_project() {
-        // Remembered first: most commands of a session name the same few programs.
-        if !searched(name) {
-            return None;
-        }
-        return linked_program(name, entries, ctx).map(Found::Link);
-    }
-    if !searched(name) {
+    if name.is_empty() || name.contains('/') || super::builtins::NAMES.contains(&name) {
         return None;
+    }
+    if !ctx.search_path_reaches_project() {
+        return linked_program(name, entries, ctx).map(Found::Link);
     }
     for entry in entries {
         let dir = if entry.is_relative() {
@@ -133,7 +126,7 @@ fn linked_program(name: &str, entries: &[PathBuf], ctx: &AnalysisContext) -> Opt
             cache.index = Some(index(entries));
         }
         let candidates: Vec<usize> = match &cache.index {
-            Some(index) => index.get(name).cloned().unwrap_or_default(),
+            Some(index) => index.candidates(name),
             None => (0..entries.len()).collect(),
         };
         let found =
@@ -172,17 +165,25 @@ fn first_file(name: &str, entries: &[PathBuf], candidates: &[usize]) -> Option<P
 }
 
 /// Every name the entries' directories hold, with the indices of the entries holding
-/// it, in order. A directory that cannot be read holds nothing (bash finds nothing
-/// there either).
-fn index(entries: &[PathBuf]) -> std::collections::HashMap<String, Vec<usize>> {
-    let mut out: std::collections::HashMap<String, Vec<usize>> = std::collections::HashMap::new();
+/// it, in order. A directory that cannot be listed may still be searched (bash needs
+/// only to reach a file there, not to read the directory): it is a candidate for
+/// every name.
+fn index(entries: &[PathBuf]) -> PathIndex {
+    let mut out = PathIndex::default();
     for (i, entry) in entries.iter().enumerate() {
         let Ok(dir) = std::fs::read_dir(entry) else {
+            out.unlisted.push(i);
             continue;
         };
-        for e in dir.flatten() {
-            if let Ok(name) = e.file_name().into_string() {
-                out.entry(name).or_default().push(i);
+        for e in dir {
+            match e {
+                Ok(e) => {
+                    if let Ok(name) = e.file_name().into_string() {
+                        out.names.entry(name).or_default().push(i);
+                    }
+                }
+                // A listing cut short is no listing.
+                Err(_) => out.unlisted.push(i),
             }
         }
     }
@@ -395,6 +396,15 @@ mod tests {
         // A file of the project's own directory on `PATH` is no link.
         assert!(project_program("python", Some(&root), &c).is_some());
         assert!(linked_project_program("python", Some(&root), &c).is_none());
+    }
+
+    #[test]
+    fn an_unlisted_directory_is_searched_for_every_name() {
+        let mut index = PathIndex::default();
+        index.names.insert("minsky".into(), vec![2, 0]);
+        index.unlisted = vec![1, 0];
+        assert_eq!(index.candidates("minsky"), vec![0, 1, 2]);
+        assert_eq!(index.candidates("other"), vec![0, 1]);
     }
 
     #[test]
