@@ -833,12 +833,8 @@ fn python_name(name: &str) -> bool {
 /// them), after the interpreter's plain switches. Any other module is code from
 /// wherever `sys.path` finds it, no build this preset vouches for.
 fn python_module(rest: &[&str], cwd: &Path, ctx: &AnalysisContext) -> Option<Vec<String>> {
-    let flags = INTERPRETERS.first().map(|(_, f)| *f).unwrap_or_default();
-    let at = rest.iter().position(|w| !flags.contains(w))?;
-    let ["-m", module, args @ ..] = rest.get(at..)? else {
-        return None;
-    };
-    match *module {
+    let (module, args) = module_words(rest)?;
+    match module {
         "pytest" => pytest(args, cwd, ctx),
         "unittest" => unittest(args, cwd, ctx).then(Vec::new),
         "py_compile" => (!args.is_empty()
@@ -849,6 +845,16 @@ fn python_module(rest: &[&str], cwd: &Path, ctx: &AnalysisContext) -> Option<Vec
                         .is_some_and(|p| crate::model::paths::is_inside(&p, ctx.root()))
             }))
         .then(Vec::new),
+        _ => None,
+    }
+}
+
+/// `-m MODULE ARGS…` after Python's plain switches: the module and its arguments.
+fn module_words<'a, 'w>(rest: &'a [&'w str]) -> Option<(&'w str, &'a [&'w str])> {
+    let flags = INTERPRETERS.first().map(|(_, f)| *f).unwrap_or_default();
+    let at = rest.iter().position(|w| !flags.contains(w))?;
+    match rest.get(at..)? {
+        ["-m", module, args @ ..] => Some((*module, args)),
         _ => None,
     }
 }
@@ -865,16 +871,12 @@ const MODULES_ASKED: &[&str] = &["pip", "pip3", "ensurepip", "http.server"];
 /// under every preset and never allowed outright, like `python x.py`. Not the modules
 /// of `MODULES_ASKED`, nor those `python_module` reads option by option.
 fn module_run(rest: &[&str]) -> bool {
-    let flags = INTERPRETERS.first().map(|(_, f)| *f).unwrap_or_default();
-    let Some(at) = rest.iter().position(|w| !flags.contains(w)) else {
-        return false;
-    };
-    let Some(["-m", module, ..]) = rest.get(at..) else {
+    let Some((module, _)) = module_words(rest) else {
         return false;
     };
     // The modules `python_module` reads keep its answer: an option it refuses asks.
-    !matches!(*module, "pytest" | "unittest" | "py_compile")
-        && !MODULES_ASKED.contains(module)
+    !matches!(module, "pytest" | "unittest" | "py_compile")
+        && !MODULES_ASKED.contains(&module)
         && module.split('.').all(|part| {
             part.chars()
                 .next()
