@@ -1,7 +1,7 @@
 //! In-project edits: the literal commands whose every effect is a write of files
 //! inside the project, made by programs modelled option by option (`mkdir`, `touch`,
 //! `cp`, `mv`, `ln -s`, `tee`, `sed -i` with a script of editing commands only, `rm`,
-//! `chmod` with a plain permission mode, `git add` of literal paths in the project's
+//! `rmdir`, `chmod` with a plain permission mode, `git add` of literal paths in the project's
 //! own repository).
 //!
 //! Owns which words make such an edit and the complete list of what it writes and
@@ -88,6 +88,7 @@ pub fn edit(words: &[&str], cwd: &Path, ctx: &AnalysisContext) -> Option<Edit> {
         "ln" => symlink(rest, cwd, ctx),
         "sed" => sed_in_place(rest, cwd, ctx),
         "rm" => remove(rest, cwd, ctx),
+        "rmdir" => rmdir(rest, cwd, ctx),
         "chmod" => chmod(rest, cwd, ctx),
         "git" => git_add(rest, cwd, ctx),
         _ => None,
@@ -178,6 +179,54 @@ fn mkdir(rest: &[&str], cwd: &Path, ctx: &AnalysisContext) -> Option<Edit> {
         }
     }
     Some(edit)
+}
+
+/// `rmdir [-p] [-v] [--ignore-fail-on-non-empty] DIR…`: removes directories only when
+/// they are empty, so no file is lost. Every operand is removed, and with `-p` every
+/// directory its text names above it (`rmdir -p a/b` removes `a/b`, then `a`), each
+/// judged where it resolves: a directory reached through a link out of the project
+/// (`rmdir link/sub`, which the kernel follows) is outside. A link itself is never
+/// removed (`rmdir` refuses it). An operand with a `.` or `..` is left unproven (`-p`
+/// takes the text apart, not the path), and so is an absolute one with `-p`, which
+/// goes on up to `/`.
+fn rmdir(rest: &[&str], cwd: &Path, ctx: &AnalysisContext) -> Option<Edit> {
+    let long = ["--parents", "--verbose", "--ignore-fail-on-non-empty"];
+    let p = parse(rest, "pv", &long)?;
+    if p.operands.is_empty() {
+        return None;
+    }
+    let parents = p.letters.contains('p') || p.long.contains(&"--parents");
+    let mut writes: Vec<PathBuf> = Vec::new();
+    for w in &p.operands {
+        let written = paths::expand_home(w, ctx.home()).unwrap_or_else(|| PathBuf::from(w));
+        if written.components().any(|c| {
+            matches!(
+                c,
+                std::path::Component::ParentDir | std::path::Component::CurDir
+            )
+        }) || (parents && written.is_absolute())
+        {
+            return None;
+        }
+        let mut removed = vec![inside(w, cwd, ctx)?];
+        if parents {
+            for above in written.ancestors().skip(1) {
+                if above.as_os_str().is_empty() {
+                    break;
+                }
+                removed.push(inside(above.to_str()?, cwd, ctx)?);
+            }
+        }
+        for r in removed {
+            if !writes.contains(&r) {
+                writes.push(r);
+            }
+        }
+    }
+    Some(Edit {
+        writes,
+        ..Edit::default()
+    })
 }
 
 /// The directories `mkdir -p` makes above `dir` (absolute, as written: not cleaned, so
@@ -1112,6 +1161,37 @@ mod tests {
         let e = edit(&["mkdir", "src/x/y"], &root, &ctx).unwrap();
         assert_eq!(e.writes, vec![root.join("src/x/y")]);
         assert_eq!(edit(&["mkdir", "-p", "a/b/../c"], &root, &ctx), None);
+    }
+
+    #[test]
+    fn rmdir_removes_each_operand_and_with_parents_each_named_above() {
+        let tmp = tempfile::tempdir().unwrap();
+        let base = std::fs::canonicalize(tmp.path()).unwrap();
+        let root = base.join("p");
+        let home = base.join("h");
+        std::fs::create_dir_all(root.join("a/b")).unwrap();
+        std::fs::create_dir_all(home.join("out/sub")).unwrap();
+        std::os::unix::fs::symlink(home.join("out"), root.join("link")).unwrap();
+        let ctx = AnalysisContext::new(&root, None, &home).unwrap();
+        let e = edit(&["rmdir", "a/b"], &root, &ctx).unwrap();
+        assert_eq!(e.writes, vec![root.join("a/b")]);
+        let e = edit(&["rmdir", "-p", "a/b/"], &root, &ctx).unwrap();
+        assert_eq!(e.writes, vec![root.join("a/b"), root.join("a")]);
+        let e = edit(
+            &["rmdir", "--ignore-fail-on-non-empty", "-v", "a"],
+            &root,
+            &ctx,
+        )
+        .unwrap();
+        assert_eq!(e.writes, vec![root.join("a")]);
+        // Through a link out of the project the kernel removes the target's directory.
+        assert_eq!(edit(&["rmdir", "link/sub"], &root, &ctx), None);
+        // `-p` takes the text apart: `..` and absolute paths are not followed.
+        assert_eq!(edit(&["rmdir", "-p", "a/../a/b"], &root, &ctx), None);
+        let abs = root.join("a/b").display().to_string();
+        assert_eq!(edit(&["rmdir", "-p", &abs], &root, &ctx), None);
+        assert_eq!(edit(&["rmdir", "--force", "a"], &root, &ctx), None);
+        assert_eq!(edit(&["rmdir"], &root, &ctx), None);
     }
 
     #[test]

@@ -1,5 +1,5 @@
 //! The program oracle's edit commands: the in-project edits the analysis may allow
-//! silently (`mkdir`, `touch`, `tee`, `cp`, `mv`, `ln -s`, `rm`, `chmod`, `sed -i`,
+//! silently (`mkdir`, `touch`, `tee`, `cp`, `mv`, `ln -s`, `rm`, `rmdir`, `chmod`, `sed -i`,
 //! redirections of verified programs into project files) and `git add`, each option
 //! the analysis accepts and the look-alikes that must ask (`chmod u+s`, `chmod -R`,
 //! `sed -i` scripts that write, read or run, text commands), over the hostile world's
@@ -107,6 +107,17 @@ pub const ENTRIES: &[EditEntry] = &[
         ],
     },
     EditEntry {
+        label: "edit rmdir",
+        program: "rmdir",
+        options: &[
+            "-p",
+            "-v",
+            "--parents",
+            "--verbose",
+            "--ignore-fail-on-non-empty",
+        ],
+    },
+    EditEntry {
         label: "edit rm",
         program: "rm",
         options: &[
@@ -195,6 +206,15 @@ const NEW: &[&str] = &[
     "src/x/y",
     "newdir",
     "docs/new.md",
+];
+
+/// Empty directories `rmdir` removes: the project's, and HOME's through a link.
+const EMPTY: &[&str] = &[
+    "empty/inner",
+    "empty/inner/",
+    "empty",
+    "docs/homedir/sub",
+    "docs/homedir",
 ];
 
 /// Directories of the project.
@@ -491,6 +511,14 @@ fn command(rng: &mut Rng, entry: &EditEntry, opts: &[&str], place: Option<&str>)
             };
             join(&["rm".to_string(), flags.join(" "), what])
         }
+        "rmdir" => {
+            let what = match place {
+                Some(p) => quote(p),
+                None if rng.chance(60) => quote(rng.pick(EMPTY)),
+                None => quote(target(rng)),
+            };
+            join(&["rmdir".to_string(), flags.join(" "), what])
+        }
         "chmod" => join(&[
             "chmod".to_string(),
             flags.join(" "),
@@ -614,6 +642,8 @@ pub fn generate(seed: u64, n: usize) -> Vec<Generated> {
         ("ln", "ln -s .env new.txt && echo x > new.txt"),
         ("ln", "ln --force .env b.txt"),
         ("ln", "ln -sf a.txt b.txt"),
+        ("rmdir", "rmdir -p empty/inner"),
+        ("rmdir", "rmdir docs/homedir/sub"),
         ("rm", "rm -rf src"),
         ("rm", "rm -rf docs"),
         ("rm", "rm -r src/"),

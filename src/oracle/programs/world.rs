@@ -41,6 +41,7 @@ pub const LINKS: &[(&str, &str)] = &[
     ("pypirc.txt", ".pypirc"),
     ("notes/cargo.toml", ".cargo/credentials.toml"),
     ("mycnf.ini", ".my.cnf"),
+    ("docs/homedir", ".cache/emptydir"),
 ];
 
 /// The committed secret that only the project's history holds (`old/.env`, removed in
@@ -274,6 +275,11 @@ pub fn build(root: &Path, home: &Path) -> Result<(), String> {
     write(&cfg, &text)?;
     write(&dep.join(".git/info/attributes"), "* diff=x filter=x\n")?;
     write(&dep.join(".gitattributes"), "* diff=x\n")?;
+    // Empty directories, which `rmdir` removes: two in the project, and one in HOME
+    // that the link `docs/homedir` reaches.
+    for dir in [root.join("empty/inner"), home.join(".cache/emptydir/sub")] {
+        std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    }
     // Symlinks to the credential stores, made last (git would commit them).
     for (link, target) in LINKS {
         let at = root.join(link);
