@@ -18,7 +18,7 @@ use std::ops::Range;
 
 use tree_sitter::Node;
 
-use super::kinds as k;
+use super::kinds::{self as k, KindName};
 use super::walk::text::{decode_ansi_c, unescape_double_quoted};
 use crate::shell::eval::fields::{self, Chars, DEFAULT_IFS, Quoting, push_str};
 use crate::shell::eval::{Budget, arith, interp, params, producers};
@@ -389,7 +389,7 @@ impl<'s> Evaluator<'s, '_> {
                 self.forget_all();
                 return;
             }
-            match n.kind() {
+            match n.kind_name() {
                 k::VARIABLE_ASSIGNMENT => {
                     if let Some(name) = n.child_by_field_name(k::FIELD_NAME) {
                         let name = self.text(name).split('[').next().unwrap_or("").to_string();
@@ -446,7 +446,7 @@ impl<'s> Evaluator<'s, '_> {
             self.poisoned = true;
             return None;
         }
-        match node.kind() {
+        match node.kind_name() {
             k::COMMENT | k::HEREDOC_BODY => Some(String::new()),
             k::PROGRAM | k::COMPOUND_STATEMENT => self.block(node, stdin),
             k::SUBSHELL => self.subshell(|e| e.block(node, stdin)),
@@ -533,7 +533,7 @@ impl<'s> Evaluator<'s, '_> {
         let mut stack = vec![node];
         let mut substs: Vec<std::ops::Range<usize>> = Vec::new();
         while let Some(n) = stack.pop() {
-            if n.kind() == k::COMMAND_SUBSTITUTION {
+            if n.kind_name() == k::COMMAND_SUBSTITUTION {
                 substs.push(n.byte_range());
                 continue;
             }
@@ -554,7 +554,7 @@ impl<'s> Evaluator<'s, '_> {
     fn substitutions(&mut self, node: Node<'s>) {
         let mut stack = vec![node];
         while let Some(n) = stack.pop() {
-            if n.kind() == k::COMMAND_SUBSTITUTION {
+            if n.kind_name() == k::COMMAND_SUBSTITUTION {
                 // Escaped backticks are read again by bash (see `chars`): not read here.
                 let raw = self.text(n);
                 if self.depth >= self.budget.max_depth
@@ -637,7 +637,7 @@ impl<'s> Evaluator<'s, '_> {
             let mut stack = vec![body];
             let mut found = false;
             while let Some(n) = stack.pop() {
-                if n.kind() == k::COMMAND
+                if n.kind_name() == k::COMMAND
                     && n.child_by_field_name(k::FIELD_NAME).is_some_and(|w| {
                         matches!(self.text(w), "break" | "continue" | "return" | "exit")
                     })
@@ -704,7 +704,7 @@ impl<'s> Evaluator<'s, '_> {
 
     /// Statements inside a branch or loop body (conditions included).
     fn nested(&mut self, node: Node<'s>) {
-        match node.kind() {
+        match node.kind_name() {
             k::DO_GROUP | k::ELSE_CLAUSE | k::ELIF_CLAUSE | k::CASE_ITEM => {
                 let mut c = node.walk();
                 let kids: Vec<Node<'s>> = node.named_children(&mut c).collect();
@@ -763,16 +763,16 @@ impl<'s> Evaluator<'s, '_> {
             .named_children(&mut c)
             .filter(|n| {
                 matches!(
-                    n.kind(),
+                    n.kind_name(),
                     k::FILE_REDIRECT | k::HEREDOC_REDIRECT | k::HERESTRING_REDIRECT
                 )
             })
             .collect();
         match body {
-            Some(b) if b.kind() == k::COMMAND => self.command(b, &redirects, stdin),
+            Some(b) if b.kind_name() == k::COMMAND => self.command(b, &redirects, stdin),
             // The grammar hangs `a | b <<EOF` (and `a | b < f`) on the whole pipeline;
             // bash gives the redirect to its last command, in place of the pipe.
-            Some(b) if b.kind() == k::PIPELINE => {
+            Some(b) if b.kind_name() == k::PIPELINE => {
                 let (input, output) = self.redirect_io(&redirects);
                 let out = self.subshell(|e| e.pipeline(b, stdin, input));
                 self.store_output(output, out)
@@ -797,14 +797,14 @@ impl<'s> Evaluator<'s, '_> {
         for r in redirects {
             // `3<<EOF`, `3<<<x`: the text goes to another descriptor, not stdin.
             let on_stdin = matches!(super::walk::descriptor(*r, self.src), None | Some("0"));
-            match r.kind() {
+            match r.kind_name() {
                 k::HERESTRING_REDIRECT if !on_stdin => {}
                 k::HEREDOC_REDIRECT if !on_stdin => self.heredoc_rest(*r),
                 k::HERESTRING_REDIRECT => {
                     let mut c = r.walk();
                     let word = r
                         .named_children(&mut c)
-                        .find(|n| n.kind() != k::FILE_DESCRIPTOR);
+                        .find(|n| n.kind_name() != k::FILE_DESCRIPTOR);
                     input = Some(word.and_then(|w| {
                         let e = self.expand(w, true)?;
                         self.record(w, &e);
@@ -818,12 +818,13 @@ impl<'s> Evaluator<'s, '_> {
                     let mut c = r.walk();
                     let kids: Vec<Node<'s>> = r.named_children(&mut c).collect();
                     let quoted = kids.iter().any(|c| {
-                        c.kind() == k::HEREDOC_START && self.text(*c).contains(['\'', '"', '\\'])
+                        c.kind_name() == k::HEREDOC_START
+                            && self.text(*c).contains(['\'', '"', '\\'])
                     });
                     let strip = self.operator(*r) == "<<-";
                     input = Some(
                         kids.iter()
-                            .find(|c| c.kind() == k::HEREDOC_BODY)
+                            .find(|c| c.kind_name() == k::HEREDOC_BODY)
                             .and_then(|b| {
                                 let raw = self.text(*b);
                                 if !quoted && raw.contains(['$', '`', '\\']) {
@@ -888,11 +889,11 @@ impl<'s> Evaluator<'s, '_> {
             }
             // The grammar hangs the redirects written after `<<EOF` on its line inside
             // the here-document's node; bash applies them in order, after it.
-            if r.kind() == k::HEREDOC_REDIRECT {
+            if r.kind_name() == k::HEREDOC_REDIRECT {
                 let mut c = r.walk();
                 let nested: Vec<Node<'s>> = r
                     .named_children(&mut c)
-                    .filter(|n| matches!(n.kind(), k::FILE_REDIRECT | k::HERESTRING_REDIRECT))
+                    .filter(|n| matches!(n.kind_name(), k::FILE_REDIRECT | k::HERESTRING_REDIRECT))
                     .collect();
                 if !nested.is_empty() {
                     let (i, o) = self.redirect_io(&nested);
@@ -911,11 +912,11 @@ impl<'s> Evaluator<'s, '_> {
         let kids: Vec<Node<'s>> = r.named_children(&mut c).collect();
         let start = kids
             .iter()
-            .find(|c| c.kind() == k::HEREDOC_START)
+            .find(|c| c.kind_name() == k::HEREDOC_START)
             .map_or(r.start_byte(), |c| c.end_byte());
         for kid in kids {
             if !matches!(
-                kid.kind(),
+                kid.kind_name(),
                 k::HEREDOC_START
                     | k::HEREDOC_BODY
                     | k::HEREDOC_END
@@ -926,7 +927,8 @@ impl<'s> Evaluator<'s, '_> {
                 let between = self.src.get(start..kid.start_byte()).unwrap_or("");
                 // The grammar hangs `| cmd` there as a pipeline that starts with the `|`.
                 let piped = between.trim() == "|"
-                    || (kid.kind() == k::PIPELINE && self.text(kid).trim_start().starts_with('|'));
+                    || (kid.kind_name() == k::PIPELINE
+                        && self.text(kid).trim_start().starts_with('|'));
                 self.continuations.push((kid, piped));
             }
         }
@@ -964,7 +966,7 @@ impl<'s> Evaluator<'s, '_> {
     }
 
     fn assignments(&mut self, node: Node<'s>) {
-        if node.kind() == k::VARIABLE_ASSIGNMENTS {
+        if node.kind_name() == k::VARIABLE_ASSIGNMENTS {
             let mut c = node.walk();
             let kids: Vec<Node<'s>> = node.named_children(&mut c).collect();
             for kid in kids {
@@ -987,7 +989,7 @@ impl<'s> Evaluator<'s, '_> {
             .is_some_and(|r| r.starts_with("+="));
         let value = match node.child_by_field_name(k::FIELD_VALUE) {
             None => Some(String::new()),
-            Some(v) if v.kind() == k::ARRAY => None,
+            Some(v) if v.kind_name() == k::ARRAY => None,
             Some(v) => self
                 .expand(v, true)
                 .and_then(|e| match e.fields.as_slice() {
@@ -1024,13 +1026,13 @@ impl<'s> Evaluator<'s, '_> {
         let mut c = node.walk();
         let kids: Vec<Node<'s>> = node.named_children(&mut c).collect();
         let plain_flags = kids.iter().all(|n| {
-            n.kind() != k::WORD || {
+            n.kind_name() != k::WORD || {
                 let t = self.text(*n);
                 matches!(t, "-x" | "-r" | "-g" | "-rx" | "-xr" | "--")
             }
         });
         for kid in kids {
-            match kid.kind() {
+            match kid.kind_name() {
                 k::VARIABLE_ASSIGNMENT if plain_flags => self.assign(kid),
                 k::VARIABLE_ASSIGNMENT => {
                     if let Some(n) = kid.child_by_field_name(k::FIELD_NAME) {
@@ -1063,7 +1065,7 @@ impl<'s> Evaluator<'s, '_> {
         // around it come after its own words.
         let mut words: Vec<Node<'s>> = Vec::new();
         for kid in &kids {
-            match kid.kind() {
+            match kid.kind_name() {
                 k::VARIABLE_ASSIGNMENT => has_prefix = true,
                 k::FILE_REDIRECT | k::HEREDOC_REDIRECT | k::HERESTRING_REDIRECT => {
                     redirects.push(*kid);
@@ -1079,7 +1081,7 @@ impl<'s> Evaluator<'s, '_> {
             words.extend(redirect_words(*r, self.src));
         }
         for kid in words {
-            if kid.kind() == k::COMMAND_NAME {
+            if kid.kind_name() == k::COMMAND_NAME {
                 name_node = Some(kid);
             }
             word_nodes.push(kid);
@@ -1335,7 +1337,8 @@ impl<'s> Evaluator<'s, '_> {
                     let script_node = word_nodes.get(i + 1).copied();
                     let code = if matches!(script.as_str(), "/dev/stdin" | "/proc/self/fd/0") {
                         stdin.map(str::to_string)
-                    } else if script_node.is_some_and(|n| n.kind() == k::PROCESS_SUBSTITUTION) {
+                    } else if script_node.is_some_and(|n| n.kind_name() == k::PROCESS_SUBSTITUTION)
+                    {
                         script_node.and_then(|n| self.subshell(|e| e.block(n, None)))
                     } else {
                         self.file(script)
@@ -1615,7 +1618,7 @@ impl<'s> Evaluator<'s, '_> {
         } else {
             Quoting::Expanded
         };
-        match node.kind() {
+        match node.kind_name() {
             k::WORD | k::COMMAND_NAME | k::NUMBER | k::VARIABLE_NAME | k::BRACE_EXPRESSION
                 if node.named_child_count() == 0 =>
             {
@@ -1794,20 +1797,20 @@ fn short(s: &str) -> String {
 /// it on its line.
 fn redirect_words<'s>(r: Node<'s>, src: &str) -> Vec<Node<'s>> {
     let mut c = r.walk();
-    match r.kind() {
+    match r.kind_name() {
         k::FILE_REDIRECT => super::walk::extra_destinations(r, src),
         k::HERESTRING_REDIRECT => r
             .named_children(&mut c)
-            .filter(|n| n.kind() != k::FILE_DESCRIPTOR)
+            .filter(|n| n.kind_name() != k::FILE_DESCRIPTOR)
             .skip(1)
             .collect(),
         k::HEREDOC_REDIRECT => {
             let kids: Vec<Node<'s>> = r.named_children(&mut c).collect();
             let mut out = Vec::new();
             for kid in kids {
-                if super::walk::is_word_kind(kid.kind()) {
+                if super::walk::is_word_kind(kid.kind_name()) {
                     out.push(kid);
-                } else if matches!(kid.kind(), k::FILE_REDIRECT | k::HERESTRING_REDIRECT) {
+                } else if matches!(kid.kind_name(), k::FILE_REDIRECT | k::HERESTRING_REDIRECT) {
                     out.extend(redirect_words(kid, src));
                 }
             }

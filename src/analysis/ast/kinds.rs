@@ -147,3 +147,31 @@ pub const ALL_FIELDS: &[&str] = &[
     FIELD_DESCRIPTOR,
     FIELD_VALUE,
 ];
+
+/// A node's kind through a table read once from the grammar. `Node::kind` measures and
+/// checks the grammar's C string on every call, and the walks ask it of every node.
+pub(crate) trait KindName {
+    fn kind_name(&self) -> &'static str;
+}
+
+impl KindName for tree_sitter::Node<'_> {
+    fn kind_name(&self) -> &'static str {
+        static NAMES: std::sync::OnceLock<Box<[&'static str]>> = std::sync::OnceLock::new();
+        let names = NAMES.get_or_init(|| {
+            let language: tree_sitter::Language = tree_sitter_bash::LANGUAGE.into();
+            (0..language.node_kind_count())
+                .map(|id| {
+                    u16::try_from(id)
+                        .ok()
+                        .and_then(|id| language.node_kind_for_id(id))
+                        .unwrap_or("")
+                })
+                .collect()
+        });
+        // ERROR's id lies past the table (it is the largest u16): ask the node itself.
+        match names.get(usize::from(self.kind_id())) {
+            Some(name) if !name.is_empty() => name,
+            _ => self.kind(),
+        }
+    }
+}

@@ -18,6 +18,7 @@ mod walk;
 use std::cell::{Cell, RefCell};
 use std::time::{Duration, Instant};
 
+use kinds::KindName;
 use tree_sitter::{Node, ParseOptions, ParseState, Parser, Tree, TreeCursor};
 
 use crate::floor;
@@ -226,14 +227,14 @@ fn only_read_write_redirects(root: Node<'_>) -> bool {
         }
         if node.is_error() {
             let after_lt = node.prev_sibling().is_some_and(|p| {
-                !p.is_named() && p.kind() == "<" && p.end_byte() == node.start_byte()
+                !p.is_named() && p.kind_name() == "<" && p.end_byte() == node.start_byte()
             });
             let in_redirect = node
                 .parent()
-                .is_some_and(|p| p.kind() == kinds::FILE_REDIRECT);
+                .is_some_and(|p| p.kind_name() == kinds::FILE_REDIRECT);
             let just_gt = node.end_byte() == node.start_byte() + 1
                 && node.child_count() == 1
-                && node.child(0).is_some_and(|c| c.kind() == ">");
+                && node.child(0).is_some_and(|c| c.kind_name() == ">");
             if !(after_lt && in_redirect && just_gt) {
                 return false;
             }
@@ -255,7 +256,7 @@ fn first_error(root: Node<'_>) -> String {
         if node.is_error() || node.is_missing() {
             let p = node.start_position();
             let what = if node.is_missing() {
-                format!("missing `{}`", node.kind())
+                format!("missing `{}`", node.kind_name())
             } else {
                 "unexpected text".to_string()
             };
@@ -297,7 +298,7 @@ fn skipped_backslash(root: Node<'_>, src: &str) -> Option<usize> {
     let mut stack = vec![root];
     while let Some(node) = stack.pop() {
         // A here-document body's text between its expansions is data, not skipped.
-        let body = node.kind() == kinds::HEREDOC_BODY;
+        let body = node.kind_name() == kinds::HEREDOC_BODY;
         let mut cursor = node.walk();
         let mut at = node.start_byte();
         for child in node.children(&mut cursor) {
@@ -328,7 +329,7 @@ fn misread_construct(root: Node<'_>, src: &str) -> Option<String> {
     let mut cursor = root.walk();
     let mut stack = vec![root];
     while let Some(node) = stack.pop() {
-        let why = match node.kind() {
+        let why = match node.kind_name() {
             kinds::VARIABLE_ASSIGNMENT => bad_assignment_name(node, src),
             kinds::TEST_COMMAND => glob_read_as_test(node, src),
             kinds::COMMAND => command_words_misread(node, src, &mut cursor),
@@ -394,7 +395,7 @@ fn command_words_misread<'t>(
     let all: Vec<Node<'_>> = node.children(cursor).collect();
     let lone = all.iter().enumerate().find(|(i, c)| {
         !c.is_named()
-            && c.kind() == "$"
+            && c.kind_name() == "$"
             && all.get(i + 1).is_none_or(|n| n.start_byte() > c.end_byte())
     });
     if let Some((_, dollar)) = lone {
@@ -403,7 +404,7 @@ fn command_words_misread<'t>(
             dollar.start_byte()
         ));
     }
-    let kids: Vec<Node<'_>> = node.named_children(cursor).collect();
+    let kids: Vec<Node<'_>> = all.into_iter().filter(|c| c.is_named()).collect();
     // A newline between two words ends the command for bash; after a pipeline of three
     // stages the grammar's GLR can read it as a blank (`a | b | c<NL>rm x && d` as the
     // command `c rm x`), hiding a command.
@@ -424,8 +425,8 @@ fn command_words_misread<'t>(
     for pair in kids.windows(2) {
         if let [a, b] = pair
             && a.end_byte() == b.start_byte()
-            && !a.kind().ends_with("redirect")
-            && !b.kind().ends_with("redirect")
+            && !a.kind_name().ends_with("redirect")
+            && !b.kind_name().ends_with("redirect")
         {
             return Some(format!(
                 "the words at byte {} are one word for bash",
@@ -448,10 +449,10 @@ fn heredoc_delimiter_runs_on<'t>(
     let kids: Vec<Node<'_>> = node.named_children(cursor).collect();
     let start_end = kids
         .iter()
-        .find(|k| k.kind() == kinds::HEREDOC_START)
+        .find(|k| k.kind_name() == kinds::HEREDOC_START)
         .map(|k| k.end_byte());
     let w = kids.iter().find(|k| {
-        walk::is_word_kind(k.kind())
+        walk::is_word_kind(k.kind_name())
             && (Some(k.start_byte()) == start_end
                 || src.get(k.byte_range()).is_some_and(|t| t.contains('\n')))
     })?;
@@ -499,17 +500,20 @@ fn statement_redirect_with_words<'t>(
 ) -> Option<String> {
     if node
         .child_by_field_name("body")
-        .is_none_or(|b| b.kind() == kinds::COMMAND)
+        .is_none_or(|b| b.kind_name() == kinds::COMMAND)
     {
         return None;
     }
     let mut inner = node.walk();
     let extra = node.named_children(cursor).find(|r| {
-        matches!(r.kind(), kinds::FILE_REDIRECT | kinds::HERESTRING_REDIRECT)
-            && r.named_children(&mut inner)
-                .filter(|w| w.kind() != kinds::FILE_DESCRIPTOR)
-                .count()
-                > 1
+        matches!(
+            r.kind_name(),
+            kinds::FILE_REDIRECT | kinds::HERESTRING_REDIRECT
+        ) && r
+            .named_children(&mut inner)
+            .filter(|w| w.kind_name() != kinds::FILE_DESCRIPTOR)
+            .count()
+            > 1
     })?;
     Some(format!(
         "the words after the redirect target at byte {} are arguments for bash, which the grammar hangs on the redirect",
@@ -546,7 +550,7 @@ fn unparsed_body_expansion(body: Node<'_>, src: &str) -> Option<usize> {
     let redirect = body.parent()?;
     let mut cursor = redirect.walk();
     let quoted = redirect.children(&mut cursor).any(|c| {
-        c.kind() == kinds::HEREDOC_START
+        c.kind_name() == kinds::HEREDOC_START
             && src
                 .get(c.byte_range())
                 .is_some_and(|t| t.contains(['\'', '"', '\\']))
@@ -558,7 +562,7 @@ fn unparsed_body_expansion(body: Node<'_>, src: &str) -> Option<usize> {
     let mut cursor = body.walk();
     let parsed: Vec<std::ops::Range<usize>> = body
         .named_children(&mut cursor)
-        .filter(|c| c.kind() != kinds::HEREDOC_CONTENT)
+        .filter(|c| c.kind_name() != kinds::HEREDOC_CONTENT)
         .map(|c| c.byte_range())
         .collect();
     let bytes = src.as_bytes();
@@ -620,29 +624,30 @@ fn keyword_prefixes(root: Node<'_>, src: &str) -> Option<String> {
     while let Some(node) = stack.pop() {
         let mut cursor = node.walk();
         stack.extend(node.children(&mut cursor));
-        if node.kind() == kinds::NEGATED_COMMAND {
+        if node.kind_name() == kinds::NEGATED_COMMAND {
             if let Some(cmd) = node.named_child(0)
-                && cmd.kind() == kinds::COMMAND
+                && cmd.kind_name() == kinds::COMMAND
                 && cmd.named_child(0).is_some_and(|n| {
-                    n.kind() == kinds::COMMAND_NAME && WORD_COMPOUND.contains(&text(&n))
+                    n.kind_name() == kinds::COMMAND_NAME && WORD_COMPOUND.contains(&text(&n))
                 })
             {
                 ranges.push(node.start_byte()..cmd.start_byte());
             }
             continue;
         }
-        if node.kind() != kinds::COMMAND {
+        if node.kind_name() != kinds::COMMAND {
             continue;
         }
         let pipeline_start = node.parent().is_none_or(|p| {
-            p.kind() != kinds::PIPELINE || p.named_child(0).is_some_and(|f| f.id() == node.id())
+            p.kind_name() != kinds::PIPELINE
+                || p.named_child(0).is_some_and(|f| f.id() == node.id())
         });
         let mut cursor = node.walk();
         let kids: Vec<Node<'_>> = node.named_children(&mut cursor).collect();
         let Some((name, args)) = kids.split_first() else {
             continue;
         };
-        if !pipeline_start || name.kind() != kinds::COMMAND_NAME || text(name) != "time" {
+        if !pipeline_start || name.kind_name() != kinds::COMMAND_NAME || text(name) != "time" {
             continue;
         }
         let mut rest = args.iter().skip_while(|a| matches!(text(a), "-p" | "--"));
@@ -650,8 +655,8 @@ fn keyword_prefixes(root: Node<'_>, src: &str) -> Option<String> {
             && (COMPOUND.contains(&text(next))
                 // `time NAME=value cmd`: the keyword before a command with an assignment.
                 || crate::programs::is_assignment(text(next))
-                || next.kind() == kinds::SUBSHELL
-                || next.kind() == kinds::COMPOUND_STATEMENT)
+                || next.kind_name() == kinds::SUBSHELL
+                || next.kind_name() == kinds::COMPOUND_STATEMENT)
         {
             ranges.push(name.start_byte()..next.start_byte());
         }
@@ -1083,7 +1088,10 @@ fn skipped_word(src: &str) -> Option<String> {
     while let Some(node) = stack.pop() {
         let mut cursor = node.walk();
         let kids: Vec<Node<'_>> = node.children(&mut cursor).collect();
-        if matches!(node.kind(), kinds::COMMAND | kinds::REDIRECTED_STATEMENT) {
+        if matches!(
+            node.kind_name(),
+            kinds::COMMAND | kinds::REDIRECTED_STATEMENT
+        ) {
             for pair in kids.windows(2) {
                 if let [a, b] = pair
                     && let Some(gap) = bytes.get(a.end_byte()..b.start_byte())

@@ -10,7 +10,7 @@
 
 use std::ops::Range;
 
-use super::kinds;
+use super::kinds::{self, KindName};
 use super::{MAX_BYTES, MAX_NODES, parse};
 
 /// Operator tokens the grammar gives as anonymous nodes.
@@ -62,9 +62,9 @@ pub fn operator_spans(command: &str) -> Vec<Range<usize>> {
             break;
         }
         let node = cursor.node();
-        let parent = node.parent().map(|p| p.kind()).unwrap_or_default();
-        let operator = !node.is_named() && OPERATORS.contains(&node.kind());
-        let descriptor = node.kind() == kinds::FILE_DESCRIPTOR
+        let parent = node.parent().map(|p| p.kind_name()).unwrap_or_default();
+        let operator = !node.is_named() && OPERATORS.contains(&node.kind_name());
+        let descriptor = node.kind_name() == kinds::FILE_DESCRIPTOR
             && (parent == kinds::FILE_REDIRECT || parent == kinds::HEREDOC_REDIRECT);
         if (operator || descriptor) && PARENTS.contains(&parent) {
             let r = node.byte_range();

@@ -13,7 +13,7 @@ pub(super) mod text;
 use text::{decode_ansi_c, is_fd_target, unescape_double_quoted, unescape_unquoted};
 
 use super::AstError;
-use super::kinds as k;
+use super::kinds::{self as k, KindName};
 use crate::model::vocab::AnalysisContext;
 use crate::shell::arith;
 
@@ -270,7 +270,7 @@ impl<'s> Walker<'s, '_> {
             if child.is_named() {
                 continue;
             }
-            match child.kind() {
+            match child.kind_name() {
                 "&" => {
                     self.plan.background = true;
                     self.plan.compound("&");
@@ -292,7 +292,7 @@ impl<'s> Walker<'s, '_> {
         stack: &mut Vec<Task<'t>>,
     ) -> Result<(), AstError> {
         self.budget(depth)?;
-        match node.kind() {
+        match node.kind_name() {
             k::PROGRAM => {
                 self.note_separators(node);
                 push_children(node, depth, in_subst, stack);
@@ -353,14 +353,14 @@ impl<'s> Walker<'s, '_> {
             | k::C_STYLE_FOR_STATEMENT
             | k::CASE_STATEMENT
             | k::FUNCTION_DEFINITION => {
-                self.plan.compound(match node.kind() {
+                self.plan.compound(match node.kind_name() {
                     k::IF_STATEMENT => "if",
                     k::WHILE_STATEMENT => "while",
                     k::FOR_STATEMENT | k::C_STYLE_FOR_STATEMENT => "for",
                     k::CASE_STATEMENT => "case",
                     _ => "function",
                 });
-                if node.kind() == k::FUNCTION_DEFINITION
+                if node.kind_name() == k::FUNCTION_DEFINITION
                     && let (Some(name), Some(body)) = (
                         node.child_by_field_name(k::FIELD_NAME),
                         node.child_by_field_name(k::FIELD_BODY),
@@ -387,7 +387,7 @@ impl<'s> Walker<'s, '_> {
                 let mut body = None;
                 let mut cursor = node.walk();
                 for child in node.named_children(&mut cursor) {
-                    match child.kind() {
+                    match child.kind_name() {
                         k::FILE_REDIRECT | k::HEREDOC_REDIRECT | k::HERESTRING_REDIRECT => {
                             redirects.push(child)
                         }
@@ -400,7 +400,7 @@ impl<'s> Walker<'s, '_> {
                     }
                 }
                 match body {
-                    Some(b) if is_command_like(b.kind()) => {
+                    Some(b) if is_command_like(b.kind_name()) => {
                         stack.push(Task::Command {
                             node: b,
                             redirects,
@@ -408,7 +408,7 @@ impl<'s> Walker<'s, '_> {
                             in_subst,
                         });
                     }
-                    Some(b) if b.kind() == k::LIST || b.kind() == k::PIPELINE => {
+                    Some(b) if b.kind_name() == k::LIST || b.kind_name() == k::PIPELINE => {
                         stack.push(Task::LateRedirects {
                             redirects,
                             depth: depth + 1,
@@ -451,7 +451,7 @@ impl<'s> Walker<'s, '_> {
             }
             k::COMMAND_SUBSTITUTION | k::PROCESS_SUBSTITUTION => {
                 self.plan
-                    .obfuscated(Opacity::Substitution(describe_subst(node.kind())));
+                    .obfuscated(Opacity::Substitution(describe_subst(node.kind_name())));
                 // Inside backticks bash drops the backslash before `` ` ``, `$` and `\`
                 // and parses the text again: ``ls `echo \`id\``` runs `id`, which the
                 // grammar reads as data. That text is read as code too.
@@ -470,7 +470,7 @@ impl<'s> Walker<'s, '_> {
             }
             k::ARITHMETIC_EXPANSION | k::EXPANSION => {
                 self.plan
-                    .obfuscated(Opacity::Substitution(describe_subst(node.kind())));
+                    .obfuscated(Opacity::Substitution(describe_subst(node.kind_name())));
                 push_children(node, depth, in_subst, stack);
             }
             k::STRING
@@ -560,7 +560,7 @@ impl<'s> Walker<'s, '_> {
         self.budget(depth)?;
         let mut found: Vec<(Redirect, bool)> = Vec::new();
         let mut extra_words: Vec<Word> = Vec::new();
-        match node.kind() {
+        match node.kind_name() {
             k::FILE_REDIRECT => {
                 let op = operator_of(node, self.src);
                 // `rm > /dev/null -rf /`: words after the first destination are
@@ -600,7 +600,7 @@ impl<'s> Walker<'s, '_> {
                 let kids: Vec<Node<'t>> = node.named_children(&mut cursor).collect();
                 let mut input = None;
                 for child in kids {
-                    if child.kind() != k::FILE_DESCRIPTOR {
+                    if child.kind_name() != k::FILE_DESCRIPTOR {
                         let w = self.word(child, depth + 1, in_subst, stack);
                         input = Some(InlineInput {
                             text: format!("{}\n", w.text),
@@ -623,25 +623,28 @@ impl<'s> Walker<'s, '_> {
                 // A quoted delimiter (`<<'EOF'`, `<<"EOF"`, `<<\EOF`) keeps the body
                 // data; otherwise its substitutions run when the command runs.
                 let quoted = kids.iter().any(|c| {
-                    c.kind() == k::HEREDOC_START && self.text(*c).contains(['\'', '"', '\\'])
+                    c.kind_name() == k::HEREDOC_START && self.text(*c).contains(['\'', '"', '\\'])
                 });
                 // The body as the command reads it. `<<-` strips leading tabs, and an
                 // unquoted body with `$`, backticks or backslashes changes when it runs.
                 let strip_tabs = self.text(node).starts_with("<<-");
-                let input = kids.iter().find(|c| c.kind() == k::HEREDOC_BODY).map(|b| {
-                    let raw = self.text(*b);
-                    let text: String = if strip_tabs {
-                        raw.split_inclusive('\n')
-                            .map(|l| l.trim_start_matches('\t'))
-                            .collect()
-                    } else {
-                        raw.to_string()
-                    };
-                    InlineInput {
-                        dynamic: !quoted && raw.contains(['$', '`', '\\']),
-                        text,
-                    }
-                });
+                let input = kids
+                    .iter()
+                    .find(|c| c.kind_name() == k::HEREDOC_BODY)
+                    .map(|b| {
+                        let raw = self.text(*b);
+                        let text: String = if strip_tabs {
+                            raw.split_inclusive('\n')
+                                .map(|l| l.trim_start_matches('\t'))
+                                .collect()
+                        } else {
+                            raw.to_string()
+                        };
+                        InlineInput {
+                            dynamic: !quoted && raw.contains(['$', '`', '\\']),
+                            text,
+                        }
+                    });
                 found.push((
                     Redirect {
                         kind: RedirectKind::Inline,
@@ -651,7 +654,7 @@ impl<'s> Walker<'s, '_> {
                     true,
                 ));
                 for child in kids {
-                    match child.kind() {
+                    match child.kind_name() {
                         k::HEREDOC_BODY if quoted => {}
                         k::HEREDOC_BODY => {
                             // The grammar parses `$( )` and `${ }` in a body, but not
@@ -717,7 +720,7 @@ impl<'s> Walker<'s, '_> {
             start: node.start_byte(),
             piped_from: piped_from(node),
         };
-        let kind = node.kind();
+        let kind = node.kind_name();
         if kind == k::TEST_COMMAND {
             self.test_operands(node);
         }
@@ -727,13 +730,13 @@ impl<'s> Walker<'s, '_> {
         // subscript is, when it is assigned or used.
         let numeric = kind == k::DECLARATION_COMMAND
             && children.iter().any(|c| {
-                c.kind() == k::WORD && {
+                c.kind_name() == k::WORD && {
                     let t = self.text(*c);
                     t.starts_with(['-', '+']) && t.contains(['i', 'n'])
                 }
             });
         for child in children {
-            match child.kind() {
+            match child.kind_name() {
                 k::VARIABLE_ASSIGNMENT => {
                     self.assignment_value(child, numeric);
                     let w = self.word(child, depth + 1, in_subst, stack);
@@ -835,7 +838,7 @@ impl<'s> Walker<'s, '_> {
         let mut found = Vec::new();
         let mut stack = vec![node];
         while let Some(n) = stack.pop() {
-            let piece = match n.kind() {
+            let piece = match n.kind_name() {
                 k::RAW_STRING => Some(arith::dequote(self.text(n))),
                 k::STRING_CONTENT | k::WORD => {
                     let t = self.text(n);
@@ -875,9 +878,9 @@ impl<'s> Walker<'s, '_> {
         while let Some(n) = stack.pop() {
             let mut cursor = n.walk();
             let kids: Vec<Node<'_>> = n.named_children(&mut cursor).collect();
-            let arithmetic = match n.kind() {
+            let arithmetic = match n.kind_name() {
                 k::UNARY_EXPRESSION | k::BINARY_EXPRESSION => kids.iter().any(|c| {
-                    c.kind() == k::TEST_OPERATOR
+                    c.kind_name() == k::TEST_OPERATOR
                         && matches!(
                             self.text(*c),
                             "-v" | "-eq" | "-ne" | "-lt" | "-le" | "-gt" | "-ge"
@@ -886,7 +889,7 @@ impl<'s> Walker<'s, '_> {
                 _ => false,
             };
             for c in kids {
-                if arithmetic && c.kind() != k::TEST_OPERATOR {
+                if arithmetic && c.kind_name() != k::TEST_OPERATOR {
                     self.arithmetic_strings(c, false);
                 } else {
                     stack.push(c);
@@ -904,7 +907,7 @@ impl<'s> Walker<'s, '_> {
     ///   `[[ x -eq 1 ]]`, `a[x]`, a `declare -i x` earlier), which runs the
     ///   substitution. Whether it is used so is the evaluator's to know: opaque.
     fn assignment_value(&mut self, assignment: Node<'_>, numeric: bool) {
-        if assignment.kind() != k::VARIABLE_ASSIGNMENT {
+        if assignment.kind_name() != k::VARIABLE_ASSIGNMENT {
             return;
         }
         let Some(value) = assignment.child_by_field_name(k::FIELD_VALUE) else {
@@ -1050,7 +1053,7 @@ impl<'s> Walker<'s, '_> {
             self.too_deep = Some(depth);
             return;
         }
-        match node.kind() {
+        match node.kind_name() {
             k::WORD | k::COMMAND_NAME if node.named_child_count() == 0 => {
                 if !quoted && raw.contains(['*', '?', '[']) {
                     out.pattern = true;
@@ -1212,7 +1215,7 @@ pub(crate) fn extra_destinations<'t>(node: Node<'t>, src: &str) -> Vec<Node<'t>>
                 .is_some_and(|t| t.bytes().all(|b| b.is_ascii_digit()));
             !(digits
                 && node.next_sibling().is_some_and(|n| {
-                    n.kind() == k::FILE_REDIRECT && n.start_byte() == d.end_byte()
+                    n.kind_name() == k::FILE_REDIRECT && n.start_byte() == d.end_byte()
                 }))
         })
         .collect()
@@ -1222,7 +1225,7 @@ pub(crate) fn extra_destinations<'t>(node: Node<'t>, src: &str) -> Vec<Node<'t>>
 /// `echo x 0> f` or `bash 0<<< CODE` as an argument, where bash reads a digit word
 /// touching a redirect operator as its descriptor (other digits it reads right).
 pub(crate) fn glued_descriptor<'t>(word: Node<'t>, src: &str) -> Option<Node<'t>> {
-    if !matches!(word.kind(), k::NUMBER | k::WORD) {
+    if !matches!(word.kind_name(), k::NUMBER | k::WORD) {
         return None;
     }
     let text = src.get(word.byte_range())?;
@@ -1236,9 +1239,9 @@ pub(crate) fn glued_descriptor<'t>(word: Node<'t>, src: &str) -> Option<Node<'t>
     let mut cursor = next.walk();
     let own_descriptor = next
         .named_children(&mut cursor)
-        .any(|c| c.kind() == k::FILE_DESCRIPTOR);
+        .any(|c| c.kind_name() == k::FILE_DESCRIPTOR);
     (matches!(
-        next.kind(),
+        next.kind_name(),
         k::FILE_REDIRECT | k::HEREDOC_REDIRECT | k::HERESTRING_REDIRECT
     ) && next.start_byte() == word.end_byte()
         && !own_descriptor)
@@ -1251,12 +1254,12 @@ pub(crate) fn descriptor<'t>(r: Node<'t>, src: &'t str) -> Option<&'t str> {
     let mut cursor = r.walk();
     if let Some(d) = r
         .named_children(&mut cursor)
-        .find(|c| c.kind() == k::FILE_DESCRIPTOR)
+        .find(|c| c.kind_name() == k::FILE_DESCRIPTOR)
     {
         return src.get(d.byte_range());
     }
     let before = r.prev_sibling()?;
-    let word = if before.kind() == k::COMMAND {
+    let word = if before.kind_name() == k::COMMAND {
         before.child(before.child_count().checked_sub(1)?)?
     } else {
         before
@@ -1369,30 +1372,30 @@ fn operator_of(node: Node<'_>, src: &str) -> String {
 /// output, and nothing else (`|&` adds its errors), is this command's input.
 fn piped_from(node: Node<'_>) -> Option<usize> {
     let stage = match node.parent() {
-        Some(p) if p.kind() == k::REDIRECTED_STATEMENT => p,
+        Some(p) if p.kind_name() == k::REDIRECTED_STATEMENT => p,
         _ => node,
     };
     let pipeline = stage.parent()?;
     // tree-sitter-bash hangs a redirect after the last stage on the whole pipeline
     // (`a | xargs cat < f`), where bash gives it to that stage: its input is then the
     // file, not the pipe.
-    if pipeline.kind() != k::PIPELINE
+    if pipeline.kind_name() != k::PIPELINE
         || pipeline
             .parent()
-            .is_some_and(|p| p.kind() == k::REDIRECTED_STATEMENT)
+            .is_some_and(|p| p.kind_name() == k::REDIRECTED_STATEMENT)
     {
         return None;
     }
     let op = stage.prev_sibling()?;
-    if op.kind() != "|" {
+    if op.kind_name() != "|" {
         return None;
     }
     let before = op.prev_sibling()?;
-    let command = match before.kind() {
+    let command = match before.kind_name() {
         k::COMMAND => before,
         k::REDIRECTED_STATEMENT => before
             .child_by_field_name("body")
-            .filter(|b| b.kind() == k::COMMAND)?,
+            .filter(|b| b.kind_name() == k::COMMAND)?,
         _ => return None,
     };
     Some(command.start_byte())
@@ -1408,23 +1411,23 @@ fn forks_and_condition(node: Node<'_>) -> (bool, bool) {
     let mut conditional = false;
     let mut cur = node;
     while let Some(parent) = cur.parent() {
-        if cur.next_sibling().is_some_and(|s| s.kind() == "&") {
+        if cur.next_sibling().is_some_and(|s| s.kind_name() == "&") {
             forks = true;
         }
-        match parent.kind() {
+        match parent.kind_name() {
             k::FUNCTION_DEFINITION => break,
             k::PIPELINE => forks = true,
             k::LIST => {
                 conditional |= cur
                     .prev_sibling()
-                    .is_some_and(|p| matches!(p.kind(), "&&" | "||"));
+                    .is_some_and(|p| matches!(p.kind_name(), "&&" | "||"));
             }
             k::IF_STATEMENT => {
                 // Children after the first `then` are the branch.
                 let mut c = parent.walk();
                 let then_at = parent
                     .children(&mut c)
-                    .find(|n| n.kind() == "then")
+                    .find(|n| n.kind_name() == "then")
                     .map(|n| n.start_byte());
                 conditional |= then_at.is_some_and(|t| cur.start_byte() > t);
             }
