@@ -1165,32 +1165,24 @@ mod tests {
 
     #[test]
     fn rmdir_removes_each_operand_and_with_parents_each_named_above() {
-        let tmp = tempfile::tempdir().unwrap();
-        let base = std::fs::canonicalize(tmp.path()).unwrap();
-        let root = base.join("p");
-        let home = base.join("h");
-        std::fs::create_dir_all(root.join("a/b")).unwrap();
+        let (_tmp, _, root, home) = project_with_d_sub();
         std::fs::create_dir_all(home.join("out/sub")).unwrap();
         std::os::unix::fs::symlink(home.join("out"), root.join("link")).unwrap();
         let ctx = AnalysisContext::new(&root, None, &home).unwrap();
-        let e = edit(&["rmdir", "a/b"], &root, &ctx).unwrap();
-        assert_eq!(e.writes, vec![root.join("a/b")]);
-        let e = edit(&["rmdir", "-p", "a/b/"], &root, &ctx).unwrap();
-        assert_eq!(e.writes, vec![root.join("a/b"), root.join("a")]);
-        let e = edit(
-            &["rmdir", "--ignore-fail-on-non-empty", "-v", "a"],
-            &root,
-            &ctx,
-        )
-        .unwrap();
-        assert_eq!(e.writes, vec![root.join("a")]);
+        let e = edit(&["rmdir", "d/sub"], &root, &ctx).unwrap();
+        assert_eq!(e.writes, vec![root.join("d/sub")]);
+        let e = edit(&["rmdir", "-p", "d/sub/"], &root, &ctx).unwrap();
+        assert_eq!(e.writes, vec![root.join("d/sub"), root.join("d")]);
+        let flags = ["rmdir", "--ignore-fail-on-non-empty", "-v", "d"];
+        let e = edit(&flags, &root, &ctx).unwrap();
+        assert_eq!(e.writes, vec![root.join("d")]);
         // Through a link out of the project the kernel removes the target's directory.
         assert_eq!(edit(&["rmdir", "link/sub"], &root, &ctx), None);
         // `-p` takes the text apart: `..` and absolute paths are not followed.
-        assert_eq!(edit(&["rmdir", "-p", "a/../a/b"], &root, &ctx), None);
-        let abs = root.join("a/b").display().to_string();
+        assert_eq!(edit(&["rmdir", "-p", "d/../d/sub"], &root, &ctx), None);
+        let abs = root.join("d/sub").display().to_string();
         assert_eq!(edit(&["rmdir", "-p", &abs], &root, &ctx), None);
-        assert_eq!(edit(&["rmdir", "--force", "a"], &root, &ctx), None);
+        assert_eq!(edit(&["rmdir", "--force", "d"], &root, &ctx), None);
         assert_eq!(edit(&["rmdir"], &root, &ctx), None);
     }
 
