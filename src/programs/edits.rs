@@ -664,8 +664,14 @@ fn sed_in_place(rest: &[&str], cwd: &Path, ctx: &AnalysisContext) -> Option<Edit
         }
         scripts.push(operands.remove(0));
     }
-    if !in_place || operands.is_empty() || !scripts.iter().all(|s| sed_script_edits(s)) {
+    if !in_place || operands.is_empty() {
         return None;
+    }
+    let mut reads: Vec<PathBuf> = Vec::new();
+    for script in &scripts {
+        for name in sed_script_reads(script)? {
+            reads.push(sed_read(&name, cwd, ctx)?);
+        }
     }
     let writes = operands
         .iter()
@@ -673,20 +679,43 @@ fn sed_in_place(rest: &[&str], cwd: &Path, ctx: &AnalysisContext) -> Option<Edit
         .collect::<Option<Vec<_>>>()?;
     Some(Edit {
         writes,
+        reads,
         ..Edit::default()
     })
+}
+
+/// The file a sed `r`/`R` reads, from sed's working directory. sed takes the name as
+/// it is written: a `~` or `$` in it is no home or variable (`r ~/x` reads `./~/x`),
+/// which the path code would expand, so such a name is left unproven, and so is
+/// `/dev/stdin`, which sed reads as its own input.
+fn sed_read(name: &str, cwd: &Path, ctx: &AnalysisContext) -> Option<PathBuf> {
+    if name.starts_with('~') || name.contains('$') || name == "/dev/stdin" {
+        return None;
+    }
+    anywhere(name, cwd, ctx)
 }
 
 /// Whether a sed script is made only of commands that edit the text it is given:
 /// `s` (flags `g p i I m M` and a number), `y`, `d D p P n N g G h H x =`, blocks,
 /// with line, `$` and regex addresses, ranges, steps and `!`, and a text command
-/// (`a`, `i`, `c`) whose text ends the script on its one line. No `w W r R e F`, no
+/// (`a`, `i`, `c`) whose text ends the script on its one line, and `r`/`R`, which read a
+/// file into the output (`sed_script_reads` names them). No `w W e F`, no
 /// `s///e` or `s///w`, no labels or branches, no `q`. The script is
 /// read twice, once treating `[…]` as a bracket expression (where the delimiter is
 /// an ordinary character, as GNU sed reads it) and once not, and both readings must
 /// agree it is only edits: a script that reads differently cannot hide a `w`.
 pub fn sed_script_edits(script: &str) -> bool {
-    SedReader::new(script, true).edits_only() && SedReader::new(script, false).edits_only()
+    sed_script_reads(script).is_some()
+}
+
+/// The files a script of editing commands reads with `r`/`R` (their text goes into
+/// the output), or `None` when it is not such a script. GNU sed takes a file name up to
+/// the end of its line, `;` and `}` included, and never expands `~` or `$` in it. Both
+/// readings must agree on the names.
+pub fn sed_script_reads(script: &str) -> Option<Vec<String>> {
+    let with = SedReader::new(script, true).edits()?;
+    let without = SedReader::new(script, false).edits()?;
+    (with == without).then_some(with)
 }
 
 struct SedReader<'s> {
@@ -826,25 +855,23 @@ impl<'s> SedReader<'s> {
         matches!(self.chars.peek(), None | Some(';' | '\n' | '}'))
     }
 
-    fn edits_only(mut self) -> bool {
+    fn edits(mut self) -> Option<Vec<String>> {
         let mut depth = 0usize;
+        let mut reads: Vec<String> = Vec::new();
         loop {
             self.skip_blank();
             if self.chars.peek().is_none() {
-                return depth == 0;
+                return (depth == 0).then_some(reads);
             }
             if self.chars.next_if_eq(&'}').is_some() {
-                let Some(d) = depth.checked_sub(1) else {
-                    return false;
-                };
-                depth = d;
+                depth = depth.checked_sub(1)?;
                 if !self.command_end() {
-                    return false;
+                    return None;
                 }
                 continue;
             }
             if !self.addresses() {
-                return false;
+                return None;
             }
             let ok = match self.chars.next() {
                 Some('{') => {
@@ -882,11 +909,22 @@ impl<'s> SedReader<'s> {
                 // the text, whatever it spells (`1a foo; w out` appends `foo; w out`).
                 // A newline anywhere after it is left unread, and so is an open block
                 // (sed refuses the script: the text swallows the `}`).
-                Some('a' | 'i' | 'c') => return depth == 0 && !self.chars.any(|c| c == '\n'),
+                Some('a' | 'i' | 'c') => {
+                    return (depth == 0 && !self.chars.any(|c| c == '\n')).then_some(reads);
+                }
+                // `r FILE`, `R FILE`: blanks, then the name up to the end of the line.
+                Some('r' | 'R') => {
+                    self.skip_spaces();
+                    let name: String =
+                        std::iter::from_fn(|| self.chars.next_if(|c| *c != '\n')).collect();
+                    let ok = !name.is_empty();
+                    reads.push(name);
+                    ok
+                }
                 _ => false,
             };
             if !ok {
-                return false;
+                return None;
             }
         }
     }
@@ -928,8 +966,6 @@ mod tests {
             "s/a/b/gw out",
             "w out",
             "1w out",
-            "r /etc/passwd",
-            "R x",
             "W x",
             "e id",
             "1e id",
@@ -954,6 +990,43 @@ mod tests {
         ] {
             assert!(!sed_script_edits(s), "{s}");
         }
+    }
+
+    #[test]
+    fn sed_scripts_that_read_a_file_name_it() {
+        let reads = |s: &str| sed_script_reads(s);
+        assert_eq!(reads("228r new.py"), Some(vec!["new.py".to_string()]));
+        assert_eq!(
+            reads("r /etc/passwd"),
+            Some(vec!["/etc/passwd".to_string()])
+        );
+        assert_eq!(reads("R x"), Some(vec!["x".to_string()]));
+        // The name runs to the end of the line, `;` and `}` included.
+        assert_eq!(reads("1r a; 2d"), Some(vec!["a; 2d".to_string()]));
+        assert_eq!(
+            reads("1d\n$r b.txt\ns/a/b/"),
+            Some(vec!["b.txt".to_string()])
+        );
+        assert_eq!(reads("1{r a}"), None);
+        assert_eq!(reads("1r"), None);
+        assert_eq!(reads("s/a/b/"), Some(Vec::new()));
+        let (_tmp, _, root, home) = project_with_d_sub();
+        std::fs::write(root.join("a.py"), "x").unwrap();
+        std::fs::write(root.join("new.py"), "y").unwrap();
+        let ctx = AnalysisContext::new(&root, None, &home).unwrap();
+        let e = edit(&["sed", "-i", "228r new.py", "a.py"], &root, &ctx).unwrap();
+        assert_eq!(e.writes, vec![root.join("a.py")]);
+        assert_eq!(e.reads, vec![root.join("new.py")]);
+        // sed never expands `~` or `$`: `./~/x` is not the home's.
+        assert_eq!(edit(&["sed", "-i", "1r ~/x", "a.py"], &root, &ctx), None);
+        assert_eq!(
+            edit(&["sed", "-i", "1r $HOME/x", "a.py"], &root, &ctx),
+            None
+        );
+        assert_eq!(
+            edit(&["sed", "-i", "1r /dev/stdin", "a.py"], &root, &ctx),
+            None
+        );
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //! silently (`mkdir`, `touch`, `tee`, `cp`, `mv`, `ln -s`, `rm`, `rmdir`, `chmod`, `sed -i`,
 //! redirections of verified programs into project files) and `git add`, each option
 //! the analysis accepts and the look-alikes that must ask (`chmod u+s`, `chmod -R`,
-//! `sed -i` scripts that write, read or run, text commands), over the hostile world's
+//! `sed -i` scripts that write or run, or read a secret with `r`, text commands), over the hostile world's
 //! operands: plain files and new names, secrets, the links into HOME and paths through
 //! them, protected paths, nested git directories, `../outside`, `~/x`, `/tmp/x`, and
 //! unquoted patterns; `rm -r` of the tracked `src` and of `docs`, whose links git does
@@ -314,6 +314,12 @@ const SED_SCRIPTS: &[&str] = &[
     "1w ~/.bashrc",
     "r ~/.ssh/id_rsa",
     "1r .env",
+    "1r b.txt",
+    "$r notes.txt",
+    "1R a.txt",
+    "1r docs/sshdir/id_rsa",
+    "1r pypirc.txt",
+    "1r /etc/hostname",
     "e id",
     "s/a/b/w out.txt",
     "s/a/id/e",
@@ -636,6 +642,7 @@ pub fn generate(seed: u64, n: usize) -> Vec<Generated> {
         ("mkdir", "mkdir -p src/x"),
         ("mv", "mv a.txt b.txt"),
         ("sed", "sed -i 's/a/b/' a.txt"),
+        ("sed", "sed -i '1r b.txt' a.txt"),
         ("echo", "echo x > notes.md"),
         ("cp", "cp -r src newdir"),
         ("mv", "mv src newdir"),
