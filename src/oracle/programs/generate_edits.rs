@@ -1,9 +1,9 @@
 //! The program oracle's edit commands: the in-project edits the analysis may allow
-//! silently (`mkdir`, `touch`, `tee`, `cp`, `mv`, `ln -s`, `rm`, `rmdir`, `chmod`, `sed -i`,
-//! redirections of verified programs into project files) and `git add`, each option
-//! the analysis accepts and the look-alikes that must ask (`chmod u+s`, `chmod -R`,
-//! `sed -i` scripts that write or run, or read a secret with `r`, text commands), over the hostile world's
-//! operands: plain files and new names, secrets, the links into HOME and paths through
+//! silently (`mkdir`, `touch`, `tee`, `cp`, `mv`, `ln -s`, `rm`, `rmdir`, `chmod`,
+//! `sed -i`, redirections of verified programs into project files) and `git add`, each
+//! option the analysis accepts and the look-alikes that must ask (`chmod u+s`, `chmod
+//! -R`, `sed -i` scripts that write or run, or read a secret with `r`, text commands),
+//! over the hostile world's operands: plain files and new names, secrets, the links into HOME and paths through
 //! them, protected paths, nested git directories, `../outside`, `~/x`, `/tmp/x`, and
 //! unquoted patterns; `rm -r` of the tracked `src` and of `docs`, whose links git does
 //! not track.
