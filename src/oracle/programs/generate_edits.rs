@@ -3,10 +3,10 @@
 //! `sed -i`, redirections of verified programs into project files) and `git add`, each
 //! option the analysis accepts and the look-alikes that must ask (`chmod u+s`, `chmod
 //! -R`, `sed -i` scripts that write or run, or read a secret with `r`, text commands),
-//! over the hostile world's operands: plain files and new names, secrets, the links into HOME and paths through
-//! them, protected paths, nested git directories, `../outside`, `~/x`, `/tmp/x`, and
-//! unquoted patterns; `rm -r` of the tracked `src` and of `docs`, whose links git does
-//! not track.
+//! over the hostile world's operands: plain files and new names, secrets, the links
+//! into HOME and paths through them, protected paths, nested git directories,
+//! `../outside`, `~/x`, `/tmp/x`, and unquoted patterns; `rm -r` of the tracked `src`
+//! and of `docs`, whose links git does not track.
 //!
 //! Owns the options (as data, read from `programs::edits` and the GNU programs'
 //! `--help`; nothing private is imported), the operand pools and the shapes: first a
