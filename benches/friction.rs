@@ -166,10 +166,10 @@ fn agent_checks(rows: &[friction_set::Row], tallies: &[friction_set::AgentTally]
         ("strict", "edit", 0, 0),
         ("strict", "build", 0, 0),
         ("recommended", "read", 439, 440),
-        ("recommended", "edit", 161, 161),
+        ("recommended", "edit", 162, 162),
         ("recommended", "build", 0, 304),
         ("autonomous", "read", 439, 459),
-        ("autonomous", "edit", 161, 162),
+        ("autonomous", "edit", 162, 163),
         ("autonomous", "build", 68, 318),
     ];
     // The floors are the plain world's: with the venv on PATH (a measurement of what
