@@ -392,9 +392,13 @@ impl Reported {
     /// read request names (or lies under, for a recursive read `DIR/**`), a write a
     /// write request names (symlinks resolved) or lands in, when the request names a
     /// directory (`cp a.txt docs/sshdir` asks for `~/.ssh`, where `a.txt` lands), or
-    /// a secret the asked command names itself. A program run or a socket is never reported (a verified program's call
-    /// has no such request).
-    pub fn covers(&self, v: &Violation) -> bool {
+    /// a secret the asked command names itself. A write request also covers what lands
+    /// below the directory the command itself made at its subject (`mv src /tmp/x`
+    /// across file systems makes `/tmp/x` and copies the tree into it; the user saw
+    /// `/tmp/x`, which does not exist on the host to be seen as a directory). A
+    /// program run or a socket is never reported (a verified program's call has no
+    /// such request).
+    pub fn covers(&self, v: &Violation, changes: &[Change]) -> bool {
         let path = v.path.as_str();
         let real = resolved(path);
         let under = |subject: &String| {
@@ -409,9 +413,13 @@ impl Reported {
             // A file named as an operand was shown as read, not as written.
             Class::Write | Class::UnpredictedWrite => {
                 self.writes.iter().any(|w| {
+                    let made = changes.iter().any(|c| {
+                        matches!(c.op, Op::Mkdir | Op::RenameTo)
+                            && (c.path == *w || c.real.as_ref() == Some(w))
+                    });
                     *w == real
                         || w == path
-                        || (Path::new(w).is_dir()
+                        || ((made || Path::new(w).is_dir())
                             && [path, real.as_str()].iter().any(|p| {
                                 p.strip_prefix(w.as_str())
                                     .is_some_and(|r| r.starts_with('/'))
@@ -449,6 +457,39 @@ mod tests {
             files: vec![(PathBuf::from("/h/.aws/credentials"), "CANARY_AWS".into())],
             history: "CANARY_HISTORY".into(),
         }
+    }
+
+    #[test]
+    fn a_write_request_covers_what_lands_in_the_directory_the_command_made_there() {
+        let to = "/nonexistent-khaelor-judge/x".to_string();
+        let reported = Reported {
+            writes: vec![to.clone()],
+            ..Reported::default()
+        };
+        let below = Violation {
+            class: Class::Write,
+            did: "wrote it".into(),
+            path: format!("{to}/lib.txt"),
+        };
+        let beside = Violation {
+            path: "/nonexistent-khaelor-judge/y".into(),
+            ..below.clone()
+        };
+        // Not a directory on the host, and not made by the command: not covered.
+        assert!(!reported.covers(&below, &[]));
+        let made = [Change {
+            op: Op::Mkdir,
+            path: to.clone(),
+            real: None,
+        }];
+        assert!(reported.covers(&below, &made));
+        assert!(!reported.covers(&beside, &made));
+        let opened = [Change {
+            op: Op::Open,
+            path: to,
+            real: None,
+        }];
+        assert!(!reported.covers(&below, &opened));
     }
 
     #[test]

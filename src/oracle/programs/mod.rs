@@ -542,7 +542,7 @@ pub fn run(
                 // An ask shows its requests: what it reported the user saw. A scratch
                 // name renamed onto another is judged as that other name.
                 found.retain(|v| {
-                    !(decided.reported.covers(v)
+                    !(decided.reported.covers(v, &r.extra.changes)
                         || (matches!(v.class, Class::Write | Class::UnpredictedWrite)
                             && judge::scratch(&v.path, &r.extra.changes)))
                 });
