@@ -182,8 +182,12 @@ fn index(entries: &[PathBuf]) -> PathIndex {
                         out.names.entry(name).or_default().push(i);
                     }
                 }
-                // A listing cut short is no listing.
-                Err(_) => out.unlisted.push(i),
+                // A listing cut short is no listing: search the entry for every name,
+                // and read no further (a failing directory may fail again and again).
+                Err(_) => {
+                    out.unlisted.push(i);
+                    break;
+                }
             }
         }
     }
