@@ -199,12 +199,9 @@ fn rmdir(rest: &[&str], cwd: &Path, ctx: &AnalysisContext) -> Option<Edit> {
     let mut writes: Vec<PathBuf> = Vec::new();
     for w in &p.operands {
         let written = paths::expand_home(w, ctx.home()).unwrap_or_else(|| PathBuf::from(w));
-        if written.components().any(|c| {
-            matches!(
-                c,
-                std::path::Component::ParentDir | std::path::Component::CurDir
-            )
-        }) || (parents && written.is_absolute())
+        // The text as written: `Path::components` would drop an inner `.`.
+        if w.split('/').any(|part| part == "." || part == "..")
+            || (parents && written.is_absolute())
         {
             return None;
         }
@@ -1253,6 +1250,8 @@ mod tests {
         assert_eq!(edit(&["rmdir", "link/sub"], &root, &ctx), None);
         // `-p` takes the text apart: `..` and absolute paths are not followed.
         assert_eq!(edit(&["rmdir", "-p", "d/../d/sub"], &root, &ctx), None);
+        assert_eq!(edit(&["rmdir", "-p", "d/./sub"], &root, &ctx), None);
+        assert_eq!(edit(&["rmdir", "./d"], &root, &ctx), None);
         let abs = root.join("d/sub").display().to_string();
         assert_eq!(edit(&["rmdir", "-p", &abs], &root, &ctx), None);
         assert_eq!(edit(&["rmdir", "--force", "d"], &root, &ctx), None);
