@@ -51,6 +51,18 @@ enum Task<'t> {
     Restore { cwd: Cwd, stack: Vec<Cwd> },
     /// End of a branch or loop: a cd inside makes the cwd unknown afterwards.
     Settle { cwd: Cwd },
+    /// Before a statement whose failure does not stop what follows it: remembers the
+    /// cwd it starts in (`Merge` takes it back).
+    Mark,
+    /// After such a statement: a `cd` in it may have failed, so what follows runs in
+    /// the directory it moved to or in the one it started in; unknown unless the same.
+    Merge,
+    /// Between the sides of `a || b`: `b` runs only when `a` failed. A simple command
+    /// that failed moved nothing (`cd x || …` runs `…` where the `cd` started); a
+    /// failed list or group may have moved before it failed.
+    OrElse { simple: bool },
+    /// After `a || b`: the cwd `a` left when it succeeded, or the one `b` left.
+    OrJoin,
 }
 
 struct Walker<'s, 'c> {
@@ -67,6 +79,8 @@ struct Walker<'s, 'c> {
     bad_range: std::cell::Cell<bool>,
     /// `$HOME` and `$PWD` hold what the context says (`context_variables_hold`).
     context_variables: bool,
+    /// The cwds `Mark` and `OrElse` remembered, innermost last.
+    marks: Vec<Cwd>,
 }
 
 /// The variables whose values the decision's context knows: `HOME` (the request's
@@ -161,6 +175,7 @@ pub(crate) fn walk(
         too_deep: None,
         bad_range: std::cell::Cell::new(false),
         context_variables,
+        marks: Vec::new(),
     };
     let mut stack = vec![Task::Visit {
         node: root,
@@ -202,6 +217,24 @@ pub(crate) fn walk(
                     }
                 }
             }
+            Task::Mark => w.marks.push(w.cwd.clone()),
+            Task::Merge => {
+                let before = w.marks.pop().unwrap_or(Cwd::Unknown);
+                w.join(&before);
+            }
+            Task::OrElse { simple } => {
+                let before = w.marks.last().cloned().unwrap_or(Cwd::Unknown);
+                let succeeded = std::mem::replace(&mut w.cwd, before);
+                if !simple {
+                    w.join(&succeeded);
+                }
+                w.marks.push(succeeded);
+            }
+            Task::OrJoin => {
+                let succeeded = w.marks.pop().unwrap_or(Cwd::Unknown);
+                w.marks.pop();
+                w.join(&succeeded);
+            }
         }
     }
     if let Some(depth) = w.too_deep {
@@ -229,7 +262,39 @@ fn push_children<'t>(node: Node<'t>, depth: usize, in_subst: bool, stack: &mut V
     }
 }
 
+/// Pushes the named children of `node` (statements run one after the other, each
+/// whatever the one before did) so they are visited in source order, each between a
+/// `Mark` and a `Merge`: a `cd` that fails leaves the next statement where it was, so
+/// after a statement that moved the cwd the next one's cwd is unknown (`cd x; grep -r
+/// k .` greps the starting directory when `x` is missing). `cd x && …` keeps `x`
+/// within the statement.
+fn push_sequence<'t>(node: Node<'t>, depth: usize, in_subst: bool, stack: &mut Vec<Task<'t>>) {
+    let mut cursor = node.walk();
+    let children: Vec<Node<'t>> = node.named_children(&mut cursor).collect();
+    for child in children.into_iter().rev() {
+        stack.push(Task::Merge);
+        stack.push(Task::Visit {
+            node: child,
+            depth: depth + 1,
+            in_subst,
+        });
+        stack.push(Task::Mark);
+    }
+}
+
 impl<'s> Walker<'s, '_> {
+    /// The cwd where control arrives either from here or from `other`: the same
+    /// directory, or unknown.
+    fn join(&mut self, other: &Cwd) {
+        if self.cwd != *other {
+            self.cwd = Cwd::Unknown;
+            if self.plan.unknown_cwd_after.is_none() {
+                self.plan.unknown_cwd_after =
+                    Some("a `cd` that may fail while the commands after it still run".into());
+            }
+        }
+    }
+
     fn text(&self, node: Node<'_>) -> &'s str {
         match self.src.get(node.byte_range()) {
             Some(t) => t,
@@ -295,7 +360,7 @@ impl<'s> Walker<'s, '_> {
         match node.kind_name() {
             k::PROGRAM => {
                 self.note_separators(node);
-                push_children(node, depth, in_subst, stack);
+                push_sequence(node, depth, in_subst, stack);
             }
             k::COMMENT
             | k::HEREDOC_START
@@ -314,17 +379,26 @@ impl<'s> Walker<'s, '_> {
             | k::TEST_OPERATOR => {}
             k::LIST => {
                 self.note_separators(node);
-                push_children(node, depth, in_subst, stack);
+                self.list(node, depth, in_subst, stack);
             }
             k::PIPELINE => {
                 self.note_separators(node);
                 self.plan.compound("|");
-                // Every element of a pipeline runs in a subshell: a `cd` there stays there.
-                stack.push(Task::Restore {
-                    cwd: self.cwd.clone(),
-                    stack: self.dir_stack.clone(),
-                });
-                push_children(node, depth, in_subst, stack);
+                // Every element of a pipeline runs in a subshell of its own, started
+                // where the pipeline starts: a `cd` in one moves none of the others.
+                let mut cursor = node.walk();
+                let elements: Vec<Node<'t>> = node.named_children(&mut cursor).collect();
+                for element in elements.into_iter().rev() {
+                    stack.push(Task::Restore {
+                        cwd: self.cwd.clone(),
+                        stack: self.dir_stack.clone(),
+                    });
+                    stack.push(Task::Visit {
+                        node: element,
+                        depth: depth + 1,
+                        in_subst,
+                    });
+                }
             }
             k::SUBSHELL => {
                 self.plan.compound("( )");
@@ -333,7 +407,7 @@ impl<'s> Walker<'s, '_> {
                     cwd: self.cwd.clone(),
                     stack: self.dir_stack.clone(),
                 });
-                push_children(node, depth, in_subst, stack);
+                push_sequence(node, depth, in_subst, stack);
             }
             k::COMPOUND_STATEMENT if self.text(node).starts_with("((") => {
                 // `(( ))` expands its whole expression before it evaluates it, quotes
@@ -345,7 +419,7 @@ impl<'s> Walker<'s, '_> {
             k::COMPOUND_STATEMENT => {
                 self.plan.compound("{ }");
                 self.note_separators(node);
-                push_children(node, depth, in_subst, stack);
+                push_sequence(node, depth, in_subst, stack);
             }
             k::IF_STATEMENT
             | k::WHILE_STATEMENT
@@ -376,11 +450,19 @@ impl<'s> Walker<'s, '_> {
                 stack.push(Task::Settle {
                     cwd: self.cwd.clone(),
                 });
-                push_children(node, depth, in_subst, stack);
+                push_sequence(node, depth, in_subst, stack);
             }
-            k::ELIF_CLAUSE | k::ELSE_CLAUSE | k::DO_GROUP | k::CASE_ITEM | k::NEGATED_COMMAND => {
+            k::ELIF_CLAUSE | k::ELSE_CLAUSE | k::DO_GROUP | k::CASE_ITEM => {
                 self.note_separators(node);
+                push_sequence(node, depth, in_subst, stack);
+            }
+            k::NEGATED_COMMAND => {
+                // `! cd x && …` runs `…` when the `cd` failed: after `!`, the cwd is
+                // where it started or where the command moved it.
+                self.note_separators(node);
+                stack.push(Task::Merge);
                 push_children(node, depth, in_subst, stack);
+                stack.push(Task::Mark);
             }
             k::REDIRECTED_STATEMENT => {
                 let mut redirects = Vec::new();
@@ -466,7 +548,7 @@ impl<'s> Walker<'s, '_> {
                     cwd: self.cwd.clone(),
                     stack: self.dir_stack.clone(),
                 });
-                push_children(node, depth, true, stack);
+                push_sequence(node, depth, true, stack);
             }
             k::ARITHMETIC_EXPANSION | k::EXPANSION => {
                 self.plan
@@ -939,6 +1021,49 @@ impl<'s> Walker<'s, '_> {
                 self.text(assignment)
             )));
         }
+    }
+
+    /// `a && b` and `a || b` (tree-sitter nests longer lists to the left). After `&&`,
+    /// `b` runs where `a` succeeded, as the walk goes. After `||`, `b` runs where `a`
+    /// failed (`OrElse`), and what follows the list where either side left it
+    /// (`OrJoin`). A list of another shape is taken as statements in sequence, which
+    /// only knows less.
+    fn list<'t>(
+        &mut self,
+        node: Node<'t>,
+        depth: usize,
+        in_subst: bool,
+        stack: &mut Vec<Task<'t>>,
+    ) {
+        let mut cursor = node.walk();
+        let parts: Vec<Node<'t>> = node.named_children(&mut cursor).collect();
+        let mut cursor = node.walk();
+        let or = node
+            .children(&mut cursor)
+            .any(|c| !c.is_named() && c.kind_name() == "||");
+        let [left, right] = parts.as_slice() else {
+            push_sequence(node, depth, in_subst, stack);
+            return;
+        };
+        if !or {
+            push_children(node, depth, in_subst, stack);
+            return;
+        }
+        let simple = is_command_like(left.kind_name())
+            || (left.kind_name() == k::REDIRECTED_STATEMENT
+                && left
+                    .child_by_field_name(k::FIELD_BODY)
+                    .is_some_and(|b| is_command_like(b.kind_name())));
+        let visit = |node: Node<'t>| Task::Visit {
+            node,
+            depth: depth + 1,
+            in_subst,
+        };
+        stack.push(Task::OrJoin);
+        stack.push(visit(*right));
+        stack.push(Task::OrElse { simple });
+        stack.push(visit(*left));
+        stack.push(Task::Mark);
     }
 
     /// `cd`, `pushd`, `popd` move the cwd for the commands after them.
