@@ -52,6 +52,9 @@ pub enum Reason {
     SearchedNotReported,
     /// Bash opened a file for writing that no write request names.
     WriteNotReported,
+    /// Parts have the program and its arguments, but each in another directory than
+    /// the one bash ran it in (a `cd` the analysis took as done had failed).
+    CwdDiffers,
 }
 
 impl Reason {
@@ -61,6 +64,7 @@ impl Reason {
             Reason::ArgumentsDiffer => "argumentsDiffer",
             Reason::SearchedNotReported => "searchedNotReported",
             Reason::WriteNotReported => "writeNotReported",
+            Reason::CwdDiffers => "cwdDiffers",
         }
     }
 }
@@ -170,11 +174,24 @@ fn args_match(words: &[String], args: &[String]) -> bool {
     ok.first().and_then(|r| r.first()).copied() == Some(true)
 }
 
+/// Whether a part said to run in `said` (`None`: unknown) stands for a run in `ran`
+/// (`None`: the trace does not know). Both are taken physically, through the
+/// links the host's world holds at those paths (the sandbox binds the same world at
+/// the same paths), so `cd link` matches where the link leads.
+fn same_cwd(said: Option<&str>, ran: Option<&str>) -> bool {
+    let (Some(said), Some(ran)) = (said, ran) else {
+        return true;
+    };
+    let real = |p: &str| crate::model::paths::resolve_existing_prefix(std::path::Path::new(p));
+    real(said) == real(ran)
+}
+
 /// How an executed argv relates to the parts.
 fn exec_finding(exec: &Exec, parts: &[Part]) -> Option<Reason> {
     let (program, args) = exec.argv.split_first()?;
     let program = basename(program);
     let mut same_program = false;
+    let mut same_args = false;
     for p in parts {
         let Some((w0, rest)) = command_words(p).split_first() else {
             continue;
@@ -182,11 +199,16 @@ fn exec_finding(exec: &Exec, parts: &[Part]) -> Option<Reason> {
         if dynamic(w0) || basename(w0) == program {
             same_program = true;
             if args_match(rest, args) {
-                return None;
+                same_args = true;
+                if same_cwd(p.cwd.as_deref(), exec.cwd.as_deref()) {
+                    return None;
+                }
             }
         }
     }
-    Some(if same_program {
+    Some(if same_args {
+        Reason::CwdDiffers
+    } else if same_program {
         Reason::ArgumentsDiffer
     } else {
         Reason::ProgramNotReported
@@ -916,11 +938,13 @@ mod tests {
         let exec = Exec {
             argv: words(&["ls", "-la"]),
             via: super::super::ExecVia::NotFound,
+            cwd: None,
         };
         assert_eq!(exec_finding(&exec, std::slice::from_ref(&part)), None);
         let other = Exec {
             argv: words(&["id"]),
             via: super::super::ExecVia::NotFound,
+            cwd: None,
         };
         assert_eq!(
             exec_finding(&other, std::slice::from_ref(&part)),
@@ -929,8 +953,52 @@ mod tests {
         let args = Exec {
             argv: words(&["ls", "/"]),
             via: super::super::ExecVia::NotFound,
+            cwd: None,
         };
         assert_eq!(exec_finding(&args, &[part]), Some(Reason::ArgumentsDiffer));
+    }
+
+    #[test]
+    fn a_part_stands_for_a_run_in_its_own_directory_only() {
+        let root = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(root.path()).unwrap();
+        std::fs::create_dir(root.join("docs")).unwrap();
+        std::os::unix::fs::symlink(root.join("docs"), root.join("link")).unwrap();
+        let at = |cwd: Option<&std::path::Path>| Part {
+            words: words(&["grep", "-r", "k", "."]),
+            text: "grep -r k .".into(),
+            cwd: cwd.map(|c| c.display().to_string()),
+        };
+        let ran = |cwd: &std::path::Path| Exec {
+            argv: words(&["grep", "-r", "k", "."]),
+            via: super::super::ExecVia::NotFound,
+            cwd: Some(cwd.display().to_string()),
+        };
+        // `cd docs; grep -r k .` with `docs` missing when it ran: grep ran in the root.
+        assert_eq!(
+            exec_finding(&ran(&root), &[at(Some(&root.join("docs")))]),
+            Some(Reason::CwdDiffers)
+        );
+        assert_eq!(
+            exec_finding(&ran(&root.join("docs")), &[at(Some(&root.join("docs")))]),
+            None
+        );
+        // Through a link, as bash names the directory.
+        assert_eq!(
+            exec_finding(&ran(&root.join("link")), &[at(Some(&root.join("docs")))]),
+            None
+        );
+        // A part whose cwd is unknown stands for any directory.
+        assert_eq!(exec_finding(&ran(&root), &[at(None)]), None);
+        // A trace that does not know the directory judges arguments only.
+        let unknown = Exec {
+            cwd: None,
+            ..ran(&root)
+        };
+        assert_eq!(
+            exec_finding(&unknown, &[at(Some(&root.join("docs")))]),
+            None
+        );
     }
 
     fn observed(execs: &[&[&str]], writes: &[&str]) -> Observed {
@@ -941,6 +1009,7 @@ mod tests {
                 .map(|a| Exec {
                     argv: words(a),
                     via: super::super::ExecVia::NotFound,
+                    cwd: None,
                 })
                 .collect(),
             searched: Vec::new(),

@@ -34,6 +34,10 @@ pub struct Exec {
     pub argv: Vec<String>,
     /// How the harness saw it.
     pub via: ExecVia,
+    /// The directory it was run in, as the process' `chdir` calls name it; `None`
+    /// when the trace does not know it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cwd: Option<String>,
 }
 
 /// How an execution attempt was observed.

@@ -814,11 +814,13 @@ pub fn observe_full(text: &str, count: usize, path_dirs: &[String]) -> Vec<(Obse
                         Exec {
                             argv: argv.iter().skip(1).cloned().collect(),
                             via: ExecVia::NotFound,
+                            cwd: cwd.clone().filter(|c| c.starts_with('/')),
                         }
                     } else {
                         Exec {
                             argv: argv.clone(),
                             via: ExecVia::Execve,
+                            cwd: cwd.clone().filter(|c| c.starts_with('/')),
                         }
                     };
                     if let Some(list) = cmd.and_then(|i| exec_seq.get_mut(i)) {
@@ -962,7 +964,9 @@ mod tests {
             o.executed,
             vec![Exec {
                 argv: vec!["id".into(), "-u".into()],
-                via: ExecVia::NotFound
+                via: ExecVia::NotFound,
+                // The child runs where its parent was when it forked.
+                cwd: Some("/p".into()),
             }]
         );
         assert_eq!(o.writes, vec!["/p/out".to_string()]);

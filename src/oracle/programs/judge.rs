@@ -449,6 +449,7 @@ mod tests {
         Exec {
             argv: argv.iter().map(|s| s.to_string()).collect(),
             via: ExecVia::Execve,
+            cwd: None,
         }
     }
 
