@@ -338,7 +338,7 @@ fn misread_construct(root: Node<'_>, src: &str) -> Option<String> {
             kinds::HEREDOC_BODY => unparsed_body_expansion(node, src).map(|at| {
                 format!("the expansion at byte {at} of a here-document body was not parsed")
             }),
-            kinds::REDIRECTED_STATEMENT => statement_redirect_with_words(node, &mut cursor),
+            kinds::REDIRECTED_STATEMENT => statement_redirect_with_words(node, src, &mut cursor),
             kinds::HEREDOC_END => heredoc_end_not_a_line(node, src),
             _ => None,
         };
@@ -404,6 +404,21 @@ fn command_words_misread<'t>(
             dollar.start_byte()
         ));
     }
+    if let Some(why) = skipped_between(&all, bytes, || {
+        // The redirects of the statement around the command come after its words (only
+        // looked up for a skip: finding a node's parent walks down from the root).
+        node.parent()
+            .filter(|p| p.kind_name() == kinds::REDIRECTED_STATEMENT)
+            .map(|p| {
+                let mut c = p.walk();
+                p.named_children(&mut c)
+                    .filter(|r| r.start_byte() >= node.end_byte())
+                    .collect()
+            })
+            .unwrap_or_default()
+    }) {
+        return Some(why);
+    }
     let kids: Vec<Node<'_>> = all.into_iter().filter(|c| c.is_named()).collect();
     // A newline between two words ends the command for bash; after a pipeline of three
     // stages the grammar's GLR can read it as a blank (`a | b | c<NL>rm x && d` as the
@@ -435,6 +450,77 @@ fn command_words_misread<'t>(
         }
     }
     None
+}
+
+/// Text between two children of a command or redirected statement that no node covers:
+/// the grammar skipped it, so bash reads a word the walk never sees (`python3 - <<'E'
+/// notes.txt` runs the here-document as the program with `notes.txt` its argument; the
+/// tree has `python3 notes.txt`). Blanks and line continuations are no text. The one
+/// skip read as bash reads it: a `-` (stdin) followed only by redirects, the last
+/// word, where the program reads its standard input as it does without it
+/// (`python3 - <<'E'`, which agents write all the time, is `python3 <<'E'`).
+/// `then` gives the nodes after these children that still belong to the command (the
+/// redirects of its `redirected_statement`).
+fn skipped_between<'t>(
+    kids: &[Node<'t>],
+    bytes: &[u8],
+    then: impl FnOnce() -> Vec<Node<'t>>,
+) -> Option<String> {
+    let mut then = Some(then);
+    kids.windows(2).enumerate().find_map(|(i, pair)| {
+        let [a, b] = pair else { return None };
+        let gap = bytes.get(a.end_byte()..b.start_byte())?;
+        if gap.trim_ascii() == b"-" {
+            let after = then.take().map(|f| f()).unwrap_or_default();
+            let only_redirects_after = kids
+                .get(i + 1..)
+                .unwrap_or_default()
+                .iter()
+                .chain(&after)
+                .all(|k| redirect_without_words(*k));
+            if only_redirects_after {
+                return None;
+            }
+        }
+        let mut i = 0;
+        while let Some(&c) = gap.get(i) {
+            match (c, gap.get(i + 1), gap.get(i + 2)) {
+                (b'\\', Some(b'\n'), _) => i += 2,
+                (b'\\', Some(b'\r'), Some(b'\n')) => i += 3,
+                (c, _, _) if c.is_ascii_whitespace() => i += 1,
+                _ => {
+                    return Some(format!(
+                        "the grammar skips `{}` at byte {}",
+                        String::from_utf8_lossy(gap).trim(),
+                        a.end_byte()
+                    ));
+                }
+            }
+        }
+        None
+    })
+}
+
+/// A redirect that carries no word of the command: a here-document with none after its
+/// delimiter, a file or here-string redirect with only its target (the grammar hangs
+/// the words after a redirect on it).
+/// Redirects written after a here-document's delimiter hang on it, and are checked too.
+fn redirect_without_words(node: Node<'_>) -> bool {
+    let mut cursor = node.walk();
+    let kids: Vec<Node<'_>> = node.named_children(&mut cursor).collect();
+    let words = kids
+        .iter()
+        .filter(|c| walk::is_word_kind(c.kind_name()))
+        .count();
+    let nested = kids
+        .iter()
+        .filter(|c| c.kind_name().ends_with("redirect"))
+        .all(|c| redirect_without_words(*c));
+    match node.kind_name() {
+        kinds::HEREDOC_REDIRECT => words == 0 && nested,
+        kinds::FILE_REDIRECT | kinds::HERESTRING_REDIRECT => words <= 1 && nested,
+        _ => false,
+    }
 }
 
 /// A word right after the delimiter, with no blank between (`<<'EOF'<CR>`,
@@ -496,8 +582,13 @@ fn backticks_hold_a_backtick(node: Node<'_>, src: &str) -> Option<String> {
 /// command to give them to.
 fn statement_redirect_with_words<'t>(
     node: Node<'t>,
+    src: &str,
     cursor: &mut TreeCursor<'t>,
 ) -> Option<String> {
+    let all: Vec<Node<'_>> = node.children(cursor).collect();
+    if let Some(why) = skipped_between(&all, src.as_bytes(), Vec::new) {
+        return Some(why);
+    }
     if node
         .child_by_field_name("body")
         .is_none_or(|b| b.kind_name() == kinds::COMMAND)
