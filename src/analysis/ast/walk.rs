@@ -1074,6 +1074,23 @@ impl<'s> Walker<'s, '_> {
         {
             words = words.get(1..).unwrap_or(&[]);
         }
+        // bash's `time` keyword (and `time -p`) runs the command in this shell: `time cd
+        // /tmp` moves it as `cd /tmp` does. Only as the first word and unquoted: after
+        // `command`, or as `\time`, it is the program, which runs `cd` in a process of
+        // its own.
+        let keyword = |w: &Word| {
+            w.text == "time"
+                && self
+                    .src
+                    .get(w.start..)
+                    .is_some_and(|t| t.starts_with("time"))
+        };
+        if words.len() == cmd.words.len() && words.first().is_some_and(keyword) {
+            words = words.get(1..).unwrap_or(&[]);
+            if words.first().is_some_and(|w| w.text == "-p") {
+                words = words.get(1..).unwrap_or(&[]);
+            }
+        }
         let Some(first) = words.first() else { return };
         let args: Vec<&Word> = words
             .iter()
