@@ -482,12 +482,12 @@ fn skipped_between<'t>(
                 return None;
             }
         }
-        let mut i = 0;
-        while let Some(&c) = gap.get(i) {
-            match (c, gap.get(i + 1), gap.get(i + 2)) {
-                (b'\\', Some(b'\n'), _) => i += 2,
-                (b'\\', Some(b'\r'), Some(b'\n')) => i += 3,
-                (c, _, _) if c.is_ascii_whitespace() => i += 1,
+        let mut at = 0;
+        while let Some(&c) = gap.get(at) {
+            match (c, gap.get(at + 1), gap.get(at + 2)) {
+                (b'\\', Some(b'\n'), _) => at += 2,
+                (b'\\', Some(b'\r'), Some(b'\n')) => at += 3,
+                (c, _, _) if c.is_ascii_whitespace() => at += 1,
                 _ => {
                     return Some(format!(
                         "the grammar skips `{}` at byte {}",
@@ -503,8 +503,8 @@ fn skipped_between<'t>(
 
 /// A redirect that carries no word of the command: a here-document with none after its
 /// delimiter, a file or here-string redirect with only its target (the grammar hangs
-/// the words after a redirect on it).
-/// Redirects written after a here-document's delimiter hang on it, and are checked too.
+/// the words after a redirect on it). Redirects written after a here-document's
+/// delimiter hang on it, and are checked too.
 fn redirect_without_words(node: Node<'_>) -> bool {
     let mut cursor = node.walk();
     let kids: Vec<Node<'_>> = node.named_children(&mut cursor).collect();
