@@ -147,6 +147,8 @@ const ASSIGNMENTS: &[&str] = &[
     "NODE_OPTIONS=--require=/tmp/x.js",
     "a[0]=1",
     "IFS=,",
+    // A word glued to a quoted one by a backslash is one word for bash (`PAGER=id`).
+    "PAGER='i'\\d",
 ];
 
 const REDIRECTS: &[&str] = &[
@@ -167,6 +169,9 @@ const REDIRECTS: &[&str] = &[
     "> {a,b}",
     "> $(echo f)",
     "< notes.txt",
+    // One target for bash (`notes.txt`, `.env`), split in two by the grammar.
+    "< 'notes'\\.txt",
+    "> '.en'\\v",
 ];
 
 /// Bytes bash treats specially or that a reader may not.
@@ -379,6 +384,10 @@ fn command(rng: &mut Rng, depth: usize) -> String {
             let c = command(rng, d);
             rng.pick(&["source", ".", "trap"]).to_string()
                 + match rng.below(3) {
+                    0 if rng.chance(25) => {
+                        // `'c'\;id` is the one word `c;id`: the string runs `id` too.
+                        format!(" /dev/stdin <<< {}\\;id", single_quote(&c))
+                    }
                     0 => format!(" /dev/stdin <<< {}", single_quote(&c)),
                     1 => format!(" <(echo {})", single_quote(&c)),
                     _ => format!(" {} EXIT", single_quote(&c)),
@@ -428,5 +437,10 @@ mod tests {
         assert!(any(&|c| c.starts_with("lsblk=1 ")), "assignment prefix");
         assert!(any(&|c| c.contains("chroot /srv/root")), "wrappers");
         assert!(any(&|c| c.contains("[b-z]")), "globs");
+        assert!(
+            any(&|c| c.contains("'\\;id")),
+            "a word glued to a here-string"
+        );
+        assert!(any(&|c| c.contains("'.en'\\v")), "a word glued to a target");
     }
 }
