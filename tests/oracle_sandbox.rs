@@ -310,6 +310,9 @@ fn the_strict_check_agrees_with_bash_and_catches_a_wrong_evaluation() {
         "printf 'uname -a' | bash",
         "f() { id \"$1\"; }; f root",
         "echo 'hostname -f' > s.sh; bash s.sh",
+        // The substitution's output goes to a file: the residual is `echo xy`, and
+        // `ls` ran all the same.
+        "echo x$(ls -la > out.txt)y",
     ]
     .iter()
     .map(|c| c.to_string())

@@ -154,6 +154,10 @@ pub(crate) struct Evaluation {
     /// Each piece of code, the cwd it runs in, and how it comes to run.
     pub code: Vec<(String, Cwd, Feed)>,
     pub notes: Vec<String>,
+    /// The code of each command substitution replaced by its output (`$(ls > f)` by
+    /// nothing): bash ran it, though the residual no longer shows it. Only the oracle's
+    /// strict check reads it; the walk reads these commands where they are written.
+    pub folded: Vec<String>,
 }
 
 /// How a piece of evaluated code comes to run. The analysis reads every piece alike;

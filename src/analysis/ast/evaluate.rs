@@ -1732,6 +1732,13 @@ impl<'s> Evaluator<'s, '_> {
                 let v = self.subshell(|e| e.block(node, None));
                 self.depth -= 1;
                 let v = v?;
+                let inner = raw
+                    .strip_prefix("$(")
+                    .and_then(|r| r.strip_suffix(')'))
+                    .or_else(|| raw.strip_prefix('`').and_then(|r| r.strip_suffix('`')));
+                if let Some(inner) = inner {
+                    self.out.folded.push(inner.to_string());
+                }
                 via.get_or_insert("a command substitution of a pure producer");
                 push_str(out, v.trim_end_matches('\n'), expanded);
             }

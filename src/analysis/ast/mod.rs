@@ -1009,12 +1009,18 @@ fn pieces(command: &str, ctx: &AnalysisContext, top: Plan) -> Vec<EvaluatedCode>
         Some((code, cwd, _)) => {
             queue.push_back((code.clone(), cwd.clone(), None, Entry::Command, 1))
         }
-        None => queue.push_back((command.to_string(), here, None, Entry::Command, 1)),
+        None => queue.push_back((command.to_string(), here.clone(), None, Entry::Command, 1)),
     }
     for (code, cwd, feed) in &top.evaluated.code {
         if *feed != Feed::Residual {
             queue.push_back((code.clone(), cwd.clone(), Some(0), Entry::Fed(*feed), 1));
         }
+    }
+    // A substitution the residual holds as its output ran all the same: its commands
+    // are evaluated code, held to nothing (the word may not have been expanded).
+    for code in &top.evaluated.folded {
+        let entry = Entry::Fed(Feed::Program);
+        queue.push_back((code.clone(), here.clone(), Some(0), entry, 1));
     }
     let mut out: Vec<EvaluatedCode> = Vec::new();
     let mut seen: std::collections::HashSet<String> = std::collections::HashSet::new();
@@ -1212,7 +1218,9 @@ fn unquoted_brace(src: &str, start: usize) -> bool {
                     return true;
                 }
             }
-            (None, c) if c.is_whitespace() || ";|&<>()".contains(c) => return false,
+            // Only space, tab and newline end a word for bash (`l{s<CR>,}` expands).
+            (None, ' ' | '\t' | '\n') => return false,
+            (None, c) if ";|&<>()".contains(c) => return false,
             (None, _) => {}
         }
     }
@@ -1738,6 +1746,8 @@ mod tests {
         assert!(!unquoted_brace("find . -exec rm {} ;", 14));
         assert!(!unquoted_brace("echo {a} ,b}", 5));
         assert!(!unquoted_brace("echo $'{a,b}'", 5));
+        assert!(unquoted_brace("l{s\r,} -la", 0));
+        assert!(!unquoted_brace("echo {a \t,b}", 5));
         // A word the scan loses (an unclosed quote) counts as a brace.
         assert!(unquoted_brace("echo '{a,b}", 5));
     }
