@@ -508,10 +508,10 @@ fn word_glued_to_redirect(node: Node<'_>) -> Option<String> {
 /// notes.txt` runs the here-document as the program with `notes.txt` its argument; the
 /// tree has `python3 notes.txt`). Blanks and line continuations are no text. The one
 /// skip read as bash reads it: a `-` (stdin) followed only by redirects, the last
-/// word, where the program reads its standard input as it does without it
-/// (`python3 - <<'E'`, which agents write all the time, is `python3 <<'E'`).
-/// `then` gives the nodes after these children that still belong to the command (the
-/// redirects of its `redirected_statement`).
+/// word, given to a program that reads its standard input for it as it does without
+/// it (`python3 - <<'E'`, which agents write all the time, is `python3 <<'E'`; `cd -`
+/// and `su -` are not `cd` and `su`). `then` gives the nodes after these children that
+/// still belong to the command (the redirects of its `redirected_statement`).
 fn skipped_between<'t>(
     kids: &[Node<'t>],
     bytes: &[u8],
@@ -521,7 +521,7 @@ fn skipped_between<'t>(
     kids.windows(2).enumerate().find_map(|(i, pair)| {
         let [a, b] = pair else { return None };
         let gap = bytes.get(a.end_byte()..b.start_byte())?;
-        if gap.trim_ascii() == b"-" {
+        if gap.trim_ascii() == b"-" && reads_stdin_for_dash(kids, bytes) {
             let after = then.take().map(|f| f()).unwrap_or_default();
             let only_redirects_after = kids
                 .get(i + 1..)
@@ -550,6 +550,25 @@ fn skipped_between<'t>(
         }
         None
     })
+}
+
+/// Programs that read their standard input for a lone `-` exactly as they do without
+/// it: an interpreter or a shell its program, `cat` its input.
+const DASH_READS_STDIN: &[&str] = &[
+    "python", "python3", "node", "bash", "sh", "ruby", "perl", "cat",
+];
+
+/// Whether the program of these children (a command's, or a redirected statement's
+/// whose body is a command) is one of `DASH_READS_STDIN`, by its literal name.
+fn reads_stdin_for_dash(kids: &[Node<'_>], bytes: &[u8]) -> bool {
+    let name = kids.iter().find_map(|k| match k.kind_name() {
+        kinds::COMMAND_NAME => Some(*k),
+        kinds::COMMAND => k.child_by_field_name("name"),
+        _ => None,
+    });
+    name.and_then(|n| bytes.get(n.byte_range()))
+        .map(|t| t.rsplit(|b| *b == b'/').next().unwrap_or(t))
+        .is_some_and(|t| DASH_READS_STDIN.iter().any(|p| p.as_bytes() == t))
 }
 
 /// A redirect that carries no word of the command: a here-document with none after its
