@@ -324,7 +324,8 @@ impl<'s> Evaluator<'s, '_> {
     }
 
     fn push_code(&mut self, code: String, at: Node<'_>, feed: Feed, why: String) {
-        if code.trim().is_empty() || code.len() > self.budget.max_bytes {
+        // Only space, tab and newline are blanks to bash: a lone CR is a command name.
+        if code.trim_matches([' ', '\t', '\n']).is_empty() || code.len() > self.budget.max_bytes {
             return;
         }
         self.note(why);

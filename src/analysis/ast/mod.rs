@@ -521,7 +521,7 @@ fn skipped_between<'t>(
     kids.windows(2).enumerate().find_map(|(i, pair)| {
         let [a, b] = pair else { return None };
         let gap = bytes.get(a.end_byte()..b.start_byte())?;
-        if gap.trim_ascii() == b"-" && reads_stdin_for_dash(kids, bytes) {
+        if gap.trim_ascii() == b"-" && reads_stdin_for_dash(kids, *a, bytes) {
             let after = then.take().map(|f| f()).unwrap_or_default();
             let only_redirects_after = kids
                 .get(i + 1..)
@@ -558,17 +558,41 @@ const DASH_READS_STDIN: &[&str] = &[
     "python", "python3", "node", "bash", "sh", "ruby", "perl", "cat",
 ];
 
-/// Whether the program of these children (a command's, or a redirected statement's
-/// whose body is a command) is one of `DASH_READS_STDIN`, by its literal name.
-fn reads_stdin_for_dash(kids: &[Node<'_>], bytes: &[u8]) -> bool {
-    let name = kids.iter().find_map(|k| match k.kind_name() {
-        kinds::COMMAND_NAME => Some(*k),
-        kinds::COMMAND => k.child_by_field_name("name"),
-        _ => None,
-    });
-    name.and_then(|n| bytes.get(n.byte_range()))
-        .map(|t| t.rsplit(|b| *b == b'/').next().unwrap_or(t))
-        .is_some_and(|t| DASH_READS_STDIN.iter().any(|p| p.as_bytes() == t))
+/// Whether the program the `-` after `before` is given to is one of
+/// `DASH_READS_STDIN`, by its literal name: the command's own (`kids` are a command's
+/// children), or the body's of a redirected statement, the last stage of a pipeline
+/// (`echo x | python3 - <<'E'`, where the grammar hangs the here-document on the
+/// pipeline); or the word right before the `-`, the program a runner starts (`uv run
+/// python - <<'E'`).
+fn reads_stdin_for_dash(kids: &[Node<'_>], before: Node<'_>, bytes: &[u8]) -> bool {
+    let listed = |n: Node<'_>| {
+        bytes
+            .get(n.byte_range())
+            .map(|t| t.rsplit(|b| *b == b'/').next().unwrap_or(t))
+            .is_some_and(|t| DASH_READS_STDIN.iter().any(|p| p.as_bytes() == t))
+    };
+    let own = kids
+        .iter()
+        .find(|k| k.kind_name() == kinds::COMMAND_NAME)
+        .copied();
+    // The command the `-` follows: `before` itself, or the last stage of a pipeline.
+    let mut command = Some(before);
+    while let Some(n) = command.filter(|n| n.kind_name() == kinds::PIPELINE) {
+        command = n
+            .named_child_count()
+            .checked_sub(1)
+            .and_then(|i| n.named_child(i));
+    }
+    let command = command.filter(|n| n.kind_name() == kinds::COMMAND);
+    let name = own.or_else(|| command.and_then(|c| c.child_by_field_name("name")));
+    let last = match command {
+        Some(c) => c
+            .named_child_count()
+            .checked_sub(1)
+            .and_then(|i| c.named_child(i)),
+        None => Some(before),
+    };
+    name.is_some_and(listed) || last.is_some_and(|w| w.kind_name() == kinds::WORD && listed(w))
 }
 
 /// A redirect that carries no word of the command: a here-document with none after its
@@ -1843,6 +1867,13 @@ mod tests {
         assert!(
             p.iter()
                 .any(|c| c.unread.as_deref().is_some_and(|u| u.contains("skips `-`"))),
+            "{p:#?}"
+        );
+        // A CR is no blank for bash: code that is only one is the command `\r`.
+        let p = pieces("source /dev/stdin <<< $'\\r'");
+        assert!(
+            p.iter().any(|c| c.entry == Entry::Fed(Feed::Shell)
+                && c.commands.first().is_some_and(|c| c.words == ["\r"])),
             "{p:#?}"
         );
         // A code string is a piece of its own; an unknown `${…}` may end the shell.
