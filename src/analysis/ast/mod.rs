@@ -342,10 +342,9 @@ fn misread_construct(root: Node<'_>, src: &str) -> Option<String> {
             kinds::DECLARATION_COMMAND
             | kinds::UNSET_COMMAND
             | kinds::FOR_STATEMENT
-            | kinds::ARRAY => glued_words(node, src, &mut cursor),
-            kinds::FILE_REDIRECT | kinds::HERESTRING_REDIRECT => {
-                glued_words(node, src, &mut cursor).or_else(|| word_glued_to_redirect(node))
-            }
+            | kinds::ARRAY
+            | kinds::FILE_REDIRECT
+            | kinds::HERESTRING_REDIRECT => glued_words(node.named_children(&mut cursor), src),
             kinds::HEREDOC_END => heredoc_end_not_a_line(node, src),
             _ => None,
         };
@@ -443,32 +442,22 @@ fn command_words_misread<'t>(
         }
     }
     // Two arguments with nothing between them are one word for bash (`"./d/*"\)` is
-    // `./d/*)`), which the grammar split.
-    for pair in kids.windows(2) {
-        if let [a, b] = pair
-            && a.end_byte() == b.start_byte()
-            && !a.kind_name().ends_with("redirect")
-            && !b.kind_name().ends_with("redirect")
-        {
-            return Some(format!(
-                "the words at byte {} are one word for bash",
-                a.start_byte()
-            ));
-        }
-    }
-    None
+    // `./d/*)`), which the grammar split; so are a here-string and the word after it
+    // (`<<< 'cat x'\<CR>`).
+    glued_words(kids.iter().copied(), src)
 }
 
-/// Two words of a list with nothing between them are one word for bash, which the
-/// grammar split where the second starts with a backslash: `export a='x'\y` assigns
-/// `xy` (the grammar: `a=x` and a word `\y`), `cat < '.en'\v` reads `.env` (the
-/// grammar: `.en`, then a second target read as an argument), `for f in 'a'\b` loops
-/// once. The command's own words are checked with its other splits. Not a split: the
-/// grammar's ERROR for the `>` of `<>` (see `only_read_write_redirects`), and
-/// `unset name[i]`, whose subscript the grammar hangs after the name.
-fn glued_words<'t>(node: Node<'t>, src: &str, cursor: &mut TreeCursor<'t>) -> Option<String> {
+/// Two words of a list (a node's named children) with nothing between them are one
+/// word for bash, which the grammar split where the second starts with a backslash:
+/// `export a='x'\y` assigns `xy` (the grammar: `a=x` and a word `\y`), `cat <
+/// '.en'\v` reads `.env` (the grammar: `.en`, then a second target read as an
+/// argument), `for f in 'a'\b` loops once, `cat <<< 'a'\x` reads `ax`. A redirect
+/// may follow directly (`a>b`, `<x>y`): it starts with its operator. Not a split
+/// either: the grammar's ERROR for the `>` of `<>` (see `only_read_write_redirects`),
+/// and `unset name[i]`, whose subscript the grammar hangs after the name.
+fn glued_words<'t>(kids: impl IntoIterator<Item = Node<'t>>, src: &str) -> Option<String> {
     let mut before: Option<Node<'t>> = None;
-    for kid in node.named_children(cursor) {
+    for kid in kids {
         if let Some(a) = before
             && a.end_byte() == kid.start_byte()
             && !a.is_error()
@@ -487,20 +476,6 @@ fn glued_words<'t>(node: Node<'t>, src: &str, cursor: &mut TreeCursor<'t>) -> Op
         before = Some(kid);
     }
     None
-}
-
-/// A redirect's target with a word right after it (`<<< 'cat x'\<CR>`, `> 'a'\b`
-/// when the grammar ends the redirect early): one word for bash, the target, where the
-/// grammar has an argument after the redirect. Another redirect may follow directly
-/// (`<x>y`): it starts with its operator.
-fn word_glued_to_redirect(node: Node<'_>) -> Option<String> {
-    let next = node.next_named_sibling()?;
-    (next.start_byte() == node.end_byte() && !next.kind_name().ends_with("redirect")).then(|| {
-        format!(
-            "the redirect target and the word at byte {} are one word for bash",
-            next.start_byte()
-        )
-    })
 }
 
 /// Text between two children of a command or redirected statement that no node covers:
