@@ -569,17 +569,73 @@ const FLOOR_COMMANDS: &[&str] = &[
 /// inside another language (vim's `:!rm …`), so each piece between blanks, operator
 /// characters, `=`, `!` and `:` counts, not only the whole word.
 fn names_floor_command(word: &str) -> bool {
-    word.split(|c: char| {
-        c.is_whitespace()
-            || matches!(
-                c,
-                ';' | '&' | '|' | '(' | ')' | '`' | '\'' | '"' | '{' | '}' | '=' | '!' | ':'
-            )
-    })
-    .any(|piece| {
-        let name = basename(piece);
-        FLOOR_COMMANDS.contains(&name) || SHELLS.contains(&name) || name.starts_with("mkfs")
-    })
+    let by_length = FLOOR_NAMES.get_or_init(|| {
+        let mut by_length: Vec<Vec<&'static str>> = Vec::new();
+        for name in FLOOR_COMMANDS.iter().chain(SHELLS.iter()) {
+            if by_length.len() <= name.len() {
+                by_length.resize(name.len() + 1, Vec::new());
+            }
+            if let Some(same) = by_length.get_mut(name.len()) {
+                same.push(name);
+            }
+        }
+        by_length
+    });
+    let floor_name = |name: &str| {
+        name.starts_with("mkfs")
+            || by_length.get(name.len()).is_some_and(|same| {
+                // The first byte settles most comparisons without a call to `memcmp`.
+                same.iter()
+                    .any(|n| n.as_bytes().first() == name.as_bytes().first() && *n == name)
+            })
+    };
+    // Every separator is ASCII, so an ASCII word is split byte by byte (the walk is
+    // run for every word of every command); a word with other characters may hold
+    // Unicode blanks, which `char::is_whitespace` also takes.
+    if !word.is_ascii() {
+        return word
+            .split(|c: char| c.is_whitespace() || is_floor_separator(c))
+            .any(|piece| floor_name(basename(piece)));
+    }
+    // The name of each piece is what follows its last `/`.
+    let mut name_start = 0;
+    for (i, b) in word.bytes().enumerate() {
+        if b == b'/' {
+            name_start = i + 1;
+        } else if is_floor_separator(char::from(b)) || matches!(b, 0x0b | 0x0c | b'\r') {
+            if word.get(name_start..i).is_some_and(floor_name) {
+                return true;
+            }
+            name_start = i + 1;
+        }
+    }
+    word.get(name_start..).is_some_and(floor_name)
+}
+
+/// The names `names_floor_command` looks for (the floor's commands and the shells),
+/// by length: a name is compared only with the few of its own length.
+static FLOOR_NAMES: std::sync::OnceLock<Vec<Vec<&'static str>>> = std::sync::OnceLock::new();
+
+/// The separators between the pieces of a word that may name a command, besides blanks.
+fn is_floor_separator(c: char) -> bool {
+    matches!(
+        c,
+        ' ' | '\t'
+            | '\n'
+            | ';'
+            | '&'
+            | '|'
+            | '('
+            | ')'
+            | '`'
+            | '\''
+            | '"'
+            | '{'
+            | '}'
+            | '='
+            | '!'
+            | ':'
+    )
 }
 
 /// Whether any of these words could make the floor fire: every entry names its command
@@ -1153,6 +1209,65 @@ mod tests {
 
     fn w(s: &str) -> Vec<String> {
         s.split_whitespace().map(String::from).collect()
+    }
+
+    /// The byte scan of an ASCII word finds a floor name exactly where splitting the
+    /// word's characters does (blanks as `char::is_whitespace` takes them: VT, FF and
+    /// CR too).
+    #[test]
+    fn floor_names_found_by_bytes_as_by_characters() {
+        let by_chars = |word: &str| {
+            word.split(|c: char| c.is_whitespace() || is_floor_separator(c))
+                .any(|piece| {
+                    let name = basename(piece);
+                    FLOOR_COMMANDS.contains(&name)
+                        || SHELLS.contains(&name)
+                        || name.starts_with("mkfs")
+                })
+        };
+        let words = [
+            "rm",
+            "/bin/rm",
+            "./rm",
+            "rm/",
+            "rmx",
+            "xrm",
+            "ls",
+            "",
+            "/",
+            "a:rm",
+            "x=/usr/bin/sh",
+            "core.pager=rm",
+            "--to-command=rm",
+            ":!rm",
+            "a\x0brm",
+            "a\x0crm",
+            "a\rrm",
+            "a\trm",
+            "a\nrm",
+            "bash",
+            "/bin/bash -c",
+            "mkfs.ext4",
+            "x/mkfs",
+            "{cp,x}",
+            "(dd)",
+            "`su`",
+            "'git'",
+            "\"env\"",
+            "a;find",
+            "a&kill",
+            "a|tee",
+            "a!halt",
+            "sh\x0b",
+            "zsh",
+            "rm\u{a0}x",
+            "x\u{2003}rm",
+            "é/rm",
+            "rm\u{85}",
+        ];
+        for word in words {
+            assert_eq!(names_floor_command(word), by_chars(word), "{word:?}");
+        }
     }
 
     /// Code read as one command of whitespace words: enough where no code string is

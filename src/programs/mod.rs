@@ -248,7 +248,11 @@ pub(crate) fn text_holds(path: &std::path::Path, holds: impl Fn(&str) -> bool) -
 /// `curl` where that only adds scrutiny (network, git, wrappers, the floor). Allow
 /// rules still see the word as written.
 pub fn basename(word: &str) -> &str {
-    word.rsplit('/').next().unwrap_or(word)
+    // A byte scan: words are short, and the analysis asks this of nearly every one.
+    match word.bytes().rposition(|b| b == b'/') {
+        Some(i) => word.get(i + 1..).unwrap_or_default(),
+        None => word,
+    }
 }
 
 /// Whether a word is a variable assignment bash would take before a command word:

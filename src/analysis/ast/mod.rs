@@ -19,7 +19,7 @@ use std::cell::{Cell, RefCell};
 use std::time::{Duration, Instant};
 
 use kinds::KindName;
-use tree_sitter::{Node, ParseOptions, ParseState, Parser, Tree, TreeCursor};
+use tree_sitter::{Node, ParseOptions, ParseState, Parser, Tree};
 
 use crate::floor;
 // How the floor reads code it meets in this engine's commands: through the lexer's
@@ -296,10 +296,14 @@ fn skipped_backslash(root: Node<'_>, src: &str) -> Option<usize> {
         }
     }
     let mut stack = vec![root];
+    // One cursor for the whole walk, as in `misread_construct`.
+    let mut cursor = root.walk();
     while let Some(node) = stack.pop() {
+        if node.child_count() == 0 {
+            continue;
+        }
         // A here-document body's text between its expansions is data, not skipped.
         let body = node.kind_name() == kinds::HEREDOC_BODY;
-        let mut cursor = node.walk();
         let mut at = node.start_byte();
         for child in node.children(&mut cursor) {
             if !body
@@ -312,7 +316,6 @@ fn skipped_backslash(root: Node<'_>, src: &str) -> Option<usize> {
             stack.push(child);
         }
         if !body
-            && node.child_count() > 0
             && let Some(gap) = bytes.get(at..node.end_byte())
             && let Some(i) = gap.iter().position(|&b| b == b'\\')
         {
@@ -325,33 +328,41 @@ fn skipped_backslash(root: Node<'_>, src: &str) -> Option<usize> {
 /// Where the tree says something bash does not (the oracle found each): one check per
 /// kind of node, each named for what bash reads there instead.
 fn misread_construct(root: Node<'_>, src: &str) -> Option<String> {
-    // One cursor for the whole walk: a cursor per node allocates its own stack.
+    // One cursor for the whole walk: a cursor per node allocates its own stack. Each
+    // node's children are listed once (stepping a cursor through the grammar's hidden
+    // nodes is the walk's main cost), for its check and then for the walk.
     let mut cursor = root.walk();
     let mut stack = vec![root];
+    let mut kids: Vec<Node<'_>> = Vec::new();
     while let Some(node) = stack.pop() {
+        kids.clear();
+        if node.child_count() > 0 {
+            kids.extend(node.children(&mut cursor));
+        }
+        let named = || kids.iter().copied().filter(|k| k.is_named());
         let why = match node.kind_name() {
             kinds::VARIABLE_ASSIGNMENT => bad_assignment_name(node, src),
             kinds::TEST_COMMAND => glob_read_as_test(node, src),
-            kinds::COMMAND => command_words_misread(node, src, &mut cursor),
-            kinds::HEREDOC_REDIRECT => heredoc_delimiter_runs_on(node, src, &mut cursor),
+            kinds::COMMAND => command_words_misread(node, &kids, src),
+            kinds::HEREDOC_REDIRECT => heredoc_delimiter_runs_on(named(), src),
             kinds::COMMAND_SUBSTITUTION => backticks_hold_a_backtick(node, src),
             kinds::HEREDOC_BODY => unparsed_body_expansion(node, src).map(|at| {
                 format!("the expansion at byte {at} of a here-document body was not parsed")
             }),
-            kinds::REDIRECTED_STATEMENT => statement_redirect_with_words(node, src, &mut cursor),
+            kinds::REDIRECTED_STATEMENT => statement_redirect_with_words(node, &kids, src),
             kinds::DECLARATION_COMMAND
             | kinds::UNSET_COMMAND
             | kinds::FOR_STATEMENT
             | kinds::ARRAY
             | kinds::FILE_REDIRECT
-            | kinds::HERESTRING_REDIRECT => glued_words(node.named_children(&mut cursor), src),
+            | kinds::HERESTRING_REDIRECT => glued_words(named(), src),
             kinds::HEREDOC_END => heredoc_end_not_a_line(node, src),
             _ => None,
         };
         if why.is_some() {
             return why;
         }
-        stack.extend(node.children(&mut cursor));
+        stack.extend_from_slice(&kids);
     }
     None
 }
@@ -388,17 +399,13 @@ fn glob_read_as_test(node: Node<'_>, src: &str) -> Option<String> {
     glob.then(|| format!("`{}` is one word for bash, not a test", text.escape_debug()))
 }
 
-/// The words of a command as bash reads them, where the grammar split or joined them.
-fn command_words_misread<'t>(
-    node: Node<'t>,
-    src: &str,
-    cursor: &mut TreeCursor<'t>,
-) -> Option<String> {
+/// The words of a command (`all`: its children) as bash reads them, where the grammar
+/// split or joined them.
+fn command_words_misread<'t>(node: Node<'t>, all: &[Node<'t>], src: &str) -> Option<String> {
     let bytes = src.as_bytes();
     // A lone `$` is a word for bash (`ls $ x` lists `$` and `x`); the grammar makes it
     // an anonymous token the walk does not read as one. Glued to what follows, it is
     // part of a word (`$"x"`, a translated string).
-    let all: Vec<Node<'_>> = node.children(cursor).collect();
     let lone = all.iter().enumerate().find(|(i, c)| {
         !c.is_named()
             && c.kind_name() == "$"
@@ -410,7 +417,7 @@ fn command_words_misread<'t>(
             dollar.start_byte()
         ));
     }
-    if let Some(why) = skipped_between(&all, bytes, || {
+    if let Some(why) = skipped_between(all, bytes, || {
         // The redirects of the statement around the command come after its words (only
         // looked up for a skip: finding a node's parent walks down from the root).
         node.parent()
@@ -425,7 +432,7 @@ fn command_words_misread<'t>(
     }) {
         return Some(why);
     }
-    let kids: Vec<Node<'_>> = all.into_iter().filter(|c| c.is_named()).collect();
+    let kids: Vec<Node<'_>> = all.iter().copied().filter(|c| c.is_named()).collect();
     // A newline between two words ends the command for bash; after a pipeline of three
     // stages the grammar's GLR can read it as a blank (`a | b | c<NL>rm x && d` as the
     // command `c rm x`), hiding a command.
@@ -597,11 +604,10 @@ fn redirect_without_words(node: Node<'_>) -> bool {
 /// than the grammar; a word spanning a line break is body text. Words after a blank are
 /// the command's arguments (the walk reads them).
 fn heredoc_delimiter_runs_on<'t>(
-    node: Node<'t>,
+    named: impl Iterator<Item = Node<'t>>,
     src: &str,
-    cursor: &mut TreeCursor<'t>,
 ) -> Option<String> {
-    let kids: Vec<Node<'_>> = node.named_children(cursor).collect();
+    let kids: Vec<Node<'_>> = named.collect();
     let start_end = kids
         .iter()
         .find(|k| k.kind_name() == kinds::HEREDOC_START)
@@ -651,11 +657,10 @@ fn backticks_hold_a_backtick(node: Node<'_>, src: &str) -> Option<String> {
 /// command to give them to.
 fn statement_redirect_with_words<'t>(
     node: Node<'t>,
+    all: &[Node<'t>],
     src: &str,
-    cursor: &mut TreeCursor<'t>,
 ) -> Option<String> {
-    let all: Vec<Node<'_>> = node.children(cursor).collect();
-    if let Some(why) = skipped_between(&all, src.as_bytes(), Vec::new) {
+    if let Some(why) = skipped_between(all, src.as_bytes(), Vec::new) {
         return Some(why);
     }
     if node
@@ -665,7 +670,7 @@ fn statement_redirect_with_words<'t>(
         return None;
     }
     let mut inner = node.walk();
-    let extra = node.named_children(cursor).find(|r| {
+    let extra = all.iter().filter(|r| r.is_named()).find(|r| {
         matches!(
             r.kind_name(),
             kinds::FILE_REDIRECT | kinds::HERESTRING_REDIRECT

@@ -248,30 +248,45 @@ pub(crate) fn walk(
     Ok(w.plan)
 }
 
-/// Pushes the named children of `node` so they are visited in source order.
-fn push_children<'t>(node: Node<'t>, depth: usize, in_subst: bool, stack: &mut Vec<Task<'t>>) {
-    let mut cursor = node.walk();
-    let first = stack.len();
-    stack.extend(node.named_children(&mut cursor).map(|child| Task::Visit {
-        node: child,
-        depth: depth + 1,
-        in_subst,
-    }));
-    if let Some(pushed) = stack.get_mut(first..) {
-        pushed.reverse();
+/// Every child of `node`, named or not, listed once: stepping a cursor through the
+/// grammar's hidden nodes is the walk's main cost, so a node's children are listed once
+/// for all that is read from them.
+fn children_of(node: Node<'_>) -> Vec<Node<'_>> {
+    if node.child_count() == 0 {
+        return Vec::new();
     }
+    let mut cursor = node.walk();
+    node.children(&mut cursor).collect()
 }
 
-/// Pushes the named children of `node` (statements run one after the other, each
-/// whatever the one before did) so they are visited in source order, each between a
-/// `Mark` and a `Merge`: a `cd` that fails leaves the next statement where it was, so
-/// after a statement that moved the cwd the next one's cwd is unknown (`cd x; grep -r
-/// k .` greps the starting directory when `x` is missing). `cd x && …` keeps `x`
-/// within the statement.
-fn push_sequence<'t>(node: Node<'t>, depth: usize, in_subst: bool, stack: &mut Vec<Task<'t>>) {
-    let mut cursor = node.walk();
-    let children: Vec<Node<'t>> = node.named_children(&mut cursor).collect();
-    for child in children.into_iter().rev() {
+/// Pushes the named children of `node` so they are visited in source order.
+fn push_children<'t>(node: Node<'t>, depth: usize, in_subst: bool, stack: &mut Vec<Task<'t>>) {
+    push_named(&children_of(node), depth, in_subst, stack);
+}
+
+/// Pushes the named ones of `kids` (a node's children) so they are visited in source
+/// order.
+fn push_named<'t>(kids: &[Node<'t>], depth: usize, in_subst: bool, stack: &mut Vec<Task<'t>>) {
+    stack.extend(
+        kids.iter()
+            .rev()
+            .filter(|k| k.is_named())
+            .map(|&child| Task::Visit {
+                node: child,
+                depth: depth + 1,
+                in_subst,
+            }),
+    );
+}
+
+/// Pushes the named ones of `kids` (a node's children: statements run one after the
+/// other, each whatever the one before did) so they are visited in source order, each
+/// between a `Mark` and a `Merge`: a `cd` that fails leaves the next statement where
+/// it was, so after a statement that moved the cwd the next one's cwd is unknown (`cd
+/// x; grep -r k .` greps the starting directory when `x` is missing). `cd x && …` keeps
+/// `x` within the statement.
+fn push_sequence<'t>(kids: &[Node<'t>], depth: usize, in_subst: bool, stack: &mut Vec<Task<'t>>) {
+    for &child in kids.iter().rev().filter(|k| k.is_named()) {
         stack.push(Task::Merge);
         stack.push(Task::Visit {
             node: child,
@@ -328,10 +343,10 @@ impl<'s> Walker<'s, '_> {
         Ok(())
     }
 
-    /// Anonymous separator tokens directly under a statement container.
-    fn note_separators(&mut self, node: Node<'_>) {
-        let mut cursor = node.walk();
-        for child in node.children(&mut cursor) {
+    /// Anonymous separator tokens directly under a statement container (`kids`: its
+    /// children).
+    fn note_separators(&mut self, kids: &[Node<'_>]) {
+        for child in kids {
             if child.is_named() {
                 continue;
             }
@@ -359,8 +374,9 @@ impl<'s> Walker<'s, '_> {
         self.budget(depth)?;
         match node.kind_name() {
             k::PROGRAM => {
-                self.note_separators(node);
-                push_sequence(node, depth, in_subst, stack);
+                let kids = children_of(node);
+                self.note_separators(&kids);
+                push_sequence(&kids, depth, in_subst, stack);
             }
             k::COMMENT
             | k::HEREDOC_START
@@ -378,17 +394,17 @@ impl<'s> Walker<'s, '_> {
             | k::EXTGLOB_PATTERN
             | k::TEST_OPERATOR => {}
             k::LIST => {
-                self.note_separators(node);
-                self.list(node, depth, in_subst, stack);
+                let kids = children_of(node);
+                self.note_separators(&kids);
+                self.list(&kids, depth, in_subst, stack);
             }
             k::PIPELINE => {
-                self.note_separators(node);
+                let kids = children_of(node);
+                self.note_separators(&kids);
                 self.plan.compound("|");
                 // Every element of a pipeline runs in a subshell of its own, started
                 // where the pipeline starts: a `cd` in one moves none of the others.
-                let mut cursor = node.walk();
-                let elements: Vec<Node<'t>> = node.named_children(&mut cursor).collect();
-                for element in elements.into_iter().rev() {
+                for &element in kids.iter().rev().filter(|k| k.is_named()) {
                     stack.push(Task::Restore {
                         cwd: self.cwd.clone(),
                         stack: self.dir_stack.clone(),
@@ -402,12 +418,13 @@ impl<'s> Walker<'s, '_> {
             }
             k::SUBSHELL => {
                 self.plan.compound("( )");
-                self.note_separators(node);
+                let kids = children_of(node);
+                self.note_separators(&kids);
                 stack.push(Task::Restore {
                     cwd: self.cwd.clone(),
                     stack: self.dir_stack.clone(),
                 });
-                push_sequence(node, depth, in_subst, stack);
+                push_sequence(&kids, depth, in_subst, stack);
             }
             k::COMPOUND_STATEMENT if self.text(node).starts_with("((") => {
                 // `(( ))` expands its whole expression before it evaluates it, quotes
@@ -418,8 +435,9 @@ impl<'s> Walker<'s, '_> {
             }
             k::COMPOUND_STATEMENT => {
                 self.plan.compound("{ }");
-                self.note_separators(node);
-                push_sequence(node, depth, in_subst, stack);
+                let kids = children_of(node);
+                self.note_separators(&kids);
+                push_sequence(&kids, depth, in_subst, stack);
             }
             k::IF_STATEMENT
             | k::WHILE_STATEMENT
@@ -446,22 +464,25 @@ impl<'s> Walker<'s, '_> {
                         body: body.byte_range(),
                     });
                 }
-                self.note_separators(node);
+                let kids = children_of(node);
+                self.note_separators(&kids);
                 stack.push(Task::Settle {
                     cwd: self.cwd.clone(),
                 });
-                push_sequence(node, depth, in_subst, stack);
+                push_sequence(&kids, depth, in_subst, stack);
             }
             k::ELIF_CLAUSE | k::ELSE_CLAUSE | k::DO_GROUP | k::CASE_ITEM => {
-                self.note_separators(node);
-                push_sequence(node, depth, in_subst, stack);
+                let kids = children_of(node);
+                self.note_separators(&kids);
+                push_sequence(&kids, depth, in_subst, stack);
             }
             k::NEGATED_COMMAND => {
                 // `! cd x && …` runs `…` when the `cd` failed: after `!`, the cwd is
                 // where it started or where the command moved it.
-                self.note_separators(node);
+                let kids = children_of(node);
+                self.note_separators(&kids);
                 stack.push(Task::Merge);
-                push_children(node, depth, in_subst, stack);
+                push_named(&kids, depth, in_subst, stack);
                 stack.push(Task::Mark);
             }
             k::REDIRECTED_STATEMENT => {
@@ -548,7 +569,7 @@ impl<'s> Walker<'s, '_> {
                     cwd: self.cwd.clone(),
                     stack: self.dir_stack.clone(),
                 });
-                push_sequence(node, depth, true, stack);
+                push_sequence(&children_of(node), depth, true, stack);
             }
             k::ARITHMETIC_EXPANSION | k::EXPANSION => {
                 self.plan
@@ -1030,23 +1051,19 @@ impl<'s> Walker<'s, '_> {
     /// only knows less.
     fn list<'t>(
         &mut self,
-        node: Node<'t>,
+        kids: &[Node<'t>],
         depth: usize,
         in_subst: bool,
         stack: &mut Vec<Task<'t>>,
     ) {
-        let mut cursor = node.walk();
-        let parts: Vec<Node<'t>> = node.named_children(&mut cursor).collect();
-        let mut cursor = node.walk();
-        let or = node
-            .children(&mut cursor)
-            .any(|c| !c.is_named() && c.kind_name() == "||");
+        let parts: Vec<Node<'t>> = kids.iter().copied().filter(|k| k.is_named()).collect();
+        let or = kids.iter().any(|c| !c.is_named() && c.kind_name() == "||");
         let [left, right] = parts.as_slice() else {
-            push_sequence(node, depth, in_subst, stack);
+            push_sequence(kids, depth, in_subst, stack);
             return;
         };
         if !or {
-            push_children(node, depth, in_subst, stack);
+            push_named(kids, depth, in_subst, stack);
             return;
         }
         let simple = is_command_like(left.kind_name())
