@@ -544,8 +544,8 @@ const DASH_READS_STDIN: &[&str] = &[
 /// `DASH_READS_STDIN`, by its literal name: the command's own (`kids` are a command's
 /// children), or the body's of a redirected statement, the last stage of a pipeline
 /// (`echo x | python3 - <<'E'`, where the grammar hangs the here-document on the
-/// pipeline); or the word right before the `-`, the program a runner starts (`uv run
-/// python - <<'E'`).
+/// pipeline); or the word right before the `-` when the command is a runner or wrapper
+/// that starts it (`uv run python - <<'E'`).
 fn reads_stdin_for_dash(kids: &[Node<'_>], before: Node<'_>, bytes: &[u8]) -> bool {
     let listed = |n: Node<'_>| {
         bytes
@@ -574,7 +574,21 @@ fn reads_stdin_for_dash(kids: &[Node<'_>], before: Node<'_>, bytes: &[u8]) -> bo
             .and_then(|i| c.named_child(i)),
         None => Some(before),
     };
-    name.is_some_and(listed) || last.is_some_and(|w| w.kind_name() == kinds::WORD && listed(w))
+    // The word before the `-` is the program only for a command that starts the program
+    // its words name (`uv run python -`, `env python -`); for any other (`X python -`)
+    // it is an argument.
+    let runner = |n: Node<'_>| {
+        bytes
+            .get(n.byte_range())
+            .and_then(|t| std::str::from_utf8(t).ok())
+            .is_some_and(|t| {
+                crate::programs::is_runner_name(t)
+                    || crate::programs::wrappers::runs_in_subcommand(crate::programs::basename(t))
+            })
+    };
+    name.is_some_and(listed)
+        || (name.is_some_and(runner)
+            && last.is_some_and(|w| w.kind_name() == kinds::WORD && listed(w)))
 }
 
 /// A redirect that carries no word of the command: a here-document with none after its
