@@ -161,6 +161,15 @@ pub(crate) fn worth_evaluating(plan: &Plan) -> bool {
         return true;
     }
     plan.commands.iter().any(|c| {
+        // The program after bash's `time` keyword (`time -p . /dev/stdin <<< CODE`).
+        let timed = match c.words.first() {
+            Some(w) if w.text == "time" => match c.words.get(1) {
+                Some(p) if p.text == "-p" => 2,
+                _ => 1,
+            },
+            _ => 0,
+        };
+        let name = c.words.get(timed);
         c.words.iter().any(|w| w.dynamic || w.pattern)
             // A command name the grammar reads as a plain word but bash brace-expands
             // (`r{m,} -rf /`). Not an argument: `echo {a,b}` is allowed as read-only,
@@ -169,7 +178,7 @@ pub(crate) fn worth_evaluating(plan: &Plan) -> bool {
             || c.redirects
                 .iter()
                 .any(|r| r.target.as_ref().is_some_and(|t| t.dynamic))
-            || c.words.first().is_some_and(|w| {
+            || name.is_some_and(|w| {
                 let name = crate::programs::basename(&w.text);
                 w.text.starts_with("./")
                     || crate::programs::is_shell(name)
@@ -1122,9 +1131,34 @@ impl<'s> Evaluator<'s, '_> {
             self.forget_all();
             return self.store_output(output, None);
         };
-        let out = self.run(node, name_node, &word_nodes, &words, stdin);
+        // bash's `time` keyword (`time`, `time -p`) times what follows, run in this
+        // shell: `time . /dev/stdin <<< CODE` sources CODE. Only unquoted, first, with
+        // no assignment before it and not a later stage of a pipeline; there `time` is
+        // the program, which runs its operands as a program of their own.
+        let timed = match keyword_time(&words, name_node.map(|n| self.text(n))) {
+            Some(skip) if !has_prefix && !self.piped(node) => skip,
+            _ => 0,
+        };
+        let out = self.run(
+            node,
+            name_node,
+            word_nodes.get(timed..).unwrap_or_default(),
+            words.get(timed..).unwrap_or_default(),
+            stdin,
+        );
         let out = self.store_output(output, out);
         self.continue_heredoc(out)
+    }
+
+    /// Whether the command at `node` is a later stage of a pipeline (`a | b`, `a |&
+    /// b`), by the operator written before it.
+    fn piped(&self, node: Node<'s>) -> bool {
+        let before = self
+            .src
+            .get(..node.start_byte())
+            .unwrap_or_default()
+            .trim_end_matches([' ', '\t']);
+        (before.ends_with('|') && !before.ends_with("||")) || before.ends_with("|&")
     }
 
     /// Runs the statements written after a here-document's start on its line: a pipe
@@ -1826,4 +1860,19 @@ fn redirect_words<'s>(r: Node<'s>, src: &str) -> Vec<Node<'s>> {
         }
         _ => Vec::new(),
     }
+}
+
+/// How many of `words` bash's `time` keyword takes (`time`, or `time -p`), when the
+/// command starts with it as written (`name`: the command name's text; `\time` and
+/// `"time"` are the program). `None` when there is no keyword or nothing after it.
+fn keyword_time(words: &[String], name: Option<&str>) -> Option<usize> {
+    if name != Some("time") || words.first().is_none_or(|w| w != "time") {
+        return None;
+    }
+    let skip = if words.get(1).is_some_and(|w| w == "-p") {
+        2
+    } else {
+        1
+    };
+    (words.len() > skip).then_some(skip)
 }
