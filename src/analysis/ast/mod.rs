@@ -357,6 +357,7 @@ fn misread_construct(root: Node<'_>, src: &str) -> Option<String> {
             | kinds::FILE_REDIRECT
             | kinds::HERESTRING_REDIRECT => glued_words(named(), src),
             kinds::HEREDOC_END => heredoc_end_not_a_line(node, src),
+            kinds::PIPELINE => list_in_pipeline(named()),
             _ => None,
         };
         if why.is_some() {
@@ -698,6 +699,20 @@ fn statement_redirect_with_words<'t>(
         "the words after the redirect target at byte {} are arguments for bash, which the grammar hangs on the redirect",
         extra.start_byte()
     ))
+}
+
+/// A list as a stage of a pipeline: bash has no such thing (a list is grouped by `{ }`
+/// or `( )` first), so the grammar split the text elsewhere than bash. After a
+/// pipeline of three stages its GLR can read `a | b | c || d <<EOF` as `a | (b | c ||
+/// d)`, with the here-document on the whole, where bash runs `(a | b | c) || d <<EOF`:
+/// the reading then feeds the here-document to `b` instead of `a`'s output.
+fn list_in_pipeline<'t>(mut stages: impl Iterator<Item = Node<'t>>) -> Option<String> {
+    stages.find(|s| s.kind_name() == kinds::LIST).map(|list| {
+        format!(
+            "the `&&`/`||` list at byte {} is no stage of a pipeline for bash",
+            list.start_byte()
+        )
+    })
 }
 
 /// A here-document end that is not a whole line (`END && grep …` does not end `<<END`
