@@ -373,6 +373,10 @@ fn command(rng: &mut Rng, depth: usize) -> String {
                 "echo {a..c}",
                 "ls *.txt",
                 "cat x > '~/*'",
+                // After three stages the grammar can read the list as the second
+                // stage (`a | (b | c || d <<EO)`): bash runs `id` from the pipe.
+                "echo id | bash | cat || wc -l <<'EO'\nplain\nEO",
+                "ls | sort | head && cd .. && cat notes.txt",
             ])
             .to_string()
         }
@@ -442,5 +446,9 @@ mod tests {
             "a word glued to a here-string"
         );
         assert!(any(&|c| c.contains("'.en'\\v")), "a word glued to a target");
+        assert!(
+            any(&|c| c.contains("| bash | cat || wc -l <<'EO'")),
+            "a list after three pipeline stages"
+        );
     }
 }
