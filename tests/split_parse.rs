@@ -1,4 +1,6 @@
-//! The split-before-parse and the per-call path memo are speed work only.
+//! The split-before-parse and the per-call path memo are speed work only, but for
+//! one grammar misreading of the whole text (a list as a pipeline stage), which falls
+//! back while the parts are read as bash reads them.
 //! Over both corpora (and generated pipelines and lists), the analysis with parts
 //! parsed alone must be the whole-text analysis, field for field: class, requests with
 //! their always patterns, the command's always patterns, risk notes, hardline, engine
@@ -131,7 +133,7 @@ fn split_parse_gives_the_whole_parse_analysis() {
     let mut commands = corpus();
     let from_corpus = commands.len();
     commands.extend(generated());
-    let (mut split, mut differ) = (0usize, Vec::new());
+    let (mut split, mut differ, mut misparsed) = (0usize, Vec::new(), 0usize);
     for cmd in &commands {
         if ast::splits(cmd) {
             split += 1;
@@ -139,6 +141,23 @@ fn split_parse_gives_the_whole_parse_analysis() {
         let fast = serde_json::to_value(analysis::analyze(cmd, &ctx)).unwrap();
         let whole =
             serde_json::to_value(ast::with_whole_parse(|| analysis::analyze(cmd, &ctx))).unwrap();
+        // After a pipeline of three stages the grammar can read the whole text's `a |
+        // b | c && d` as `a | (b | c && d)`, which bash never builds: that reading falls
+        // back (fail closed), while the parts parsed alone are read as bash reads them.
+        // There the split is more than speed work; the whole reading must have fallen
+        // back, and the split one must not have.
+        if fast != whole
+            && whole
+                .to_string()
+                .contains("is no stage of a pipeline for bash")
+        {
+            misparsed += 1;
+            assert!(
+                !whole["fallback"].is_null() && fast["fallback"].is_null(),
+                "{cmd:?}: the whole text's list-in-pipeline reading must fall back, the parts must not"
+            );
+            continue;
+        }
         if fast != whole {
             let keys = fast
                 .as_object()
@@ -161,8 +180,12 @@ fn split_parse_gives_the_whole_parse_analysis() {
         }
     }
     println!(
-        "{} commands ({from_corpus} from the corpora), {split} split before parsing",
+        "{} commands ({from_corpus} from the corpora), {split} split before parsing, {misparsed} whole texts read with a list as a pipeline stage",
         commands.len()
+    );
+    assert!(
+        misparsed < 50,
+        "the grammar's list-in-pipeline reading is rare ({misparsed})"
     );
     assert!(
         split > 1000,
