@@ -162,14 +162,9 @@ pub(crate) fn worth_evaluating(plan: &Plan) -> bool {
     }
     plan.commands.iter().any(|c| {
         // The program after bash's `time` keyword (`time -p . /dev/stdin <<< CODE`).
-        let timed = match c.words.first() {
-            Some(w) if w.text == "time" => match c.words.get(1) {
-                Some(p) if p.text == "-p" => 2,
-                _ => 1,
-            },
-            _ => 0,
-        };
-        let name = c.words.get(timed);
+        let name = c
+            .words
+            .get(keyword_time(c.words.iter().map(|w| w.text.as_str())));
         c.words.iter().any(|w| w.dynamic || w.pattern)
             // A command name the grammar reads as a plain word but bash brace-expands
             // (`r{m,} -rf /`). Not an argument: `echo {a,b}` is allowed as read-only,
@@ -1135,9 +1130,13 @@ impl<'s> Evaluator<'s, '_> {
         // shell: `time . /dev/stdin <<< CODE` sources CODE. Only unquoted, first, with
         // no assignment before it and not a later stage of a pipeline; there `time` is
         // the program, which runs its operands as a program of their own.
-        let timed = match keyword_time(&words, name_node.map(|n| self.text(n))) {
-            Some(skip) if !has_prefix && !self.piped(node) => skip,
-            _ => 0,
+        let keyword = name_node.is_some_and(|n| self.text(n) == "time")
+            && !has_prefix
+            && !super::walk::after_pipe(self.src, node.start_byte());
+        let timed = if keyword {
+            keyword_time(words.iter().map(String::as_str))
+        } else {
+            0
         };
         let out = self.run(
             node,
@@ -1148,17 +1147,6 @@ impl<'s> Evaluator<'s, '_> {
         );
         let out = self.store_output(output, out);
         self.continue_heredoc(out)
-    }
-
-    /// Whether the command at `node` is a later stage of a pipeline (`a | b`, `a |&
-    /// b`), by the operator written before it.
-    fn piped(&self, node: Node<'s>) -> bool {
-        let before = self
-            .src
-            .get(..node.start_byte())
-            .unwrap_or_default()
-            .trim_end_matches([' ', '\t']);
-        (before.ends_with('|') && !before.ends_with("||")) || before.ends_with("|&")
     }
 
     /// Runs the statements written after a here-document's start on its line: a pipe
@@ -1862,17 +1850,16 @@ fn redirect_words<'s>(r: Node<'s>, src: &str) -> Vec<Node<'s>> {
     }
 }
 
-/// How many of `words` bash's `time` keyword takes (`time`, or `time -p`), when the
-/// command starts with it as written (`name`: the command name's text; `\time` and
-/// `"time"` are the program). `None` when there is no keyword or nothing after it.
-fn keyword_time(words: &[String], name: Option<&str>) -> Option<usize> {
-    if name != Some("time") || words.first().is_none_or(|w| w != "time") {
-        return None;
+/// How many of `words` bash's `time` keyword takes at their start (`time`, or `time
+/// -p`): 0 when they do not start with `time` or nothing follows it. Whether `time` is
+/// the keyword at all (unquoted, first, no assignment before it) is the caller's.
+fn keyword_time<'w>(mut words: impl Iterator<Item = &'w str>) -> usize {
+    if words.next() != Some("time") {
+        return 0;
     }
-    let skip = if words.get(1).is_some_and(|w| w == "-p") {
-        2
-    } else {
-        1
-    };
-    (words.len() > skip).then_some(skip)
+    match (words.next(), words.next()) {
+        (Some("-p"), Some(_)) => 2,
+        (Some("-p") | None, _) => 0,
+        (Some(_), _) => 1,
+    }
 }

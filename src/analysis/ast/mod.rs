@@ -1200,13 +1200,10 @@ fn evaluated_command(c: &walk::SimpleCommand, src: &str) -> EvaluatedCommand {
                 && r.input.as_ref().is_some_and(|i| !i.dynamic)
         }),
         prefixed: !c.assignments.is_empty(),
-        piped: c.words.first().is_some_and(|w| {
-            let before = src
-                .get(..w.start)
-                .unwrap_or_default()
-                .trim_end_matches([' ', '\t']);
-            (before.ends_with('|') && !before.ends_with("||")) || before.ends_with("|&")
-        }),
+        piped: c
+            .words
+            .first()
+            .is_some_and(|w| walk::after_pipe(src, w.start)),
     }
 }
 

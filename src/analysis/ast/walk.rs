@@ -248,6 +248,16 @@ pub(crate) fn walk(
     Ok(w.plan)
 }
 
+/// Whether the text before byte `at` of `src` ends with a pipe operator (`|` or `|&`,
+/// not `||`): a command starting there is a later stage of a pipeline.
+pub(crate) fn after_pipe(src: &str, at: usize) -> bool {
+    let before = src
+        .get(..at)
+        .unwrap_or_default()
+        .trim_end_matches([' ', '\t']);
+    (before.ends_with('|') && !before.ends_with("||")) || before.ends_with("|&")
+}
+
 /// Every child of `node`, named or not, listed once: stepping a cursor through the
 /// grammar's hidden nodes is the walk's main cost, so a node's children are listed once
 /// for all that is read from them.
