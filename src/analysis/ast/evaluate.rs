@@ -16,7 +16,7 @@
 use std::collections::HashMap;
 use std::ops::Range;
 
-use tree_sitter::Node;
+use super::syntax::Node;
 
 use super::kinds::{self as k, KindName};
 use super::walk::text::{decode_ansi_c, unescape_double_quoted};

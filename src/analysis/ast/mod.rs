@@ -13,13 +13,15 @@ mod evaluate;
 pub mod kinds;
 mod operators;
 mod split;
+mod syntax;
 mod walk;
 
 use std::cell::{Cell, RefCell};
 use std::time::{Duration, Instant};
 
 use kinds::KindName;
-use tree_sitter::{Node, ParseOptions, ParseState, Parser, Tree};
+use syntax::{Node, Syntax};
+use tree_sitter::{ParseOptions, ParseState, Parser, Tree};
 
 use crate::floor;
 // How the floor reads code it meets in this engine's commands: through the lexer's
@@ -249,18 +251,27 @@ fn only_read_write_redirects(root: Node<'_>) -> bool {
 }
 
 /// The first ERROR or MISSING node, as `kind at line:column`.
-fn first_error(root: Node<'_>) -> String {
+fn first_error(root: Node<'_>, src: &str) -> String {
     let mut cursor = root.walk();
     loop {
         let node = cursor.node();
         if node.is_error() || node.is_missing() {
-            let p = node.start_position();
+            // Lines and columns as tree-sitter counts them: lines end at `\n`, columns
+            // are bytes.
+            let before = src.as_bytes().get(..node.start_byte()).unwrap_or_default();
+            let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
+            let column = before.len()
+                - before
+                    .iter()
+                    .rposition(|&b| b == b'\n')
+                    .map_or(0, |i| i + 1)
+                + 1;
             let what = if node.is_missing() {
                 format!("missing `{}`", node.kind_name())
             } else {
                 "unexpected text".to_string()
             };
-            return format!("{what} at {}:{}", p.row + 1, p.column + 1);
+            return format!("{what} at {line}:{column}");
         }
         if node.has_error() && cursor.goto_first_child() {
             continue;
@@ -895,21 +906,21 @@ fn plan(src: &str, ctx: &AnalysisContext, cwd: Cwd, top: bool) -> Result<Plan, A
     {
         return Ok(plan);
     }
-    let mut tree = parse(src)?;
+    let mut syntax = Syntax::new(&parse(src)?);
     // `time { …; }`, `! if …; fi`: keywords the grammar misreads what follows of are
     // blanked out (see `keyword_prefixes`), again on the new tree (`time ! { …; }`).
     let mut blanked: Option<String> = None;
     for _ in 0..4 {
-        let Some(b) = keyword_prefixes(tree.root_node(), blanked.as_deref().unwrap_or(src)) else {
+        let Some(b) = keyword_prefixes(syntax.root(), blanked.as_deref().unwrap_or(src)) else {
             break;
         };
-        tree = parse(&b)?;
+        syntax = Syntax::new(&parse(&b)?);
         blanked = Some(b);
     }
     let src: &str = blanked.as_deref().unwrap_or(src);
-    let root = tree.root_node();
+    let root = syntax.root();
     if root.has_error() && !only_read_write_redirects(root) {
-        return Err(AstError::Parse(first_error(root)));
+        return Err(AstError::Parse(first_error(root, src)));
     }
     if let Some(at) = skipped_backslash(root, src) {
         return Err(AstError::Parse(format!(
@@ -1281,9 +1292,9 @@ fn unquoted_brace(src: &str, start: usize) -> bool {
 /// grammar skipped it): the description, or `None` when every non-blank byte of every
 /// command is some child's.
 fn skipped_word(src: &str) -> Option<String> {
-    let tree = parse(src).ok()?;
+    let syntax = Syntax::new(&parse(src).ok()?);
     let bytes = src.as_bytes();
-    let mut stack = vec![tree.root_node()];
+    let mut stack = vec![syntax.root()];
     while let Some(node) = stack.pop() {
         let mut cursor = node.walk();
         let kids: Vec<Node<'_>> = node.children(&mut cursor).collect();

@@ -297,8 +297,8 @@ fn part_plan(
     let text = src
         .get(range)
         .ok_or_else(|| AstError::Analyzer("split off a character".into()))?;
-    let tree = super::parse(text)?;
-    let root = tree.root_node();
+    let syntax = super::Syntax::new(&super::parse(text)?);
+    let root = syntax.root();
     if root.has_error()
         || super::skipped_backslash(root, text).is_some()
         || super::misread_construct(root, text).is_some()

@@ -4,10 +4,11 @@
 //!
 //! Owns node-kind dispatch (every kind is named; an unknown kind is an error, never
 //! silently skipped), word evaluation (quotes removed, dynamic parts flagged), and cwd
-//! tracking through `cd`/`pushd`/`popd` with subshell scoping. `tree_sitter::Node`
-//! never leaves this file. Knows nothing of what commands do (that is `effects`).
+//! tracking through `cd`/`pushd`/`popd` with subshell scoping. It reads the tree's copy
+//! (`syntax::Node`), never tree-sitter's nodes. Knows nothing of what commands do (that
+//! is `effects`).
 
-use tree_sitter::Node;
+use super::syntax::Node;
 
 pub(super) mod text;
 use text::{decode_ansi_c, is_fd_target, unescape_double_quoted, unescape_unquoted};
