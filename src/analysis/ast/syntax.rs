@@ -117,9 +117,10 @@ fn entry_mut(nodes: &mut [Entry], index: u32) -> Option<&mut Entry> {
 fn push(nodes: &mut Vec<Entry>, cursor: &tree_sitter::TreeCursor<'_>, parent: u32) -> u32 {
     let node = cursor.node();
     let index = u32::try_from(nodes.len()).unwrap_or(NONE);
+    let named = node.is_named();
     let mut flags = 0;
     for (set, flag) in [
-        (node.is_named(), NAMED),
+        (named, NAMED),
         (node.is_error(), ERROR),
         (node.is_missing(), MISSING),
         (node.has_error(), HAS_ERROR),
@@ -136,7 +137,7 @@ fn push(nodes: &mut Vec<Entry>, cursor: &tree_sitter::TreeCursor<'_>, parent: u3
         }
         p.last_child = index;
         p.child_count += 1;
-        if node.is_named() {
+        if named {
             p.named_child_count += 1;
         }
     }

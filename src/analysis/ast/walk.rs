@@ -125,7 +125,9 @@ const SETTERS: &[&str] = &[
 /// Word by word this is stricter than bash: a `$` inside single quotes or an `eval`
 /// in a string keeps the variables unknown, which only asks more.
 pub(crate) fn context_variables_hold(src: &str) -> bool {
-    if src.contains('`') || src.contains("((") || src.contains("[[") {
+    // Without a `$` there is no expansion to give a value to (a name is only read right
+    // after one), and the scans below need not run.
+    if !src.contains('$') || src.contains('`') || src.contains("((") || src.contains("[[") {
         return false;
     }
     let ident = |c: char| c.is_ascii_alphanumeric() || c == '_';
