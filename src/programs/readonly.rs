@@ -361,13 +361,33 @@ const ENTRIES: &[Entry] = &[
 
 /// The compiled grammar the verified table reads `name` with.
 pub(super) fn grammar_of(name: &str) -> Option<&'static Grammar> {
-    let idx = ENTRIES.iter().position(|e| e.names.contains(&name))?;
-    grammar_at(idx)
+    grammar_at(entry_index(name)?)
 }
 
 /// Programs that read a pattern, filter or program text first (not a file).
 fn entry(name: &str) -> Option<&'static Entry> {
-    ENTRIES.iter().find(|e| e.names.contains(&name))
+    ENTRIES.get(entry_index(name)?)
+}
+
+/// The index of the entry that lists `name`. Every command asks (is it a reader, is it
+/// verified): a search of the sorted names instead of a scan of every entry's.
+fn entry_index(name: &str) -> Option<usize> {
+    static BY_NAME: OnceLock<Vec<(&'static str, usize)>> = OnceLock::new();
+    let by_name = BY_NAME.get_or_init(|| {
+        let mut v: Vec<(&'static str, usize)> = Vec::new();
+        for (i, e) in ENTRIES.iter().enumerate() {
+            for n in e.names {
+                // The first entry that lists a name is the one a scan would find.
+                if !v.iter().any(|(m, _)| m == n) {
+                    v.push((n, i));
+                }
+            }
+        }
+        v.sort_unstable();
+        v
+    });
+    let at = by_name.binary_search_by(|(n, _)| (*n).cmp(name)).ok()?;
+    by_name.get(at).map(|(_, i)| *i)
 }
 
 /// The compiled grammar of entry `idx`, built the first time a command needs it: a hook
@@ -409,8 +429,7 @@ pub fn describes_reader(words: &[&str]) -> bool {
                 .any(|f| f.words.first() == Some(&sub))
         });
     }
-    ENTRIES.iter().any(|e| e.names.contains(name))
-        || matches!(*name, "find" | "xxd" | "awk" | "mawk")
+    entry_index(name).is_some() || matches!(*name, "find" | "xxd" | "awk" | "mawk")
 }
 
 /// Every name the verified table knows (for the golden tests and the docs).
@@ -527,7 +546,7 @@ pub fn verify(words: &[&str]) -> Option<Verified> {
         "git" => return super::git_readonly::verify(words),
         _ => {}
     }
-    let idx = ENTRIES.iter().position(|e| e.names.contains(&name))?;
+    let idx = entry_index(name)?;
     let e = ENTRIES.get(idx)?;
     let g = grammar_at(idx)?;
     let parsed = parse(g, words, 1);
