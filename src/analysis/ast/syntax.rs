@@ -6,9 +6,11 @@
 //! times (the checks for misread constructs, the walk, the evaluator, each command's
 //! ancestors), so it reads a copy instead: one cursor walk records every visible node
 //! with its kind, field, flags, byte range and its parent, children and siblings as
-//! indices. `Node` here answers the same questions as `tree_sitter::Node`, with the
-//! same answers (the unit tests compare them node by node over the corpora), by array
-//! lookups.
+//! indices. `Node` here answers the same questions as `tree_sitter::Node`, by array
+//! lookups, with the same answers in every tree the analysis walks (the unit tests
+//! compare them node by node over the corpora). In a tree with other errors, which is
+//! only searched for its first error, tree-sitter's `next_sibling` skips a zero-width
+//! MISSING node and this one does not.
 
 use std::ops::Range;
 
