@@ -307,7 +307,6 @@ fn skipped_backslash(root: Node<'_>, src: &str) -> Option<usize> {
         }
     }
     let mut stack = vec![root];
-    // One cursor for the whole walk, as in `misread_construct`.
     let mut cursor = root.walk();
     while let Some(node) = stack.pop() {
         if node.child_count() == 0 {
@@ -339,9 +338,7 @@ fn skipped_backslash(root: Node<'_>, src: &str) -> Option<usize> {
 /// Where the tree says something bash does not (the oracle found each): one check per
 /// kind of node, each named for what bash reads there instead.
 fn misread_construct(root: Node<'_>, src: &str) -> Option<String> {
-    // One cursor for the whole walk: a cursor per node allocates its own stack. Each
-    // node's children are listed once (stepping a cursor through the grammar's hidden
-    // nodes is the walk's main cost), for its check and then for the walk.
+    // Each node's children are listed once, for its check and then for the walk.
     let mut cursor = root.walk();
     let mut stack = vec![root];
     let mut kids: Vec<Node<'_>> = Vec::new();

@@ -261,9 +261,7 @@ pub(crate) fn after_pipe(src: &str, at: usize) -> bool {
     (before.ends_with('|') && !before.ends_with("||")) || before.ends_with("|&")
 }
 
-/// Every child of `node`, named or not, listed once: stepping a cursor through the
-/// grammar's hidden nodes is the walk's main cost, so a node's children are listed once
-/// for all that is read from them.
+/// Every child of `node`, named or not, listed once for all that is read from them.
 fn children_of(node: Node<'_>) -> Vec<Node<'_>> {
     if node.child_count() == 0 {
         return Vec::new();
