@@ -1,4 +1,5 @@
-//! The split-before-parse and the per-call path memo are speed work only, but for
+//! The split-before-parse, the plain commands' trees built without the parser and the
+//! per-call path memo are speed work only, but for
 //! one grammar misreading of the whole text (a list as a pipeline stage), which falls
 //! back while the parts are read as bash reads them.
 //! Over both corpora (and generated pipelines and lists), the analysis with parts
@@ -159,24 +160,7 @@ fn split_parse_gives_the_whole_parse_analysis() {
             continue;
         }
         if fast != whole {
-            let keys = fast
-                .as_object()
-                .unwrap()
-                .keys()
-                .cloned()
-                .collect::<Vec<_>>();
-            let diff: Vec<String> = keys
-                .iter()
-                .filter(|k| fast[k.as_str()] != whole[k.as_str()])
-                .map(|k| {
-                    format!(
-                        "  {k}:\n    split: {}\n    whole: {}",
-                        fast[k.as_str()],
-                        whole[k.as_str()]
-                    )
-                })
-                .collect();
-            differ.push(format!("{cmd:?}\n{}", diff.join("\n")));
+            differ.push(difference(cmd, &fast, &whole));
         }
     }
     println!(
@@ -191,6 +175,26 @@ fn split_parse_gives_the_whole_parse_analysis() {
         split > 1000,
         "the split should apply to many commands ({split})"
     );
+    assert_none_differ(&differ);
+}
+
+/// Where two analyses of `cmd` differ, field by field.
+fn difference(cmd: &str, fast: &serde_json::Value, slow: &serde_json::Value) -> String {
+    let keys = fast.as_object().unwrap().keys();
+    let diff: Vec<String> = keys
+        .filter(|k| fast[k.as_str()] != slow[k.as_str()])
+        .map(|k| {
+            format!(
+                "  {k}:\n    fast: {}\n    slow: {}",
+                fast[k.as_str()],
+                slow[k.as_str()]
+            )
+        })
+        .collect();
+    format!("{cmd:?}\n{}", diff.join("\n"))
+}
+
+fn assert_none_differ(differ: &[String]) {
     assert!(
         differ.is_empty(),
         "{} analyses differ, first ones:\n{}",
@@ -202,6 +206,34 @@ fn split_parse_gives_the_whole_parse_analysis() {
             .collect::<Vec<_>>()
             .join("\n")
     );
+}
+
+/// A plain command's tree is built without the parser; the analysis must be the one
+/// the parsed tree gives, field for field, for every command (plain or not, whole or
+/// split into parts that may be plain).
+#[test]
+fn plain_commands_give_the_parsed_analysis() {
+    let (_dir, ctx) = project();
+    let mut commands = corpus();
+    commands.extend(generated());
+    let (mut plain, mut differ) = (0usize, Vec::new());
+    for cmd in &commands {
+        if ast::reads_plain(cmd) {
+            plain += 1;
+        }
+        let fast = serde_json::to_value(analysis::analyze(cmd, &ctx)).unwrap();
+        let parsed =
+            serde_json::to_value(ast::with_parser_only(|| analysis::analyze(cmd, &ctx))).unwrap();
+        if fast != parsed {
+            differ.push(difference(cmd, &fast, &parsed));
+        }
+    }
+    println!("{} commands, {plain} plain", commands.len());
+    assert!(
+        plain > 20_000 || std::env::var_os("CI").is_none(),
+        "most corpus commands are plain ({plain})"
+    );
+    assert_none_differ(&differ);
 }
 
 #[test]

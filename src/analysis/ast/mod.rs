@@ -12,11 +12,13 @@ mod effects;
 mod evaluate;
 pub mod kinds;
 mod operators;
+mod plain;
 mod split;
 mod syntax;
 mod walk;
 
 use std::cell::{Cell, RefCell};
+use std::thread::LocalKey;
 use std::time::{Duration, Instant};
 
 use kinds::KindName;
@@ -102,6 +104,8 @@ thread_local! {
     static PARSER: RefCell<Option<Parser>> = const { RefCell::new(None) };
     /// Whether `plan` may parse proven parts alone (see `split`); on by default.
     static SPLIT: Cell<bool> = const { Cell::new(true) };
+    /// Whether a plain command's tree is built without the parser; on by default.
+    static PLAIN: Cell<bool> = const { Cell::new(true) };
     /// Whether `plan` runs the static evaluator; on by default.
     static EVALUATE: Cell<bool> = const { Cell::new(true) };
 }
@@ -110,14 +114,26 @@ thread_local! {
 /// whole. For the differential test and benchmarks that hold the split analysis to the
 /// whole-text one; the engine itself never turns it off.
 pub fn with_whole_parse<R>(f: impl FnOnce() -> R) -> R {
-    struct Restore(bool);
+    with_switch(&SPLIT, false, f)
+}
+
+/// Runs `f` with `switch` set to `on` on this thread, then sets it back.
+fn with_switch<R>(switch: &'static LocalKey<Cell<bool>>, on: bool, f: impl FnOnce() -> R) -> R {
+    struct Restore(&'static LocalKey<Cell<bool>>, bool);
     impl Drop for Restore {
         fn drop(&mut self) {
-            SPLIT.with(|s| s.set(self.0));
+            self.0.with(|s| s.set(self.1));
         }
     }
-    let _restore = Restore(SPLIT.with(|s| s.replace(false)));
+    let _restore = Restore(switch, switch.with(|s| s.replace(on)));
     f()
+}
+
+/// Runs `f` with every text parsed by tree-sitter on this thread, plain commands
+/// included. For the differential test and benchmarks that hold the trees built
+/// without the parser to the parsed ones; the engine itself never turns it off.
+pub fn with_parser_only<R>(f: impl FnOnce() -> R) -> R {
+    with_switch(&PLAIN, false, f)
 }
 
 /// Runs `f` with the static evaluator off on this thread: commands are read as they
@@ -125,14 +141,7 @@ pub fn with_whole_parse<R>(f: impl FnOnce() -> R) -> R {
 /// evaluator adds (`oracle::report`'s "opened" count); the engine itself never turns
 /// it off.
 pub fn without_evaluator<R>(f: impl FnOnce() -> R) -> R {
-    struct Restore(bool);
-    impl Drop for Restore {
-        fn drop(&mut self) {
-            EVALUATE.with(|s| s.set(self.0));
-        }
-    }
-    let _restore = Restore(EVALUATE.with(|s| s.replace(false)));
-    f()
+    with_switch(&EVALUATE, false, f)
 }
 
 /// Whether the scan proves the top-level separators of `command` (after line
@@ -141,6 +150,14 @@ pub fn splits(command: &str) -> bool {
     crate::shell::source::splice(command)
         .ok()
         .is_some_and(|s| split::split(&s).is_some())
+}
+
+/// Whether `command` (after line continuations are removed) is a plain command, whose
+/// tree is built without the parser.
+pub fn reads_plain(command: &str) -> bool {
+    crate::shell::source::splice(command)
+        .ok()
+        .is_some_and(|s| Syntax::plain(&s).is_some())
 }
 
 /// Parses `src` with this thread's parser under the time budget. Non-ASCII bytes are
@@ -209,6 +226,17 @@ pub fn parse(src: &str) -> Result<Tree, AstError> {
             }
         }
     })
+}
+
+/// The tree of `src`: built directly for a plain command (one command of literal
+/// words, see `plain`), parsed otherwise.
+fn read_tree(src: &str) -> Result<Syntax, AstError> {
+    if PLAIN.with(Cell::get)
+        && let Some(syntax) = Syntax::plain(src)
+    {
+        return Ok(syntax);
+    }
+    Ok(Syntax::new(&parse(src)?))
 }
 
 /// Bytes bash reads as word characters that the grammar reads as blanks.
@@ -903,7 +931,7 @@ fn plan(src: &str, ctx: &AnalysisContext, cwd: Cwd, top: bool) -> Result<Plan, A
     {
         return Ok(plan);
     }
-    let mut syntax = Syntax::new(&parse(src)?);
+    let mut syntax = read_tree(src)?;
     // `time { …; }`, `! if …; fi`: keywords the grammar misreads what follows of are
     // blanked out (see `keyword_prefixes`), again on the new tree (`time ! { …; }`).
     let mut blanked: Option<String> = None;
@@ -1289,7 +1317,7 @@ fn unquoted_brace(src: &str, start: usize) -> bool {
 /// grammar skipped it): the description, or `None` when every non-blank byte of every
 /// command is some child's.
 fn skipped_word(src: &str) -> Option<String> {
-    let syntax = Syntax::new(&parse(src).ok()?);
+    let syntax = read_tree(src).ok()?;
     let bytes = src.as_bytes();
     let mut stack = vec![syntax.root()];
     while let Some(node) = stack.pop() {

@@ -27,7 +27,7 @@
 use std::ops::Range;
 
 use super::walk::{self, Cwd, Limits, Plan};
-use super::{AstError, MAX_DEPTH, MAX_NODES};
+use super::{AstError, MAX_DEPTH, MAX_NODES, Syntax};
 use crate::model::vocab::AnalysisContext;
 
 /// One statement: parts joined by `&&`/`||` (left to right), each part a pipeline of
@@ -78,20 +78,16 @@ fn simple_expansion(b: &[u8], i: usize) -> Option<usize> {
 /// Fewer parts than this are parsed whole: the grammar's superlinear cost starts at
 /// three stages, and below that one parse of the whole text costs less than a parse of
 /// each part (over the corpus commands with one separator, 674 M instructions split in
-/// two against 583 M whole).
+/// two against 583 M whole). Two parts that are both plain commands are split all the
+/// same: neither is parsed (`git status && git diff`, `ls -la | head`).
 const MIN_PARTS: usize = 3;
 
 /// The statements of `src` when the scan proves its top-level separators, else `None`.
 pub(crate) fn split(src: &str) -> Option<Vec<Statement>> {
     let b = src.as_bytes();
-    // Every separator holds one of these bytes and each closes one part, so a text with
-    // fewer of them cannot reach `MIN_PARTS` (most commands have none).
-    if b.iter()
-        .filter(|c| matches!(c, b'|' | b'&' | b';' | b'\n'))
-        .count()
-        + 1
-        < MIN_PARTS
-    {
+    // Every separator holds one of these bytes, so a text with none is one part (most
+    // commands).
+    if !b.iter().any(|c| matches!(c, b'|' | b'&' | b';' | b'\n')) {
         return None;
     }
     let mut statements: Vec<Statement> = Vec::new();
@@ -263,7 +259,18 @@ pub(crate) fn split(src: &str) -> Option<Vec<Statement>> {
     // `pipeline(a, list(pipeline(b, c), d))`), but the walk visits the commands in
     // source order whatever the shape, no part moves the cwd, and the compound note
     // names the operators in a fixed order.
-    (parts >= MIN_PARTS).then_some(statements)
+    let plain = |r: &Range<usize>| {
+        src.get(r.clone())
+            .is_some_and(|t| Syntax::plain(t).is_some())
+    };
+    let enough = parts >= MIN_PARTS
+        || (parts == 2
+            && statements
+                .iter()
+                .flat_map(|s| &s.pipelines)
+                .flatten()
+                .all(plain));
+    enough.then_some(statements)
 }
 
 /// The plan of `src` from its parts parsed alone, built as the walk of the whole tree
@@ -310,7 +317,7 @@ fn part_plan(
     let text = src
         .get(range)
         .ok_or_else(|| AstError::Analyzer("split off a character".into()))?;
-    let syntax = super::Syntax::new(&super::parse(text)?);
+    let syntax = super::read_tree(text)?;
     let root = syntax.root();
     if root.has_error()
         || super::skipped_backslash(root, text).is_some()
@@ -428,7 +435,10 @@ mod tests {
         assert!(split("a 2>&1 | grep 'x | y' | sort -u > out.txt").is_none());
         assert!(split("cargo build 2>&1 | tail -20 && git diff --stat").is_some());
         assert!(split("a; b; c;").is_some());
-        assert!(split("a; b;").is_none(), "two parts are parsed whole");
+        assert!(split("a; b $x;").is_none(), "two parts are parsed whole");
+        assert!(split("a 2>&1 | b").is_none(), "two parts are parsed whole");
+        assert!(split("a; b;").is_some(), "unless both are plain");
+        assert!(split("git status && git diff --stat").is_some());
         assert!(
             split("find . -exec grep -l x {} \\; | xargs -I{} echo \"$HOME/{}\" ${X} | wc -l")
                 .is_some()

@@ -14,7 +14,8 @@
 
 use std::ops::Range;
 
-use super::kinds::KindName;
+use super::kinds::{self, KindName};
+use super::plain::Piece;
 
 /// No node (the root's parent, a last child's next sibling).
 const NONE: u32 = u32::MAX;
@@ -89,6 +90,68 @@ impl Syntax {
         }
     }
 
+    /// The tree tree-sitter gives a plain command (see `plain`), built without parsing:
+    /// `None` when `src` is not one.
+    pub(crate) fn plain(src: &str) -> Option<Syntax> {
+        let plain = super::plain::read(src)?;
+        let mut nodes = Vec::with_capacity(4 + 4 * plain.arguments.len());
+        let named = |kind, field, range| Shape {
+            kind,
+            field,
+            flags: NAMED,
+            range,
+        };
+        let end = plain
+            .arguments
+            .last()
+            .map_or(plain.name.end, |(_, r)| r.end);
+        let program = push_shape(
+            &mut nodes,
+            named(kinds::PROGRAM, None, plain.name.start..src.len()),
+            NONE,
+        );
+        let command = push_shape(
+            &mut nodes,
+            named(kinds::COMMAND, None, plain.name.start..end),
+            program,
+        );
+        let name = push_shape(
+            &mut nodes,
+            named(
+                kinds::COMMAND_NAME,
+                Some(kinds::FIELD_NAME),
+                plain.name.clone(),
+            ),
+            command,
+        );
+        push_shape(&mut nodes, named(kinds::WORD, None, plain.name), name);
+        for (piece, range) in plain.arguments {
+            let argument = Some(kinds::FIELD_ARGUMENT);
+            let kind = match piece {
+                Piece::Word => kinds::WORD,
+                Piece::Number => kinds::NUMBER,
+                Piece::RawString => kinds::RAW_STRING,
+                Piece::String { .. } => kinds::STRING,
+            };
+            let node = push_shape(&mut nodes, named(kind, argument, range.clone()), command);
+            if let Piece::String { content } = piece {
+                let quote = |at: usize| Shape {
+                    kind: "\"",
+                    field: None,
+                    flags: 0,
+                    range: at..at + 1,
+                };
+                push_shape(&mut nodes, quote(range.start), node);
+                if content {
+                    let inside = range.start + 1..range.end - 1;
+                    push_shape(&mut nodes, named(kinds::STRING_CONTENT, None, inside), node);
+                }
+                push_shape(&mut nodes, quote(range.end - 1), node);
+            }
+        }
+        Some(Syntax { nodes })
+    }
+
     pub(crate) fn root(&self) -> Node<'_> {
         Node {
             syntax: self,
@@ -118,11 +181,9 @@ fn entry_mut(nodes: &mut [Entry], index: u32) -> Option<&mut Entry> {
 /// Records the cursor's node as the last child of `parent`, and returns its index.
 fn push(nodes: &mut Vec<Entry>, cursor: &tree_sitter::TreeCursor<'_>, parent: u32) -> u32 {
     let node = cursor.node();
-    let index = u32::try_from(nodes.len()).unwrap_or(NONE);
-    let named = node.is_named();
     let mut flags = 0;
     for (set, flag) in [
-        (named, NAMED),
+        (node.is_named(), NAMED),
         (node.is_error(), ERROR),
         (node.is_missing(), MISSING),
         (node.has_error(), HAS_ERROR),
@@ -131,6 +192,27 @@ fn push(nodes: &mut Vec<Entry>, cursor: &tree_sitter::TreeCursor<'_>, parent: u3
             flags |= flag;
         }
     }
+    let shape = Shape {
+        kind: node.kind_name(),
+        field: cursor.field_name(),
+        flags,
+        range: node.byte_range(),
+    };
+    push_shape(nodes, shape, parent)
+}
+
+/// What one node is, apart from where it sits in the tree.
+struct Shape {
+    kind: &'static str,
+    field: Option<&'static str>,
+    flags: u8,
+    range: Range<usize>,
+}
+
+/// Records a node as the last child of `parent`, and returns its index.
+fn push_shape(nodes: &mut Vec<Entry>, shape: Shape, parent: u32) -> u32 {
+    let index = u32::try_from(nodes.len()).unwrap_or(NONE);
+    let named = shape.flags & NAMED != 0;
     let mut prev = NONE;
     if let Some(p) = entry_mut(nodes, parent) {
         prev = p.last_child;
@@ -147,11 +229,11 @@ fn push(nodes: &mut Vec<Entry>, cursor: &tree_sitter::TreeCursor<'_>, parent: u3
         before.next = index;
     }
     nodes.push(Entry {
-        kind: node.kind_name(),
-        field: cursor.field_name(),
-        flags,
-        start: node.start_byte(),
-        end: node.end_byte(),
+        kind: shape.kind,
+        field: shape.field,
+        flags: shape.flags,
+        start: shape.range.start,
+        end: shape.range.end,
         parent,
         first_child: NONE,
         last_child: NONE,
@@ -470,105 +552,193 @@ mod tests {
         }
     }
 
-    /// The copy answers every question the analysis asks as tree-sitter does, for every
-    /// node of every text.
-    #[test]
-    fn the_copy_answers_as_tree_sitter_does() {
+    fn fields() -> Vec<&'static str> {
         let language: tree_sitter::Language = tree_sitter_bash::LANGUAGE.into();
         let fields: Vec<&'static str> = (1..=language.field_count())
             .filter_map(|id| u16::try_from(id).ok())
             .filter_map(|id| language.field_name_for_id(id))
             .collect();
         assert!(fields.contains(&"body") && fields.contains(&"value"));
+        fields
+    }
+
+    /// Holds `syntax` to tree-sitter's `tree` of `text`: every question the analysis
+    /// asks, for every node. Returns the number of nodes compared.
+    fn assert_same(
+        text: &str,
+        tree: &tree_sitter::Tree,
+        syntax: &Syntax,
+        fields: &[&str],
+    ) -> usize {
+        // The trees the analysis walks: those without errors, and those whose only
+        // errors are the grammar's reading of `<>`.
+        let walked =
+            !syntax.root().has_error() || super::super::only_read_write_redirects(syntax.root());
+        let mut theirs = Vec::new();
+        ts_nodes(tree.root_node(), &mut theirs);
+        assert_eq!(theirs.len(), syntax.nodes.len(), "{text:?}");
+        assert_eq!(
+            theirs.len(),
+            tree.root_node().descendant_count(),
+            "{text:?}"
+        );
+        let index: HashMap<usize, u32> = theirs
+            .iter()
+            .enumerate()
+            .map(|(i, n)| (n.id(), u32::try_from(i).unwrap()))
+            .collect();
+        let ours = |n: Option<tree_sitter::Node<'_>>| n.map(|n| index[&n.id()]);
+        let mine = |n: Option<Node<'_>>| n.map(|n| n.index);
+        for (i, t) in theirs.iter().enumerate() {
+            let n = syntax.node(u32::try_from(i).unwrap()).unwrap();
+            let at = format!("{text:?}, node {i} ({})", t.kind());
+            assert_eq!(n.kind_name(), t.kind_name(), "{at}");
+            assert_eq!(n.byte_range(), t.byte_range(), "{at}");
+            assert_eq!(
+                (n.is_named(), n.is_error(), n.is_missing(), n.has_error()),
+                (t.is_named(), t.is_error(), t.is_missing(), t.has_error()),
+                "{at}"
+            );
+            assert_eq!(mine(n.parent()), ours(t.parent()), "{at}: parent");
+            // A tree with other errors is only searched for its first error and
+            // for the `<>` reading, which asks an ERROR node for the one before it.
+            if walked || n.is_error() {
+                assert_eq!(mine(n.prev_sibling()), ours(t.prev_sibling()), "{at}");
+            }
+            if walked {
+                assert_eq!(mine(n.next_sibling()), ours(t.next_sibling()), "{at}");
+            }
+            assert_eq!(n.child_count(), t.child_count(), "{at}");
+            assert_eq!(n.named_child_count(), t.named_child_count(), "{at}");
+            let mut tc = t.walk();
+            let mut nc = n.walk();
+            let kids: Vec<_> = t.children(&mut tc).map(|c| ours(Some(c))).collect();
+            let mine_kids: Vec<_> = n.children(&mut nc).map(|c| Some(c.index)).collect();
+            assert_eq!(mine_kids, kids, "{at}: children");
+            assert_eq!(n.children(&mut nc).len(), kids.len(), "{at}");
+            let named: Vec<_> = t.named_children(&mut tc).map(|c| ours(Some(c))).collect();
+            let mine_named: Vec<_> = n.named_children(&mut nc).map(|c| Some(c.index)).collect();
+            assert_eq!(mine_named, named, "{at}: named children");
+            assert_eq!(n.named_children(&mut nc).len(), named.len(), "{at}");
+            for (k, c) in kids.iter().enumerate() {
+                assert_eq!(mine(n.child(k)), *c, "{at}: child {k}");
+            }
+            for (k, c) in named.iter().enumerate() {
+                assert_eq!(mine(n.named_child(k)), *c, "{at}: named child {k}");
+            }
+            for field in fields.iter().filter(|_| walked) {
+                assert_eq!(
+                    mine(n.child_by_field_name(field)),
+                    ours(t.child_by_field_name(field)),
+                    "{at}: field {field}"
+                );
+                let all: Vec<_> = t
+                    .children_by_field_name(field, &mut tc)
+                    .map(|c| ours(Some(c)))
+                    .collect();
+                let mine_all: Vec<_> = n
+                    .children_by_field_name(field, &mut nc)
+                    .map(|c| Some(c.index))
+                    .collect();
+                assert_eq!(mine_all, all, "{at}: children in field {field}");
+            }
+        }
+        theirs.len()
+    }
+
+    /// The copy answers every question the analysis asks as tree-sitter does, for every
+    /// node of every text.
+    #[test]
+    fn the_copy_answers_as_tree_sitter_does() {
+        let fields = fields();
         let texts = corpus();
         let mut checked = 0usize;
-        let mut walked_texts = 0usize;
         for text in &texts {
             let Ok(tree) = super::super::parse(text) else {
                 continue;
             };
-            let syntax = Syntax::new(&tree);
-            // The trees the analysis walks: those without errors, and those whose only
-            // errors are the grammar's reading of `<>`.
-            let walked = !syntax.root().has_error()
-                || super::super::only_read_write_redirects(syntax.root());
-            walked_texts += usize::from(walked);
-            let mut theirs = Vec::new();
-            ts_nodes(tree.root_node(), &mut theirs);
-            assert_eq!(theirs.len(), syntax.nodes.len(), "{text:?}");
-            assert_eq!(
-                theirs.len(),
-                tree.root_node().descendant_count(),
-                "{text:?}"
-            );
-            let index: HashMap<usize, u32> = theirs
-                .iter()
-                .enumerate()
-                .map(|(i, n)| (n.id(), u32::try_from(i).unwrap()))
+            checked += assert_same(text, &tree, &Syntax::new(&tree), &fields);
+        }
+        println!("{} texts, {checked} nodes", texts.len());
+        assert!(checked > 100_000 || std::env::var_os("CI").is_none());
+    }
+
+    /// The tree built for a plain command without parsing is tree-sitter's, node for
+    /// node, for every text of the corpora that is one.
+    #[test]
+    fn plain_trees_are_tree_sitters_over_the_corpora() {
+        let fields = fields();
+        let mut plain = 0usize;
+        let mut nodes = 0usize;
+        for text in corpus() {
+            let Some(syntax) = Syntax::plain(&text) else {
+                continue;
+            };
+            let tree = super::super::parse(&text).unwrap();
+            nodes += assert_same(&text, &tree, &syntax, &fields);
+            plain += 1;
+        }
+        println!("{plain} plain commands, {nodes} nodes");
+        assert!(plain > 20_000 || std::env::var_os("CI").is_none());
+    }
+
+    /// Pieces the plain reading must place right, and ones just outside it, glued or
+    /// apart, in every position: keywords and declaration builtins, numbers and
+    /// near-numbers, assignments, tildes, quotes and what sits around them.
+    const PIECES: &[&str] = &[
+        "if", "then", "else", "elif", "fi", "case", "esac", "for", "select", "while", "until",
+        "do", "done", "in", "function", "time", "coproc", "declare", "typeset", "export",
+        "readonly", "local", "unset", "unsetenv", "let", "eval", "exec", "test", "alias",
+        "command", "builtin", "echo", "ls", "[", "]", "[[", "!", "{", "}", "a", "-a", "--x=y", "=",
+        "==", "=x", "x=", "a=b", "a+=b", "~", "~/x", "a~", "~+", "~-", "%", "%1", "@", "@x", "+",
+        "+x", ",", ":", "::", ".", "..", "/", "-", "--", "-0", "0", "10", "-10", "007", "1x", "x1",
+        "1.5", "-1.5", "0x1f", "1e5", "9#z", "_", "__x", "''", "'a b'", "'$x'", "'\"'", "'#'",
+        "\"\"", "\"a b\"", "\" \"", "\"'\"", "\"a#b\"", "\"%@~\"", "\"x=y\"", "\"-5\"", "\" \"",
+        "\"\t\"", "\"  a \"", "-eq", "-f", "-z", "-n", "-o", "-nt", "=~", "==x", "x==", "!=", "a!",
+        "x%", "a%b", "x@", "if%", "x+", "x,", "x:", "x~", "x.", "x/", "x-", "a:b", "a,b", "a+b",
+        "a/b", "a.b", "a-b", ":x", "x+=", "-x-", "+=", "$x", "*", "#", ";", "\\", "\"$\"",
+    ];
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(20_000))]
+
+        #[test]
+        fn plain_trees_are_tree_sitters_over_generated_texts(
+            parts in proptest::collection::vec(
+                (
+                    proptest::sample::select(PIECES),
+                    proptest::sample::select(&[" ", "  ", "\t", "", " \t"][..]),
+                ),
+                1..7,
+            ),
+            lead in proptest::sample::select(&["", " ", "\t "][..]),
+        ) {
+            let text: String = std::iter::once(lead.to_string())
+                .chain(parts.iter().map(|(p, s)| format!("{p}{s}")))
                 .collect();
-            let ours = |n: Option<tree_sitter::Node<'_>>| n.map(|n| index[&n.id()]);
-            let mine = |n: Option<Node<'_>>| n.map(|n| n.index);
-            for (i, t) in theirs.iter().enumerate() {
-                let n = syntax.node(u32::try_from(i).unwrap()).unwrap();
-                let at = format!("{text:?}, node {i} ({})", t.kind());
-                assert_eq!(n.kind_name(), t.kind_name(), "{at}");
-                assert_eq!(n.byte_range(), t.byte_range(), "{at}");
-                assert_eq!(
-                    (n.is_named(), n.is_error(), n.is_missing(), n.has_error()),
-                    (t.is_named(), t.is_error(), t.is_missing(), t.has_error()),
-                    "{at}"
-                );
-                assert_eq!(mine(n.parent()), ours(t.parent()), "{at}: parent");
-                // A tree with other errors is only searched for its first error and
-                // for the `<>` reading, which asks an ERROR node for the one before it.
-                if walked || n.is_error() {
-                    assert_eq!(mine(n.prev_sibling()), ours(t.prev_sibling()), "{at}");
-                }
-                if walked {
-                    assert_eq!(mine(n.next_sibling()), ours(t.next_sibling()), "{at}");
-                }
-                assert_eq!(n.child_count(), t.child_count(), "{at}");
-                assert_eq!(n.named_child_count(), t.named_child_count(), "{at}");
-                let mut tc = t.walk();
-                let mut nc = n.walk();
-                let kids: Vec<_> = t.children(&mut tc).map(|c| ours(Some(c))).collect();
-                let mine_kids: Vec<_> = n.children(&mut nc).map(|c| Some(c.index)).collect();
-                assert_eq!(mine_kids, kids, "{at}: children");
-                assert_eq!(n.children(&mut nc).len(), kids.len(), "{at}");
-                let named: Vec<_> = t.named_children(&mut tc).map(|c| ours(Some(c))).collect();
-                let mine_named: Vec<_> = n.named_children(&mut nc).map(|c| Some(c.index)).collect();
-                assert_eq!(mine_named, named, "{at}: named children");
-                assert_eq!(n.named_children(&mut nc).len(), named.len(), "{at}");
-                for (k, c) in kids.iter().enumerate() {
-                    assert_eq!(mine(n.child(k)), *c, "{at}: child {k}");
-                }
-                for (k, c) in named.iter().enumerate() {
-                    assert_eq!(mine(n.named_child(k)), *c, "{at}: named child {k}");
-                }
-                for field in fields.iter().filter(|_| walked) {
-                    assert_eq!(
-                        mine(n.child_by_field_name(field)),
-                        ours(t.child_by_field_name(field)),
-                        "{at}: field {field}"
-                    );
-                    let all: Vec<_> = t
-                        .children_by_field_name(field, &mut tc)
-                        .map(|c| ours(Some(c)))
-                        .collect();
-                    let mine_all: Vec<_> = n
-                        .children_by_field_name(field, &mut nc)
-                        .map(|c| Some(c.index))
-                        .collect();
-                    assert_eq!(mine_all, all, "{at}: children in field {field}");
-                }
-                checked += 1;
+            if let Some(syntax) = Syntax::plain(&text) {
+                let tree = super::super::parse(&text).unwrap();
+                assert_same(&text, &tree, &syntax, &fields());
             }
         }
-        println!(
-            "{} texts ({walked_texts} walked), {checked} nodes",
-            texts.len()
-        );
-        assert!(checked > 100_000 || std::env::var_os("CI").is_none());
+
+        /// Words of random characters, each after an optional keyword.
+        #[test]
+        fn plain_trees_are_tree_sitters_over_random_words(
+            text in concat!(
+                "[ \t]{0,2}",
+                "(|if|fi|for|in|do|done|time|export|local|case|esac|select|function|coproc|[-])",
+                "([a-zA-Z0-9_./,:+=~%@-]{0,4}|'[ -~]{0,3}'|\"[ -~]{0,3}\")",
+                "([ \t]{0,2}(|in|do|time|[-]|==)",
+                "([a-zA-Z0-9_./,:+=~%@-]{1,4}|'[ -~]{0,3}'|\"[ -~]{0,3}\")){0,5}",
+                "[ \t]{0,2}",
+            ),
+        ) {
+            if let Some(syntax) = Syntax::plain(&text) {
+                let tree = super::super::parse(&text).unwrap();
+                assert_same(&text, &tree, &syntax, &fields());
+            }
+        }
     }
 
     /// A cursor moves below the node it was made for and never past it, as
