@@ -157,7 +157,7 @@ pub fn splits(command: &str) -> bool {
 pub fn reads_plain(command: &str) -> bool {
     crate::shell::source::splice(command)
         .ok()
-        .is_some_and(|s| Syntax::plain(&s).is_some())
+        .is_some_and(|s| plain::read(&s).is_some())
 }
 
 /// Parses `src` with this thread's parser under the time budget. Non-ASCII bytes are

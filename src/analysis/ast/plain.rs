@@ -10,10 +10,11 @@
 //! The language accepted is deliberately small, and anything outside it is parsed as
 //! before:
 //! - words separated by spaces and tabs, on one line, in printable ASCII;
-//! - an unquoted word is made only of letters, digits and `_ . / , : + = ~ -`: no
-//!   quote, escape, expansion, glob, brace, redirect, separator or comment character,
-//!   and no `%` or `@` (after a name the grammar starts reading an expansion there:
-//!   `x% a` is an ERROR);
+//! - an unquoted word is made only of letters, digits and `_ . / , : + = ~ -`, and an
+//!   argument also of `* ? % @` (a glob stays a `word`; the analysis expands it from
+//!   the text): no quote, escape, expansion, bracket, brace, redirect, separator or
+//!   comment character. The first word holds none of `* ? % @` (after a name the
+//!   grammar starts reading an expansion at `%` or `@`: `x% a` is an ERROR);
 //! - a word that looks like a number is a `number` when it is `-?[0-9]+`, and any other
 //!   word starting with `-?[0-9]` is left to the parser, as is an argument starting
 //!   with `=` (the grammar reads `==` and `=~` as operators);
@@ -61,8 +62,10 @@ fn is_blank(b: u8) -> bool {
     b == b' ' || b == b'\t'
 }
 
-fn is_word_byte(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b"_./,:+=~-".contains(&b)
+/// A byte of an unquoted word; `argument`: not the first word, where the glob
+/// characters `*` and `?` and `%`, `@` are plain text to the grammar too.
+fn is_word_byte(b: u8, argument: bool) -> bool {
+    b.is_ascii_alphanumeric() || b"_./,:+=~-".contains(&b) || (argument && b"*?%@".contains(&b))
 }
 
 /// Whether `word` starts as a number does (`-?[0-9]`).
@@ -75,7 +78,7 @@ fn starts_numeric(word: &[u8]) -> bool {
 pub(crate) fn read(src: &str) -> Option<Plain> {
     let bytes = src.as_bytes();
     let mut at = skip_blanks(bytes, 0);
-    let name = unquoted(bytes, at)?;
+    let name = unquoted(bytes, at, false)?;
     let text = bytes.get(name.clone())?;
     if text.iter().any(|&b| b == b'=' || b == b'+')
         || starts_numeric(text)
@@ -108,7 +111,7 @@ pub(crate) fn read(src: &str) -> Option<Plain> {
                 (Piece::String { content }, range)
             }
             _ => {
-                let range = unquoted(bytes, next)?;
+                let range = unquoted(bytes, next, true)?;
                 let word = bytes.get(range.clone())?;
                 // `==` and `=~` are operators to the grammar even here.
                 if word.first() == Some(&b'=') {
@@ -135,13 +138,13 @@ fn skip_blanks(bytes: &[u8], mut at: usize) -> usize {
 }
 
 /// The unquoted word starting at `at`, which must end at a blank or the end.
-fn unquoted(bytes: &[u8], at: usize) -> Option<Range<usize>> {
+fn unquoted(bytes: &[u8], at: usize, argument: bool) -> Option<Range<usize>> {
     let mut end = at;
     while let Some(&b) = bytes.get(end) {
         if is_blank(b) {
             break;
         }
-        if !is_word_byte(b) {
+        if !is_word_byte(b, argument) {
             return None;
         }
         end += 1;
@@ -211,7 +214,7 @@ mod tests {
             "x% a",
             "- a=b x",
             "x+: a",
-            "ls a@b",
+            "x@ a",
             "ls -1x",
             "ls x'y'",
             "ls 'x'y",
@@ -221,7 +224,8 @@ mod tests {
             "seq -s \" \" 5",
             "ls \"a\\b\"",
             "ls 'unterminated",
-            "ls *.rs",
+            "*.sh x",
+            "ls [ab]",
             "ls a;b",
             "ls a\nb",
             "ls # c",

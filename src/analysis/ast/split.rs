@@ -27,7 +27,7 @@
 use std::ops::Range;
 
 use super::walk::{self, Cwd, Limits, Plan};
-use super::{AstError, MAX_DEPTH, MAX_NODES, Syntax};
+use super::{AstError, MAX_DEPTH, MAX_NODES};
 use crate::model::vocab::AnalysisContext;
 
 /// One statement: parts joined by `&&`/`||` (left to right), each part a pipeline of
@@ -261,7 +261,7 @@ pub(crate) fn split(src: &str) -> Option<Vec<Statement>> {
     // names the operators in a fixed order.
     let plain = |r: &Range<usize>| {
         src.get(r.clone())
-            .is_some_and(|t| Syntax::plain(t).is_some())
+            .is_some_and(|t| super::plain::read(t).is_some())
     };
     let enough = parts >= MIN_PARTS
         || (parts == 2
