@@ -11,6 +11,10 @@
 //! compare them node by node over the corpora). In a tree with other errors, which is
 //! only searched for its first error, tree-sitter's `next_sibling` skips a zero-width
 //! MISSING node and this one does not.
+//!
+//! A plain command (one command of literal words, see `plain`) gets the same arrays
+//! without a parse: `Syntax::plain` writes the one shape tree-sitter gives such a
+//! text, and the unit tests below hold it to tree-sitter's tree node by node.
 
 use std::ops::Range;
 
