@@ -37,10 +37,8 @@ pub(crate) enum Piece {
     Word,
     Number,
     RawString,
-    /// A double-quoted string; `content` when something stands between the quotes.
-    String {
-        content: bool,
-    },
+    /// A double-quoted string.
+    String,
 }
 
 /// One plain command: where its name is and what its arguments are.
@@ -107,8 +105,7 @@ pub(crate) fn read(src: &str) -> Option<Plain> {
                 if !inside.is_empty() && inside.iter().all(|&b| is_blank(b)) {
                     return None;
                 }
-                let content = !inside.is_empty();
-                (Piece::String { content }, range)
+                (Piece::String, range)
             }
             _ => {
                 let range = unquoted(bytes, next, true)?;
@@ -190,14 +187,16 @@ mod tests {
             [
                 Piece::Word,
                 Piece::RawString,
-                Piece::String { content: true },
-                Piece::String { content: false },
+                Piece::String,
+                Piece::String,
                 Piece::Word,
                 Piece::Number,
                 Piece::Number,
             ]
         );
         assert_eq!(p.arguments[1].1, 11..20);
+        // `"a b"` holds content, `""` none.
+        assert_eq!((p.arguments[2].1.len(), p.arguments[3].1.len()), (5, 2));
     }
 
     #[test]

@@ -135,10 +135,10 @@ impl Syntax {
                 Piece::Word => kinds::WORD,
                 Piece::Number => kinds::NUMBER,
                 Piece::RawString => kinds::RAW_STRING,
-                Piece::String { .. } => kinds::STRING,
+                Piece::String => kinds::STRING,
             };
             let node = push_shape(&mut nodes, named(kind, argument, range.clone()), command);
-            if let Piece::String { content } = piece {
+            if piece == Piece::String {
                 let quote = |at: usize| Shape {
                     kind: "\"",
                     field: None,
@@ -146,7 +146,8 @@ impl Syntax {
                     range: at..at + 1,
                 };
                 push_shape(&mut nodes, quote(range.start), node);
-                if content {
+                // Something between the quotes (never blanks alone: see `plain`).
+                if range.len() > 2 {
                     let inside = range.start + 1..range.end - 1;
                     push_shape(&mut nodes, named(kinds::STRING_CONTENT, None, inside), node);
                 }
