@@ -138,6 +138,9 @@ pub fn decide_with(
     interactive: bool,
     sandbox: Option<&dyn Sandbox>,
 ) -> CallDecision {
+    // The decision reads the file system too (the walks of directory reads, the
+    // protected paths): one call reads each path once, as the analysis does.
+    let _fs = crate::model::paths::CallScope::new(ctx.root());
     let session = (!session_rules.is_empty()).then(|| RuleSet::new(session_rules.to_vec()));
     // Resolving the protected paths costs syscalls; only writes can need them.
     let writes = call.requests.iter().any(|r| {

@@ -46,6 +46,10 @@ pub fn walk(dir: &Path, how: Walk) -> Result<Vec<PathBuf>, OverBound> {
     }
     let mut stack: Vec<(PathBuf, usize)> = vec![(dir.to_path_buf(), 0)];
     let mut seen = 0usize;
+    // Where a symlink not followed is listed: its target is resolved only once the
+    // walk is known to be within its bounds (a walk past them is judged whole, so the
+    // system calls resolving its links would be spent for nothing).
+    let mut links: Vec<usize> = Vec::new();
     while let Some((d, depth)) = stack.pop() {
         if depth > MAX_WALK_DEPTH {
             return Err(OverBound);
@@ -54,7 +58,7 @@ pub fn walk(dir: &Path, how: Walk) -> Result<Vec<PathBuf>, OverBound> {
             continue;
         };
         let mut entries: Vec<std::fs::DirEntry> = entries.filter_map(Result::ok).collect();
-        entries.sort_by_key(std::fs::DirEntry::file_name);
+        entries.sort_by_cached_key(std::fs::DirEntry::file_name);
         for e in entries {
             seen += 1;
             if seen > MAX_WALK_ENTRIES {
@@ -70,9 +74,18 @@ pub fn walk(dir: &Path, how: Walk) -> Result<Vec<PathBuf>, OverBound> {
                 }
                 continue;
             };
+            if t.is_symlink() && !how.follow {
+                if !how.dirs_only {
+                    links.push(out.len());
+                    out.push(p.clone());
+                    out.push(p);
+                }
+                continue;
+            }
             if t.is_symlink() {
+                // Followed: the target decides whether the walk goes in.
                 let target = crate::model::paths::resolve_existing_prefix(&p);
-                let into_dir = how.follow && target.is_dir();
+                let into_dir = target.is_dir();
                 if into_dir {
                     let real = std::fs::canonicalize(&p).unwrap_or_else(|_| target.clone());
                     if entered.insert(real) {
@@ -99,6 +112,11 @@ pub fn walk(dir: &Path, how: Walk) -> Result<Vec<PathBuf>, OverBound> {
             out.push(p);
         }
     }
+    for i in links {
+        if let Some(listed) = out.get_mut(i) {
+            *listed = crate::model::paths::resolve_existing_prefix(listed);
+        }
+    }
     Ok(out)
 }
 
@@ -123,6 +141,45 @@ mod tests {
 
     fn tempfile_dir(name: &str) -> PathBuf {
         std::env::temp_dir().join(format!("khaelor-reach-{name}-{}", std::process::id()))
+    }
+
+    #[test]
+    fn a_link_not_followed_is_listed_as_resolved_and_as_found() {
+        let t = tempfile::tempdir().unwrap();
+        let secrets = t.path().join("home/.ssh");
+        let p = t.path().join("p");
+        std::fs::create_dir_all(&secrets).unwrap();
+        std::fs::create_dir_all(p.join("docs")).unwrap();
+        std::fs::write(secrets.join("id_rsa"), "k").unwrap();
+        std::fs::write(p.join("docs/a.md"), "x").unwrap();
+        std::os::unix::fs::symlink(secrets.join("id_rsa"), p.join("docs/key")).unwrap();
+        // A link to a link: the walk reports where the chain ends.
+        std::os::unix::fs::symlink(p.join("docs/key"), p.join("docs/key2")).unwrap();
+        let key = std::fs::canonicalize(secrets.join("id_rsa")).unwrap();
+        let all = walk(&p, Walk::default()).unwrap();
+        let docs = p.join("docs");
+        assert_eq!(
+            all,
+            vec![
+                docs.clone(),
+                docs.join("a.md"),
+                key.clone(),
+                docs.join("key"),
+                key,
+                docs.join("key2"),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_walk_past_its_bound_with_links_is_over_it() {
+        let t = tempfile::tempdir().unwrap();
+        let d = t.path().join("many");
+        std::fs::create_dir_all(&d).unwrap();
+        for i in 0..=MAX_WALK_ENTRIES {
+            std::os::unix::fs::symlink("/etc/hostname", d.join(format!("l{i}"))).unwrap();
+        }
+        assert_eq!(walk(&d, Walk::default()), Err(OverBound));
     }
 
     #[test]
