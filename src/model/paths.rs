@@ -205,6 +205,26 @@ fn lstat(p: &Path) -> Lstat {
     })
 }
 
+/// Records what a directory listing said of the entry `p`: a symlink or not. While a
+/// memo is alive, a later resolution through `p` then asks the kernel nothing more of
+/// it (a walk that lists thousands of entries and then resolves links among them).
+/// Outside a memo it does nothing. Only for a path just listed, whose type the listing
+/// gave: a path the memo already knows keeps what it knows.
+pub fn note_listed(p: &Path, symlink: bool) {
+    MEMO.with(|m| {
+        if let Ok(mut slot) = m.try_borrow_mut()
+            && let Some(memo) = slot.as_mut()
+        {
+            let kind = if symlink {
+                Lstat::Symlink
+            } else {
+                Lstat::Plain
+            };
+            memo.lstat.entry(p.to_path_buf()).or_insert(kind);
+        }
+    });
+}
+
 /// `readlink`, through the memo when one is alive.
 fn read_link(p: &Path) -> Option<PathBuf> {
     MEMO.with(|m| {

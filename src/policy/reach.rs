@@ -50,6 +50,8 @@ pub fn walk(dir: &Path, how: Walk) -> Result<Vec<PathBuf>, OverBound> {
     // walk is known to be within its bounds (a walk past them is judged whole, so the
     // system calls resolving its links would be spent for nothing).
     let mut links: Vec<usize> = Vec::new();
+    // Entries listed without a type (it could not be read): never noted as plain.
+    let mut untyped: Vec<usize> = Vec::new();
     while let Some((d, depth)) = stack.pop() {
         if depth > MAX_WALK_DEPTH {
             return Err(OverBound);
@@ -70,6 +72,7 @@ pub fn walk(dir: &Path, how: Walk) -> Result<Vec<PathBuf>, OverBound> {
             let p = e.path();
             let Ok(t) = e.file_type() else {
                 if !how.dirs_only {
+                    untyped.push(out.len());
                     out.push(p);
                 }
                 continue;
@@ -110,6 +113,25 @@ pub fn walk(dir: &Path, how: Walk) -> Result<Vec<PathBuf>, OverBound> {
                 continue;
             }
             out.push(p);
+        }
+    }
+    if !links.is_empty() {
+        // The links' targets are mostly entries this walk listed (a package store's
+        // links into it): what the listing said of each spares a `lstat` per entry
+        // when they are resolved. `out` holds, at each index in `links`, a link's
+        // placeholder, and right after it the link as found.
+        let mut next_link = links.iter().copied().peekable();
+        let mut untyped = untyped.into_iter().peekable();
+        let mut after_link = false;
+        for (j, p) in out.iter().enumerate() {
+            if next_link.next_if_eq(&j).is_some() {
+                after_link = true;
+                continue;
+            }
+            if untyped.next_if_eq(&j).is_none() {
+                crate::model::paths::note_listed(p, after_link);
+            }
+            after_link = false;
         }
     }
     for i in links {
@@ -169,6 +191,13 @@ mod tests {
                 docs.join("key2"),
             ]
         );
+        // Inside a decision's memo the listing's types stand in for `lstat`s when the
+        // links are resolved; the answer is the same.
+        let scoped = {
+            let _memo = crate::model::paths::CallScope::new(&p);
+            walk(&p, Walk::default()).unwrap()
+        };
+        assert_eq!(scoped, all);
     }
 
     #[test]
